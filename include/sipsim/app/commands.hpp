@@ -1,0 +1,26 @@
+#pragma once
+// The subcommands behind the CLI (DESIGN.md §7). main() only parses arguments.
+#include <boost/mpi/communicator.hpp>
+#include <string>
+#include <vector>
+
+namespace sipsim::app {
+
+// Exit codes, documented in docs/user-guide.md.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRunFailed = 1;  // the simulation stopped with an error
+inline constexpr int kExitBadInput = 2;   // scenario, command line or output path
+
+struct RunArgs {
+  std::string scenario;
+  std::string output;  // empty: <scenario stem>.h5 in the working directory
+  bool force = false;
+  bool quiet = false;
+  std::vector<std::string> overrides;  // --set key.path=value
+};
+
+int run_command(const RunArgs& args, const boost::mpi::communicator& comm);
+int validate_command(const std::string& scenario, const std::vector<std::string>& overrides,
+                     const boost::mpi::communicator& comm);
+
+}  // namespace sipsim::app

@@ -1,0 +1,79 @@
+#pragma once
+// Thin RAII layer over parallel HDF5 (MPI-IO driver). Every call here is
+// collective over the communicator the file was created with: all ranks call
+// it, in the same order, with the same names and (for attributes) the same
+// values. Strings are written as fixed-length (parallel HDF5 cannot write
+// variable-length strings).
+#include <hdf5.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace sipsim::output::h5 {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Owns one HDF5 identifier (file, group, dataset, dataspace, property list,
+// datatype or attribute) and closes it with the right H5*close.
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(hid_t id);
+  Handle(Handle&& other) noexcept;
+  Handle& operator=(Handle&& other) noexcept;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle();
+  hid_t get() const { return id_; }
+  explicit operator bool() const { return id_ >= 0; }
+  void reset();
+
+ private:
+  hid_t id_ = -1;
+};
+
+class File {
+ public:
+  // Creates (truncating) `path` for parallel access over `comm`; collective.
+  // Throws Error naming the path when it cannot be created.
+  static File create(const std::string& path, MPI_Comm comm);
+  File(File&&) noexcept = default;
+  File& operator=(File&&) noexcept = default;
+
+  hid_t id() const { return file_.get(); }
+  MPI_Comm comm() const { return comm_; }
+  // Creates the group at an absolute path ("/meta", "/lp"); parents must exist.
+  Handle create_group(const std::string& path);
+  // Flushes and closes; further use is an error. Also done by the destructor.
+  void close();
+
+ private:
+  File(Handle file, MPI_Comm comm) : file_(std::move(file)), comm_(comm) {}
+  Handle file_;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// Attributes on any object (file id, group or dataset handle).
+void write_attr(hid_t object, const std::string& name, std::string_view value);
+void write_attr(hid_t object, const std::string& name, std::uint64_t value);
+void write_attr(hid_t object, const std::string& name, std::int64_t value);
+void write_attr(hid_t object, const std::string& name, double value);
+
+// A 1-D dataset of `global_size` elements at absolute `path`, each rank writing
+// the elements at `indices` (strictly increasing global indices; any rank may
+// own none) with `values[i]` going to `indices[i]`. Written collectively.
+// Returns the dataset handle so that attributes (units) can be added.
+Handle write_distributed(File& file, const std::string& path, std::uint64_t global_size,
+                         std::span<const std::uint64_t> indices,
+                         std::span<const std::uint64_t> values);
+Handle write_distributed(File& file, const std::string& path, std::uint64_t global_size,
+                         std::span<const std::uint64_t> indices, std::span<const double> values);
+
+}  // namespace sipsim::output::h5

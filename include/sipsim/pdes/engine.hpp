@@ -1,0 +1,62 @@
+#pragma once
+// The sequential engine and the conservative windowed MPI engine (DESIGN.md §2).
+#include <boost/mpi/communicator.hpp>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sipsim/pdes/model.hpp"
+#include "sipsim/pdes/partition.hpp"
+#include "sipsim/pdes/time.hpp"
+
+namespace sipsim::pdes {
+
+// A model broke a kernel rule (lookahead, causality, unknown LP) or threw. The
+// rank that saw it carries the message; the others name that rank.
+class EngineError : public std::runtime_error {
+ public:
+  EngineError(const std::string& message, bool origin)
+      : std::runtime_error(message), origin_(origin) {}
+  // True on the rank where the error happened (the one that should print it).
+  bool origin() const { return origin_; }
+
+ private:
+  bool origin_;
+};
+
+enum class EngineKind {
+  kAuto,        // sequential on one rank, windowed otherwise
+  kSequential,  // one rank only: all events in key order, no windows
+  kWindowed,    // conservative windows of width = lookahead, any rank count
+};
+
+struct EngineOptions {
+  std::uint64_t seed = 1;
+  Time end_time = kTimeMax;  // events at or after end_time are not processed
+  EngineKind kind = EngineKind::kAuto;
+  double progress_interval_s = 5.0;  // <= 0: no progress lines
+};
+
+struct RunResult {
+  // Totals over all ranks (identical on every rank).
+  std::uint64_t committed_events = 0;
+  Time last_event_time = 0;      // timestamp of the last committed event
+  Time lookahead = 0;            // window width used (kTimeMax when sequential)
+  std::uint64_t windows = 0;     // synchronisation rounds
+  double wall_seconds = 0;       // slowest rank, engine only (no set-up, no output)
+  std::uint64_t remote_events = 0;  // events that crossed ranks
+  // This rank's LPs, in the order of Partition::lps_of(rank).
+  std::vector<std::uint64_t> lp_events;  // events processed per LP
+  std::vector<std::uint64_t> lp_digest;  // order-sensitive hash of each LP's history
+  // This rank's pending-event set at its largest.
+  std::uint64_t peak_pending = 0;
+  std::uint64_t queue_bytes = 0;  // capacity of the queue's storage at the end
+};
+
+// Runs `model` on `comm` (every rank calls it). Throws EngineError on every
+// rank when any rank detects a model error.
+RunResult run(Model& model, const Partition& partition, const boost::mpi::communicator& comm,
+              const EngineOptions& options);
+
+}  // namespace sipsim::pdes

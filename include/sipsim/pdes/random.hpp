@@ -1,0 +1,73 @@
+#pragma once
+// Counter-based random streams (DESIGN.md §2): Philox4x32-10 (Salmon et al.,
+// "Parallel random numbers: as easy as 1, 2, 3", SC'11). A draw is a pure
+// function of (seed, LP id, stream, counter), so an LP's numbers do not depend
+// on which rank runs it or in which order other LPs run.
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+namespace sipsim::pdes {
+
+using PhiloxBlock = std::array<std::uint32_t, 4>;
+__extension__ typedef unsigned __int128 Uint128;  // GCC/Clang builtin, exact 64x64 products
+
+constexpr PhiloxBlock philox4x32_10(PhiloxBlock ctr, std::array<std::uint32_t, 2> key) {
+  constexpr std::uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;
+  constexpr std::uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      key[0] += kW0;
+      key[1] += kW1;
+    }
+    const std::uint64_t p0 = std::uint64_t{kM0} * ctr[0];
+    const std::uint64_t p1 = std::uint64_t{kM1} * ctr[2];
+    ctr = {static_cast<std::uint32_t>(p1 >> 32) ^ ctr[1] ^ key[0], static_cast<std::uint32_t>(p1),
+           static_cast<std::uint32_t>(p0 >> 32) ^ ctr[3] ^ key[1], static_cast<std::uint32_t>(p0)};
+  }
+  return ctr;
+}
+
+// One LP's stream: 2^64 blocks of 128 bits. `stream` separates independent
+// uses within one LP (e.g. the model's draws from a fault injector's).
+class RandomStream {
+ public:
+  RandomStream() = default;
+  RandomStream(std::uint64_t seed, std::uint32_t lp, std::uint32_t stream = 0)
+      : key_{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)},
+        lp_(lp),
+        stream_(stream) {}
+
+  // The next 128 random bits.
+  PhiloxBlock next_block() {
+    const std::uint64_t c = counter_++;
+    return philox4x32_10(
+        {static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(c >> 32), lp_, stream_}, key_);
+  }
+  std::uint64_t next_u64() {
+    const PhiloxBlock b = next_block();
+    return (std::uint64_t{b[1]} << 32) | b[0];
+  }
+  // Uniform in [0, 1) with 53 random bits.
+  double uniform() { return to_unit(next_u64()); }
+  // Uniform integer in [0, n), n >= 1 (Lemire's multiply-shift; bias < n / 2^64).
+  std::uint64_t below(std::uint64_t n) {
+    return static_cast<std::uint64_t>((static_cast<Uint128>(next_u64()) * n) >> 64);
+  }
+  // Exponential with the given mean, by inversion.
+  double exponential(double mean) { return mean * -std::log1p(-uniform()); }
+
+  std::uint64_t counter() const { return counter_; }
+
+  static double to_unit(std::uint64_t bits) {
+    return static_cast<double>(bits >> 11) * 0x1.0p-53;
+  }
+
+ private:
+  std::array<std::uint32_t, 2> key_{};
+  std::uint32_t lp_ = 0;
+  std::uint32_t stream_ = 0;
+  std::uint64_t counter_ = 0;
+};
+
+}  // namespace sipsim::pdes

@@ -1,0 +1,248 @@
+#include "sipsim/app/commands.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <boost/mpi/collectives/broadcast.hpp>
+#include <boost/serialization/string.hpp>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "sipsim/output/run_file.hpp"
+#include "sipsim/pdes/engine.hpp"
+#include "sipsim/scenario/scenario.hpp"
+#include "sipsim/scenario/units.hpp"
+#include "sipsim/version.hpp"
+#include "sipsim/workload/phold.hpp"
+
+namespace sipsim::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace mpi = boost::mpi;
+
+// A problem found by one rank (rank 0) that every rank must act on: an empty
+// message means none.
+std::string agree(const mpi::communicator& comm, std::string message) {
+  mpi::broadcast(comm, message, 0);
+  return message;
+}
+
+void report(const mpi::communicator& comm, const std::string& message) {
+  if (comm.rank() == 0) std::cerr << "sipsim: error: " << message << "\n";
+}
+
+// Rank 0 reads the file and every rank parses the same text, so a scenario is
+// read once even on thousands of ranks.
+std::optional<scenario::Scenario> load(const std::string& path,
+                                       const std::vector<std::string>& overrides,
+                                       const mpi::communicator& comm) {
+  std::string text, problem;
+  if (comm.rank() == 0) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      problem = path + ": cannot read the scenario file";
+    } else {
+      std::ostringstream buf;
+      buf << in.rdbuf();
+      text = buf.str();
+    }
+  }
+  problem = agree(comm, problem);
+  if (!problem.empty()) {
+    report(comm, problem);
+    return std::nullopt;
+  }
+  mpi::broadcast(comm, text, 0);
+  try {
+    auto doc = scenario::Document::load_string(text, path, overrides);
+    auto s = scenario::load_scenario(doc);
+    s.overrides = overrides;
+    return s;
+  } catch (const scenario::ScenarioError& e) {
+    report(comm, e.what());
+    return std::nullopt;
+  }
+}
+
+std::unique_ptr<pdes::Model> make_model(const scenario::Scenario& s) {
+  return std::visit(
+      [](const auto& config) -> std::unique_ptr<pdes::Model> {
+        using T = std::decay_t<decltype(config)>;
+        if constexpr (std::is_same_v<T, workload::PholdConfig>) {
+          return std::make_unique<workload::PholdModel>(config);
+        }
+      },
+      s.workload);
+}
+
+std::string workload_type(const scenario::Scenario& s) {
+  return std::visit(
+      [](const auto& config) -> std::string {
+        using T = std::decay_t<decltype(config)>;
+        if constexpr (std::is_same_v<T, workload::PholdConfig>) {
+          return "phold";
+        }
+      },
+      s.workload);
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Checked on rank 0 before the simulation starts, so a run never ends in an
+// output error after hours of work.
+std::string check_output(const std::string& path, bool force) {
+  std::error_code ec;
+  if (fs::exists(path, ec) && !force) {
+    return "output '" + path + "' exists; pass --force to overwrite it or -o to choose another";
+  }
+  if (fs::is_directory(path, ec)) return "output '" + path + "' is a directory";
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec)) {
+    return "cannot write output '" + path + "': directory '" + dir.string() + "' does not exist";
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    return "cannot write output '" + path + "': directory '" + dir.string() + "' is not writable";
+  }
+  return {};
+}
+
+std::string engine_name(const pdes::RunResult& r) {
+  return r.lookahead == pdes::kTimeMax ? "sequential" : "windowed";
+}
+
+void print_summary(const scenario::Scenario& s, const pdes::RunResult& r, int ranks,
+                   const std::string& output) {
+  const double rate = r.wall_seconds > 0 ? static_cast<double>(r.committed_events) / r.wall_seconds
+                                         : 0.0;
+  std::ostringstream o;
+  o << "sipsim " << kVersion << " | scenario " << s.name << " (" << workload_type(s) << ") | "
+    << ranks << (ranks == 1 ? " rank" : " ranks") << " | seed " << s.seed << "\n";
+  auto row = [&](const std::string& k, const std::string& v) {
+    o << "  " << k << std::string(k.size() < 20 ? 20 - k.size() : 1, ' ') << v << "\n";
+  };
+  row("committed events", std::to_string(r.committed_events));
+  row("last event at", scenario::format_time_ps(r.last_event_time));
+  row("wall time", fmt::format("{:.3f} s (engine)", r.wall_seconds));
+  row("event rate", fmt::format("{:.3f} M events/s", rate / 1e6));
+  if (r.lookahead == pdes::kTimeMax) {
+    row("engine", "sequential");
+  } else {
+    row("engine", fmt::format("windowed, {} windows of {}", r.windows,
+                              scenario::format_time_ps(r.lookahead)));
+    row("remote events", std::to_string(r.remote_events));
+  }
+  row("output", output);
+  std::cout << o.str() << std::flush;
+}
+
+}  // namespace
+
+int validate_command(const std::string& path, const std::vector<std::string>& overrides,
+                     const mpi::communicator& comm) {
+  auto s = load(path, overrides, comm);
+  if (!s) return kExitBadInput;
+  if (comm.rank() == 0) {
+    std::cout << path << ": ok (scenario '" << s->name << "', workload " << workload_type(*s)
+              << ")\n";
+  }
+  return kExitOk;
+}
+
+int run_command(const RunArgs& args, const mpi::communicator& comm) {
+  spdlog::set_pattern("[%H:%M:%S] %v");
+  if (comm.rank() != 0 || args.quiet) spdlog::set_level(spdlog::level::warn);
+
+  auto s = load(args.scenario, args.overrides, comm);
+  if (!s) return kExitBadInput;
+
+  const std::string output =
+      args.output.empty() ? fs::path(args.scenario).stem().string() + ".h5" : args.output;
+  std::string problem = comm.rank() == 0 ? check_output(output, args.force) : std::string();
+  problem = agree(comm, problem);
+  if (!problem.empty()) {
+    report(comm, problem);
+    return kExitBadInput;
+  }
+
+  std::optional<output::RunFile> file;
+  try {
+    file.emplace(output::RunFile::create(output, comm));
+  } catch (const output::h5::Error& e) {
+    report(comm, std::string("cannot write output '") + output + "': " + e.what());
+    return kExitBadInput;
+  }
+
+  const std::string started = agree(comm, utc_now());
+  auto model = make_model(*s);
+  const pdes::Partition partition = model->partition(comm.size());
+  pdes::EngineOptions options;
+  options.seed = s->seed;
+  options.end_time = s->simulation.end_time;
+  options.kind = s->simulation.engine;
+  options.progress_interval_s = args.quiet ? 0.0 : s->simulation.progress_interval_s;
+
+  pdes::RunResult result;
+  try {
+    result = pdes::run(*model, partition, comm, options);
+  } catch (const pdes::EngineError& e) {
+    if (e.origin()) std::cerr << "sipsim: error: rank " << comm.rank() << ": " << e.what() << "\n";
+    return kExitRunFailed;
+  } catch (const std::invalid_argument& e) {
+    report(comm, e.what());
+    return kExitBadInput;
+  }
+
+  try {
+    output::RunMetadata meta;
+    meta.sipsim_version = kVersion;
+    meta.git_revision = kGitRevision;
+    meta.scenario_yaml = s->yaml_text;
+    meta.scenario_path = s->path;
+    meta.scenario_name = s->name;
+    for (const auto& o : s->overrides) meta.overrides += o + "\n";
+    meta.ranks = static_cast<std::uint64_t>(comm.size());
+    meta.seed = s->seed;
+    meta.started_utc = started;
+    meta.wall_seconds = result.wall_seconds;
+    meta.committed_events = result.committed_events;
+    meta.events_per_second = result.wall_seconds > 0
+                                 ? static_cast<double>(result.committed_events) / result.wall_seconds
+                                 : 0.0;
+    meta.end_time_ps = result.last_event_time;
+    meta.time_limit_ps = s->simulation.end_time;
+    meta.lookahead_ps = result.lookahead;
+    meta.windows = result.windows;
+    meta.remote_events = result.remote_events;
+    meta.engine = engine_name(result);
+    file->write_meta(meta);
+
+    const auto lps = partition.lps_of(comm.rank());
+    const std::vector<std::uint64_t> ids(lps.begin(), lps.end());
+    file->write_lp_stats(partition.lp_count(), ids, result.lp_events, result.lp_digest);
+    file->commit();
+  } catch (const output::h5::Error& e) {
+    report(comm, std::string("writing '") + output + "': " + e.what());
+    return kExitRunFailed;
+  }
+
+  if (comm.rank() == 0) print_summary(*s, result, comm.size(), output);
+  return kExitOk;
+}
+
+}  // namespace sipsim::app

@@ -1,0 +1,51 @@
+// sipsim: argument parsing only; the work is in commands.cpp.
+#include <CLI/CLI.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/environment.hpp>
+#include <iostream>
+
+#include "sipsim/app/commands.hpp"
+#include "sipsim/version.hpp"
+
+int main(int argc, char** argv) {
+  boost::mpi::environment env(argc, argv, false);
+  boost::mpi::communicator world;
+  using namespace sipsim::app;
+
+  CLI::App cli{"sipsim: parallel discrete-event simulation of distributed training on optical "
+               "interconnects"};
+  cli.set_version_flag("--version", std::string("sipsim ") + sipsim::kVersion + " (" +
+                                        sipsim::kGitRevision + ")");
+  cli.require_subcommand(1);
+
+  RunArgs run;
+  CLI::App* run_cmd = cli.add_subcommand("run", "simulate a scenario and write its run file");
+  run_cmd->add_option("scenario", run.scenario, "scenario YAML file")->required();
+  run_cmd->add_option("-o,--output", run.output,
+                      "HDF5 run file (default: <scenario name>.h5 in the working directory)");
+  run_cmd->add_flag("--force", run.force, "overwrite an existing run file");
+  run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines");
+  run_cmd->add_option("--set", run.overrides, "override a scenario key: key.path=value")
+      ->take_all()
+      ->allow_extra_args(false);
+
+  std::string validate_path;
+  std::vector<std::string> validate_overrides;
+  CLI::App* validate_cmd =
+      cli.add_subcommand("validate", "load and check a scenario without running it");
+  validate_cmd->add_option("scenario", validate_path, "scenario YAML file")->required();
+  validate_cmd->add_option("--set", validate_overrides, "override a scenario key: key.path=value")
+      ->allow_extra_args(false);
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // Only rank 0 talks; --help and --version exit 0, usage errors exit 2.
+    if (world.rank() == 0) cli.exit(e);
+    return e.get_exit_code() == 0 ? kExitOk : kExitBadInput;
+  }
+
+  if (*run_cmd) return run_command(run, world);
+  if (*validate_cmd) return validate_command(validate_path, validate_overrides, world);
+  return kExitBadInput;
+}

@@ -1,0 +1,313 @@
+#include "sipsim/output/h5.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sipsim::output::h5 {
+namespace {
+
+// Failures must surface as our exceptions on every rank, not as HDF5's error
+// stack dumped to stderr by each of N ranks.
+void silence_hdf5_errors() {
+  static const bool kSilenced = [] {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)kSilenced;
+}
+
+// Walk callback: keeps the first (innermost, most specific) error description.
+herr_t keep_innermost(unsigned n, const H5E_error2_t* err, void* out) {
+  if (n == 0 && err != nullptr && err->desc != nullptr) {
+    *static_cast<std::string*>(out) = err->desc;
+  }
+  return 0;
+}
+
+// Why HDF5 failed (e.g. "errno = 2, ... 'No such file or directory'"), to be
+// appended to our message; empty when the stack says nothing.
+std::string hdf5_detail() {
+  std::string detail;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, keep_innermost, &detail);
+  H5Eclear2(H5E_DEFAULT);
+  return detail.empty() ? std::string() : ": " + detail;
+}
+
+[[noreturn]] void fail(const std::string& what) { throw Error(what + hdf5_detail()); }
+
+// Wraps a freshly created id, throwing `what` if the call that produced it failed.
+Handle checked(hid_t id, const std::string& what) {
+  if (id < 0) fail(what);
+  return Handle(id);
+}
+
+void check(herr_t rc, const std::string& what) {
+  if (rc < 0) fail(what);
+}
+
+Handle scalar_space() { return checked(H5Screate(H5S_SCALAR), "cannot create scalar dataspace"); }
+
+// Creates attribute `name` on `object` (replacing any existing one, whatever
+// its type) and writes the single value at `buf` converted from `mem_type`.
+void write_scalar_attr(hid_t object, const std::string& name, hid_t file_type, hid_t mem_type,
+                       const void* buf) {
+  silence_hdf5_errors();
+  const std::string what = "attribute '" + name + "'";
+  const htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) fail("cannot query " + what);
+  if (exists > 0) check(H5Adelete(object, name.c_str()), "cannot replace " + what);
+  const Handle space = scalar_space();
+  const Handle attr = checked(
+      H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+      "cannot create " + what);
+  check(H5Awrite(attr.get(), mem_type, buf), "cannot write " + what);
+}
+
+// A maximal run of consecutive global indices, [first, first + length).
+struct Run {
+  std::uint64_t first;
+  std::uint64_t length;
+};
+
+std::vector<Run> coalesce(std::span<const std::uint64_t> indices) {
+  std::vector<Run> runs;
+  for (const std::uint64_t i : indices) {
+    if (!runs.empty() && runs.back().first + runs.back().length == i) {
+      ++runs.back().length;
+    } else {
+      runs.push_back({i, 1});
+    }
+  }
+  return runs;
+}
+
+// Selects `indices` in `file_space` as a union of hyperslabs. Runs of equal
+// length at a constant spacing (the common round-robin and block-cyclic
+// ownerships) become one strided hyperslab each, so the number of
+// H5Sselect_hyperslab calls — and the size of HDF5's span tree, which is slow
+// to OR into — stays small.
+void select_indices(hid_t file_space, std::span<const std::uint64_t> indices) {
+  const std::vector<Run> runs = coalesce(indices);
+  H5S_seloper_t op = H5S_SELECT_SET;
+  std::size_t r = 0;
+  while (r < runs.size()) {
+    const hsize_t block = runs[r].length;
+    hsize_t count = 1;
+    hsize_t stride = 1;
+    if (r + 1 < runs.size() && runs[r + 1].length == block) {
+      stride = runs[r + 1].first - runs[r].first;
+      count = 2;
+      while (r + count < runs.size() && runs[r + count].length == block &&
+             runs[r + count].first - runs[r + count - 1].first == stride) {
+        ++count;
+      }
+    }
+    const hsize_t start = runs[r].first;
+    check(H5Sselect_hyperslab(file_space, op, &start, &stride, &count, &block),
+          "cannot select dataset elements");
+    op = H5S_SELECT_OR;
+    r += count;
+  }
+}
+
+// Programming errors, detected before any collective call so that when every
+// rank makes the same mistake every rank throws instead of deadlocking.
+void validate(const std::string& path, std::uint64_t global_size,
+              std::span<const std::uint64_t> indices, std::size_t n_values) {
+  const std::string where = "dataset '" + path + "': ";
+  if (indices.size() != n_values) {
+    throw Error(where + std::to_string(indices.size()) + " indices but " +
+                std::to_string(n_values) + " values");
+  }
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    if (k > 0 && indices[k] <= indices[k - 1]) {
+      throw Error(where + "indices not strictly increasing at position " + std::to_string(k));
+    }
+    if (indices[k] >= global_size) {
+      throw Error(where + "index " + std::to_string(indices[k]) + " out of range (size " +
+                  std::to_string(global_size) + ")");
+    }
+  }
+}
+
+Handle write_distributed_impl(File& file, const std::string& path, std::uint64_t global_size,
+                              std::span<const std::uint64_t> indices, std::size_t n_values,
+                              hid_t file_type, hid_t mem_type, const void* values) {
+  silence_hdf5_errors();
+  validate(path, global_size, indices, n_values);
+  const std::string what = "dataset '" + path + "'";
+
+  const hsize_t dims = global_size;
+  const Handle file_space =
+      checked(H5Screate_simple(1, &dims, nullptr), "cannot create dataspace for " + what);
+  // Contiguous layout: written once, in full, so chunking would buy nothing.
+  Handle dataset = checked(H5Dcreate2(file.id(), path.c_str(), file_type, file_space.get(),
+                                      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                           "cannot create " + what);
+
+  // A zero-size contiguous dataset has no storage address and HDF5 1.10's
+  // collective write fails on it ("addr overflow"); there is nothing to write
+  // anyway, and global_size is the same on every rank, so all skip together.
+  if (global_size == 0) return dataset;
+
+  const hsize_t local = indices.size();
+  const Handle mem_space =
+      checked(H5Screate_simple(1, &local, nullptr), "cannot create memory dataspace for " + what);
+  if (indices.empty()) {
+    // This rank still joins the collective write, contributing nothing.
+    check(H5Sselect_none(file_space.get()), "cannot select none in " + what);
+    check(H5Sselect_none(mem_space.get()), "cannot select none in " + what);
+  } else {
+    select_indices(file_space.get(), indices);
+  }
+
+  const Handle dxpl =
+      checked(H5Pcreate(H5P_DATASET_XFER), "cannot create transfer property list");
+  check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "cannot request collective I/O");
+  // An empty span may have a null data(); HDF5 wants a buffer pointer regardless.
+  const std::uint64_t dummy = 0;
+  const void* buf = values != nullptr ? values : &dummy;
+  check(H5Dwrite(dataset.get(), mem_type, mem_space.get(), file_space.get(), dxpl.get(), buf),
+        "cannot write " + what);
+  return dataset;
+}
+
+}  // namespace
+
+// --- Handle -----------------------------------------------------------------
+
+Handle::Handle(hid_t id) : id_(id < 0 ? -1 : id) {}
+
+Handle::Handle(Handle&& other) noexcept : id_(std::exchange(other.id_, -1)) {}
+
+Handle& Handle::operator=(Handle&& other) noexcept {
+  if (this != &other) {
+    reset();
+    id_ = std::exchange(other.id_, -1);
+  }
+  return *this;
+}
+
+Handle::~Handle() { reset(); }
+
+void Handle::reset() {
+  if (id_ < 0) return;
+  const hid_t id = std::exchange(id_, -1);
+  silence_hdf5_errors();
+  // An id already closed behind our back (File::close closes the file's
+  // objects too) reports H5I_BADID and is skipped. Close failures are ignored:
+  // there is nobody to report them to from a destructor.
+  switch (H5Iget_type(id)) {
+    case H5I_FILE:
+      H5Fclose(id);
+      break;
+    case H5I_GROUP:
+      H5Gclose(id);
+      break;
+    case H5I_DATASET:
+      H5Dclose(id);
+      break;
+    case H5I_DATASPACE:
+      H5Sclose(id);
+      break;
+    case H5I_DATATYPE:
+      H5Tclose(id);
+      break;
+    case H5I_ATTR:
+      H5Aclose(id);
+      break;
+    case H5I_GENPROP_LST:
+      H5Pclose(id);
+      break;
+    default:
+      break;
+  }
+  H5Eclear2(H5E_DEFAULT);
+}
+
+// --- File -------------------------------------------------------------------
+
+File File::create(const std::string& path, MPI_Comm comm) {
+  silence_hdf5_errors();
+  const std::string what = "cannot create HDF5 file '" + path + "'";
+  const Handle fapl = checked(H5Pcreate(H5P_FILE_ACCESS), what);
+  check(H5Pset_fapl_mpio(fapl.get(), comm, MPI_INFO_NULL), what);
+  // The 1.8+ object header format moves attributes too big for an object
+  // header (a scenario's YAML text can exceed 64 KiB) to dense storage.
+  check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST), what);
+  // The MPI-IO driver defaults to H5F_CLOSE_SEMI, which makes H5Fclose fail
+  // while any group or dataset handle is still alive. STRONG closes them with
+  // the file, so File::close() works whatever handles callers still hold.
+  check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), what);
+  Handle file = checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), what);
+  return File(std::move(file), comm);
+}
+
+Handle File::create_group(const std::string& path) {
+  silence_hdf5_errors();
+  return checked(H5Gcreate2(id(), path.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                 "cannot create group '" + path + "'");
+}
+
+void File::close() {
+  if (!file_) return;
+  silence_hdf5_errors();
+  const herr_t rc = H5Fclose(file_.get());
+  // Forget the id either way: a failed close is not retried by the destructor
+  // (reset() skips ids that are no longer valid, and retries are pointless).
+  file_.reset();
+  check(rc, "cannot close HDF5 file");
+}
+
+// --- Attributes -------------------------------------------------------------
+
+void write_attr(hid_t object, const std::string& name, std::string_view value) {
+  silence_hdf5_errors();
+  // Fixed length because parallel HDF5 cannot write variable-length strings.
+  // NULLPAD, not NULLTERM: the string fills its type exactly with no
+  // terminator byte, and readers (h5py, h5dump) strip the padding, so the
+  // bytes read back are exactly `value`. An empty string needs size 1 (HDF5
+  // rejects size 0) holding a single pad byte, which also reads back empty.
+  const std::string text(value);
+  const Handle type = checked(H5Tcopy(H5T_C_S1), "cannot create string type");
+  check(H5Tset_size(type.get(), std::max<std::size_t>(text.size(), 1)),
+        "cannot size string type");
+  check(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "cannot set string padding");
+  // YAML text may hold non-ASCII characters; say so.
+  check(H5Tset_cset(type.get(), H5T_CSET_UTF8), "cannot set string character set");
+  // std::string's data() is never null and is NUL-terminated, so the empty
+  // case has its one pad byte.
+  write_scalar_attr(object, name, type.get(), type.get(), text.c_str());
+}
+
+void write_attr(hid_t object, const std::string& name, std::uint64_t value) {
+  write_scalar_attr(object, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, &value);
+}
+
+void write_attr(hid_t object, const std::string& name, std::int64_t value) {
+  write_scalar_attr(object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
+}
+
+void write_attr(hid_t object, const std::string& name, double value) {
+  write_scalar_attr(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+// --- Distributed datasets ---------------------------------------------------
+
+Handle write_distributed(File& file, const std::string& path, std::uint64_t global_size,
+                         std::span<const std::uint64_t> indices,
+                         std::span<const std::uint64_t> values) {
+  return write_distributed_impl(file, path, global_size, indices, values.size(), H5T_STD_U64LE,
+                                H5T_NATIVE_UINT64, values.data());
+}
+
+Handle write_distributed(File& file, const std::string& path, std::uint64_t global_size,
+                         std::span<const std::uint64_t> indices, std::span<const double> values) {
+  return write_distributed_impl(file, path, global_size, indices, values.size(), H5T_IEEE_F64LE,
+                                H5T_NATIVE_DOUBLE, values.data());
+}
+
+}  // namespace sipsim::output::h5

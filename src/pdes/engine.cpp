@@ -1,0 +1,450 @@
+#include "sipsim/pdes/engine.hpp"
+
+#include <mpi.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <optional>
+#include <sstream>
+
+#include "sipsim/pdes/event_queue.hpp"
+
+namespace sipsim::pdes {
+namespace detail {
+
+// Per-LP bookkeeping the kernel keeps for every local LP.
+struct LpRecord {
+  std::uint64_t events = 0;
+  std::uint64_t digest = 0x243F6A8885A308D3ull;
+  std::uint64_t sent = 0;  // next source sequence number
+  RandomStream rng;
+};
+
+namespace {
+
+// Order-sensitive mix of an LP's history: equal digests at every rank count
+// are strong evidence that each LP saw the same events in the same order.
+inline std::uint64_t mix(std::uint64_t h, const Event& e) {
+  std::uint64_t x = e.time ^ (((std::uint64_t{e.src} << 32) | e.kind) * 0x9E3779B97F4A7C15ull) ^
+                    (e.seq * 0xC2B2AE3D27D4EB4Full);
+  x ^= x >> 29;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 32;
+  return (h ^ x) * 0x94D049BB133111EBull + 0x2545F4914F6CDD1Dull;
+}
+
+std::string time_str(Time t) {
+  std::ostringstream s;
+  s << t << " ps";
+  return s.str();
+}
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+class Scheduler {
+ public:
+  Scheduler(Model& model, const Partition& partition, int rank, const EngineOptions& options,
+            Time lookahead)
+      : model_(model),
+        partition_(partition),
+        rank_(rank),
+        local_(partition.lps_of(rank)),
+        lookahead_(lookahead),
+        outbox_(static_cast<std::size_t>(partition.ranks())),
+        ctx_(*this) {
+    lps_.resize(local_.size());
+    for (std::size_t i = 0; i < local_.size(); ++i) {
+      lps_[i].rng = RandomStream(options.seed, local_[i]);
+    }
+  }
+
+  // Every local LP schedules its first events. Remote events sent here are
+  // exchanged before any window opens, so they need no lookahead.
+  void init_all() {
+    checking_lookahead_ = false;
+    for (std::size_t i = 0; i < local_.size() && !error_; ++i) {
+      enter(local_[i], static_cast<std::uint32_t>(i), 0);
+      guarded([&] { model_.init(ctx_); });
+    }
+    checking_lookahead_ = true;
+    peak_pending_ = std::max<std::uint64_t>(peak_pending_, queue_.size());
+  }
+
+  // Processes local events with time < bound, at most max_events of them.
+  // Returns the number processed.
+  std::uint64_t process_until(Time bound, std::uint64_t max_events) {
+    std::uint64_t n = 0;
+    guarded([&] {
+      while (n < max_events && !error_ && !queue_.empty() && queue_.top().time < bound) {
+        const Event ev = queue_.top();
+        top_free_ = true;
+        const std::uint32_t li = partition_.local_index(ev.dst);
+        LpRecord& rec = enter(ev.dst, li, ev.time);
+        ++rec.events;
+        rec.digest = mix(rec.digest, ev);
+        last_time_ = ev.time;
+        model_.handle(ev, ctx_);
+        if (top_free_) queue_.pop();
+        top_free_ = false;
+        ++n;
+      }
+    });
+    top_free_ = false;
+    committed_ += n;
+    if (queue_.size() > peak_pending_) peak_pending_ = queue_.size();
+    return n;
+  }
+
+  void send(LpId dst, Time delay, std::uint32_t kind, const Payload& data, std::uint32_t aux) {
+    if (error_) return;
+    const LpId src = ctx_.self_;
+    const Time now = ctx_.now_;
+    if (dst >= partition_.lp_count()) {
+      fail("LP " + std::to_string(src) + " at t=" + time_str(now) + " sent an event to LP " +
+           std::to_string(dst) + ", but the model has only " +
+           std::to_string(partition_.lp_count()) + " LPs");
+      return;
+    }
+    if (delay > kTimeMax - now) {
+      fail("LP " + std::to_string(src) + " at t=" + time_str(now) +
+           " scheduled an event beyond the end of simulated time");
+      return;
+    }
+    const Event ev{now + delay, dst, src, ctx_.record_->sent++, kind, aux, data};
+    const int owner = partition_.owner(dst);
+    if (owner == rank_) {
+      if (top_free_) {
+        queue_.replace_top(ev);
+        top_free_ = false;
+      } else {
+        queue_.push(ev);
+      }
+      return;
+    }
+    if (checking_lookahead_ && delay < lookahead_) {
+      fail("lookahead violation: LP " + std::to_string(src) + " (rank " + std::to_string(rank_) +
+           ") at t=" + time_str(now) + " sent an event to LP " + std::to_string(dst) + " (rank " +
+           std::to_string(owner) + ") for t=" + time_str(ev.time) +
+           ", earlier than now + lookahead = " + time_str(now + lookahead_) +
+           "; the model's lookahead promise is wrong");
+      return;
+    }
+    outbox_[static_cast<std::size_t>(owner)].push_back(ev);
+  }
+
+  void receive(const Event& ev) { queue_.push(ev); }
+  std::vector<std::vector<Event>>& outbox() { return outbox_; }
+
+  Time next_time() const { return queue_.empty() ? kTimeMax : queue_.top().time; }
+  bool failed() const { return error_.has_value(); }
+  const std::string& error() const { return *error_; }
+  std::uint64_t committed() const { return committed_; }
+  Time last_time() const { return last_time_; }
+  std::uint64_t peak_pending() const { return peak_pending_; }
+  std::uint64_t queue_bytes() const { return queue_.capacity_bytes(); }
+
+  void collect(RunResult& result) const {
+    result.lp_events.resize(lps_.size());
+    result.lp_digest.resize(lps_.size());
+    for (std::size_t i = 0; i < lps_.size(); ++i) {
+      result.lp_events[i] = lps_[i].events;
+      result.lp_digest[i] = lps_[i].digest;
+    }
+    result.peak_pending = peak_pending_;
+    result.queue_bytes = queue_.capacity_bytes();
+  }
+
+  LpRecord& record(std::uint32_t local_index) { return lps_[local_index]; }
+
+ private:
+  LpRecord& enter(LpId lp, std::uint32_t local_index, Time now) {
+    LpRecord& rec = lps_[local_index];
+    ctx_.record_ = &rec;
+    ctx_.now_ = now;
+    ctx_.self_ = lp;
+    ctx_.self_index_ = local_index;
+    return rec;
+  }
+
+  // A model that throws must not leave other ranks waiting in a collective:
+  // the error is recorded and reported at the next synchronisation.
+  template <class F>
+  void guarded(F&& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      fail("LP " + std::to_string(ctx_.self_) + " at t=" + time_str(ctx_.now_) + ": " + e.what());
+    }
+  }
+
+  void fail(std::string message) {
+    if (!error_) error_ = std::move(message);
+  }
+
+  Model& model_;
+  const Partition& partition_;
+  int rank_;
+  std::span<const LpId> local_;
+  Time lookahead_;
+  std::vector<LpRecord> lps_;
+  EventQueue queue_;
+  std::vector<std::vector<Event>> outbox_;
+  Context ctx_;
+  bool top_free_ = false;
+  bool checking_lookahead_ = true;
+  std::optional<std::string> error_;
+  std::uint64_t committed_ = 0;
+  Time last_time_ = 0;
+  std::uint64_t peak_pending_ = 0;
+};
+
+}  // namespace detail
+
+RandomStream& Context::rng() { return record_->rng; }
+
+void Context::send(LpId dst, Time delay, std::uint32_t kind, const Payload& data,
+                   std::uint32_t aux) {
+  scheduler_->send(dst, delay, kind, data, aux);
+}
+
+namespace {
+
+using detail::Clock;
+using detail::Scheduler;
+using detail::seconds_since;
+
+// What every rank contributes to the one reduction per window.
+struct WindowStats {
+  std::uint64_t next_time;      // min: the next window starts here
+  std::uint64_t committed;      // sum
+  std::uint64_t last_time;      // max
+  std::uint64_t busy_ns;        // sum: time spent processing events
+  std::uint64_t busy_ns_max;    // max
+  std::uint64_t error_rank;     // min: lowest rank with an error, or max
+  std::uint64_t remote_events;  // sum
+};
+constexpr int kStatsWords = sizeof(WindowStats) / sizeof(std::uint64_t);
+
+void merge_stats(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const WindowStats*>(in);
+  auto* b = static_cast<WindowStats*>(inout);
+  for (int i = 0; i < *len; ++i) {
+    b[i].next_time = std::min(b[i].next_time, a[i].next_time);
+    b[i].committed += a[i].committed;
+    b[i].last_time = std::max(b[i].last_time, a[i].last_time);
+    b[i].busy_ns += a[i].busy_ns;
+    b[i].busy_ns_max = std::max(b[i].busy_ns_max, a[i].busy_ns_max);
+    b[i].error_rank = std::min(b[i].error_rank, a[i].error_rank);
+    b[i].remote_events += a[i].remote_events;
+  }
+}
+
+// MPI handles freed on scope exit.
+class MpiTypes {
+ public:
+  MpiTypes() {
+    MPI_Type_contiguous(static_cast<int>(sizeof(Event)), MPI_BYTE, &event_);
+    MPI_Type_commit(&event_);
+    MPI_Type_contiguous(kStatsWords, MPI_UINT64_T, &stats_);
+    MPI_Type_commit(&stats_);
+    MPI_Op_create(&merge_stats, 1, &merge_);
+  }
+  ~MpiTypes() {
+    MPI_Op_free(&merge_);
+    MPI_Type_free(&stats_);
+    MPI_Type_free(&event_);
+  }
+  MpiTypes(const MpiTypes&) = delete;
+  MpiTypes& operator=(const MpiTypes&) = delete;
+  MPI_Datatype event() const { return event_; }
+  MPI_Datatype stats() const { return stats_; }
+  MPI_Op merge() const { return merge_; }
+
+ private:
+  MPI_Datatype event_{}, stats_{};
+  MPI_Op merge_{};
+};
+
+// Rank 0's progress line, at most once per interval of wall time.
+class Progress {
+ public:
+  Progress(double interval_s, Time end_time, bool enabled)
+      : interval_s_(interval_s), end_time_(end_time), enabled_(enabled && interval_s > 0) {}
+
+  void maybe_report(Time sim_time, std::uint64_t committed, double imbalance) {
+    if (!enabled_) return;
+    const double now = seconds_since(start_);
+    if (now - last_ < interval_s_) return;
+    last_ = now;
+    const double rate = now > 0 ? static_cast<double>(committed) / now : 0.0;
+    std::string eta = "unknown";
+    if (end_time_ != kTimeMax && sim_time > 0 && sim_time < end_time_) {
+      const double frac = static_cast<double>(sim_time) / static_cast<double>(end_time_);
+      eta = fmt::format("{:.0f} s", now * (1 - frac) / frac);
+    }
+    spdlog::info("sim {:.6g} s{} | {} events | {:.3g} M events/s | ETA {} | imbalance {:.2f}",
+                 to_seconds(sim_time),
+                 end_time_ == kTimeMax
+                     ? std::string()
+                     : fmt::format(" ({:.1f}%)", 100.0 * static_cast<double>(sim_time) /
+                                                     static_cast<double>(end_time_)),
+                 committed, rate / 1e6, eta, imbalance);
+  }
+
+ private:
+  Clock::time_point start_ = Clock::now();
+  double last_ = 0;
+  double interval_s_;
+  Time end_time_;
+  bool enabled_;
+};
+
+// Sequential: every event in key order, no windows, no communication.
+void run_sequential(Scheduler& s, const EngineOptions& options, RunResult& result) {
+  Progress progress(options.progress_interval_s, options.end_time, true);
+  constexpr std::uint64_t kChunk = 1u << 16;  // events between progress checks
+  while (!s.failed() && s.next_time() < options.end_time) {
+    s.process_until(options.end_time, kChunk);
+    progress.maybe_report(s.last_time(), s.committed(), 1.0);
+  }
+  if (s.failed()) throw EngineError(s.error(), true);
+  result.committed_events = s.committed();
+  result.last_event_time = s.last_time();
+  result.lookahead = kTimeMax;
+  result.windows = 1;
+}
+
+// Conservative windows: process [T, T + lookahead), exchange, agree on the next T.
+void run_windowed(Scheduler& s, const boost::mpi::communicator& comm, const EngineOptions& options,
+                  Time lookahead, RunResult& result) {
+  const MPI_Comm c = comm;
+  const int ranks = comm.size();
+  const int rank = comm.rank();
+  const MpiTypes types;
+  Progress progress(options.progress_interval_s, options.end_time, rank == 0);
+
+  std::vector<int> send_counts(static_cast<std::size_t>(ranks)), recv_counts(send_counts.size());
+  std::vector<std::vector<Event>> inbox(send_counts.size());
+  std::vector<MPI_Request> requests;
+  requests.reserve(2 * send_counts.size());
+  std::uint64_t remote_sent = 0;
+  constexpr int kTag = 7001;
+
+  // Once per window and per peer rank: counts, then one contiguous buffer each way.
+  auto exchange = [&] {
+    auto& outbox = s.outbox();
+    for (std::size_t r = 0; r < outbox.size(); ++r) {
+      send_counts[r] = static_cast<int>(outbox[r].size());
+      remote_sent += outbox[r].size();
+    }
+    MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, c);
+    requests.clear();
+    for (std::size_t r = 0; r < inbox.size(); ++r) {
+      if (recv_counts[r] == 0) continue;
+      inbox[r].resize(static_cast<std::size_t>(recv_counts[r]));
+      requests.emplace_back();
+      MPI_Irecv(inbox[r].data(), recv_counts[r], types.event(), static_cast<int>(r), kTag, c,
+                &requests.back());
+    }
+    for (std::size_t r = 0; r < outbox.size(); ++r) {
+      if (send_counts[r] == 0) continue;
+      requests.emplace_back();
+      MPI_Isend(outbox[r].data(), send_counts[r], types.event(), static_cast<int>(r), kTag, c,
+                &requests.back());
+    }
+    MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+    for (std::size_t r = 0; r < inbox.size(); ++r) {
+      for (const Event& ev : inbox[r]) s.receive(ev);
+      inbox[r].clear();
+      outbox[r].clear();
+    }
+  };
+
+  std::uint64_t busy_ns = 0;
+  std::uint64_t windows = 0;
+  WindowStats global{};
+  exchange();
+  for (;;) {
+    const WindowStats local{s.next_time(),
+                            s.committed(),
+                            s.last_time(),
+                            busy_ns,
+                            busy_ns,
+                            s.failed() ? static_cast<std::uint64_t>(rank) : ~std::uint64_t{0},
+                            remote_sent};
+    MPI_Allreduce(&local, &global, 1, types.stats(), types.merge(), c);
+    if (global.error_rank != ~std::uint64_t{0}) {
+      if (s.failed()) throw EngineError(s.error(), true);
+      throw EngineError("stopped: rank " + std::to_string(global.error_rank) +
+                            " reported a model error",
+                        false);
+    }
+    const double mean_busy = static_cast<double>(global.busy_ns) / ranks;
+    progress.maybe_report(global.last_time, global.committed,
+                          mean_busy > 0 ? static_cast<double>(global.busy_ns_max) / mean_busy : 1.0);
+    const Time start = global.next_time;
+    if (start >= options.end_time) break;  // also when no events are left (kTimeMax)
+    // Idle stretches are skipped: the window opens at the next event anywhere.
+    const Time bound = std::min(saturating_add(start, lookahead), options.end_time);
+    const auto t0 = Clock::now();
+    s.process_until(bound, ~std::uint64_t{0});
+    busy_ns += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+    ++windows;
+    exchange();
+  }
+  result.committed_events = global.committed;
+  result.last_event_time = global.last_time;
+  result.lookahead = lookahead;
+  result.windows = windows;
+  result.remote_events = global.remote_events;
+}
+
+}  // namespace
+
+RunResult run(Model& model, const Partition& partition, const boost::mpi::communicator& comm,
+              const EngineOptions& options) {
+  if (partition.ranks() != comm.size()) {
+    throw std::invalid_argument("partition is for " + std::to_string(partition.ranks()) +
+                                " ranks, the communicator has " + std::to_string(comm.size()));
+  }
+  const bool sequential = options.kind == EngineKind::kSequential ||
+                          (options.kind == EngineKind::kAuto && comm.size() == 1);
+  if (sequential && comm.size() != 1) {
+    throw std::invalid_argument("the sequential engine runs on one rank only");
+  }
+  const Time lookahead = sequential ? kTimeMax : model.lookahead(partition);
+  if (!sequential && lookahead == 0) {
+    throw EngineError(
+        "the model's lookahead is 0: it cannot run in conservative windows "
+        "(run it on one rank with the sequential engine)",
+        comm.rank() == 0);
+  }
+
+  const auto t0 = Clock::now();
+  model.setup(partition, comm.rank());
+  Scheduler scheduler(model, partition, comm.rank(), options, lookahead);
+  scheduler.init_all();
+
+  RunResult result;
+  if (sequential) {
+    if (scheduler.failed()) throw EngineError(scheduler.error(), true);
+    run_sequential(scheduler, options, result);
+  } else {
+    run_windowed(scheduler, comm, options, lookahead, result);
+  }
+  scheduler.collect(result);
+  const double wall = seconds_since(t0);
+  MPI_Allreduce(&wall, &result.wall_seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_Comm(comm));
+  return result;
+}
+
+}  // namespace sipsim::pdes
