@@ -1,14 +1,17 @@
 #include "sipsim/app/commands.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/serialization/string.hpp>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -122,14 +125,32 @@ std::string check_output(const std::string& path, bool force) {
   return {};
 }
 
+// Memory figures of the whole job, for the summary and /meta.
+struct MemoryStats {
+  std::uint64_t peak_rss_bytes = 0;  // sum over ranks of each rank's peak
+  std::uint64_t peak_pending = 0;    // sum over ranks of each rank's largest queue
+  std::uint64_t queue_bytes = 0;     // sum over ranks of the queues' storage
+};
+
+MemoryStats memory_stats(const pdes::RunResult& r, const mpi::communicator& comm) {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto rss = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux: KiB
+  MemoryStats m;
+  m.peak_rss_bytes = mpi::all_reduce(comm, rss, std::plus<>());
+  m.peak_pending = mpi::all_reduce(comm, r.peak_pending, std::plus<>());
+  m.queue_bytes = mpi::all_reduce(comm, r.queue_bytes, std::plus<>());
+  return m;
+}
+
 std::string engine_name(const pdes::RunResult& r) {
   return r.lookahead == pdes::kTimeMax ? "sequential" : "windowed";
 }
 
-void print_summary(const scenario::Scenario& s, const pdes::RunResult& r, int ranks,
-                   const std::string& output) {
-  const double rate = r.wall_seconds > 0 ? static_cast<double>(r.committed_events) / r.wall_seconds
-                                         : 0.0;
+void print_summary(const scenario::Scenario& s, const pdes::RunResult& r, const MemoryStats& mem,
+                   int ranks, const std::string& output) {
+  const double rate =
+      r.wall_seconds > 0 ? static_cast<double>(r.committed_events) / r.wall_seconds : 0.0;
   std::ostringstream o;
   o << "sipsim " << kVersion << " | scenario " << s.name << " (" << workload_type(s) << ") | "
     << ranks << (ranks == 1 ? " rank" : " ranks") << " | seed " << s.seed << "\n";
@@ -146,6 +167,16 @@ void print_summary(const scenario::Scenario& s, const pdes::RunResult& r, int ra
     row("engine", fmt::format("windowed, {} windows of {}", r.windows,
                               scenario::format_time_ps(r.lookahead)));
     row("remote events", std::to_string(r.remote_events));
+    row("busy", fmt::format("{:.3f} s slowest rank, {:.3f} s mean ({:.0f}% of wall)",
+                            r.busy_seconds_max, r.busy_seconds_mean,
+                            r.wall_seconds > 0 ? 100 * r.busy_seconds_mean / r.wall_seconds : 0.0));
+  }
+  row("peak memory",
+      fmt::format("{:.1f} MiB (all ranks)", static_cast<double>(mem.peak_rss_bytes) / (1 << 20)));
+  if (mem.peak_pending > 0) {
+    row("pending events",
+        fmt::format("{} at most, {:.0f} bytes of queue each", mem.peak_pending,
+                    static_cast<double>(mem.queue_bytes) / static_cast<double>(mem.peak_pending)));
   }
   row("output", output);
   std::cout << o.str() << std::flush;
@@ -208,6 +239,7 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
     return kExitBadInput;
   }
 
+  const MemoryStats mem = memory_stats(result, comm);
   try {
     output::RunMetadata meta;
     meta.sipsim_version = kVersion;
@@ -221,15 +253,16 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
     meta.started_utc = started;
     meta.wall_seconds = result.wall_seconds;
     meta.committed_events = result.committed_events;
-    meta.events_per_second = result.wall_seconds > 0
-                                 ? static_cast<double>(result.committed_events) / result.wall_seconds
-                                 : 0.0;
+    meta.events_per_second =
+        result.wall_seconds > 0 ? static_cast<double>(result.committed_events) / result.wall_seconds
+                                : 0.0;
     meta.end_time_ps = result.last_event_time;
     meta.time_limit_ps = s->simulation.end_time;
     meta.lookahead_ps = result.lookahead;
     meta.windows = result.windows;
     meta.remote_events = result.remote_events;
     meta.engine = engine_name(result);
+    meta.peak_rss_bytes = mem.peak_rss_bytes;
     file->write_meta(meta);
 
     const auto lps = partition.lps_of(comm.rank());
@@ -241,7 +274,7 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
     return kExitRunFailed;
   }
 
-  if (comm.rank() == 0) print_summary(*s, result, comm.size(), output);
+  if (comm.rank() == 0) print_summary(*s, result, mem, comm.size(), output);
   return kExitOk;
 }
 

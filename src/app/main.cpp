@@ -12,10 +12,11 @@ int main(int argc, char** argv) {
   boost::mpi::communicator world;
   using namespace sipsim::app;
 
-  CLI::App cli{"sipsim: parallel discrete-event simulation of distributed training on optical "
-               "interconnects"};
-  cli.set_version_flag("--version", std::string("sipsim ") + sipsim::kVersion + " (" +
-                                        sipsim::kGitRevision + ")");
+  CLI::App cli{
+      "sipsim: parallel discrete-event simulation of distributed training on optical "
+      "interconnects"};
+  cli.set_version_flag(
+      "--version", std::string("sipsim ") + sipsim::kVersion + " (" + sipsim::kGitRevision + ")");
   cli.require_subcommand(1);
 
   RunArgs run;

@@ -51,6 +51,7 @@ void RunFile::write_meta(const RunMetadata& m) {
   h5::write_attr(id, "windows", m.windows);
   h5::write_attr(id, "remote_events", m.remote_events);
   h5::write_attr(id, "engine", std::string_view(m.engine));
+  h5::write_attr(id, "peak_rss_bytes", m.peak_rss_bytes);
 }
 
 void RunFile::write_lp_stats(std::uint64_t lp_count, std::span<const std::uint64_t> local_lps,

@@ -208,7 +208,9 @@ class Scheduler {
 
 }  // namespace detail
 
-RandomStream& Context::rng() { return record_->rng; }
+RandomStream& Context::rng() {
+  return record_->rng;
+}
 
 void Context::send(LpId dst, Time delay, std::uint32_t kind, const Payload& data,
                    std::uint32_t aux) {
@@ -373,23 +375,21 @@ void run_windowed(Scheduler& s, const boost::mpi::communicator& comm, const Engi
   WindowStats global{};
   exchange();
   for (;;) {
-    const WindowStats local{s.next_time(),
-                            s.committed(),
-                            s.last_time(),
-                            busy_ns,
-                            busy_ns,
-                            s.failed() ? static_cast<std::uint64_t>(rank) : ~std::uint64_t{0},
-                            remote_sent};
+    const WindowStats local{
+        s.next_time(), s.committed(),
+        s.last_time(), busy_ns,
+        busy_ns,       s.failed() ? static_cast<std::uint64_t>(rank) : ~std::uint64_t{0},
+        remote_sent};
     MPI_Allreduce(&local, &global, 1, types.stats(), types.merge(), c);
     if (global.error_rank != ~std::uint64_t{0}) {
       if (s.failed()) throw EngineError(s.error(), true);
-      throw EngineError("stopped: rank " + std::to_string(global.error_rank) +
-                            " reported a model error",
-                        false);
+      throw EngineError(
+          "stopped: rank " + std::to_string(global.error_rank) + " reported a model error", false);
     }
     const double mean_busy = static_cast<double>(global.busy_ns) / ranks;
-    progress.maybe_report(global.last_time, global.committed,
-                          mean_busy > 0 ? static_cast<double>(global.busy_ns_max) / mean_busy : 1.0);
+    progress.maybe_report(
+        global.last_time, global.committed,
+        mean_busy > 0 ? static_cast<double>(global.busy_ns_max) / mean_busy : 1.0);
     const Time start = global.next_time;
     if (start >= options.end_time) break;  // also when no events are left (kTimeMax)
     // Idle stretches are skipped: the window opens at the next event anywhere.
@@ -406,6 +406,8 @@ void run_windowed(Scheduler& s, const boost::mpi::communicator& comm, const Engi
   result.lookahead = lookahead;
   result.windows = windows;
   result.remote_events = global.remote_events;
+  result.busy_seconds_max = static_cast<double>(global.busy_ns_max) * 1e-9;
+  result.busy_seconds_mean = static_cast<double>(global.busy_ns) * 1e-9 / ranks;
 }
 
 }  // namespace

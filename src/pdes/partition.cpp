@@ -43,7 +43,8 @@ Partition::Partition(std::vector<std::uint32_t> owner, int ranks)
 
 std::span<const LpId> Partition::lps_of(int rank) const {
   const auto r = static_cast<std::size_t>(rank);
-  return std::span<const LpId>(by_rank_).subspan(rank_start_[r], rank_start_[r + 1] - rank_start_[r]);
+  return std::span<const LpId>(by_rank_).subspan(rank_start_[r],
+                                                 rank_start_[r + 1] - rank_start_[r]);
 }
 
 }  // namespace sipsim::pdes

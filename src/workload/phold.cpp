@@ -12,8 +12,8 @@ constexpr std::uint32_t kPholdEvent = 1;
 
 PholdModel::PholdModel(const PholdConfig& config)
     : config_(config),
-      remote_threshold_(static_cast<std::uint64_t>(
-          std::ldexp(std::clamp(config.remote_fraction, 0.0, 1.0), 32))),
+      remote_threshold_(
+          static_cast<std::uint64_t>(std::ldexp(std::clamp(config.remote_fraction, 0.0, 1.0), 32))),
       mean_ps_(static_cast<double>(config.mean_increment)) {
   if (config.lps == 0) throw std::invalid_argument("PHOLD needs at least one LP");
 }
@@ -22,7 +22,9 @@ void PholdModel::init(pdes::Context& ctx) {
   for (std::uint32_t i = 0; i < config_.start_events_per_lp; ++i) send_next(ctx);
 }
 
-void PholdModel::handle(const pdes::Event&, pdes::Context& ctx) { send_next(ctx); }
+void PholdModel::handle(const pdes::Event&, pdes::Context& ctx) {
+  send_next(ctx);
+}
 
 void PholdModel::send_next(pdes::Context& ctx) {
   const pdes::PhiloxBlock r = ctx.rng().next_block();

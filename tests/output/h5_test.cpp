@@ -1,6 +1,8 @@
 // Tests for the parallel HDF5 layer. Run on 1 and 3 ranks: every rank writes,
 // then rank 0 reopens the file serially and checks what actually landed on
 // disk, independently of the writing code (only Handle is reused).
+#include "sipsim/output/h5.hpp"
+
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mpi.h>
@@ -14,8 +16,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "sipsim/output/h5.hpp"
 
 namespace {
 
@@ -171,7 +171,7 @@ std::string big_text(std::size_t size) {
 // The (indices, values) a rank owns under `owner`, value(i) for each.
 template <typename T, typename Owner, typename Value>
 std::pair<std::vector<std::uint64_t>, std::vector<T>> owned(std::uint64_t n, Owner owner,
-                                                             Value value) {
+                                                            Value value) {
   std::pair<std::vector<std::uint64_t>, std::vector<T>> out;
   const int rank = world_rank();
   for (std::uint64_t i = 0; i < n; ++i) {
@@ -190,8 +190,12 @@ std::vector<T> all_values(std::uint64_t n, Value value) {
   return out;
 }
 
-std::uint64_t square_plus_7(std::uint64_t i) { return i * i + 7; }
-double half_minus_one(std::uint64_t i) { return static_cast<double>(i) * 0.5 - 1.0; }
+std::uint64_t square_plus_7(std::uint64_t i) {
+  return i * i + 7;
+}
+double half_minus_one(std::uint64_t i) {
+  return static_cast<double>(i) * 0.5 - 1.0;
+}
 
 // --- Handle ---------------------------------------------------------------
 
@@ -328,8 +332,8 @@ TEST(H5File, RoundTripsGroupsAttributesAndDatasets) {
     h5::write_attr(u.get(), "units", "count");
 
     // Rank 0 owns everything; the others join with nothing.
-    const auto [d_idx, d_val] =
-        owned<double>(10, [](std::uint64_t) { return 0; }, half_minus_one);
+    const auto [d_idx, d_val] = owned<double>(
+        10, [](std::uint64_t) { return 0; }, half_minus_one);
     EXPECT_TRUE(h5::write_distributed(file, "/lp/d", 10, d_idx, d_val));
 
     EXPECT_TRUE(h5::write_distributed(file, "/lp/empty", 0, {}, std::span<const std::uint64_t>{}));
@@ -359,8 +363,7 @@ TEST(H5File, WritesAnyOwnershipPattern) {
        [](std::uint64_t i, int p) { return static_cast<int>((i * i + 3 * i) / 4 % p); }},
       {"/mixed_runs", 64,
        [](std::uint64_t i, int p) { return static_cast<int>((i % 7 < 3 ? 0 : i % 5) % p); }},
-      {"/last_rank_only_tail", 9,
-       [](std::uint64_t i, int p) { return i == 8 ? p - 1 : 0; }},
+      {"/last_rank_only_tail", 9, [](std::uint64_t i, int p) { return i == 8 ? p - 1 : 0; }},
   };
   {
     h5::File file = h5::File::create(path.str(), MPI_COMM_WORLD);
@@ -412,8 +415,7 @@ TEST(H5File, RejectsInvalidCalls) {
     EXPECT_THROW(h5::write_distributed(file, "/bad", 4, out_of_range, values), h5::Error);
     EXPECT_THROW(h5::write_distributed(file, "/bad", 4, one, values), h5::Error);
     const std::vector<double> dvalues = {1.0, 2.0};
-    EXPECT_THROW(h5::write_distributed(file, "/bad", 0, one, std::span<const double>{}),
-                 h5::Error);
+    EXPECT_THROW(h5::write_distributed(file, "/bad", 0, one, std::span<const double>{}), h5::Error);
     EXPECT_THROW(h5::write_distributed(file, "/bad", 1, out_of_range, dvalues), h5::Error);
 
     EXPECT_TRUE(file.create_group("/g"));
@@ -449,9 +451,8 @@ TEST(H5File, CloseIsIdempotentAndClosesHandlesStillOpen) {
   const h5::Handle group = file.create_group("/kept_open");
   const std::vector<std::uint64_t> mine = {static_cast<std::uint64_t>(world_rank())};
   const std::vector<double> value = {static_cast<double>(world_rank()) + 0.5};
-  const h5::Handle dataset =
-      h5::write_distributed(file, "/kept_open/d", static_cast<std::uint64_t>(world_size()),
-                            mine, value);
+  const h5::Handle dataset = h5::write_distributed(
+      file, "/kept_open/d", static_cast<std::uint64_t>(world_size()), mine, value);
   ASSERT_TRUE(group);
   ASSERT_TRUE(dataset);
   EXPECT_NO_THROW(file.close());

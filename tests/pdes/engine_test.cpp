@@ -17,8 +17,8 @@ namespace mpi = boost::mpi;
 
 // Per-LP (events, digest) of a run, gathered into LP-id order on every rank.
 std::vector<std::pair<std::uint64_t, std::uint64_t>> gather_lps(const mpi::communicator& comm,
-                                                                 const Partition& p,
-                                                                 const RunResult& r) {
+                                                                const Partition& p,
+                                                                const RunResult& r) {
   std::vector<std::vector<std::uint64_t>> events, digests;
   mpi::all_gather(comm, r.lp_events, events);
   mpi::all_gather(comm, r.lp_digest, digests);

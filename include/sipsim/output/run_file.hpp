@@ -34,6 +34,7 @@ struct RunMetadata {
   std::uint64_t windows = 0;
   std::uint64_t remote_events = 0;
   std::string engine;
+  std::uint64_t peak_rss_bytes = 0;  // sum over ranks of each rank's peak resident memory
 };
 
 class RunFile {
@@ -55,8 +56,7 @@ class RunFile {
   // /lp/events and /lp/digest: one entry per LP; each rank gives its LPs
   // (ascending ids) and their values.
   void write_lp_stats(std::uint64_t lp_count, std::span<const std::uint64_t> local_lps,
-                      std::span<const std::uint64_t> events,
-                      std::span<const std::uint64_t> digest);
+                      std::span<const std::uint64_t> events, std::span<const std::uint64_t> digest);
   // Closes the file and renames it to its final name (collective).
   void commit();
 

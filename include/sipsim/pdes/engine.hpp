@@ -41,11 +41,15 @@ struct EngineOptions {
 struct RunResult {
   // Totals over all ranks (identical on every rank).
   std::uint64_t committed_events = 0;
-  Time last_event_time = 0;      // timestamp of the last committed event
-  Time lookahead = 0;            // window width used (kTimeMax when sequential)
-  std::uint64_t windows = 0;     // synchronisation rounds
-  double wall_seconds = 0;       // slowest rank, engine only (no set-up, no output)
+  Time last_event_time = 0;         // timestamp of the last committed event
+  Time lookahead = 0;               // window width used (kTimeMax when sequential)
+  std::uint64_t windows = 0;        // synchronisation rounds
+  double wall_seconds = 0;          // slowest rank, engine only (no set-up, no output)
   std::uint64_t remote_events = 0;  // events that crossed ranks
+  // Time spent processing events (windowed engine): the slowest rank and the
+  // mean. wall_seconds minus busy_seconds_max is synchronisation and waiting.
+  double busy_seconds_max = 0;
+  double busy_seconds_mean = 0;
   // This rank's LPs, in the order of Partition::lps_of(rank).
   std::vector<std::uint64_t> lp_events;  // events processed per LP
   std::vector<std::uint64_t> lp_digest;  // order-sensitive hash of each LP's history

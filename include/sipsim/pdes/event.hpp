@@ -12,13 +12,13 @@ namespace sipsim::pdes {
 using LpId = std::uint32_t;
 
 struct Event {
-  Time time;                         // when it is processed, ps
-  LpId dst;                          // destination LP
-  LpId src;                          // sending LP
-  std::uint64_t seq;                 // the sender's send counter: unique per src
-  std::uint32_t kind;                // model-defined event type
-  std::uint32_t aux;                 // model-defined small field
-  std::array<std::uint64_t, 4> data; // model-defined payload
+  Time time;                          // when it is processed, ps
+  LpId dst;                           // destination LP
+  LpId src;                           // sending LP
+  std::uint64_t seq;                  // the sender's send counter: unique per src
+  std::uint32_t kind;                 // model-defined event type
+  std::uint32_t aux;                  // model-defined small field
+  std::array<std::uint64_t, 4> data;  // model-defined payload
 
   // Typed payload access for models; the type must fit and be trivially copyable.
   template <class T>

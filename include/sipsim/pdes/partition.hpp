@@ -29,8 +29,8 @@ class Partition {
   int ranks_ = 1;
   std::vector<std::uint32_t> owner_;
   std::vector<std::uint32_t> local_index_;
-  std::vector<LpId> by_rank_;           // LP ids grouped by rank, ascending within
-  std::vector<std::size_t> rank_start_; // ranks_ + 1 offsets into by_rank_
+  std::vector<LpId> by_rank_;            // LP ids grouped by rank, ascending within
+  std::vector<std::size_t> rank_start_;  // ranks_ + 1 offsets into by_rank_
 };
 
 }  // namespace sipsim::pdes

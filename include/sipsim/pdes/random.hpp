@@ -59,9 +59,7 @@ class RandomStream {
 
   std::uint64_t counter() const { return counter_; }
 
-  static double to_unit(std::uint64_t bits) {
-    return static_cast<double>(bits >> 11) * 0x1.0p-53;
-  }
+  static double to_unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
  private:
   std::array<std::uint32_t, 2> key_{};

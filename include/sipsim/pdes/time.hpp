@@ -16,8 +16,12 @@ inline constexpr Time kMillisecond = 1'000'000'000;
 inline constexpr Time kSecond = 1'000'000'000'000;
 
 // a + b, clamped at kTimeMax instead of wrapping.
-constexpr Time saturating_add(Time a, Time b) { return b > kTimeMax - a ? kTimeMax : a + b; }
+constexpr Time saturating_add(Time a, Time b) {
+  return b > kTimeMax - a ? kTimeMax : a + b;
+}
 
-constexpr double to_seconds(Time t) { return static_cast<double>(t) * 1e-12; }
+constexpr double to_seconds(Time t) {
+  return static_cast<double>(t) * 1e-12;
+}
 
 }  // namespace sipsim::pdes

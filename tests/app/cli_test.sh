@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The CLI on bad input: each case asserts the exact message on stderr, the exit
+# code, and that no output file (final or .partial) was left behind.
+# Usage: cli_test.sh SIPSIM
+set -uo pipefail
+sipsim=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+failures=0 passed=0
+
+# expect NAME CODE MESSAGE -- ARGS...: runs sipsim ARGS in $work.
+expect() {
+  local name=$1 code=$2 message=$3
+  shift 4
+  local out rc
+  out=$("$sipsim" "$@" 2>&1 >/dev/null)
+  rc=$?
+  if [ "$rc" != "$code" ] || [ "$out" != "$message" ]; then
+    echo "FAIL $name: exit $rc (want $code)"
+    echo "  got:  $out"
+    echo "  want: $message"
+    failures=$((failures + 1))
+  else
+    passed=$((passed + 1))
+  fi
+  if ls ./*.h5 ./*.partial >/dev/null 2>&1 && [ "$code" != 0 ]; then
+    echo "FAIL $name: left an output file: $(ls ./*.h5 ./*.partial 2>/dev/null)"
+    failures=$((failures + 1))
+  fi
+}
+
+good='simulation:
+  end_time: 100us
+workload:
+  type: phold
+  lps: 16
+  lookahead: 1us
+'
+printf '%s' "$good" > good.yaml
+
+printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phold\n  lps: 64\n  lokahead: 1us\n' > typo.yaml
+expect typo-required 2 "sipsim: error: typo.yaml:6:3: workload.lokahead: unknown key; did you mean 'lookahead'?" -- run typo.yaml
+
+printf 'seeed: 3\nsimulation:\n  end_time: 1ms\nworkload: {type: phold, lps: 4, lookahead: 1us}\n' > unknown.yaml
+expect unknown-key 2 "sipsim: error: unknown.yaml:1:1: seeed: unknown key; did you mean 'seed'?" -- run unknown.yaml
+
+printf 'simulation:\n  end_time: 1ms\n  end_time: 2ms\nworkload: {type: phold, lps: 4, lookahead: 1us}\n' > dup.yaml
+expect duplicate-key 2 "sipsim: error: dup.yaml:3:3: simulation.end_time: duplicate key 'end_time' (first at line 2)" -- run dup.yaml
+
+printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phold\n  lps: 4\n  lookahead: 1GiB\n' > dim.yaml
+expect wrong-dimension 2 "sipsim: error: dim.yaml:6:14: workload.lookahead: '1GiB' is a data size, expected a time such as 1.3us" -- run dim.yaml
+
+printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phold\n  lps: 4\n  lookahead: 0.5ps\n' > frac.yaml
+expect fractional-ps 2 "sipsim: error: frac.yaml:6:14: workload.lookahead: '0.5ps' is not a whole number of picoseconds" -- run frac.yaml
+
+printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phold\n  lps: 4\n  lookahead: 1\n' > nounit.yaml
+expect missing-unit 2 "sipsim: error: nounit.yaml:6:14: workload.lookahead: '1' needs a unit, e.g. 1us" -- run nounit.yaml
+
+printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phold\n  lps: -4\n  lookahead: 1us\n' > neg.yaml
+expect negative-count 2 "sipsim: error: neg.yaml:5:8: workload.lps: must not be negative" -- run neg.yaml
+
+printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phold\n  lps: 0\n  lookahead: 1us\n' > zero.yaml
+expect zero-lps 2 "sipsim: error: zero.yaml:5:8: workload.lps: must be between 1 and 4294967295" -- run zero.yaml
+
+printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phold\n  lps: 4\n  lookahead: 1us\n  remote_fraction: 1.5\n' > frac2.yaml
+expect remote-fraction 2 "sipsim: error: frac2.yaml:7:20: workload.remote_fraction: must be between 0 and 1" -- run frac2.yaml
+
+printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phld\n  lps: 4\n' > type.yaml
+expect unknown-type 2 "sipsim: error: type.yaml:4:9: workload.type: unknown value 'phld'; expected one of phold; did you mean 'phold'?" -- run type.yaml
+
+printf 'workload:\n  type: phold\n  lps: 4\n  lookahead: 1us\n' > noend.yaml
+expect phold-needs-end 2 "sipsim: error: noend.yaml:2:3: workload: PHOLD never ends by itself: set simulation.end_time (e.g. end_time: 4000us)" -- run noend.yaml
+
+printf 'simulation:\n  end_time: 1ms\n' > nowork.yaml
+expect missing-workload 2 "sipsim: error: nowork.yaml:1:1: workload: missing required key" -- run nowork.yaml
+
+printf 'workload: [1, 2\n' > syntax.yaml
+expect yaml-syntax 2 "sipsim: error: syntax.yaml:2:1: end of sequence flow not found" -- run syntax.yaml
+
+expect missing-file 2 "sipsim: error: nothere.yaml: cannot read the scenario file" -- run nothere.yaml
+
+expect set-bad-value 2 "sipsim: error: --set workload.lookahead=abc: workload.lookahead: 'abc' is not a number with a unit; expected a time such as 1.3us" -- run good.yaml --set workload.lookahead=abc
+
+expect set-through-scalar 2 "sipsim: error: --set workload.lps.x=1: workload.lps: is '16', not a mapping, so 'workload.lps.x' cannot be set" -- run good.yaml --set workload.lps.x=1
+
+expect bad-output-dir 2 "sipsim: error: cannot write output 'no/such/dir/x.h5': directory 'no/such/dir' does not exist" -- run good.yaml -o no/such/dir/x.h5
+
+expect validate-typo 2 "sipsim: error: typo.yaml:6:3: workload.lokahead: unknown key; did you mean 'lookahead'?" -- validate typo.yaml
+
+expect usage-no-scenario 2 "scenario is required
+Run with --help for more information." -- run
+
+# The good scenario runs, writes its file, and refuses to overwrite it.
+expect good-run 0 "" -- run good.yaml -q
+[ -f good.h5 ] && [ ! -e good.h5.partial ] || { echo "FAIL good-run: no good.h5"; failures=$((failures + 1)); }
+expect existing-output 2 "sipsim: error: output 'good.h5' exists; pass --force to overwrite it or -o to choose another" -- run good.yaml
+expect force-overwrite 0 "" -- run good.yaml -q --force
+expect validate-ok 0 "" -- validate good.yaml
+rm -f good.h5
+
+echo "$passed passed, $failures failed"
+[ "$failures" = 0 ]
