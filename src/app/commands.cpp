@@ -22,6 +22,9 @@
 #include "sipsim/scenario/scenario.hpp"
 #include "sipsim/scenario/units.hpp"
 #include "sipsim/version.hpp"
+#include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/output/collectives_table.hpp"
+#include "sipsim/workload/collectives.hpp"
 #include "sipsim/workload/phold.hpp"
 
 namespace sipsim::app {
@@ -75,26 +78,8 @@ std::optional<scenario::Scenario> load(const std::string& path,
   }
 }
 
-std::unique_ptr<pdes::Model> make_model(const scenario::Scenario& s) {
-  return std::visit(
-      [](const auto& config) -> std::unique_ptr<pdes::Model> {
-        using T = std::decay_t<decltype(config)>;
-        if constexpr (std::is_same_v<T, workload::PholdConfig>) {
-          return std::make_unique<workload::PholdModel>(config);
-        }
-      },
-      s.workload);
-}
-
 std::string workload_type(const scenario::Scenario& s) {
-  return std::visit(
-      [](const auto& config) -> std::string {
-        using T = std::decay_t<decltype(config)>;
-        if constexpr (std::is_same_v<T, workload::PholdConfig>) {
-          return "phold";
-        }
-      },
-      s.workload);
+  return std::holds_alternative<workload::PholdConfig>(s.workload) ? "phold" : "collectives";
 }
 
 std::string utc_now() {
@@ -182,6 +167,147 @@ void print_summary(const scenario::Scenario& s, const pdes::RunResult& r, const 
   std::cout << o.str() << std::flush;
 }
 
+
+double gbytes_per_s(std::uint64_t bytes, pdes::Time t) {
+  return t == 0 ? 0.0 : static_cast<double>(bytes) / pdes::to_seconds(t) / 1e9;
+}
+
+void copy_name(char* dst, std::size_t size, std::string_view name) {
+  std::fill(dst, dst + size, '\0');
+  std::copy_n(name.begin(), std::min(size, name.size()), dst);
+}
+
+std::vector<output::CollectiveRow> collective_rows(
+    const workload::CollectivesModel& model,
+    const std::vector<workload::CollectiveRecord>& records) {
+  const collective::Op op = model.config().op;
+  const std::uint32_t p = model.group_size();
+  std::vector<output::CollectiveRow> rows(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    auto& row = rows[i];
+    row.id = r.id;
+    copy_name(row.op, sizeof row.op, collective::to_string(op));
+    copy_name(row.algorithm, sizeof row.algorithm, collective::to_string(r.algorithm));
+    row.group_size = p;
+    row.bytes = r.bytes;
+    row.iteration = r.iteration;
+    row.warmup = r.warmup ? 1 : 0;
+    row.start_ps = r.start;
+    row.end_ps = r.end;
+    row.h2h_ps = r.h2h;
+    row.h2t_ps = r.h2t;
+    row.compute_ps = r.compute;
+    row.algbw_gbps = gbytes_per_s(r.bytes, r.end - r.start);
+    row.busbw_gbps = row.algbw_gbps * collective::bus_bandwidth_factor(op, p);
+  }
+  return rows;
+}
+
+void write_fabric_stats(output::RunFile& file, const scenario::Scenario& s,
+                        const fabric::Network& network, const fabric::NetworkStats& stats) {
+  output::h5::Handle g = file.h5().create_group("/fabric");
+  output::h5::write_attr(g.get(), "type", std::string_view(scenario::fabric_type(s.fabric)));
+  output::h5::write_attr(g.get(), "description", std::string_view(network.describe()));
+  output::h5::write_attr(g.get(), "messages", stats.messages);
+  output::h5::write_attr(g.get(), "bytes", stats.bytes);
+  output::h5::write_attr(g.get(), "chunk_hops", stats.chunk_hops);
+  output::h5::write_attr(g.get(), "max_queueing_ps", stats.max_queueing);
+}
+
+// nccl-tests' table: one line per size, averaged over the measured iterations.
+void print_collectives(const workload::CollectivesModel& model,
+                       const std::vector<workload::CollectiveRecord>& records) {
+  const collective::Op op = model.config().op;
+  const std::uint32_t p = model.group_size();
+  std::cout << fmt::format("# {} on {} nodes | {}\n", collective::to_string(op), p,
+                           model.network().describe());
+  std::cout << fmt::format("#{:>13} {:>20} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "size",
+                           "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "h2h(us)",
+                           "h2t(us)", "comp(us)");
+  for (std::size_t i = 0; i < records.size();) {
+    std::size_t j = i;
+    double t = 0, h2h = 0, h2t = 0, comp = 0;
+    int n = 0;
+    for (; j < records.size() && records[j].bytes == records[i].bytes; ++j) {
+      if (records[j].warmup) continue;
+      t += static_cast<double>(records[j].end - records[j].start);
+      h2h += static_cast<double>(records[j].h2h);
+      h2t += static_cast<double>(records[j].h2t);
+      comp += static_cast<double>(records[j].compute);
+      ++n;
+    }
+    if (n > 0) {
+      t /= n;
+      const double algbw = t > 0 ? static_cast<double>(records[i].bytes) / (t * 1e-12) / 1e9 : 0;
+      std::cout << fmt::format(" {:>13} {:>20} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} {:>11.3f} "
+                               "{:>11.3f}\n",
+                               records[i].bytes, collective::to_string(records[i].algorithm),
+                               t / 1e6, algbw, algbw * collective::bus_bandwidth_factor(op, p),
+                               h2h / n / 1e6, h2t / n / 1e6, comp / n / 1e6);
+    }
+    i = j;
+  }
+}
+
+}  // namespace
+
+int analyze_command(const std::string& path, const std::vector<std::string>& overrides,
+                    const mpi::communicator& comm) {
+  auto s = load(path, overrides, comm);
+  if (!s) return kExitBadInput;
+  if (comm.rank() != 0) return kExitOk;
+  if (const auto* phold = std::get_if<workload::PholdConfig>(&s->workload)) {
+    // docs/models.md: each event chain advances lookahead + mean per event.
+    const double per_chain = pdes::to_seconds(s->simulation.end_time) /
+                             pdes::to_seconds(phold->lookahead + phold->mean_increment);
+    std::cout << fmt::format("phold: about {:.0f} events expected ({} chains x {:.1f} hops)\n",
+                             per_chain * phold->lps * phold->start_events_per_lp,
+                             std::uint64_t{phold->lps} * phold->start_events_per_lp, per_chain);
+    return kExitOk;
+  }
+  const auto& c = std::get<workload::CollectivesConfig>(s->workload);
+  std::unique_ptr<fabric::Network> network;
+  try {
+    network = scenario::make_network(s->fabric);
+  } catch (const std::invalid_argument& e) {
+    report(comm, s->fabric_location + ": " + s->fabric_key + ": " + e.what());
+    return kExitBadInput;
+  }
+  const auto members = workload::group_nodes(c.group, network->nodes());
+  const compute::Roofline roofline(c.accelerator);
+  const auto p = static_cast<std::uint32_t>(members.size());
+  std::cout << fmt::format("# idle-fabric estimate: {} on {} nodes | {}\n",
+                           collective::to_string(c.op), p, network->describe());
+  std::cout << fmt::format("#{:>13} {:>20} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+                           "size", "algorithm", "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
+                           "h2h(us)", "h2t(us)", "comp(us)");
+  for (std::uint64_t bytes : workload::sweep_sizes(c)) {
+    for (const std::string& name : collective::algorithm_names()) {
+      collective::CollectiveSpec spec;
+      spec.op = c.op;
+      spec.algorithm = *collective::parse_algorithm(name);
+      if (!s->auto_algorithm && spec.algorithm != c.algorithm) continue;
+      spec.p = p;
+      spec.bytes = bytes;
+      spec.root = c.root;
+      spec.dims[0] = c.dims[0];
+      spec.dims[1] = c.dims[1];
+      if (!collective::why_invalid(spec).empty()) continue;
+      const auto e = analytical::estimate_collective(spec, members, *network, roofline);
+      const double algbw = gbytes_per_s(bytes, e.total);
+      std::cout << fmt::format(" {:>13} {:>20} {:>6} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} "
+                               "{:>11.3f} {:>11.3f}\n",
+                               bytes, name, e.steps, static_cast<double>(e.total) / 1e6, algbw,
+                               algbw * collective::bus_bandwidth_factor(c.op, p),
+                               static_cast<double>(e.h2h) / 1e6, static_cast<double>(e.h2t) / 1e6,
+                               static_cast<double>(e.compute) / 1e6);
+    }
+  }
+  return kExitOk;
+}
+
+namespace {
 }  // namespace
 
 int validate_command(const std::string& path, const std::vector<std::string>& overrides,
@@ -220,7 +346,13 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
   }
 
   const std::string started = agree(comm, utc_now());
-  auto model = make_model(*s);
+  std::unique_ptr<pdes::Model> model;
+  try {
+    model = scenario::make_model(*s);
+  } catch (const scenario::ScenarioError& e) {
+    report(comm, e.what());
+    return kExitBadInput;
+  }
   const pdes::Partition partition = model->partition(comm.size());
   pdes::EngineOptions options;
   options.seed = s->seed;
@@ -240,6 +372,7 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
   }
 
   const MemoryStats mem = memory_stats(result, comm);
+  std::vector<workload::CollectiveRecord> records;
   try {
     output::RunMetadata meta;
     meta.sipsim_version = kVersion;
@@ -268,13 +401,23 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
     const auto lps = partition.lps_of(comm.rank());
     const std::vector<std::uint64_t> ids(lps.begin(), lps.end());
     file->write_lp_stats(partition.lp_count(), ids, result.lp_events, result.lp_digest);
+    if (const auto* coll = dynamic_cast<const workload::CollectivesModel*>(model.get())) {
+      records = coll->gather_records(comm);
+      output::write_collectives(file->h5(), collective_rows(*coll, records));
+      write_fabric_stats(*file, *s, coll->network(), coll->gather_stats(comm));
+    }
     file->commit();
   } catch (const output::h5::Error& e) {
     report(comm, std::string("writing '") + output + "': " + e.what());
     return kExitRunFailed;
   }
 
-  if (comm.rank() == 0) print_summary(*s, result, mem, comm.size(), output);
+  if (comm.rank() == 0) {
+    if (const auto* coll = dynamic_cast<const workload::CollectivesModel*>(model.get())) {
+      print_collectives(*coll, records);
+    }
+    print_summary(*s, result, mem, comm.size(), output);
+  }
   return kExitOk;
 }
 

@@ -38,6 +38,14 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("--set", validate_overrides, "override a scenario key: key.path=value")
       ->allow_extra_args(false);
 
+  std::string analyze_path;
+  std::vector<std::string> analyze_overrides;
+  CLI::App* analyze_cmd =
+      cli.add_subcommand("analyze", "closed-form (idle-fabric) estimate for a scenario");
+  analyze_cmd->add_option("scenario", analyze_path, "scenario YAML file")->required();
+  analyze_cmd->add_option("--set", analyze_overrides, "override a scenario key: key.path=value")
+      ->allow_extra_args(false);
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -48,5 +56,6 @@ int main(int argc, char** argv) {
 
   if (*run_cmd) return run_command(run, world);
   if (*validate_cmd) return validate_command(validate_path, validate_overrides, world);
+  if (*analyze_cmd) return analyze_command(analyze_path, analyze_overrides, world);
   return kExitBadInput;
 }

@@ -166,8 +166,7 @@ Handle select_indices(hsize_t dims, std::span<const std::uint64_t> indices) {
   return std::move(stack.back().space);
 }
 
-// Programming errors, detected before any collective call so that when every
-// rank makes the same mistake every rank throws instead of deadlocking.
+// Programming errors in the caller's indices or values.
 void validate(const std::string& path, std::uint64_t global_size,
               std::span<const std::uint64_t> indices, std::size_t n_values) {
   const std::string where = "dataset '" + path + "': ";
@@ -186,45 +185,98 @@ void validate(const std::string& path, std::uint64_t global_size,
   }
 }
 
+// A rank's share of a distributed write: where its values go in the dataset
+// and how they lie in its buffer.
+struct LocalPart {
+  Handle file_space;
+  Handle mem_space;
+};
+
+// Everything a rank does on its own, before any collective call.
+LocalPart prepare(const std::string& path, std::uint64_t global_size,
+                  std::span<const std::uint64_t> indices, std::size_t n_values) {
+  validate(path, global_size, indices, n_values);
+  const std::string what = "dataset '" + path + "'";
+  const hsize_t dims = global_size;
+  const hsize_t local = indices.size();
+  LocalPart part;
+  part.mem_space =
+      checked(H5Screate_simple(1, &local, nullptr), "cannot create memory dataspace for " + what);
+  if (indices.empty()) {
+    // This rank still joins the collective write, contributing nothing.
+    part.file_space =
+        checked(H5Screate_simple(1, &dims, nullptr), "cannot create dataspace for " + what);
+    check(H5Sselect_none(part.file_space.get()), "cannot select none in " + what);
+    check(H5Sselect_none(part.mem_space.get()), "cannot select none in " + what);
+  } else {
+    part.file_space = select_indices(dims, indices);
+  }
+  // Cheap insurance against a bug here: a selection that disagrees with the
+  // buffer or leaves the extent would make H5Dwrite fail on this rank alone,
+  // inside the collective call.
+  const hssize_t selected = H5Sget_select_npoints(part.file_space.get());
+  if (selected < 0 || static_cast<std::uint64_t>(selected) != indices.size() ||
+      H5Sselect_valid(part.file_space.get()) <= 0) {
+    throw Error(what + ": bad selection (" + std::to_string(selected) + " elements for " +
+                std::to_string(indices.size()) + " indices)");
+  }
+  return part;
+}
+
 Handle write_distributed_impl(File& file, const std::string& path, std::uint64_t global_size,
                               std::span<const std::uint64_t> indices, std::size_t n_values,
                               hid_t file_type, hid_t mem_type, const void* values) {
   silence_hdf5_errors();
-  validate(path, global_size, indices, n_values);
   const std::string what = "dataset '" + path + "'";
+  LocalPart part;
+  std::string local_error;
+  try {
+    part = prepare(path, global_size, indices, n_values);
+  } catch (const Error& e) {
+    local_error = e.what();
+  }
+  // One rank's bad input must not leave the others blocked in the collective
+  // H5Dcreate2/H5Dwrite below: agree first, so that every rank throws. The
+  // same reduction counts the elements written.
+  const std::uint64_t local[2] = {local_error.empty() ? 0u : 1u, indices.size()};
+  std::uint64_t total[2] = {0, 0};
+  MPI_Allreduce(local, total, 2, MPI_UINT64_T, MPI_SUM, file.comm());
+  if (!local_error.empty()) throw Error(local_error);
+  if (total[0] != 0) throw Error(what + ": invalid indices or values on another rank");
+  if (total[1] > global_size) {
+    throw Error(what + ": ranks write " + std::to_string(total[1]) +
+                " elements in all, more than " + std::to_string(global_size) +
+                ", so their indices overlap");
+  }
 
-  const hsize_t dims = global_size;
-  const Handle file_space =
-      checked(H5Screate_simple(1, &dims, nullptr), "cannot create dataspace for " + what);
   // Contiguous layout: written once, in full, so chunking would buy nothing.
-  Handle dataset = checked(H5Dcreate2(file.id(), path.c_str(), file_type, file_space.get(),
-                                      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+  Handle dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), "cannot create property list");
+  if (total[1] < global_size) {
+    // Some elements belong to no rank. Parallel HDF5 writes no fill value by
+    // default and MPI-IO collective buffering can leave garbage in the gaps
+    // between ranks' pieces, so write zeros at allocation; this costs a second
+    // pass over the dataset, hence only when there are gaps. An all-zero
+    // 8-byte pattern is 0 as both U64LE and F64LE.
+    const std::uint64_t zero = 0;
+    check(H5Pset_fill_value(dcpl.get(), file_type, &zero), "cannot set fill value");
+    check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_ALLOC), "cannot set fill time");
+  }
+  // The create only uses the file space's extent, not this rank's selection.
+  Handle dataset = checked(H5Dcreate2(file.id(), path.c_str(), file_type, part.file_space.get(),
+                                      H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
                            "cannot create " + what);
-
   // A zero-size contiguous dataset has no storage address and HDF5 1.10's
   // collective write fails on it ("addr overflow"); there is nothing to write
   // anyway, and global_size is the same on every rank, so all skip together.
   if (global_size == 0) return dataset;
-
-  const hsize_t local = indices.size();
-  const Handle mem_space =
-      checked(H5Screate_simple(1, &local, nullptr), "cannot create memory dataspace for " + what);
-  Handle selection;
-  if (indices.empty()) {
-    // This rank still joins the collective write, contributing nothing.
-    check(H5Sselect_none(file_space.get()), "cannot select none in " + what);
-    check(H5Sselect_none(mem_space.get()), "cannot select none in " + what);
-  } else {
-    selection = select_indices(dims, indices);
-  }
-  const hid_t write_space = selection ? selection.get() : file_space.get();
 
   const Handle dxpl = checked(H5Pcreate(H5P_DATASET_XFER), "cannot create transfer property list");
   check(H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE), "cannot request collective I/O");
   // An empty span may have a null data(); HDF5 wants a buffer pointer regardless.
   const std::uint64_t dummy = 0;
   const void* buf = values != nullptr ? values : &dummy;
-  check(H5Dwrite(dataset.get(), mem_type, mem_space.get(), write_space, dxpl.get(), buf),
+  check(H5Dwrite(dataset.get(), mem_type, part.mem_space.get(), part.file_space.get(), dxpl.get(),
+                 buf),
         "cannot write " + what);
   return dataset;
 }

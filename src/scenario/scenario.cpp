@@ -1,24 +1,40 @@
 #include "sipsim/scenario/scenario.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
+
+#include "sipsim/analytical/collective_estimate.hpp"
 
 namespace sipsim::scenario {
 
 namespace {
 
+std::uint32_t as_u32(const Value& v, std::uint64_t min, std::uint64_t max) {
+  const std::uint64_t x = v.as_uint();
+  if (x < min || x > max) {
+    v.fail("must be between " + std::to_string(min) + " and " + std::to_string(max));
+  }
+  return static_cast<std::uint32_t>(x);
+}
+
+std::uint32_t get_u32(MapReader& m, std::string_view key, std::uint32_t fallback,
+                      std::uint64_t min = 0,
+                      std::uint64_t max = std::numeric_limits<std::uint32_t>::max()) {
+  auto v = m.optional(key);
+  return v ? as_u32(*v, min, max) : fallback;
+}
+
+std::uint64_t positive_rate(const Value& v) {
+  const std::uint64_t r = v.as_bandwidth_bps();
+  if (r == 0) v.fail("must be greater than 0");
+  return r;
+}
+
 workload::PholdConfig load_phold(MapReader& w) {
   workload::PholdConfig c;
-  const std::uint64_t lps = w.required("lps").as_uint();
-  if (lps == 0 || lps > std::numeric_limits<std::uint32_t>::max()) {
-    w.required("lps").fail("must be between 1 and 4294967295");
-  }
-  c.lps = static_cast<std::uint32_t>(lps);
-  const std::uint64_t start = w.get_uint("start_events_per_lp", c.start_events_per_lp);
-  if (start == 0 || start > 1'000'000) {
-    w.required("start_events_per_lp").fail("must be between 1 and 1000000");
-  }
-  c.start_events_per_lp = static_cast<std::uint32_t>(start);
+  c.lps = as_u32(w.required("lps"), 1, std::numeric_limits<std::uint32_t>::max());
+  c.start_events_per_lp = get_u32(w, "start_events_per_lp", c.start_events_per_lp, 1, 1'000'000);
   c.remote_fraction = w.get_double("remote_fraction", c.remote_fraction);
   if (c.remote_fraction < 0 || c.remote_fraction > 1) {
     w.required("remote_fraction").fail("must be between 0 and 1");
@@ -29,7 +45,290 @@ workload::PholdConfig load_phold(MapReader& w) {
   return c;
 }
 
+// --- fabrics ---------------------------------------------------------------
+
+// RAMP §7.5: DGX-A100 SuperPod scaled to `nodes` GPUs. NVLink 2.4 Tb/s per GPU
+// through a 100 ns NVSwitch (20 ns propagation); one NIC per GPU into a
+// non-blocking fat-tree of 350 ns QM8790 switches; 10/50/1250 ns between tiers.
+// Leaves take 16 NICs (a power of two below the QM8790's 20 down ports), each
+// upper tier 16 children, the top tier the rest: 4 tiers at 65,536 GPUs.
+void superpod_tiers(fabric::ClusterSpec& c, std::uint32_t endpoints, std::uint64_t rate) {
+  static constexpr pdes::Time kProp[] = {10 * pdes::kNanosecond, 10 * pdes::kNanosecond,
+                                         50 * pdes::kNanosecond, 1250 * pdes::kNanosecond};
+  std::vector<std::uint32_t> downs;
+  std::uint32_t rest = endpoints;
+  while (downs.size() < 3 && rest > 16 && rest % 16 == 0) {
+    downs.push_back(16);
+    rest /= 16;
+  }
+  downs.push_back(rest);
+  c.tiers.clear();
+  for (std::size_t t = 0; t < downs.size(); ++t) {
+    fabric::TierSpec tier;
+    tier.down = downs[t];
+    tier.oversubscription = 1;
+    tier.up_rate_bps = rate;
+    tier.switch_latency = 350 * pdes::kNanosecond;
+    tier.propagation = kProp[std::min<std::size_t>(t, 3)];
+    c.tiers.push_back(tier);
+  }
+}
+
+void load_cluster(MapReader& f, RoutedConfig& r) {
+  fabric::ClusterSpec& c = r.cluster;
+  const std::string preset =
+      f.has("preset") ? f.required("preset").as_enum({"superpod", "superpod-1to1", "elect-cluster"})
+                      : std::string();
+  c.server_size = get_u32(f, "server_size", 8, 1);
+  if (r.nodes % c.server_size != 0) {
+    f.required("server_size").fail("must divide the node count (" + std::to_string(r.nodes) + ")");
+  }
+  std::uint64_t nic_rate = 0;
+  if (preset == "superpod" || preset == "superpod-1to1") {
+    // 1:12 = 200 Gb/s NIC per GPU against 2.4 Tb/s NVLink; 1:1 = 2.4 Tb/s NIC (RAMP §7.5, Fig. 21).
+    c.intra_rate_bps = 2'400'000'000'000;
+    c.intra_switch_latency = 100 * pdes::kNanosecond;
+    c.intra_propagation = 20 * pdes::kNanosecond;
+    c.nic = fabric::ClusterSpec::Nic::kPerNode;
+    nic_rate = preset == "superpod" ? 200'000'000'000 : 2'400'000'000'000;
+  } else if (preset == "elect-cluster") {
+    // SiP-ML §4.1: 8 GPUs per server on an internal switch, servers at 400 Gb/s.
+    c.intra_switch_latency = 100 * pdes::kNanosecond;
+    c.intra_propagation = 20 * pdes::kNanosecond;
+    c.nic = fabric::ClusterSpec::Nic::kPerServer;
+    nic_rate = 400'000'000'000;
+  }
+  if (auto intra = f.optional("intra")) {
+    MapReader m = intra->as_map();
+    if (auto b = m.optional("bandwidth")) c.intra_rate_bps = positive_rate(*b);
+    c.intra_switch_latency = m.get_time_ps("switch_latency", c.intra_switch_latency);
+    c.intra_propagation = m.get_time_ps("propagation", c.intra_propagation);
+    m.finish();
+  }
+  if (c.server_size > 1 && c.intra_rate_bps == 0) {
+    f.value().fail("needs intra.bandwidth (the accelerators' bandwidth to their server switch)");
+  }
+  if (auto nic = f.optional("nic")) {
+    MapReader m = nic->as_map();
+    if (auto per = m.optional("per")) {
+      c.nic = per->as_enum({"node", "server"}) == "node" ? fabric::ClusterSpec::Nic::kPerNode
+                                                         : fabric::ClusterSpec::Nic::kPerServer;
+    }
+    if (auto b = m.optional("bandwidth")) nic_rate = positive_rate(*b);
+    m.finish();
+  }
+  if (nic_rate == 0) f.value().fail("needs nic.bandwidth (or a preset)");
+  c.nic_rate_bps = nic_rate;
+  const std::uint32_t endpoints =
+      c.nic == fabric::ClusterSpec::Nic::kPerNode ? r.nodes : r.nodes / c.server_size;
+  if (auto tiers = f.optional("tiers")) {
+    c.tiers.clear();
+    for (const Value& t : tiers->as_list()) {
+      MapReader m = t.as_map();
+      fabric::TierSpec tier;
+      tier.down = as_u32(m.required("down"), 1, std::numeric_limits<std::uint32_t>::max());
+      tier.oversubscription = get_u32(m, "oversubscription", 1, 1);
+      tier.up_rate_bps = m.has("uplink") ? positive_rate(m.required("uplink")) : nic_rate;
+      tier.switch_latency = m.get_time_ps("switch_latency", 0);
+      tier.propagation = m.get_time_ps("propagation", 0);
+      m.finish();
+      c.tiers.push_back(tier);
+    }
+    if (c.tiers.empty()) tiers->fail("needs at least one tier");
+  } else if (preset == "elect-cluster") {
+    fabric::TierSpec tier;  // one non-blocking switch joining every server
+    tier.down = endpoints;
+    tier.up_rate_bps = nic_rate;
+    tier.switch_latency = 350 * pdes::kNanosecond;
+    tier.propagation = 10 * pdes::kNanosecond;
+    c.tiers = {tier};
+  } else if (!preset.empty()) {
+    superpod_tiers(c, endpoints, nic_rate);
+  } else {
+    f.value().fail("needs tiers (or a preset)");
+  }
+}
+
+FabricConfig load_fabric(const Value& value) {
+  MapReader f = value.as_map();
+  const std::string type =
+      f.required("type").as_enum({"elect-flat", "cluster", "torus2d", "bcube", "topoopt"});
+  FabricConfig out;
+  if (type == "elect-flat") {
+    ElectFlatConfig c;
+    c.nodes = as_u32(f.required("nodes"), 2, 1u << 24);
+    c.bandwidth_bps = positive_rate(f.required("bandwidth"));
+    c.latency = f.required("latency").as_time_ps();
+    out = c;
+  } else {
+    RoutedConfig r;
+    r.type = type;
+    r.chunk_bytes = f.get_bytes("chunk", r.chunk_bytes);
+    if (r.chunk_bytes == 0) f.required("chunk").fail("must be greater than 0");
+    if (type == "cluster") {
+      r.nodes = as_u32(f.required("nodes"), 2, 1u << 24);
+      load_cluster(f, r);
+    } else if (type == "torus2d") {
+      const Value dims = f.required("dims");
+      const auto list = dims.as_list();
+      if (list.size() != 2) dims.fail("expected two dimensions, e.g. [128, 512]");
+      r.torus.dims[0] = as_u32(list[0], 1, 1u << 16);
+      r.torus.dims[1] = as_u32(list[1], 1, 1u << 16);
+      r.nodes = r.torus.dims[0] * r.torus.dims[1];
+      if (r.nodes < 2) dims.fail("a torus needs at least two nodes");
+      r.torus.link_rate_bps = positive_rate(f.required("link_bandwidth"));
+      r.torus.hop_latency = f.required("hop_latency").as_time_ps();
+    } else if (type == "bcube") {
+      r.bcube.ports = as_u32(f.required("ports"), 2, 1024);
+      r.bcube.levels = as_u32(f.required("levels"), 1, 8);
+      r.bcube.link_rate_bps = positive_rate(f.required("link_bandwidth"));
+      r.bcube.switch_latency = f.get_time_ps("switch_latency", 0);
+      r.bcube.propagation = f.get_time_ps("propagation", 0);
+      std::uint64_t n = 1;
+      for (std::uint32_t l = 0; l < r.bcube.levels; ++l) {
+        n *= r.bcube.ports;
+        if (n > (1u << 24)) f.required("levels").fail("more than 2^24 nodes");
+      }
+      r.nodes = static_cast<std::uint32_t>(n);
+    } else {  // topoopt
+      r.nodes = as_u32(f.required("nodes"), 2, 1u << 24);
+      r.topoopt.degree = get_u32(f, "degree", 4, 2, 64);
+      r.topoopt.link_rate_bps = positive_rate(f.required("link_bandwidth"));
+      r.topoopt.link_latency = f.required("latency").as_time_ps();
+    }
+    out = r;
+  }
+  f.finish();
+  return out;
+}
+
+// --- compute ---------------------------------------------------------------
+
+compute::Accelerator load_compute(std::optional<Value> value) {
+  compute::Accelerator acc = compute::a100();
+  if (!value) return acc;
+  MapReader m = value->as_map();
+  if (auto preset = m.optional("preset")) preset->as_enum({"a100"});
+  compute::Dtype dtype = compute::Dtype::kFloat32;
+  if (auto d = m.optional("dtype")) {
+    const std::string name = d->as_enum({"float32", "float16", "bfloat16"});
+    dtype = name == "float16"    ? compute::Dtype::kFloat16
+            : name == "bfloat16" ? compute::Dtype::kBfloat16
+                                 : compute::Dtype::kFloat32;
+  }
+  acc = compute::a100(dtype);
+  if (auto bw = m.optional("memory_bandwidth")) {
+    acc.memory_bytes_per_s = positive_rate(*bw) / 8;
+    acc.name = "custom";
+  }
+  if (auto tf = m.optional("peak_tflops")) {
+    const double t = tf->as_double();
+    if (!(t > 0) || t > 1e6) tf->fail("must be a positive number of TFLOP/s");
+    acc.peak_flops = static_cast<std::uint64_t>(t * 1e12);
+    acc.name = "custom";
+  }
+  m.finish();
+  return acc;
+}
+
+// --- collectives -----------------------------------------------------------
+
+workload::CollectivesConfig load_collectives(MapReader& w, bool& auto_algorithm) {
+  workload::CollectivesConfig c;
+  const std::string op = w.required("op").as_enum(collective::op_names());
+  c.op = *collective::parse_op(op);
+  std::vector<std::string> algos = collective::algorithm_names();
+  algos.push_back("auto");
+  const std::string algo = w.required("algorithm").as_enum(algos);
+  auto_algorithm = algo == "auto";
+  if (!auto_algorithm) c.algorithm = *collective::parse_algorithm(algo);
+  c.root = get_u32(w, "root", 0);
+  if (auto dims = w.optional("dims")) {
+    const auto list = dims->as_list();
+    if (list.size() != 2) dims->fail("expected two numbers: [local group size, groups] or [X, Y]");
+    c.dims[0] = as_u32(list[0], 1, std::numeric_limits<std::uint32_t>::max());
+    c.dims[1] = as_u32(list[1], 1, std::numeric_limits<std::uint32_t>::max());
+  }
+  if (auto g = w.optional("group")) {
+    MapReader m = g->as_map();
+    c.group.first = get_u32(m, "first", 0);
+    c.group.count = get_u32(m, "count", 0, 1);
+    c.group.stride = get_u32(m, "stride", 1, 1);
+    m.finish();
+  }
+  if (w.has("size") && w.has("sizes")) w.required("sizes").fail("give either size or sizes");
+  if (auto size = w.optional("size")) {
+    c.min_bytes = c.max_bytes = size->as_bytes();
+  } else {
+    MapReader m = w.required("sizes").as_map();
+    c.min_bytes = m.required("min").as_bytes();
+    c.max_bytes = m.required("max").as_bytes();
+    if (c.max_bytes < c.min_bytes) m.required("max").fail("must not be below min");
+    c.factor = get_u32(m, "factor", 2, 2, 1024);
+    if (c.min_bytes == 0 && c.max_bytes > 0) m.required("min").fail("must be > 0 for a sweep");
+    m.finish();
+  }
+  c.iterations = get_u32(w, "iterations", 5, 1, 1'000'000);
+  c.warmup = get_u32(w, "warmup", 1, 0, 1'000'000);
+  return c;
+}
+
+// Shapes for the hierarchical algorithms when the scenario gives none: the
+// cluster's servers, the torus's dimensions, else the most square split.
+void derive_dims(workload::CollectivesConfig& c, const FabricConfig& fabric, std::uint32_t p) {
+  if (c.dims[0] != 0) return;
+  if (const auto* r = std::get_if<RoutedConfig>(&fabric)) {
+    if (r->type == "cluster" && p % r->cluster.server_size == 0 && r->cluster.server_size > 1 &&
+        c.group.stride == 1) {
+      c.dims[0] = r->cluster.server_size;
+      c.dims[1] = p / r->cluster.server_size;
+      return;
+    }
+    if (r->type == "torus2d" && p == r->nodes) {
+      c.dims[0] = r->torus.dims[0];
+      c.dims[1] = r->torus.dims[1];
+      return;
+    }
+  }
+  std::uint32_t a = 1;
+  for (std::uint32_t d = 1; std::uint64_t{d} * d <= p; ++d) {
+    if (p % d == 0) a = d;
+  }
+  c.dims[0] = a;
+  c.dims[1] = p / a;
+}
+
+std::uint32_t fabric_nodes(const FabricConfig& f) {
+  if (const auto* e = std::get_if<ElectFlatConfig>(&f)) return e->nodes;
+  if (const auto* r = std::get_if<RoutedConfig>(&f)) return r->nodes;
+  return 0;
+}
+
+[[noreturn]] void fail_at(const std::string& location, const std::string& key,
+                          const std::string& message) {
+  throw ScenarioError(location, key, message);
+}
+
 }  // namespace
+
+std::string fabric_type(const FabricConfig& f) {
+  if (std::holds_alternative<ElectFlatConfig>(f)) return "elect-flat";
+  if (const auto* r = std::get_if<RoutedConfig>(&f)) return r->type;
+  return "none";
+}
+
+std::unique_ptr<fabric::Network> make_network(const FabricConfig& config) {
+  if (const auto* e = std::get_if<ElectFlatConfig>(&config)) {
+    return fabric::make_elect_flat(e->nodes, e->bandwidth_bps, e->latency);
+  }
+  const auto& r = std::get<RoutedConfig>(config);
+  std::unique_ptr<fabric::Topology> topo;
+  if (r.type == "cluster") topo = fabric::make_cluster(r.cluster, r.nodes);
+  if (r.type == "torus2d") topo = fabric::make_torus2d(r.torus);
+  if (r.type == "bcube") topo = fabric::make_bcube(r.bcube);
+  if (r.type == "topoopt") topo = fabric::make_topoopt(r.topoopt, r.nodes);
+  return fabric::make_routed(std::move(topo), r.chunk_bytes);
+}
 
 Scenario load_scenario(const Document& document) {
   Scenario s;
@@ -56,19 +355,106 @@ Scenario load_scenario(const Document& document) {
     m.finish();
   }
 
+  std::optional<Value> fabric_value = root.optional("fabric");
+  if (fabric_value) {
+    s.fabric = load_fabric(*fabric_value);
+    s.fabric_location = fabric_value->location();
+    s.fabric_key = fabric_value->path();
+  }
+  const compute::Accelerator accelerator = load_compute(root.optional("compute"));
+
   Value workload_value = root.required("workload");
+  s.workload_location = workload_value.location();
+  s.workload_key = workload_value.path();
   MapReader w = workload_value.as_map();
-  const std::string type = w.required("type").as_enum({"phold"});
+  const std::string type = w.required("type").as_enum({"phold", "collectives"});
   if (type == "phold") {
     s.workload = load_phold(w);
     if (s.simulation.end_time == pdes::kTimeMax) {
       workload_value.fail(
           "PHOLD never ends by itself: set simulation.end_time (e.g. end_time: 4000us)");
     }
+    if (fabric_value) fabric_value->fail("PHOLD has no fabric: remove this section");
+  } else {
+    if (!fabric_value) workload_value.fail("collectives need a fabric: add a fabric section");
+    workload::CollectivesConfig c = load_collectives(w, s.auto_algorithm);
+    c.accelerator = accelerator;
+    std::vector<std::uint32_t> members;
+    try {
+      members = workload::group_nodes(c.group, fabric_nodes(s.fabric));
+    } catch (const std::invalid_argument& e) {
+      (w.has("group") ? w.required("group") : workload_value).fail(e.what());
+    }
+    const auto p = static_cast<std::uint32_t>(members.size());
+    if (p < 2) workload_value.fail("a collective needs a group of at least 2 nodes");
+    if (c.root >= p) {
+      w.required("root").fail("must be below the group size (" + std::to_string(p) + ")");
+    }
+    derive_dims(c, s.fabric, p);
+    if (!s.auto_algorithm) {
+      collective::CollectiveSpec spec;
+      spec.op = c.op;
+      spec.algorithm = c.algorithm;
+      spec.p = p;
+      spec.bytes = c.min_bytes;
+      spec.root = c.root;
+      spec.dims[0] = c.dims[0];
+      spec.dims[1] = c.dims[1];
+      const std::string why = collective::why_invalid(spec);
+      if (!why.empty()) w.required("algorithm").fail(why);
+    }
+    s.workload = c;
   }
   w.finish();
   root.finish();
   return s;
+}
+
+std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
+  if (const auto* phold = std::get_if<workload::PholdConfig>(&s.workload)) {
+    return std::make_unique<workload::PholdModel>(*phold);
+  }
+  workload::CollectivesConfig c = std::get<workload::CollectivesConfig>(s.workload);
+  std::unique_ptr<fabric::Network> network;
+  try {
+    network = make_network(s.fabric);
+  } catch (const std::invalid_argument& e) {
+    fail_at(s.fabric_location, s.fabric_key, e.what());
+  }
+  if (s.auto_algorithm) {
+    // nccl-tests' "auto": the algorithm with the smallest idle-fabric cost,
+    // chosen per size, among those valid for this op and group.
+    const auto members = workload::group_nodes(c.group, network->nodes());
+    const compute::Roofline roofline(c.accelerator);
+    for (std::uint64_t bytes : workload::sweep_sizes(c)) {
+      std::optional<collective::Algorithm> best;
+      pdes::Time best_time = pdes::kTimeMax;
+      for (const std::string& name : collective::algorithm_names()) {
+        collective::CollectiveSpec spec;
+        spec.op = c.op;
+        spec.algorithm = *collective::parse_algorithm(name);
+        spec.p = static_cast<std::uint32_t>(members.size());
+        spec.bytes = bytes;
+        spec.root = c.root;
+        spec.dims[0] = c.dims[0];
+        spec.dims[1] = c.dims[1];
+        if (!collective::why_invalid(spec).empty()) continue;
+        const auto est = analytical::estimate_collective(spec, members, *network, roofline);
+        if (est.total < best_time) {
+          best_time = est.total;
+          best = spec.algorithm;
+        }
+      }
+      if (!best) fail_at(s.workload_location, s.workload_key, "no algorithm implements this operation");
+      c.per_size.push_back(*best);
+    }
+    c.algorithm = c.per_size.front();
+  }
+  try {
+    return std::make_unique<workload::CollectivesModel>(c, std::move(network));
+  } catch (const std::invalid_argument& e) {
+    fail_at(s.workload_location, s.workload_key, e.what());
+  }
 }
 
 }  // namespace sipsim::scenario

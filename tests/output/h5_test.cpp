@@ -8,12 +8,14 @@
 #include <mpi.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <span>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -190,6 +192,16 @@ std::vector<T> all_values(std::uint64_t n, Value value) {
   return out;
 }
 
+// MurmurHash3's 64-bit finalizer: a deterministic, patternless scramble.
+std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdu;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53u;
+  x ^= x >> 33;
+  return x;
+}
+
 std::uint64_t square_plus_7(std::uint64_t i) {
   return i * i + 7;
 }
@@ -344,9 +356,19 @@ TEST(H5File, RoundTripsGroupsAttributesAndDatasets) {
   if (world_rank() == 0) verify_round_trip(path.str(), big);
 }
 
-// Ownership patterns that exercise run coalescing and strided-hyperslab
-// grouping: each element must land once, at its own index, whatever the
-// number of ranks. Values never equal the 0 fill, so a missed element shows.
+// What a dataset must read back as: value(i) where some rank owns i, and the
+// 0 fill value where none does.
+template <typename T, typename Owner, typename Value>
+std::vector<T> expected_values(std::uint64_t n, Owner owner, Value value) {
+  std::vector<T> out;
+  for (std::uint64_t i = 0; i < n; ++i) out.push_back(owner(i) >= 0 ? value(i) : T{});
+  return out;
+}
+
+// Ownership patterns that exercise run coalescing, strided-hyperslab grouping
+// and merging of selection batches: each element must land once, at its own
+// index, whatever the number of ranks. Values are never 0, the fill value, so
+// a missed element shows. Owner -1 means no rank writes the element.
 TEST(H5File, WritesAnyOwnershipPattern) {
   const SharedTempPath path;
   const int size = world_size();
@@ -364,6 +386,16 @@ TEST(H5File, WritesAnyOwnershipPattern) {
       {"/mixed_runs", 64,
        [](std::uint64_t i, int p) { return static_cast<int>((i % 7 < 3 ? 0 : i % 5) % p); }},
       {"/last_rank_only_tail", 9, [](std::uint64_t i, int p) { return i == 8 ? p - 1 : 0; }},
+      // Holes at a fixed stride: one strided hyperslab even on one rank.
+      {"/strided_holes", 100,
+       [](std::uint64_t i, int p) { return i % 3 == 1 ? static_cast<int>(i / 3 % p) : -1; }},
+      // Pseudo-random holes and owners: irregular runs, many selection
+      // batches to merge, even on one rank.
+      {"/sparse", 20011,
+       [](std::uint64_t i, int p) {
+         const std::uint64_t h = mix(i);
+         return h % 4 == 0 ? -1 : static_cast<int>(h / 4 % p);
+       }},
   };
   {
     h5::File file = h5::File::create(path.str(), MPI_COMM_WORLD);
@@ -381,10 +413,11 @@ TEST(H5File, WritesAnyOwnershipPattern) {
   const h5::Handle file = open_for_reading(path.str());
   ASSERT_TRUE(file);
   for (const Pattern& pattern : patterns) {
+    const auto owner = [&](std::uint64_t i) { return pattern.owner(i, size); };
     expect_dataset(file.get(), pattern.name, H5T_STD_U64LE, H5T_NATIVE_UINT64,
-                   all_values<std::uint64_t>(pattern.n, square_plus_7));
+                   expected_values<std::uint64_t>(pattern.n, owner, square_plus_7));
     expect_dataset(file.get(), (std::string(pattern.name) + "_d").c_str(), H5T_IEEE_F64LE,
-                   H5T_NATIVE_DOUBLE, all_values<double>(pattern.n, half_minus_one));
+                   H5T_NATIVE_DOUBLE, expected_values<double>(pattern.n, owner, half_minus_one));
   }
 }
 
@@ -429,10 +462,13 @@ TEST(H5File, RejectsInvalidCalls) {
     EXPECT_THROW(h5::write_attr(H5I_INVALID_HID, "x", std::uint64_t{1}), h5::Error);
     EXPECT_THROW(h5::write_attr(H5I_INVALID_HID, "x", "text"), h5::Error);
 
-    // Existing name: the dataset is not silently replaced.
-    h5::write_distributed(file, "/ok", 2, one, std::vector<std::uint64_t>{5});
-    EXPECT_THROW(h5::write_distributed(file, "/ok", 2, one, std::vector<std::uint64_t>{6}),
-                 h5::Error);
+    // Existing name: the dataset is not silently replaced. Rank 0 writes
+    // element 0; element 1 belongs to nobody and reads back as 0.
+    const std::vector<std::uint64_t> mine = world_rank() == 0 ? one : std::vector<std::uint64_t>{};
+    const std::vector<std::uint64_t> five(mine.size(), 5);
+    const std::vector<std::uint64_t> six(mine.size(), 6);
+    h5::write_distributed(file, "/ok", 2, mine, five);
+    EXPECT_THROW(h5::write_distributed(file, "/ok", 2, mine, six), h5::Error);
     file.close();
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -443,6 +479,54 @@ TEST(H5File, RejectsInvalidCalls) {
   EXPECT_GT(H5Lexists(file.get(), "/g", H5P_DEFAULT), 0);
   expect_dataset(file.get(), "/ok", H5T_STD_U64LE, H5T_NATIVE_UINT64,
                  std::vector<std::uint64_t>{5, 0});
+}
+
+// A mistake on one rank alone must make every rank throw, not leave the
+// others blocked in the collective create/write; the file stays usable.
+TEST(H5File, InvalidInputOnOneRankThrowsOnEveryRank) {
+  const SharedTempPath path;
+  const bool last = world_rank() == world_size() - 1;
+  {
+    h5::File file = h5::File::create(path.str(), MPI_COMM_WORLD);
+    const std::vector<std::uint64_t> idx = {last ? 9u : 0u};
+    const std::vector<std::uint64_t> val = {1};
+    try {
+      h5::write_distributed(file, "/bad", 4, idx, val);
+      ADD_FAILURE() << "no rank rejected index 9 of 4";
+    } catch (const h5::Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("/bad"), std::string::npos) << message;
+      if (last) {
+        EXPECT_NE(message.find("out of range"), std::string::npos) << message;
+      }
+    }
+    const std::vector<std::uint64_t> mine = {static_cast<std::uint64_t>(world_rank())};
+    h5::write_distributed(file, "/good", static_cast<std::uint64_t>(world_size()), mine, mine);
+    file.close();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  const h5::Handle file = open_for_reading(path.str());
+  ASSERT_TRUE(file);
+  EXPECT_EQ(H5Lexists(file.get(), "/bad", H5P_DEFAULT), 0);
+  std::vector<std::uint64_t> expected;
+  for (int r = 0; r < world_size(); ++r) expected.push_back(static_cast<std::uint64_t>(r));
+  expect_dataset(file.get(), "/good", H5T_STD_U64LE, H5T_NATIVE_UINT64, expected);
+}
+
+// Ranks claiming more elements than the dataset holds must overlap; every
+// rank finds out from the same count, so all throw together.
+TEST(H5File, OverlappingOwnershipThrowsOnEveryRank) {
+  const SharedTempPath path;
+  h5::File file = h5::File::create(path.str(), MPI_COMM_WORLD);
+  const std::vector<std::uint64_t> zero = {0};
+  const std::vector<double> value = {1.5};
+  if (world_size() > 1) {
+    EXPECT_THROW(h5::write_distributed(file, "/overlap", 1, zero, value), h5::Error);
+  } else {
+    EXPECT_NO_THROW(h5::write_distributed(file, "/overlap", 1, zero, value));
+  }
+  EXPECT_NO_THROW(file.close());
 }
 
 TEST(H5File, CloseIsIdempotentAndClosesHandlesStillOpen) {

@@ -20,6 +20,10 @@ struct RunArgs {
 };
 
 int run_command(const RunArgs& args, const boost::mpi::communicator& comm);
+// The closed-form estimate for the scenario (DESIGN.md §7): per algorithm and
+// size for collectives, the expected event count for PHOLD.
+int analyze_command(const std::string& scenario, const std::vector<std::string>& overrides,
+                    const boost::mpi::communicator& comm);
 int validate_command(const std::string& scenario, const std::vector<std::string>& overrides,
                      const boost::mpi::communicator& comm);
 

@@ -6,8 +6,11 @@
 #include <variant>
 #include <vector>
 
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/topology.hpp"
 #include "sipsim/pdes/engine.hpp"
 #include "sipsim/scenario/yaml_reader.hpp"
+#include "sipsim/workload/collectives.hpp"
 #include "sipsim/workload/phold.hpp"
 
 namespace sipsim::scenario {
@@ -18,13 +21,39 @@ struct SimulationSettings {
   double progress_interval_s = 5.0;
 };
 
-using WorkloadConfig = std::variant<workload::PholdConfig>;
+// fabric: — which network the nodes sit on (DESIGN.md §3).
+struct ElectFlatConfig {
+  std::uint32_t nodes = 0;
+  std::uint64_t bandwidth_bps = 0;
+  pdes::Time latency = 0;
+};
+struct RoutedConfig {
+  std::string type;  // cluster, torus2d, bcube, topoopt
+  std::uint32_t nodes = 0;
+  std::uint64_t chunk_bytes = 1 << 20;
+  fabric::ClusterSpec cluster;
+  fabric::Torus2dSpec torus;
+  fabric::BcubeSpec bcube;
+  fabric::TopooptSpec topoopt;
+};
+using FabricConfig = std::variant<std::monostate, ElectFlatConfig, RoutedConfig>;
+
+// Builds the network a fabric config describes.
+std::unique_ptr<fabric::Network> make_network(const FabricConfig& config);
+std::string fabric_type(const FabricConfig& config);
+
+using WorkloadConfig = std::variant<workload::PholdConfig, workload::CollectivesConfig>;
 
 struct Scenario {
   std::string name;
   std::uint64_t seed = 1;
   SimulationSettings simulation;
   WorkloadConfig workload;
+  FabricConfig fabric;          // std::monostate for workloads without a network (PHOLD)
+  bool auto_algorithm = false;  // workload.algorithm: auto — resolved by the analyzer
+  // Where the fabric and workload sections are, for errors found when they
+  // are built ("file:line:col" and the key path).
+  std::string fabric_location, fabric_key, workload_location, workload_key;
   std::string path;       // as given on the command line
   std::string yaml_text;  // the file's text, recorded in the run file
   std::vector<std::string> overrides;
@@ -32,5 +61,10 @@ struct Scenario {
 
 // Throws ScenarioError (file:line:col: key.path: message) on the first problem.
 Scenario load_scenario(const Document& document);
+
+// Builds the fabric and, for collectives, the model; errors in the fabric's or
+// workload's parameters found while building are ScenarioErrors located at
+// their section.
+std::unique_ptr<pdes::Model> make_model(const Scenario& scenario);
 
 }  // namespace sipsim::scenario

@@ -1,0 +1,37 @@
+#pragma once
+// Closed-form (alpha-beta-gamma) cost of a collective on an idle fabric, as
+// `sipsim analyze` reports it and `algorithm: auto` uses it to choose.
+//
+// Every member's schedule is evaluated as a longest path: a step starts when
+// the member's previous step ended; its sends leave one after another (each
+// occupies the sender's port for bytes/rate); a message arrives
+// network.uncongested_ps(a, b, bytes) after it starts (alpha + bytes*beta,
+// chunk pipelining included on routed fabrics); the step ends when its
+// receives have arrived and its sends have left, plus the roofline cost of the
+// local operation (gamma). Contention between different senders is ignored:
+// on a fabric where no two messages share a port at the same time (ring on
+// elect-flat) the simulator reproduces this to the picosecond.
+#include <cstdint>
+#include <vector>
+
+#include "sipsim/collective/schedule.hpp"
+#include "sipsim/compute/roofline.hpp"
+#include "sipsim/fabric/network.hpp"
+
+namespace sipsim::analytical {
+
+struct CollectiveEstimate {
+  pdes::Time total = 0;    // the last member's end
+  pdes::Time compute = 0;  // along the last member's timeline
+  pdes::Time h2t = 0;      // each step's largest transfer at the node rate
+  pdes::Time h2h = 0;      // total - compute - h2t
+  std::uint32_t steps = 0; // most steps of any member
+  std::uint64_t messages = 0;
+};
+
+CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
+                                       const std::vector<std::uint32_t>& members,
+                                       const fabric::Network& network,
+                                       const compute::Roofline& roofline);
+
+}  // namespace sipsim::analytical

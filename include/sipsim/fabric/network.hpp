@@ -1,0 +1,92 @@
+#pragma once
+// The PDES side of a fabric (DESIGN.md §3): which LPs exist (nodes first, then
+// switches), where they run (partition), the lookahead between partitions, and
+// how a message of `bytes` from node a reaches node b.
+//
+// Transport guarantees messages between one pair of nodes are delivered in
+// the order they were sent (a pair's traffic takes one path, and every link is
+// FIFO), so receivers match messages per sender in order.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sipsim/fabric/topology.hpp"
+#include "sipsim/pdes/model.hpp"
+
+namespace sipsim::fabric {
+
+// Event kinds at or above this value belong to the fabric.
+inline constexpr std::uint32_t kFabricKindBase = 1u << 20;
+
+// ceil(bytes * 8 / rate) in ps: the time `bytes` occupy a port of `rate_bps`.
+pdes::Time serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps);
+
+struct Delivery {
+  std::uint32_t src_node;
+  std::uint64_t bytes;
+  std::uint64_t tag;
+};
+
+// Where a network hands completed messages: the workload's node logic.
+class MessageSink {
+ public:
+  virtual ~MessageSink() = default;
+  virtual void delivered(const Delivery& delivery, pdes::Context& ctx) = 0;
+};
+
+// Fabric statistics, summed over ranks by the caller.
+struct NetworkStats {
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t chunk_hops = 0;      // routed fabrics: chunk transmissions over links
+  pdes::Time max_queueing = 0;       // longest wait of a transmission for a busy port
+};
+
+class Network {
+ public:
+  virtual ~Network() = default;
+
+  virtual std::uint32_t nodes() const = 0;
+  virtual std::uint32_t lp_count() const = 0;
+  virtual pdes::Partition partition(int ranks) const = 0;
+  // Smallest latency of a link between LPs on different ranks.
+  virtual pdes::Time lookahead(const pdes::Partition& partition) const = 0;
+  virtual void setup(const pdes::Partition& partition, int rank) = 0;
+
+  // At node LP ctx.self(): starts sending `bytes` to `dst_node`. Returns the
+  // time the last byte has left the sender (its port is free again).
+  virtual pdes::Time send(pdes::Context& ctx, std::uint32_t dst_node, std::uint64_t bytes,
+                          std::uint64_t tag) = 0;
+  // Handles a fabric event (kind >= kFabricKindBase) at any LP; completed
+  // messages are passed to `sink` at the destination node's LP.
+  virtual void handle(const pdes::Event& event, pdes::Context& ctx, MessageSink& sink) = 0;
+
+  // Closed-form, uncongested delivery time of one message of `bytes` from a
+  // to b sent at an idle fabric: what the simulator must reproduce exactly
+  // when nothing else is in flight.
+  virtual pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b,
+                                    std::uint64_t bytes) const = 0;
+  // Injection rate of a node (its total port bandwidth towards the fabric).
+  virtual std::uint64_t node_rate_bps() const = 0;
+
+  virtual std::string describe() const = 0;
+  const NetworkStats& stats() const { return stats_; }
+
+ protected:
+  NetworkStats stats_;
+};
+
+// SiP-ML's Elect-Flat (§4.1): an ideal non-blocking switch. Only the nodes'
+// ports constrain: a message occupies the sender's transmit port and the
+// receiver's receive port (FIFO each, cut-through), and is delivered
+// `latency` + bytes/rate after it starts, when uncontended.
+std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate_bps,
+                                         pdes::Time latency);
+
+// A packet fabric over `topology`: messages are cut into chunks of at most
+// `chunk_bytes` that cross the topology's vertices (each an LP) store-and-
+// forward, with FIFO reservation of every output link (DESIGN.md §3).
+std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes);
+
+}  // namespace sipsim::fabric

@@ -1,0 +1,1353 @@
+// Collective schedules from closed-form per-member rules (contract: schedule.hpp).
+//
+// A member's schedule is a short list of stages run back to back (ring all-reduce =
+// reduce-scatter stage + all-gather stage, Rabenseifner = fold + halving + doubling + fold);
+// a stage produces its i-th step on demand from the member index, so nothing is materialised
+// for the other members. Messages between a pair are matched in order, so stages compose:
+// every stage is consistent and deadlock-free on its own and all members run the same stage
+// sequence.
+//
+// References:
+//  [PY09]  P. Patarasuk, X. Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
+//          workstations", JPDC 69(2), 2009 (ring reduce-scatter + all-gather).
+//  [TRG05] R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication
+//          operations in MPICH", IJHPCA 19(1), 2005 (recursive halving/doubling, Rabenseifner's
+//          all-reduce and reduce, van de Geijn's broadcast, binomial trees, pairwise exchange,
+//          the non-power-of-two fold).
+//  [B97]   J. Bruck, C.-T. Ho, S. Kipnis, E. Upfal, D. Weathersby, "Efficient algorithms for
+//          all-to-all communications in multiport message-passing systems", IEEE TPDS 8(11),
+//          1997 (concatenation = all-gather, index = all-to-all).
+//  [HFM88] D. Hensgen, R. Finkel, U. Manber, "Two algorithms for barrier synchronization",
+//          IJPP 17(1), 1988 (dissemination barrier).
+//  [NCCL]  NCCL 2.4 double binary trees (src/graph/trees.cc), after P. Sanders, J. Speck,
+//          J. L. Träff, "Two-tree algorithms for full bandwidth broadcast, reduction and scan",
+//          Parallel Computing 35(12), 2009.
+#include "sipsim/collective/schedule.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <functional>
+#include <sstream>
+#include <utility>
+
+namespace sipsim::collective {
+namespace {
+
+__extension__ typedef unsigned __int128 U128;
+
+constexpr std::array<std::string_view, 9> kOpNames = {"all-reduce", "reduce-scatter", "all-gather",
+                                                      "all-to-all", "broadcast",      "reduce",
+                                                      "gather",     "scatter",        "barrier"};
+constexpr std::array<std::string_view, 9> kAlgorithmNames = {
+    "ring",   "bidirectional-ring", "hierarchical-ring", "torus2d", "halving-doubling", "bruck",
+    "direct", "binomial-tree",      "double-binary-tree"};
+
+// ---------------------------------------------------------------------------------------------
+// Integer helpers.
+
+// x mod n in [0, n) for a signed x.
+std::uint64_t umod(std::int64_t x, std::uint64_t n) {
+  const auto sn = static_cast<std::int64_t>(n);
+  const std::int64_t r = x % sn;
+  return static_cast<std::uint64_t>(r < 0 ? r + sn : r);
+}
+std::uint32_t umod32(std::int64_t x, std::uint32_t n) {
+  return static_cast<std::uint32_t>(umod(x, n));
+}
+std::int64_t sgn(std::uint64_t x) {
+  return static_cast<std::int64_t>(x);
+}
+std::uint32_t ceil_log2(std::uint64_t x) {  // x >= 1
+  return x <= 1 ? 0u : static_cast<std::uint32_t>(std::bit_width(x - 1));
+}
+std::uint32_t ctz(std::uint64_t x) {
+  return static_cast<std::uint32_t>(std::countr_zero(x));
+}
+std::uint32_t bit_len(std::uint64_t x) {
+  return static_cast<std::uint32_t>(std::bit_width(x));
+}
+std::uint64_t pow2(std::uint32_t k) {
+  return std::uint64_t{1} << k;
+}
+std::uint32_t u32(std::uint64_t x) {
+  return static_cast<std::uint32_t>(x);
+}
+
+// sum_{i<n} floor((a*i + b)/m), the AtCoder Library recursion. Sums accumulate modulo 2^128
+// (only the final difference of two such sums is used, and it is small); the quantities that
+// are divided or compared stay exact as long as m < 2^64 and n < 2^64.
+U128 floor_sum(U128 n, U128 m, U128 a, U128 b) {
+  U128 ans = 0;
+  while (true) {
+    if (a >= m) {
+      ans += n * (n - 1) / 2 * (a / m);
+      a %= m;
+    }
+    if (b >= m) {
+      ans += n * (b / m);
+      b %= m;
+    }
+    const U128 y_max = a * n + b;
+    if (y_max < m) break;
+    n = y_max / m;
+    b = y_max % m;
+    std::swap(m, a);
+  }
+  return ans;
+}
+
+// Exact byte counts. Chunk c spans bytes [G(c), G(c+1)) of the T-byte buffer with
+// G(x) = floor(T*x/C); since G(x + C) = G(x) + T, a ChunkSet that wraps modulo C can be summed
+// with unreduced indices: bytes = sum_k G(first + k*stride + run) - G(first + k*stride), two
+// floor sums over arithmetic progressions, O(log C) whatever the number of runs.
+class ByteMap {
+ public:
+  ByteMap(U128 total, std::uint64_t chunks)
+      : chunks_(chunks), q_(total / chunks), r_(total % chunks) {}
+  std::uint64_t chunk(std::uint64_t c) const {
+    return static_cast<std::uint64_t>(sum_g(U128{c} + 1, 0, 1) - sum_g(c, 0, 1));
+  }
+  std::uint64_t of(const ChunkSet& s) const {
+    if (s.run == 0 || s.runs == 0) return 0;
+    return static_cast<std::uint64_t>(sum_g(U128{s.first} + s.run, s.stride, s.runs) -
+                                      sum_g(s.first, s.stride, s.runs));
+  }
+
+ private:
+  // sum_{k<n} G(b + k*s) modulo 2^128, n >= 1. With T = qC + r, G(x) = q*x + floor(r*x/C);
+  // b and s are split as b1*C + b0, s1*C + s0 so that floor_sum only sees values below C^2.
+  U128 sum_g(U128 b, U128 s, U128 n) const {
+    const U128 c = chunks_;
+    const U128 b1 = b / c, b0 = b % c, s1 = s / c, s0 = s % c;
+    const U128 tri = n * (n - 1) / 2;
+    return q_ * (n * b + tri * s) + r_ * (n * b1 + tri * s1) + floor_sum(n, c, r_ * s0, r_ * b0);
+  }
+  std::uint64_t chunks_;
+  U128 q_, r_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// What every stage generator needs: the spec, the member, chunk/byte accounting.
+
+struct Ctx {
+  CollectiveSpec spec;
+  std::uint32_t p = 1;
+  std::uint32_t me = 0;
+  std::uint64_t chunks = 1;
+  ByteMap map{0, 1};
+
+  Send send(std::uint32_t peer, const ChunkSet& s) const { return Send{peer, s, map.of(s)}; }
+  Recv recv(std::uint32_t peer, const ChunkSet& s, Combine how) const {
+    return Recv{peer, s, map.of(s), how};
+  }
+  ChunkSet range(std::int64_t first, std::uint64_t n) const {
+    return ChunkSet{umod(first, chunks), n, 0, 1};
+  }
+  ChunkSet one(std::int64_t c) const { return range(c, 1); }
+  ChunkSet all() const { return range(0, chunks); }
+  std::uint32_t abs(std::int64_t relative, std::uint32_t root) const {
+    return umod32(relative + root, p);
+  }
+};
+
+void add_reduce(Step& s, std::uint32_t sources, std::uint64_t bytes) {
+  s.local = LocalOp::kReduce;
+  s.sources = std::max(s.sources, sources);
+  s.local_bytes += bytes;
+}
+void add_copy(Step& s, std::uint64_t bytes) {
+  s.local = LocalOp::kCopy;
+  s.local_bytes += bytes;
+}
+// Appends a receive combined by reduction with the member's own copy (2 inputs).
+void recv_reduce(const Ctx& c, Step& out, std::uint32_t peer, const ChunkSet& s) {
+  Recv r = c.recv(peer, s, Combine::kReduce);
+  add_reduce(out, 2, r.bytes);
+  out.recvs.push_back(r);
+}
+void recv_copy(const Ctx& c, Step& out, std::uint32_t peer, const ChunkSet& s) {
+  out.recvs.push_back(c.recv(peer, s, Combine::kCopy));
+}
+
+using Emit = std::function<void(std::uint32_t, Step&)>;
+struct Stage {
+  std::uint32_t steps = 0;
+  Emit emit;
+};
+struct Stages {
+  void add(std::uint64_t n, Emit e) {
+    if (n > 0) list.push_back(Stage{u32(n), std::move(e)});
+  }
+  std::vector<Stage> list;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rings [PY09]. A ring of n members member(i) = base + i*mstride walked in direction dir;
+// segment(i) is what member(i) owns after a reduce-scatter (and before an all-gather):
+// {seg_first + i*seg_step + j*seg_stride : j < seg_runs}. Reduce-scatter step s: send
+// segment(k - dir(s+1)) forward, receive segment(k - dir(s+2)) from behind and reduce it, so
+// after n-1 steps member k holds segment(k) with all n contributions. All-gather step s: send
+// segment(k - dir*s), receive segment(k - dir(s+1)).
+
+struct Ring {
+  std::uint32_t n = 1;
+  std::uint32_t k = 0;
+  std::int64_t dir = 1;
+  std::uint32_t base = 0;
+  std::uint32_t mstride = 1;
+  std::uint64_t seg_first = 0;
+  std::uint64_t seg_step = 1;
+  std::uint64_t seg_stride = 0;
+  std::uint64_t seg_runs = 1;
+
+  std::uint32_t member(std::int64_t i) const { return base + umod32(i, n) * mstride; }
+  ChunkSet segment(std::int64_t i) const {
+    return ChunkSet{seg_first + umod(i, n) * seg_step, 1, seg_stride, seg_runs};
+  }
+};
+
+void ring_rs_step(const Ctx& c, const Ring& g, std::uint32_t s, Step& out) {
+  const std::int64_t k = g.k, d = g.dir, si = s;
+  out.sends.push_back(c.send(g.member(k + d), g.segment(k - d * (si + 1))));
+  recv_reduce(c, out, g.member(k - d), g.segment(k - d * (si + 2)));
+}
+void ring_ag_step(const Ctx& c, const Ring& g, std::uint32_t s, Step& out) {
+  const std::int64_t k = g.k, d = g.dir, si = s;
+  out.sends.push_back(c.send(g.member(k + d), g.segment(k - d * si)));
+  recv_copy(c, out, g.member(k - d), g.segment(k - d * (si + 1)));
+}
+void add_ring_rs(Stages& st, const Ctx& c, const Ring& g) {
+  st.add(g.n - 1, [c, g](std::uint32_t s, Step& out) { ring_rs_step(c, g, s, out); });
+}
+void add_ring_ag(Stages& st, const Ctx& c, const Ring& g) {
+  st.add(g.n - 1, [c, g](std::uint32_t s, Step& out) { ring_ag_step(c, g, s, out); });
+}
+
+// The whole group as one ring; segment i = chunk seg_first + i.
+Ring flat_ring(const Ctx& c, std::int64_t dir, std::uint64_t seg_first) {
+  Ring g;
+  g.n = c.p;
+  g.k = c.me;
+  g.dir = dir;
+  g.seg_first = seg_first;
+  return g;
+}
+
+// Two-level rings on groups of L consecutive members (hierarchical-ring local groups, torus
+// rows): member r = g*L + l. The intra ring's segment l is the strided set {c : c mod L == l}
+// and the inter ring (members with local index l) splits it into single chunks g*L + l, so a
+// reduce-scatter intra-then-inter leaves member r with chunk r, as the contract wants.
+struct TwoLevel {
+  Ring intra, inter;
+};
+TwoLevel two_level(const Ctx& c, std::uint32_t lsize, std::uint32_t groups) {
+  const std::uint32_t g = c.me / lsize, l = c.me % lsize;
+  TwoLevel t;
+  t.intra.n = lsize;
+  t.intra.k = l;
+  t.intra.base = g * lsize;
+  t.intra.seg_stride = lsize;
+  t.intra.seg_runs = groups;
+  t.inter.n = groups;
+  t.inter.k = g;
+  t.inter.base = l;
+  t.inter.mstride = lsize;
+  t.inter.seg_first = l;
+  t.inter.seg_step = lsize;
+  return t;
+}
+void add_two_level(Stages& st, const Ctx& c, std::uint32_t lsize, std::uint32_t groups) {
+  const TwoLevel t = two_level(c, lsize, groups);
+  switch (c.spec.op) {
+    case Op::kAllReduce:  // RS in the group, all-reduce across groups on 1/L, AG in the group
+      add_ring_rs(st, c, t.intra);
+      add_ring_rs(st, c, t.inter);
+      add_ring_ag(st, c, t.inter);
+      add_ring_ag(st, c, t.intra);
+      break;
+    case Op::kReduceScatter:
+      add_ring_rs(st, c, t.intra);
+      add_ring_rs(st, c, t.inter);
+      break;
+    case Op::kAllGather:
+      add_ring_ag(st, c, t.inter);
+      add_ring_ag(st, c, t.intra);
+      break;
+    default:
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pipelined trees (ring and hierarchical-ring broadcast / reduce). The buffer is C chunks
+// streamed down (broadcast) or up (reduce) a tree of out-degree <= 2: chunk j leaves the root
+// (resp. the leaves) at step j and moves one hop per step; an inner member receives chunk j at
+// its step j and forwards it at step j+1, so inner members have C+1 steps, the others C.
+
+struct TreeLinks {
+  bool has_parent = false;
+  std::uint32_t parent = 0;
+  std::uint32_t nchild = 0;
+  std::array<std::uint32_t, 2> child{};
+  void add_child(std::uint32_t x) { child[nchild++] = x; }
+};
+
+std::uint64_t pipeline_steps(const TreeLinks& t, std::uint64_t chunks) {
+  if (!t.has_parent && t.nchild == 0) return 0;
+  return chunks + ((t.has_parent && t.nchild > 0) ? 1 : 0);
+}
+void pipeline_broadcast_step(const Ctx& c, const TreeLinks& t, std::uint32_t i, Step& out) {
+  const bool inner = t.has_parent && t.nchild > 0;
+  const std::int64_t fwd = !t.has_parent ? sgn(i) : (inner ? sgn(i) - 1 : -1);
+  if (fwd >= 0) {
+    for (std::uint32_t k = 0; k < t.nchild; ++k)
+      out.sends.push_back(c.send(t.child[k], c.one(fwd)));
+  }
+  if (t.has_parent && i < c.chunks) recv_copy(c, out, t.parent, c.one(i));
+}
+void pipeline_reduce_step(const Ctx& c, const TreeLinks& t, std::uint32_t i, Step& out) {
+  const bool inner = t.has_parent && t.nchild > 0;
+  const std::int64_t up = t.nchild == 0 ? sgn(i) : (inner ? sgn(i) - 1 : -1);
+  if (t.has_parent && up >= 0) out.sends.push_back(c.send(t.parent, c.one(up)));
+  if (t.nchild > 0 && i < c.chunks) {
+    for (std::uint32_t k = 0; k < t.nchild; ++k) {
+      out.recvs.push_back(c.recv(t.child[k], c.one(i), Combine::kReduce));
+    }
+    add_reduce(out, 1 + t.nchild, c.map.chunk(i));
+  }
+}
+
+// A chain of n positions rooted at 0. Broadcast: 0 -> 1 -> ... -> n-1. Reduce: 1 -> 2 -> ...
+// -> n-1 -> 0, so that reduction data also moves in the ring's forward direction.
+struct ChainHop {
+  bool has_parent = false;
+  std::uint32_t parent = 0;
+  bool has_child = false;
+  std::uint32_t child = 0;
+};
+ChainHop chain_hop(std::uint32_t d, std::uint32_t n, bool reduce) {
+  ChainHop h;
+  if (!reduce) {
+    if (d > 0) h = ChainHop{true, d - 1, false, 0};
+    if (d + 1 < n) {
+      h.has_child = true;
+      h.child = d + 1;
+    }
+  } else {
+    if (d > 0) h = ChainHop{true, (d + 1) % n, false, 0};
+    if (n > 1 && d != 1) {
+      h.has_child = true;
+      h.child = (d + n - 1) % n;
+    }
+  }
+  return h;
+}
+
+// Hierarchical ring tree rooted at root = (g0, l0): a chain across groups among the members
+// with local index l0 (the group leaders), and in every group a chain from its leader. The
+// leader forwards each chunk both to the next group and into its own group, so the inter- and
+// intra-group stages overlap chunk by chunk (for reduce: intra, then inter). L == 1 or G == 1
+// is the plain pipelined ring chain.
+TreeLinks hierarchical_links(const Ctx& c, std::uint32_t lsize, std::uint32_t groups,
+                             std::uint32_t root, bool reduce) {
+  const std::uint32_t g = c.me / lsize, l = c.me % lsize, g0 = root / lsize, l0 = root % lsize;
+  const std::uint32_t dg = umod32(sgn(g) - g0, groups), dl = umod32(sgn(l) - l0, lsize);
+  auto intra_member = [&](std::uint32_t x) { return g * lsize + (l0 + x) % lsize; };
+  auto inter_member = [&](std::uint32_t x) { return ((g0 + x) % groups) * lsize + l; };
+  TreeLinks t;
+  if (dl != 0) {
+    const ChainHop h = chain_hop(dl, lsize, reduce);
+    t.has_parent = h.has_parent;
+    t.parent = intra_member(h.parent);
+    if (h.has_child) t.add_child(intra_member(h.child));
+    return t;
+  }
+  const ChainHop inter = chain_hop(dg, groups, reduce), intra = chain_hop(0, lsize, reduce);
+  t.has_parent = inter.has_parent;
+  t.parent = inter_member(inter.parent);
+  if (inter.has_child) t.add_child(inter_member(inter.child));
+  if (intra.has_child) t.add_child(intra_member(intra.child));
+  return t;
+}
+
+void add_pipeline(Stages& st, const Ctx& c, const TreeLinks& t, bool reduce) {
+  st.add(pipeline_steps(t, c.chunks), [c, t, reduce](std::uint32_t i, Step& out) {
+    if (reduce) {
+      pipeline_reduce_step(c, t, i, out);
+    } else {
+      pipeline_broadcast_step(c, t, i, out);
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ring relays: gather, scatter and all-to-all along the ring's forward direction.
+
+// Gather: chain position h = (r - root - 1) mod p (the root is last, h = p-1). Member h sends
+// its own chunk at step 0 and at step s the chunk it received at step s-1, so the root
+// receives one chunk per step, the nearest first.
+void add_ring_gather(Stages& st, const Ctx& c) {
+  const std::uint32_t p = c.p, root = c.spec.root, h = umod32(sgn(c.me) - root - 1, p);
+  auto origin = [c, root](std::int64_t j) { return c.one(j + root + 1); };
+  const std::uint32_t next = (c.me + 1) % p, prev = umod32(sgn(c.me) - 1, p);
+  if (h == p - 1) {
+    st.add(p - 1, [c, origin, prev, p](std::uint32_t s, Step& out) {
+      recv_copy(c, out, prev, origin(sgn(p) - 2 - s));
+    });
+  } else {
+    st.add(h + 1, [c, origin, next, prev, h](std::uint32_t s, Step& out) {
+      out.sends.push_back(c.send(next, origin(sgn(h) - s)));
+      if (s < h) recv_copy(c, out, prev, origin(sgn(h) - 1 - s));
+    });
+  }
+}
+
+// Scatter: chain position h = (r - root) mod p; the root sends the farthest member's chunk
+// first, and member h forwards at step s the chunk it received at step s-1 until its own
+// arrives (destinations p-1, p-2, ..., h).
+void add_ring_scatter(Stages& st, const Ctx& c) {
+  const std::uint32_t p = c.p, root = c.spec.root, h = umod32(sgn(c.me) - root, p);
+  auto dest = [c, root](std::int64_t d) { return c.one(d + root); };
+  const std::uint32_t next = (c.me + 1) % p, prev = umod32(sgn(c.me) - 1, p);
+  if (h == 0) {
+    st.add(p - 1, [c, dest, next, p](std::uint32_t s, Step& out) {
+      out.sends.push_back(c.send(next, dest(sgn(p) - 1 - s)));
+    });
+  } else {
+    st.add(p - h, [c, dest, next, prev, p](std::uint32_t s, Step& out) {
+      if (s >= 1) out.sends.push_back(c.send(next, dest(sgn(p) - s)));
+      recv_copy(c, out, prev, dest(sgn(p) - 1 - s));
+    });
+  }
+}
+
+// Blocks src*p + ((d0 + t) mod p), t < n: one or two contiguous ChunkSets (the destinations
+// wrap within the source's row, which is not contiguous modulo p*p).
+std::vector<ChunkSet> row_blocks(std::uint32_t p, std::uint64_t src, std::uint64_t d0,
+                                 std::uint64_t n) {
+  std::vector<ChunkSet> out;
+  const std::uint64_t first_run = std::min<std::uint64_t>(n, p - d0);
+  if (first_run > 0) out.push_back(ChunkSet{src * p + d0, first_run, 0, 1});
+  if (n > first_run) out.push_back(ChunkSet{src * p, n - first_run, 0, 1});
+  return out;
+}
+
+// All-to-all relay: at step s member r forwards to r+1 the blocks of source r-s that are not
+// yet at their destination (destinations r+1 .. r+p-1-s); it keeps the one addressed to it.
+void add_ring_all_to_all(Stages& st, const Ctx& c) {
+  const std::uint32_t p = c.p;
+  st.add(p - 1, [c, p](std::uint32_t s, Step& out) {
+    const std::uint32_t next = (c.me + 1) % p, prev = umod32(sgn(c.me) - 1, p);
+    const std::uint64_t n = p - 1 - s;
+    for (const ChunkSet& b : row_blocks(p, umod(sgn(c.me) - s, p), next, n)) {
+      out.sends.push_back(c.send(next, b));
+    }
+    for (const ChunkSet& b : row_blocks(p, umod(sgn(c.me) - 1 - s, p), c.me, n)) {
+      recv_copy(c, out, prev, b);
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recursive halving / doubling [TRG05]. Non-power-of-two p: with p' the largest power of two
+// <= p and e = p - p', among the first 2e (relative) ranks the odd ones fold into their even
+// neighbour before and get the result back after; the p' remaining members use new ranks
+// n = v/2 (v < 2e) or v - e. Chunks are either one per new rank (C = p', all-reduce, broadcast,
+// reduce) or one per original member (C = p, reduce-scatter and all-gather, whose results are
+// per member): new rank n then owns chunks [old(n), old(n+1)), two for a folded pair.
+
+struct Hd {
+  std::uint32_t p = 1, pp = 1, m = 0, e = 0, root = 0, v = 0;
+  std::int64_t nr = 0;  // new rank, -1 when folded away
+  bool per_member = false;
+
+  std::uint32_t old(std::uint32_t n) const { return n < e ? 2 * n : n + e; }
+  std::uint32_t member_of(const Ctx& c, std::uint32_t n) const { return c.abs(old(n), root); }
+  std::uint32_t n() const { return static_cast<std::uint32_t>(nr); }
+  // The chunks of new ranks [a, b).
+  ChunkSet ranks(const Ctx& c, std::uint64_t a, std::uint64_t b) const {
+    if (per_member) return c.range(old(u32(a)), old(u32(b)) - old(u32(a)));
+    return c.range(sgn(a), b - a);
+  }
+};
+
+Hd make_hd(const Ctx& c, std::uint32_t root, bool per_member) {
+  Hd h;
+  h.p = c.p;
+  h.pp = std::bit_floor(c.p);
+  h.m = ctz(h.pp);
+  h.e = h.p - h.pp;
+  h.root = root;
+  h.v = umod32(sgn(c.me) - root, c.p);
+  h.nr = h.v < 2 * h.e ? (h.v % 2 == 0 ? sgn(h.v / 2) : -1) : sgn(h.v) - h.e;
+  h.per_member = per_member;
+  return h;
+}
+
+enum class FoldData { kAll, kOwnChunk, kPartnerChunk, kAllButPartner };
+
+// Fold-in: odd v < 2e sends to v-1, which combines it with `how`.
+void add_fold_in(Stages& st, const Ctx& c, const Hd& h, FoldData what, Combine how) {
+  if (h.v >= 2 * h.e) return;
+  st.add(1, [c, h, what, how](std::uint32_t, Step& out) {
+    const std::uint32_t odd = h.v | 1u;
+    const ChunkSet data = what == FoldData::kAll ? c.all() : c.one(odd);
+    if (h.v % 2 == 1) {
+      out.sends.push_back(c.send(c.abs(sgn(h.v) - 1, h.root), data));
+    } else if (how == Combine::kReduce) {
+      recv_reduce(c, out, c.abs(h.v + 1, h.root), data);
+    } else {
+      recv_copy(c, out, c.abs(h.v + 1, h.root), data);
+    }
+  });
+}
+
+// Fold-out: even v < 2e sends the result to v+1.
+void add_fold_out(Stages& st, const Ctx& c, const Hd& h, FoldData what) {
+  if (h.v >= 2 * h.e) return;
+  st.add(1, [c, h, what](std::uint32_t, Step& out) {
+    const std::uint32_t odd = h.v | 1u;
+    ChunkSet data = c.all();
+    if (what == FoldData::kPartnerChunk) data = c.one(odd);
+    if (what == FoldData::kAllButPartner) data = c.range(odd + 1, c.chunks - 1);
+    if (h.v % 2 == 0) {
+      out.sends.push_back(c.send(c.abs(h.v + 1, h.root), data));
+    } else {
+      recv_copy(c, out, c.abs(sgn(h.v) - 1, h.root), data);
+    }
+  });
+}
+
+// Recursive halving reduce-scatter, distance p'/2 first: new rank n ends with its own range.
+void add_halving(Stages& st, const Ctx& c, const Hd& h) {
+  if (h.nr < 0) return;
+  st.add(h.m, [c, h](std::uint32_t k, Step& out) {
+    const std::uint32_t n = h.n(), d = h.pp >> (k + 1), lo = n & ~(2 * d - 1);
+    const bool upper = (n & d) != 0;
+    const std::uint32_t keep = upper ? lo + d : lo, give = upper ? lo : lo + d;
+    const std::uint32_t peer = h.member_of(c, n ^ d);
+    out.sends.push_back(c.send(peer, h.ranks(c, give, give + d)));
+    recv_reduce(c, out, peer, h.ranks(c, keep, keep + d));
+  });
+}
+
+// Recursive doubling all-gather, distance 1 first: the held window doubles every step.
+void add_doubling(Stages& st, const Ctx& c, const Hd& h) {
+  if (h.nr < 0) return;
+  st.add(h.m, [c, h](std::uint32_t k, Step& out) {
+    const std::uint32_t n = h.n(), d = u32(pow2(k)), lo = n & ~(d - 1), other = lo ^ d;
+    const std::uint32_t peer = h.member_of(c, n ^ d);
+    out.sends.push_back(c.send(peer, h.ranks(c, lo, lo + d)));
+    recv_copy(c, out, peer, h.ranks(c, other, other + d));
+  });
+}
+
+// Binomial scatter from new rank 0 (first half of van de Geijn's broadcast): new rank n with
+// lowest set bit 2^j receives its range [n, n+2^j) and hands the upper halves on.
+void add_binomial_scatter_pow2(Stages& st, const Ctx& c, const Hd& h) {
+  if (h.nr < 0) return;
+  const std::uint32_t n = h.n();
+  st.add(n == 0 ? h.m : 1 + ctz(n), [c, h, n](std::uint32_t i, Step& out) {
+    if (n == 0) {
+      const std::uint32_t d = h.pp >> (i + 1);
+      out.sends.push_back(c.send(h.member_of(c, d), h.ranks(c, d, 2 * d)));
+      return;
+    }
+    const std::uint32_t j = ctz(n);
+    if (i == 0) {
+      recv_copy(c, out, h.member_of(c, n - u32(pow2(j))), h.ranks(c, n, n + pow2(j)));
+    } else {
+      const std::uint32_t d = u32(pow2(j - i));
+      out.sends.push_back(c.send(h.member_of(c, n + d), h.ranks(c, n + d, n + 2 * d)));
+    }
+  });
+}
+
+// Binomial gather to new rank 0 (second half of Rabenseifner's reduce).
+void add_binomial_gather_pow2(Stages& st, const Ctx& c, const Hd& h) {
+  if (h.nr < 0) return;
+  const std::uint32_t n = h.n(), j = n == 0 ? h.m : ctz(n);
+  st.add(n == 0 ? j : j + 1, [c, h, n, j](std::uint32_t i, Step& out) {
+    if (i < j) {
+      const std::uint32_t child = n + u32(pow2(i));
+      recv_copy(c, out, h.member_of(c, child), h.ranks(c, child, child + pow2(i)));
+    } else {
+      out.sends.push_back(c.send(h.member_of(c, n - u32(pow2(j))), h.ranks(c, n, n + pow2(j))));
+    }
+  });
+}
+
+void build_halving_doubling(Stages& st, const Ctx& c) {
+  switch (c.spec.op) {
+    case Op::kAllReduce: {  // Rabenseifner: RS by recursive halving + AG by recursive doubling
+      const Hd h = make_hd(c, 0, false);
+      add_fold_in(st, c, h, FoldData::kAll, Combine::kReduce);
+      add_halving(st, c, h);
+      add_doubling(st, c, h);
+      add_fold_out(st, c, h, FoldData::kAll);
+      break;
+    }
+    case Op::kReduceScatter: {
+      const Hd h = make_hd(c, 0, true);
+      add_fold_in(st, c, h, FoldData::kAll, Combine::kReduce);
+      add_halving(st, c, h);
+      add_fold_out(st, c, h, FoldData::kPartnerChunk);
+      break;
+    }
+    case Op::kAllGather: {
+      const Hd h = make_hd(c, 0, true);
+      add_fold_in(st, c, h, FoldData::kOwnChunk, Combine::kCopy);
+      add_doubling(st, c, h);
+      add_fold_out(st, c, h, FoldData::kAllButPartner);
+      break;
+    }
+    case Op::kBroadcast: {  // van de Geijn: binomial scatter + recursive-doubling all-gather;
+      // ranks are relative to the root, which is therefore never folded away.
+      const Hd h = make_hd(c, c.spec.root, false);
+      add_binomial_scatter_pow2(st, c, h);
+      add_doubling(st, c, h);
+      add_fold_out(st, c, h, FoldData::kAll);
+      break;
+    }
+    case Op::kReduce: {  // Rabenseifner: recursive-halving RS + binomial gather to the root
+      const Hd h = make_hd(c, c.spec.root, false);
+      add_fold_in(st, c, h, FoldData::kAll, Combine::kReduce);
+      add_halving(st, c, h);
+      add_binomial_gather_pow2(st, c, h);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bruck [B97], dissemination barrier [HFM88]; ceil(log2 p) steps, step k at distance 2^k.
+
+// All-gather: before step k member r holds the blocks of r .. r+2^k-1; it sends the first
+// min(2^k, p-2^k) of them to r-2^k. The blocks sit rotated by r, hence the final copy.
+void add_bruck_all_gather(Stages& st, const Ctx& c) {
+  const std::uint32_t p = c.p, steps = ceil_log2(p);
+  st.add(steps, [c, p, steps](std::uint32_t k, Step& out) {
+    const std::uint64_t dist = pow2(k), n = std::min<std::uint64_t>(dist, p - dist);
+    out.sends.push_back(c.send(c.abs(-sgn(dist), c.me), c.range(c.me, n)));
+    recv_copy(c, out, c.abs(sgn(dist), c.me), c.range(sgn(c.me + dist), n));
+    if (k + 1 == steps) add_copy(out, c.map.of(c.all()));
+  });
+}
+
+// Dissemination barrier: before step k member r knows the arrival of r-2^k+1 .. r and tells
+// r+2^k about the newest min(2^k, p-2^k) of them (0-byte chunks).
+void add_dissemination(Stages& st, const Ctx& c) {
+  const std::uint32_t p = c.p;
+  st.add(ceil_log2(p), [c, p](std::uint32_t k, Step& out) {
+    const std::int64_t dist = sgn(pow2(k)), n = std::min<std::int64_t>(dist, p - dist);
+    const std::int64_t me = c.me;
+    const auto count = static_cast<std::uint64_t>(n);
+    out.sends.push_back(c.send(c.abs(dist, c.me), c.range(me - n + 1, count)));
+    recv_copy(c, out, c.abs(-dist, c.me), c.range(me - dist - n + 1, count));
+  });
+}
+
+// Bruck all-to-all. After the initial rotation, position t of member m holds the block for
+// m+t; step k sends the positions with bit k set to m+2^k. Before step k, position t of m
+// holds the block of source m - (t mod 2^k), destination m - (t mod 2^k) + t. Writing
+// t = q*2^(k+1) + 2^k + u (u < 2^k), the blocks sent are (m-u, m+2^k+q*2^(k+1)): for fixed q a
+// run of sources (stride p), for fixed u a run of destinations (stride 2^(k+1), split where the
+// destination wraps). Whichever grouping yields fewer ChunkSets is used (it depends on p and k
+// only, so sender and receiver agree); the sets are sent as consecutive Sends to the same peer.
+std::vector<ChunkSet> bruck_all_to_all_sets(std::uint32_t p, std::uint32_t sender,
+                                            std::uint32_t k) {
+  std::vector<ChunkSet> sets;
+  const std::uint64_t pk = pow2(k), span = 2 * pk;
+  const std::uint64_t qs = (p - pk + span - 1) / span;  // q values with t0 = q*span + pk < p
+  if (qs <= pk) {
+    for (std::uint64_t q = 0; q < qs; ++q) {
+      const std::uint64_t t0 = q * span + pk, cnt = std::min(pk, p - t0);
+      const std::uint64_t dest = (sender + t0) % p;
+      const std::uint64_t src0 = umod(sgn(sender) - sgn(cnt) + 1, p);
+      sets.push_back(ChunkSet{src0 * p + dest, 1, p, cnt});
+    }
+  } else {
+    const std::uint64_t base = (sender + pk) % p;
+    const std::uint64_t qwrap = (p - base + span - 1) / span;  // first q whose destination wraps
+    for (std::uint64_t u = 0; u < std::min(pk, p - pk); ++u) {
+      const std::uint64_t src = umod(sgn(sender) - sgn(u), p);
+      const std::uint64_t qn = (p - pk - u + span - 1) / span, q1 = std::min(qn, qwrap);
+      if (q1 > 0) sets.push_back(ChunkSet{src * p + base, 1, span, q1});
+      if (qn > q1) sets.push_back(ChunkSet{src * p + base + q1 * span - p, 1, span, qn - q1});
+    }
+  }
+  for (ChunkSet& s : sets) {
+    if (s.runs == 1) s.stride = 0;
+  }
+  return sets;
+}
+
+void add_bruck_all_to_all(Stages& st, const Ctx& c) {
+  const std::uint32_t p = c.p, steps = ceil_log2(p);
+  st.add(steps, [c, p, steps](std::uint32_t k, Step& out) {
+    const std::uint32_t to = c.abs(sgn(pow2(k)), c.me), from = c.abs(-sgn(pow2(k)), c.me);
+    for (const ChunkSet& s : bruck_all_to_all_sets(p, c.me, k)) {
+      out.sends.push_back(c.send(to, s));
+    }
+    std::uint64_t received = 0;
+    for (const ChunkSet& s : bruck_all_to_all_sets(p, from, k)) {
+      recv_copy(c, out, from, s);
+      received += out.recvs.back().bytes;
+    }
+    // Received blocks are scattered into their positions; the last step's copy is the inverse
+    // rotation of the whole receive buffer (`bytes`). The initial rotation precedes step 0 and
+    // has no step to be priced in.
+    add_copy(out, k + 1 == steps ? c.spec.bytes : received);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Direct / pairwise exchange [TRG05]: round k (1..p-1) talks to r+k and r-k.
+
+void add_direct_rounds(Stages& st, const Ctx& c, Op op) {
+  const std::uint32_t p = c.p;
+  st.add(p - 1, [c, p, op](std::uint32_t s, Step& out) {
+    const std::int64_t k = sgn(s) + 1, me = c.me;
+    const std::uint32_t to = c.abs(k, c.me), from = c.abs(-k, c.me);
+    switch (op) {
+      case Op::kAllToAll:
+        out.sends.push_back(c.send(to, c.one(me * p + to)));
+        recv_copy(c, out, from, c.one(sgn(from) * p + me));
+        break;
+      case Op::kReduceScatter:
+        out.sends.push_back(c.send(to, c.one(to)));
+        recv_reduce(c, out, from, c.one(me));
+        break;
+      default:  // all-gather
+        out.sends.push_back(c.send(to, c.one(me)));
+        recv_copy(c, out, from, c.one(from));
+        break;
+    }
+  });
+}
+
+// Rooted direct: the root handles one peer per round (root+1, root+2, ...), the others have
+// a single step. `down`: data flows from the root (broadcast, scatter).
+void add_direct_rooted(Stages& st, const Ctx& c, bool down, bool reduce, bool per_member) {
+  const std::uint32_t p = c.p, root = c.spec.root;
+  auto data = [c, per_member](std::uint32_t member) {
+    return per_member ? c.one(member) : c.all();
+  };
+  if (c.me == root) {
+    st.add(p - 1, [c, root, down, reduce, data](std::uint32_t s, Step& out) {
+      const std::uint32_t peer = c.abs(sgn(s) + 1, root);
+      if (down) {
+        out.sends.push_back(c.send(peer, data(peer)));
+      } else if (reduce) {
+        recv_reduce(c, out, peer, data(peer));
+      } else {
+        recv_copy(c, out, peer, data(peer));
+      }
+    });
+  } else {
+    st.add(1, [c, root, down, data](std::uint32_t, Step& out) {
+      if (down) {
+        recv_copy(c, out, root, data(c.me));
+      } else {
+        out.sends.push_back(c.send(root, data(c.me)));
+      }
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Binomial trees [TRG05] on relative ranks v = (r - root) mod p: v's parent is v - 2^j (2^j
+// the lowest set bit of v), its children v + 2^i for i < j while < p; the root (j = ceil(log2
+// p)) has children 2^i. Downward, a member first receives its subtree's data then serves its
+// children farthest first; upward, it collects from its children nearest first then sends.
+
+struct Binomial {
+  std::uint32_t p = 1, m = 0, root = 0, v = 0, j = 0, nchild = 0;
+};
+Binomial make_binomial(const Ctx& c, std::uint32_t root) {
+  Binomial b;
+  b.p = c.p;
+  b.m = ceil_log2(c.p);
+  b.root = root;
+  b.v = umod32(sgn(c.me) - root, c.p);
+  b.j = b.v == 0 ? b.m : ctz(b.v);
+  b.nchild = std::min(b.j, bit_len(c.p - b.v - 1));
+  return b;
+}
+
+// What the subtree rooted at relative rank x (lowest bit 2^i) carries.
+enum class TreeData { kWhole, kSubtreeChunks };
+ChunkSet subtree_data(const Ctx& c, const Binomial& b, TreeData what, std::uint64_t x,
+                      std::uint32_t i) {
+  if (what == TreeData::kWhole) return c.all();
+  return c.range(c.abs(sgn(x), b.root), std::min<std::uint64_t>(pow2(i), b.p - x));
+}
+
+void add_binomial_down(Stages& st, const Ctx& c, const Binomial& b, TreeData what) {
+  const std::uint32_t has_parent = b.v != 0 ? 1 : 0;
+  st.add(has_parent + b.nchild, [c, b, what, has_parent](std::uint32_t s, Step& out) {
+    if (has_parent && s == 0) {
+      recv_copy(c, out, c.abs(sgn(b.v) - sgn(pow2(b.j)), b.root),
+                subtree_data(c, b, what, b.v, b.j));
+      return;
+    }
+    const std::uint32_t i = b.nchild - 1 - (s - has_parent);
+    const std::uint64_t x = b.v + pow2(i);
+    out.sends.push_back(c.send(c.abs(sgn(x), b.root), subtree_data(c, b, what, x, i)));
+  });
+}
+
+void add_binomial_up(Stages& st, const Ctx& c, const Binomial& b, TreeData what, Combine how) {
+  const std::uint32_t has_parent = b.v != 0 ? 1 : 0;
+  st.add(b.nchild + has_parent, [c, b, what, how](std::uint32_t s, Step& out) {
+    if (s < b.nchild) {
+      const std::uint64_t x = b.v + pow2(s);
+      const std::uint32_t peer = c.abs(sgn(x), b.root);
+      if (how == Combine::kReduce) {
+        recv_reduce(c, out, peer, subtree_data(c, b, what, x, s));
+      } else {
+        recv_copy(c, out, peer, subtree_data(c, b, what, x, s));
+      }
+      return;
+    }
+    out.sends.push_back(
+        c.send(c.abs(sgn(b.v) - sgn(pow2(b.j)), b.root), subtree_data(c, b, what, b.v, b.j)));
+  });
+}
+
+void build_binomial(Stages& st, const Ctx& c) {
+  switch (c.spec.op) {
+    case Op::kBroadcast:
+      add_binomial_down(st, c, make_binomial(c, c.spec.root), TreeData::kWhole);
+      break;
+    case Op::kScatter:
+      add_binomial_down(st, c, make_binomial(c, c.spec.root), TreeData::kSubtreeChunks);
+      break;
+    case Op::kReduce:
+      add_binomial_up(st, c, make_binomial(c, c.spec.root), TreeData::kWhole, Combine::kReduce);
+      break;
+    case Op::kGather:
+      add_binomial_up(st, c, make_binomial(c, c.spec.root), TreeData::kSubtreeChunks,
+                      Combine::kCopy);
+      break;
+    case Op::kAllReduce: {  // reduce to member 0, then broadcast from it
+      const Binomial b = make_binomial(c, 0);
+      add_binomial_up(st, c, b, TreeData::kWhole, Combine::kReduce);
+      add_binomial_down(st, c, b, TreeData::kWhole);
+      break;
+    }
+    case Op::kBarrier: {  // the 0-byte "reduce" gathers the arrival chunks, then broadcast
+      const Binomial b = make_binomial(c, 0);
+      add_binomial_up(st, c, b, TreeData::kSubtreeChunks, Combine::kCopy);
+      add_binomial_down(st, c, b, TreeData::kWhole);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Double binary trees [NCCL]. Tree 0 is NCCL's in-order binary tree on ranks 0..n-1 (odd ranks
+// are leaves, rank 2^i*(2k+1) has children at +-2^(i-1); rank 0 is the root with the single
+// child 2^floor(log2(n-1))). Tree 1 is NCCL's complement: shifted by one rank (r -> r+1) when n
+// is even, so that the leaves of one tree are the inner nodes of the other, and mirrored
+// (r -> n-1-r) when n is odd (an exact complement does not exist then). Chunk t (half of the
+// buffer) travels on tree t.
+//  - all-reduce: the trees on the members themselves (n = p; tree 1's root is member 1 for even
+//    p, p-1 for odd p), reduce up then broadcast down;
+//  - broadcast / reduce: both trees must be rooted at `root`: the pair of trees is built on the
+//    p-1 other members (relative ranks v = 1..p-1 as tree ranks v-1) and the root becomes the
+//    parent of both tree roots.
+// The two trees run concurrently: every message gets a time (broadcast: a member at depth d
+// receives at d-1 and sends at d; reduce: a member at depth d sends at -d and receives from its
+// children at -d-1; all-reduce runs reduce then broadcast) and a member's steps are its
+// distinct event times in order. Each message has one time at both ends and steps are ordered
+// by time, so by induction on time the merged schedule cannot deadlock.
+
+struct BtLinks {
+  std::int64_t up = -1;
+  std::array<std::int64_t, 2> down = {-1, -1};
+};
+
+// ncclGetBtree.
+BtLinks nccl_btree(std::int64_t n, std::int64_t rank) {
+  BtLinks t;
+  std::int64_t bit = 1;
+  for (; bit < n; bit <<= 1) {
+    if (bit & rank) break;
+  }
+  if (rank == 0) {
+    if (n > 1) t.down[1] = bit >> 1;
+    return t;
+  }
+  std::int64_t up = (rank ^ bit) | (bit << 1);
+  if (up >= n) up = rank ^ bit;
+  t.up = up;
+  const std::int64_t lowbit = bit >> 1;
+  t.down[0] = lowbit == 0 ? -1 : rank - lowbit;
+  std::int64_t lb = lowbit;
+  while (lb > 0 && rank + lb >= n) lb >>= 1;
+  t.down[1] = lb == 0 ? -1 : rank + lb;
+  return t;
+}
+
+// ncclGetDtree: tree index of `rank` in tree t and back.
+std::int64_t dtree_index(std::int64_t n, std::int64_t rank, int t) {
+  if (t == 0) return rank;
+  return n % 2 == 0 ? (rank - 1 + n) % n : n - 1 - rank;
+}
+std::int64_t dtree_rank(std::int64_t n, std::int64_t index, int t) {
+  if (index < 0 || t == 0) return index;
+  return n % 2 == 0 ? (index + 1) % n : n - 1 - index;
+}
+std::uint32_t btree_depth(std::int64_t n, std::int64_t index) {
+  std::uint32_t d = 0;
+  for (std::int64_t up = nccl_btree(n, index).up; up >= 0; up = nccl_btree(n, up).up) ++d;
+  return d;
+}
+
+struct DbtNode {
+  TreeLinks links;
+  std::uint32_t depth = 0;
+};
+
+DbtNode dbt_node(const Ctx& c, int t, bool rooted) {
+  DbtNode node;
+  auto link = [&](std::int64_t n, std::int64_t rank, auto to_member) {
+    const std::int64_t x = dtree_index(n, rank, t);
+    const BtLinks b = nccl_btree(n, x);
+    if (b.up >= 0) {
+      node.links.has_parent = true;
+      node.links.parent = to_member(dtree_rank(n, b.up, t));
+    }
+    for (std::int64_t d : b.down) {
+      if (d >= 0) node.links.add_child(to_member(dtree_rank(n, d, t)));
+    }
+    node.depth = btree_depth(n, x);
+  };
+  if (!rooted) {
+    link(c.p, c.me, [](std::int64_t r) { return static_cast<std::uint32_t>(r); });
+    return node;
+  }
+  const std::uint32_t root = c.spec.root, v = umod32(sgn(c.me) - root, c.p);
+  const std::int64_t n = sgn(c.p) - 1;
+  auto to_member = [&](std::int64_t u) { return c.abs(u + 1, root); };
+  if (v == 0) {
+    if (n >= 1) node.links.add_child(to_member(dtree_rank(n, 0, t)));
+    return node;
+  }
+  link(n, v - 1, to_member);
+  if (!node.links.has_parent) {
+    node.links.has_parent = true;
+    node.links.parent = root;
+  }
+  node.depth += 1;
+  return node;
+}
+
+struct DbtEvent {
+  std::int64_t time;
+  int tree;
+  bool send;
+  std::uint32_t peer;
+  Combine how;
+};
+
+std::vector<DbtEvent> dbt_events(const Ctx& c, bool rooted, bool up, bool down) {
+  std::vector<DbtEvent> ev;
+  for (int t = 0; t < 2; ++t) {
+    const DbtNode node = dbt_node(c, t, rooted);
+    const std::int64_t d = node.depth;
+    const TreeLinks& l = node.links;
+    if (up) {
+      for (std::uint32_t k = 0; k < l.nchild; ++k) {
+        ev.push_back(DbtEvent{-d - 1, t, false, l.child[k], Combine::kReduce});
+      }
+      if (l.has_parent) ev.push_back(DbtEvent{-d, t, true, l.parent, Combine::kReduce});
+    }
+    if (down) {
+      if (l.has_parent) ev.push_back(DbtEvent{d - 1, t, false, l.parent, Combine::kCopy});
+      for (std::uint32_t k = 0; k < l.nchild; ++k) {
+        ev.push_back(DbtEvent{d, t, true, l.child[k], Combine::kCopy});
+      }
+    }
+  }
+  // Same order at both ends of every pair: by time, then tree (one message per pair, tree and
+  // time).
+  std::stable_sort(ev.begin(), ev.end(), [](const DbtEvent& a, const DbtEvent& b) {
+    return a.time != b.time ? a.time < b.time : a.tree < b.tree;
+  });
+  return ev;
+}
+
+std::uint64_t distinct_times(const std::vector<DbtEvent>& ev) {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < ev.size(); ++i) {
+    if (i == 0 || ev[i].time != ev[i - 1].time) ++n;
+  }
+  return n;
+}
+
+void build_double_binary_tree(Stages& st, const Ctx& c) {
+  const bool rooted = c.spec.op != Op::kAllReduce;
+  const bool up = c.spec.op != Op::kBroadcast, down = c.spec.op != Op::kReduce;
+  st.add(distinct_times(dbt_events(c, rooted, up, down)),
+         [c, rooted, up, down](std::uint32_t i, Step& out) {
+           const std::vector<DbtEvent> ev = dbt_events(c, rooted, up, down);
+           std::size_t a = 0;
+           for (std::uint32_t group = 0; group < i; ++group) {
+             const std::int64_t t = ev[a].time;
+             while (a < ev.size() && ev[a].time == t) ++a;
+           }
+           std::array<std::uint32_t, 2> reduced = {0, 0};
+           for (std::size_t b = a; b < ev.size() && ev[b].time == ev[a].time; ++b) {
+             const ChunkSet chunk = c.one(ev[b].tree);
+             if (ev[b].send) {
+               out.sends.push_back(c.send(ev[b].peer, chunk));
+             } else {
+               out.recvs.push_back(c.recv(ev[b].peer, chunk, ev[b].how));
+               if (ev[b].how == Combine::kReduce) ++reduced[static_cast<std::size_t>(ev[b].tree)];
+             }
+           }
+           for (std::size_t t = 0; t < 2; ++t) {
+             if (reduced[t] > 0) add_reduce(out, 1 + reduced[t], c.map.chunk(t));
+           }
+         });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Torus all-to-all: a pairwise exchange along the row moves every block to its destination
+// column (to (x+k, y): the blocks for column x+k, Y of them, stride X), then a pairwise
+// exchange along the column delivers them (to (x, y+k): the X blocks of row y for (x, y+k)).
+
+void add_torus_all_to_all(Stages& st, const Ctx& c, std::uint32_t nx, std::uint32_t ny) {
+  const std::uint32_t p = c.p, x = c.me % nx, y = c.me / nx;
+  st.add(nx - 1, [c, p, nx, ny, x, y](std::uint32_t s, Step& out) {
+    const std::int64_t k = sgn(s) + 1;
+    const std::uint32_t tx = umod32(x + k, nx), fx = umod32(x - k, nx);
+    const std::uint64_t from = y * nx + fx;
+    out.sends.push_back(c.send(y * nx + tx, ChunkSet{std::uint64_t{c.me} * p + tx, 1, nx, ny}));
+    recv_copy(c, out, u32(from), ChunkSet{from * p + x, 1, nx, ny});
+  });
+  st.add(ny - 1, [c, p, nx, ny, x, y](std::uint32_t s, Step& out) {
+    const std::int64_t k = sgn(s) + 1;
+    const std::uint64_t ty = umod(y + k, ny), fy = umod(y - k, ny);
+    const std::uint64_t to = ty * nx + x;
+    out.sends.push_back(c.send(u32(to), ChunkSet{std::uint64_t{y} * nx * p + to, 1, p, nx}));
+    recv_copy(c, out, u32(fy * nx + x), ChunkSet{fy * nx * p + c.me, 1, p, nx});
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Algorithm dispatch.
+
+void build_ring(Stages& st, const Ctx& c) {
+  const Ring g = flat_ring(c, 1, 0);
+  switch (c.spec.op) {
+    case Op::kAllReduce:
+      add_ring_rs(st, c, g);
+      add_ring_ag(st, c, g);
+      break;
+    case Op::kReduceScatter:
+      add_ring_rs(st, c, g);
+      break;
+    case Op::kAllGather:
+    case Op::kBarrier:  // all-gather of p zero-byte arrival chunks
+      add_ring_ag(st, c, g);
+      break;
+    case Op::kBroadcast:
+      add_pipeline(st, c, hierarchical_links(c, 1, c.p, c.spec.root, false), false);
+      break;
+    case Op::kReduce:
+      add_pipeline(st, c, hierarchical_links(c, 1, c.p, c.spec.root, true), true);
+      break;
+    case Op::kGather:
+      add_ring_gather(st, c);
+      break;
+    case Op::kScatter:
+      add_ring_scatter(st, c);
+      break;
+    case Op::kAllToAll:
+      add_ring_all_to_all(st, c);
+      break;
+  }
+}
+
+// Both directions at once: chunks 0..p-1 clockwise, p..2p-1 counter-clockwise (member r's
+// counter-clockwise segment is p + r).
+void build_bidirectional_ring(Stages& st, const Ctx& c) {
+  const Ring cw = flat_ring(c, 1, 0), ccw = flat_ring(c, -1, c.p);
+  auto rs = [c, cw, ccw](std::uint32_t s, Step& out) {
+    ring_rs_step(c, cw, s, out);
+    ring_rs_step(c, ccw, s, out);
+  };
+  auto ag = [c, cw, ccw](std::uint32_t s, Step& out) {
+    ring_ag_step(c, cw, s, out);
+    ring_ag_step(c, ccw, s, out);
+  };
+  if (c.spec.op != Op::kAllGather) st.add(c.p - 1, rs);
+  if (c.spec.op != Op::kReduceScatter) st.add(c.p - 1, ag);
+}
+
+void build_bruck(Stages& st, const Ctx& c) {
+  switch (c.spec.op) {
+    case Op::kAllGather:
+      add_bruck_all_gather(st, c);
+      break;
+    case Op::kAllToAll:
+      add_bruck_all_to_all(st, c);
+      break;
+    default:
+      add_dissemination(st, c);
+      break;
+  }
+}
+
+void build_direct(Stages& st, const Ctx& c) {
+  switch (c.spec.op) {
+    case Op::kAllReduce:
+      add_direct_rounds(st, c, Op::kReduceScatter);
+      add_direct_rounds(st, c, Op::kAllGather);
+      break;
+    case Op::kReduceScatter:
+    case Op::kAllGather:
+    case Op::kAllToAll:
+      add_direct_rounds(st, c, c.spec.op);
+      break;
+    case Op::kBarrier:
+      add_direct_rounds(st, c, Op::kAllGather);
+      break;
+    case Op::kGather:
+      add_direct_rooted(st, c, false, false, true);
+      break;
+    case Op::kScatter:
+      add_direct_rooted(st, c, true, false, true);
+      break;
+    case Op::kReduce:
+      add_direct_rooted(st, c, false, true, false);
+      break;
+    case Op::kBroadcast:
+      add_direct_rooted(st, c, true, false, false);
+      break;
+  }
+}
+
+std::vector<Stage> build(const Ctx& c) {
+  Stages st;
+  const CollectiveSpec& s = c.spec;
+  switch (s.algorithm) {
+    case Algorithm::kRing:
+      build_ring(st, c);
+      break;
+    case Algorithm::kBidirectionalRing:
+      build_bidirectional_ring(st, c);
+      break;
+    case Algorithm::kHierarchicalRing:
+      if (s.op == Op::kBroadcast || s.op == Op::kReduce) {
+        const bool reduce = s.op == Op::kReduce;
+        add_pipeline(st, c, hierarchical_links(c, s.dims[0], s.dims[1], s.root, reduce), reduce);
+      } else {
+        add_two_level(st, c, s.dims[0], s.dims[1]);
+      }
+      break;
+    case Algorithm::kTorus2d:
+      if (s.op == Op::kAllToAll) {
+        add_torus_all_to_all(st, c, s.dims[0], s.dims[1]);
+      } else {
+        add_two_level(st, c, s.dims[0], s.dims[1]);
+      }
+      break;
+    case Algorithm::kHalvingDoubling:
+      build_halving_doubling(st, c);
+      break;
+    case Algorithm::kBruck:
+      build_bruck(st, c);
+      break;
+    case Algorithm::kDirect:
+      build_direct(st, c);
+      break;
+    case Algorithm::kBinomialTree:
+      build_binomial(st, c);
+      break;
+    case Algorithm::kDoubleBinaryTree:
+      build_double_binary_tree(st, c);
+      break;
+  }
+  return std::move(st.list);
+}
+
+bool implements(Algorithm a, Op op) {
+  switch (a) {
+    case Algorithm::kRing:
+    case Algorithm::kDirect:
+      return true;
+    case Algorithm::kBidirectionalRing:
+      return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather;
+    case Algorithm::kHierarchicalRing:
+    case Algorithm::kHalvingDoubling:
+      return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather ||
+             op == Op::kBroadcast || op == Op::kReduce;
+    case Algorithm::kTorus2d:
+      return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather ||
+             op == Op::kAllToAll;
+    case Algorithm::kBruck:
+      return op == Op::kAllGather || op == Op::kAllToAll || op == Op::kBarrier;
+    case Algorithm::kBinomialTree:
+      return op == Op::kBroadcast || op == Op::kReduce || op == Op::kGather || op == Op::kScatter ||
+             op == Op::kAllReduce || op == Op::kBarrier;
+    case Algorithm::kDoubleBinaryTree:
+      return op == Op::kAllReduce || op == Op::kBroadcast || op == Op::kReduce;
+  }
+  return false;
+}
+
+std::uint64_t chunk_count(const CollectiveSpec& s) {
+  const std::uint64_t p = s.p;
+  if (s.op == Op::kAllToAll) return p * p;
+  switch (s.algorithm) {
+    case Algorithm::kBidirectionalRing:
+      return 2 * p;
+    case Algorithm::kHalvingDoubling:  // per new rank, except the per-member results
+      return s.op == Op::kReduceScatter || s.op == Op::kAllGather ? p : std::bit_floor(s.p);
+    case Algorithm::kDirect:  // the whole buffer in one piece for the rooted whole-buffer ops
+      return s.op == Op::kBroadcast || s.op == Op::kReduce ? 1 : p;
+    case Algorithm::kBinomialTree:
+      return s.op == Op::kBroadcast || s.op == Op::kReduce || s.op == Op::kAllReduce ? 1 : p;
+    case Algorithm::kDoubleBinaryTree:
+      return 2;
+    default:
+      return p;
+  }
+}
+
+U128 total_bytes(const CollectiveSpec& s) {
+  if (s.op == Op::kBarrier) return 0;
+  if (s.op == Op::kAllToAll) return U128{s.bytes} * s.p;
+  return s.bytes;
+}
+
+}  // namespace
+
+struct Schedule::Plan {
+  Ctx ctx;
+  std::vector<Stage> stages;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Names.
+
+std::string_view to_string(Op op) {
+  const auto i = static_cast<std::size_t>(op);
+  return i < kOpNames.size() ? kOpNames[i] : std::string_view("unknown-op");
+}
+std::string_view to_string(Algorithm a) {
+  const auto i = static_cast<std::size_t>(a);
+  return i < kAlgorithmNames.size() ? kAlgorithmNames[i] : std::string_view("unknown-algorithm");
+}
+std::optional<Op> parse_op(std::string_view name) {
+  for (std::size_t i = 0; i < kOpNames.size(); ++i) {
+    if (kOpNames[i] == name) return static_cast<Op>(i);
+  }
+  return std::nullopt;
+}
+std::optional<Algorithm> parse_algorithm(std::string_view name) {
+  for (std::size_t i = 0; i < kAlgorithmNames.size(); ++i) {
+    if (kAlgorithmNames[i] == name) return static_cast<Algorithm>(i);
+  }
+  return std::nullopt;
+}
+std::vector<std::string> op_names() {
+  return {kOpNames.begin(), kOpNames.end()};
+}
+std::vector<std::string> algorithm_names() {
+  return {kAlgorithmNames.begin(), kAlgorithmNames.end()};
+}
+
+double bus_bandwidth_factor(Op op, std::uint32_t p) {
+  if (p == 0) return 0.0;
+  const double n = p;
+  switch (op) {
+    case Op::kAllReduce:
+      return 2.0 * (n - 1.0) / n;
+    case Op::kReduceScatter:
+    case Op::kAllGather:
+    case Op::kAllToAll:
+    case Op::kGather:
+    case Op::kScatter:
+      return (n - 1.0) / n;
+    case Op::kBroadcast:
+    case Op::kReduce:
+      return 1.0;
+    case Op::kBarrier:
+      return 0.0;
+  }
+  return 0.0;
+}
+
+std::string why_invalid(const CollectiveSpec& spec) {
+  std::ostringstream why;
+  if (!implements(spec.algorithm, spec.op)) {
+    why << "algorithm " << to_string(spec.algorithm) << " does not implement op "
+        << to_string(spec.op);
+  } else if (spec.p == 0) {
+    why << "a collective needs p >= 1 members";
+  } else if (spec.root >= spec.p) {
+    why << "root " << spec.root << " is not a member (p = " << spec.p << ")";
+  } else if ((spec.algorithm == Algorithm::kHierarchicalRing ||
+              spec.algorithm == Algorithm::kTorus2d) &&
+             std::uint64_t{spec.dims[0]} * spec.dims[1] != spec.p) {
+    why << "algorithm " << to_string(spec.algorithm)
+        << " needs dims whose product is p = " << spec.p << ", got " << spec.dims[0] << " x "
+        << spec.dims[1];
+  }
+  return why.str();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Schedule.
+
+Schedule::Schedule(const CollectiveSpec& spec, std::uint32_t member)
+    : spec_(spec), member_(member) {
+  std::string why = why_invalid(spec);
+  if (why.empty() && member >= spec.p) {
+    std::ostringstream s;
+    s << "member " << member << " is not below p = " << spec.p;
+    why = s.str();
+  }
+  if (!why.empty()) throw InvalidCollective(why);
+  chunks_ = chunk_count(spec);
+  auto plan = std::make_shared<Plan>();
+  plan->ctx = Ctx{spec, spec.p, member, chunks_, ByteMap(total_bytes(spec), chunks_)};
+  plan->stages = build(plan->ctx);
+  std::uint64_t steps = 0;
+  for (const Stage& s : plan->stages) steps += s.steps;
+  steps_ = u32(steps);
+  plan_ = std::move(plan);
+}
+
+std::uint64_t Schedule::chunk_bytes(std::uint64_t c) const {
+  return plan_->ctx.map.chunk(c);
+}
+
+Step Schedule::step(std::uint32_t i) const {
+  if (i >= steps_) {
+    std::ostringstream s;
+    s << "step " << i << " of a " << steps_ << "-step schedule";
+    throw std::out_of_range(s.str());
+  }
+  Step out;
+  for (const Stage& s : plan_->stages) {
+    if (i < s.steps) {
+      s.emit(i, out);
+      break;
+    }
+    i -= s.steps;
+  }
+  return out;
+}
+
+}  // namespace sipsim::collective

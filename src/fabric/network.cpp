@@ -1,0 +1,307 @@
+#include "sipsim/fabric/network.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace sipsim::fabric {
+
+namespace {
+
+__extension__ typedef unsigned __int128 U128;
+
+enum Kind : std::uint32_t {
+  kFlatArrive = kFabricKindBase,  // head of a message reaches the receiver's port
+  kFlatDeliver,                   // last byte received
+  kChunk,                         // a chunk has fully arrived at a vertex
+};
+
+// Short human-readable forms for describe(); the scenario layer has the full ones.
+std::string gbps(std::uint64_t bps) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%gGbps", static_cast<double>(bps) / 1e9);
+  return buf;
+}
+std::string ns(pdes::Time t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%gns", static_cast<double>(t) / 1e3);
+  return buf;
+}
+std::string kib(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%gKiB", static_cast<double>(bytes) / 1024);
+  return buf;
+}
+
+}  // namespace
+
+pdes::Time serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
+  if (rate_bps == 0) throw std::invalid_argument("serialization at a rate of 0 bit/s");
+  const U128 bits_ps = static_cast<U128>(bytes) * 8u * pdes::kSecond;
+  return static_cast<pdes::Time>((bits_ps + rate_bps - 1) / rate_bps);
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Elect-Flat: per-node transmit and receive ports, nothing in between.
+class FlatNetwork final : public Network {
+ public:
+  FlatNetwork(std::uint32_t nodes, std::uint64_t rate_bps, pdes::Time latency)
+      : nodes_(nodes), rate_(rate_bps), latency_(latency) {
+    if (nodes == 0) throw std::invalid_argument("elect-flat needs at least one node");
+    if (rate_bps == 0) throw std::invalid_argument("elect-flat bandwidth must be > 0");
+  }
+
+  std::uint32_t nodes() const override { return nodes_; }
+  std::uint32_t lp_count() const override { return nodes_; }
+  pdes::Partition partition(int ranks) const override {
+    return pdes::Partition::blocks(nodes_, ranks);
+  }
+  // Every node reaches every other through the ideal switch in `latency`.
+  pdes::Time lookahead(const pdes::Partition&) const override { return latency_; }
+  void setup(const pdes::Partition& partition, int rank) override {
+    ports_.assign(partition.lps_of(rank).size(), Ports{});
+    stats_ = {};
+  }
+
+  pdes::Time send(pdes::Context& ctx, std::uint32_t dst, std::uint64_t bytes,
+                  std::uint64_t tag) override {
+    check_dst(ctx, dst);
+    Ports& p = ports_[ctx.self_index()];
+    const pdes::Time start = std::max(ctx.now(), p.tx_free);
+    stats_.max_queueing = std::max(stats_.max_queueing, start - ctx.now());
+    p.tx_free = start + serialization_ps(bytes, rate_);
+    ctx.send(dst, start - ctx.now() + latency_, kFlatArrive, {bytes, tag, 0, 0});
+    ++stats_.messages;
+    stats_.bytes += bytes;
+    return p.tx_free;
+  }
+
+  void handle(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) override {
+    if (ev.kind == kFlatArrive) {
+      // The receive port serialises arrivals: incast costs time here.
+      Ports& p = ports_[ctx.self_index()];
+      const pdes::Time start = std::max(ctx.now(), p.rx_free);
+      stats_.max_queueing = std::max(stats_.max_queueing, start - ctx.now());
+      p.rx_free = start + serialization_ps(ev.data[0], rate_);
+      ctx.send(ctx.self(), p.rx_free - ctx.now(), kFlatDeliver,
+               {ev.data[0], ev.data[1], ev.src, 0});
+    } else if (ev.kind == kFlatDeliver) {
+      sink.delivered({static_cast<std::uint32_t>(ev.data[2]), ev.data[0], ev.data[1]}, ctx);
+    } else {
+      throw std::logic_error("elect-flat: unknown event kind " + std::to_string(ev.kind));
+    }
+  }
+
+  pdes::Time uncongested_ps(std::uint32_t, std::uint32_t, std::uint64_t bytes) const override {
+    return latency_ + serialization_ps(bytes, rate_);
+  }
+  std::uint64_t node_rate_bps() const override { return rate_; }
+  std::string describe() const override {
+    return "elect-flat: " + std::to_string(nodes_) + " nodes at " + gbps(rate_) + ", latency " +
+           ns(latency_);
+  }
+
+ private:
+  struct Ports {
+    pdes::Time tx_free = 0;
+    pdes::Time rx_free = 0;
+  };
+  void check_dst(const pdes::Context& ctx, std::uint32_t dst) const {
+    if (dst >= nodes_ || dst == ctx.self()) {
+      throw std::logic_error("node " + std::to_string(ctx.self()) + " cannot send to node " +
+                             std::to_string(dst));
+    }
+  }
+
+  std::uint32_t nodes_;
+  std::uint64_t rate_;
+  pdes::Time latency_;
+  std::vector<Ports> ports_;
+};
+
+// ---------------------------------------------------------------------------
+// Routed packet fabric: chunks hop vertex to vertex, each output link a FIFO.
+class RoutedNetwork final : public Network {
+ public:
+  RoutedNetwork(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes)
+      : topo_(std::move(topology)), chunk_(chunk_bytes), link_free_(topo_->links().size(), 0) {
+    if (chunk_bytes == 0) throw std::invalid_argument("chunk size must be > 0");
+    for (const Link& l : topo_->links()) {
+      if (l.rate_bps == 0) throw std::invalid_argument("a link has a rate of 0 bit/s");
+    }
+  }
+
+  std::uint32_t nodes() const override { return topo_->nodes(); }
+  std::uint32_t lp_count() const override { return topo_->vertices(); }
+
+  // Locality groups in contiguous, node-balanced blocks of ranks, so that a
+  // server (and its leaf) never straddles two ranks.
+  pdes::Partition partition(int ranks) const override {
+    const std::uint32_t groups = topo_->groups();
+    std::vector<std::uint64_t> nodes_in(groups + 1, 0);
+    for (Vertex v = 0; v < topo_->nodes(); ++v) ++nodes_in[topo_->group_of(v) + 1];
+    for (std::uint32_t g = 0; g < groups; ++g) nodes_in[g + 1] += nodes_in[g];
+    const std::uint64_t total = std::max<std::uint64_t>(1, nodes_in[groups]);
+    std::vector<std::uint32_t> owner(topo_->vertices());
+    std::uint32_t spread = 0;
+    for (Vertex v = 0; v < topo_->vertices(); ++v) {
+      const std::uint32_t g = topo_->group_of(v);
+      if (topo_->is_switch(v) && !mostly_local(v)) {
+        // A switch joining many groups (a spine, a top-level BCube switch)
+        // belongs to none: spread them so that no rank carries all of them.
+        owner[v] = spread++ % static_cast<std::uint32_t>(ranks);
+        continue;
+      }
+      owner[v] =
+          static_cast<std::uint32_t>(nodes_in[g] * static_cast<std::uint64_t>(ranks) / total);
+    }
+    return pdes::Partition::from_owners(std::move(owner), ranks);
+  }
+
+  pdes::Time lookahead(const pdes::Partition& p) const override {
+    pdes::Time best = pdes::kTimeMax;
+    for (const Link& l : topo_->links()) {
+      if (p.owner(l.from) != p.owner(l.to)) best = std::min(best, l.latency);
+    }
+    return best;
+  }
+
+  void setup(const pdes::Partition& partition, int rank) override {
+    partial_.assign(partition.lps_of(rank).size(), {});
+    std::fill(link_free_.begin(), link_free_.end(), 0);
+    stats_ = {};
+  }
+
+  pdes::Time send(pdes::Context& ctx, std::uint32_t dst, std::uint64_t bytes,
+                  std::uint64_t tag) override {
+    if (dst >= topo_->nodes() || dst == ctx.self()) {
+      throw std::logic_error("node " + std::to_string(ctx.self()) + " cannot send to node " +
+                             std::to_string(dst));
+    }
+    ++stats_.messages;
+    stats_.bytes += bytes;
+    const std::uint64_t route = (std::uint64_t{ctx.self()} << 32) | dst;
+    pdes::Time done = ctx.now();
+    std::uint64_t left = bytes;
+    do {  // a zero-byte message still travels, as one empty chunk
+      const std::uint64_t c = std::min(left, chunk_);
+      left -= c;
+      done = forward(ctx, ctx.now(), dst, {bytes, tag, c, route});
+    } while (left > 0);
+    return done;
+  }
+
+  void handle(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) override {
+    if (ev.kind != kChunk) {
+      throw std::logic_error("routed fabric: unknown event kind " + std::to_string(ev.kind));
+    }
+    const auto src = static_cast<std::uint32_t>(ev.data[3] >> 32);
+    const auto dst = static_cast<std::uint32_t>(ev.data[3]);
+    if (ctx.self() != dst) {
+      forward(ctx, ctx.now(), dst, ev.data);
+      return;
+    }
+    const std::uint64_t msg_bytes = ev.data[0];
+    if (ev.data[2] == msg_bytes) {  // single-chunk message
+      sink.delivered({src, msg_bytes, ev.data[1]}, ctx);
+      return;
+    }
+    // Chunks of one pair arrive in order, so one counter per sender suffices.
+    auto& partial = partial_[ctx.self_index()];
+    std::uint64_t& got = partial[src];
+    got += ev.data[2];
+    if (got == msg_bytes) {
+      partial.erase(src);
+      sink.delivered({src, msg_bytes, ev.data[1]}, ctx);
+    }
+  }
+
+  pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
+    // Store-and-forward pipeline of the chunks over the path (each link FIFO):
+    // chunk k leaves link j when it has arrived and chunk k-1 has left.
+    std::vector<const Link*> path;
+    const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
+    for (Vertex v = a; v != b;) {
+      const LinkId l = topo_->next_link(v, b, flow);
+      if (l == kNoLink || path.size() > topo_->vertices()) {
+        throw std::logic_error("no route from node " + std::to_string(a) + " to " +
+                               std::to_string(b));
+      }
+      path.push_back(&topo_->link(l));
+      v = topo_->link(l).to;
+    }
+    std::vector<pdes::Time> link_done(path.size(), 0);
+    pdes::Time arrived = 0;
+    std::uint64_t left = bytes;
+    do {
+      const std::uint64_t c = std::min(left, chunk_);
+      left -= c;
+      pdes::Time t = 0;  // every chunk is ready at the source at time 0
+      for (std::size_t j = 0; j < path.size(); ++j) {
+        const pdes::Time start = std::max(t, link_done[j]);
+        link_done[j] = start + serialization_ps(c, path[j]->rate_bps);
+        t = link_done[j] + path[j]->latency;
+      }
+      arrived = t;
+    } while (left > 0);
+    return arrived;
+  }
+
+  std::uint64_t node_rate_bps() const override {
+    std::uint64_t rate = 0;
+    for (LinkId l : topo_->out_links(0)) rate += topo_->link(l).rate_bps;
+    return rate;
+  }
+  std::string describe() const override { return topo_->describe() + ", chunks of " + kib(chunk_); }
+  const Topology& topology() const { return *topo_; }
+
+ private:
+  // At least half of the switch's neighbours are in its own locality group.
+  bool mostly_local(Vertex v) const {
+    std::size_t same = 0, all = 0;
+    for (LinkId l : topo_->out_links(v)) {
+      ++all;
+      if (topo_->group_of(topo_->link(l).to) == topo_->group_of(v)) ++same;
+    }
+    return 2 * same >= all;
+  }
+
+  // Reserves the next link towards dst for one chunk and sends it on.
+  pdes::Time forward(pdes::Context& ctx, pdes::Time ready, std::uint32_t dst,
+                     const pdes::Payload& chunk) {
+    const LinkId id = topo_->next_link(ctx.self(), dst, chunk[3]);
+    if (id == kNoLink) {
+      throw std::logic_error("no route from vertex " + std::to_string(ctx.self()) + " to node " +
+                             std::to_string(dst));
+    }
+    const Link& l = topo_->link(id);
+    const pdes::Time start = std::max(ready, link_free_[id]);
+    stats_.max_queueing = std::max(stats_.max_queueing, start - ready);
+    link_free_[id] = start + serialization_ps(chunk[2], l.rate_bps);
+    ++stats_.chunk_hops;
+    ctx.send(l.to, link_free_[id] + l.latency - ctx.now(), kChunk, chunk);
+    return link_free_[id];
+  }
+
+  std::unique_ptr<Topology> topo_;
+  std::uint64_t chunk_;
+  std::vector<pdes::Time> link_free_;  // indexed by link id; only local links are used
+  std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> partial_;  // per local LP
+};
+
+}  // namespace
+
+std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate_bps,
+                                         pdes::Time latency) {
+  return std::make_unique<FlatNetwork>(nodes, rate_bps, latency);
+}
+
+std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology,
+                                     std::uint64_t chunk_bytes) {
+  return std::make_unique<RoutedNetwork>(std::move(topology), chunk_bytes);
+}
+
+}  // namespace sipsim::fabric

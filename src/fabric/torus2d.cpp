@@ -1,0 +1,117 @@
+// 2D torus with dimension-order routing (RAMP §7.5 compares a 2D torus of
+// 128 x 512 nodes, ../shared/papers/001_74a61473e9cb46d7.txt). Nodes relay;
+// no switches.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sipsim/fabric/topology.hpp"
+
+namespace sipsim::fabric {
+namespace {
+
+class Torus2d final : public Topology {
+ public:
+  explicit Torus2d(const Torus2dSpec& spec);
+
+  LinkId next_link(Vertex at, Vertex dst, std::uint64_t flow) const override;
+  std::uint32_t group_of(Vertex v) const override { return v < nodes() ? v / dim_x_ : 0; }
+  std::uint32_t groups() const override { return dim_y_; }
+  std::string describe() const override { return description_; }
+
+ private:
+  enum Dir : std::uint32_t { kXPlus = 0, kXMinus = 1, kYPlus = 2, kYMinus = 3 };
+
+  // One hop along a ring of `size` from coordinate `from` towards `to` (!=).
+  // Returns the direction offset: 0 = plus, 1 = minus.
+  static std::uint32_t ring_dir(std::uint32_t from, std::uint32_t to, std::uint32_t size,
+                                std::uint64_t hash);
+
+  std::uint32_t dim_x_;
+  std::uint32_t dim_y_;
+  std::vector<std::array<LinkId, 4>> nbr_;  // per node, indexed by Dir
+  std::string description_;
+};
+
+Torus2d::Torus2d(const Torus2dSpec& spec) : dim_x_(spec.dims[0]), dim_y_(spec.dims[1]) {
+  for (int d = 0; d < 2; ++d) {
+    if (spec.dims[d] == 0) {
+      throw std::invalid_argument("torus2d: dims[" + std::to_string(d) + "] must be >= 1 (got 0)");
+    }
+  }
+  const std::uint64_t n = std::uint64_t{dim_x_} * dim_y_;
+  if (n >= 0xffff'ffffULL) {
+    std::ostringstream m;
+    m << "torus2d: dims " << dim_x_ << "x" << dim_y_ << " = " << n
+      << " nodes exceed 32-bit vertex ids";
+    throw std::invalid_argument(m.str());
+  }
+  if (spec.link_rate_bps == 0) throw std::invalid_argument("torus2d: link_rate_bps must be > 0");
+  const auto nodes = static_cast<std::uint32_t>(n);
+  set_vertices(nodes, 0);
+  nbr_.assign(nodes, {kNoLink, kNoLink, kNoLink, kNoLink});
+  for (std::uint32_t y = 0; y < dim_y_; ++y) {
+    for (std::uint32_t x = 0; x < dim_x_; ++x) {
+      const Vertex v = y * dim_x_ + x;
+      // Link v to its + neighbour in each dimension; the neighbour's - link is
+      // the reverse. Size 2: + and - neighbours coincide, so only x = 0 adds
+      // the single duplex link and both directions map to it. Size 1: none.
+      if (dim_x_ > 2 || (dim_x_ == 2 && x == 0)) {
+        const Vertex w = y * dim_x_ + (x + 1) % dim_x_;
+        const LinkId l = add_duplex(v, w, spec.link_rate_bps, spec.hop_latency);
+        nbr_[v][kXPlus] = l;
+        nbr_[w][kXMinus] = l + 1;
+        if (dim_x_ == 2) {
+          nbr_[v][kXMinus] = l;
+          nbr_[w][kXPlus] = l + 1;
+        }
+      }
+      if (dim_y_ > 2 || (dim_y_ == 2 && y == 0)) {
+        const Vertex w = ((y + 1) % dim_y_) * dim_x_ + x;
+        const LinkId l = add_duplex(v, w, spec.link_rate_bps, spec.hop_latency);
+        nbr_[v][kYPlus] = l;
+        nbr_[w][kYMinus] = l + 1;
+        if (dim_y_ == 2) {
+          nbr_[v][kYMinus] = l;
+          nbr_[w][kYPlus] = l + 1;
+        }
+      }
+    }
+  }
+  finalize();
+  std::ostringstream d;
+  d << "torus2d: " << dim_x_ << "x" << dim_y_ << " = " << nodes << " nodes, "
+    << rate_str(spec.link_rate_bps) << " links, hop latency " << time_str(spec.hop_latency);
+  description_ = d.str();
+}
+
+std::uint32_t Torus2d::ring_dir(std::uint32_t from, std::uint32_t to, std::uint32_t size,
+                                std::uint64_t hash) {
+  const std::uint32_t fwd = to >= from ? to - from : to + size - from;  // hops going +
+  const std::uint32_t bwd = size - fwd;                                 // hops going -
+  if (fwd != bwd) return fwd < bwd ? 0 : 1;
+  return static_cast<std::uint32_t>(hash & 1);  // exactly half way round: both shortest
+}
+
+LinkId Torus2d::next_link(Vertex at, Vertex dst, std::uint64_t flow) const {
+  if (at >= nodes() || dst >= nodes() || at == dst) return kNoLink;
+  const std::uint32_t ax = at % dim_x_;
+  const std::uint32_t dx = dst % dim_x_;
+  // Dimension order (x then y) keeps the route deterministic and minimal.
+  if (ax != dx) {
+    return nbr_[at][kXPlus + ring_dir(ax, dx, dim_x_, ecmp_hash(at, dst, flow))];
+  }
+  return nbr_[at][kYPlus + ring_dir(at / dim_x_, dst / dim_x_, dim_y_, ecmp_hash(at, dst, flow))];
+}
+
+}  // namespace
+
+std::unique_ptr<Topology> make_torus2d(const Torus2dSpec& spec) {
+  return std::make_unique<Torus2d>(spec);
+}
+
+}  // namespace sipsim::fabric

@@ -1,0 +1,113 @@
+// Transport on an idle fabric: one message arrives exactly when the closed
+// form says, for elect-flat and for chunked store-and-forward over topologies.
+#include "sipsim/fabric/network.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/environment.hpp>
+
+#include "sipsim/pdes/engine.hpp"
+
+namespace sipsim::fabric {
+namespace {
+
+using pdes::kNanosecond;
+
+// Node `from` sends one message to `to` at t = 0; records the delivery time.
+class OneMessage final : public pdes::Model, public MessageSink {
+ public:
+  OneMessage(Network& net, std::uint32_t from, std::uint32_t to, std::uint64_t bytes)
+      : net_(net), from_(from), to_(to), bytes_(bytes) {}
+  std::uint32_t lp_count() const override { return net_.lp_count(); }
+  pdes::Partition partition(int ranks) const override { return net_.partition(ranks); }
+  pdes::Time lookahead(const pdes::Partition& p) const override { return net_.lookahead(p); }
+  void setup(const pdes::Partition& p, int rank) override { net_.setup(p, rank); }
+  void init(pdes::Context& ctx) override {
+    if (ctx.self() == from_) tx_done = net_.send(ctx, to_, bytes_, 42);
+  }
+  void handle(const pdes::Event& e, pdes::Context& ctx) override { net_.handle(e, ctx, *this); }
+  void delivered(const Delivery& d, pdes::Context& ctx) override {
+    EXPECT_EQ(d.src_node, from_);
+    EXPECT_EQ(d.bytes, bytes_);
+    EXPECT_EQ(d.tag, 42u);
+    EXPECT_EQ(ctx.self(), to_);
+    delivered_at = ctx.now();
+    ++deliveries;
+  }
+  pdes::Time tx_done = 0, delivered_at = 0;
+  int deliveries = 0;
+
+ private:
+  Network& net_;
+  std::uint32_t from_, to_;
+  std::uint64_t bytes_;
+};
+
+void expect_exact(Network& net, std::uint32_t a, std::uint32_t b, std::uint64_t bytes) {
+  boost::mpi::communicator self(MPI_COMM_SELF, boost::mpi::comm_attach);
+  OneMessage m(net, a, b, bytes);
+  pdes::EngineOptions o;
+  o.progress_interval_s = 0;
+  pdes::run(m, m.partition(1), self, o);
+  ASSERT_EQ(m.deliveries, 1) << a << "->" << b << " " << bytes;
+  EXPECT_EQ(m.delivered_at, net.uncongested_ps(a, b, bytes)) << a << "->" << b << " " << bytes;
+}
+
+TEST(Transport, SerializationRoundsUp) {
+  EXPECT_EQ(serialization_ps(1, 8'000'000'000'000), 1u);       // 1 byte at 8 Tb/s: exactly 1 ps
+  EXPECT_EQ(serialization_ps(1, 3'000'000'000'000), 3u);       // 2.67 ps -> 3
+  EXPECT_EQ(serialization_ps(1 << 30, 400'000'000'000), 21'474'836'480u);
+  EXPECT_EQ(serialization_ps(0, 1), 0u);
+}
+
+TEST(Transport, ElectFlatIsLatencyPlusSerialisation) {
+  auto net = make_elect_flat(4, 400'000'000'000, 700 * kNanosecond);
+  EXPECT_EQ(net->uncongested_ps(0, 3, 1000), 700 * kNanosecond + 20'000);
+  expect_exact(*net, 0, 3, 1000);
+  expect_exact(*net, 2, 1, 0);
+}
+
+TEST(Transport, RoutedMessagesArriveWhenTheClosedFormSays) {
+  ClusterSpec c;
+  c.server_size = 4;
+  c.intra_rate_bps = 2'400'000'000'000;
+  c.intra_switch_latency = 100 * kNanosecond;
+  c.intra_propagation = 20 * kNanosecond;
+  c.nic_rate_bps = 200'000'000'000;
+  TierSpec leaf{4, 1, 200'000'000'000, 350 * kNanosecond, 10 * kNanosecond};
+  TierSpec spine{4, 1, 200'000'000'000, 350 * kNanosecond, 50 * kNanosecond};
+  c.tiers = {leaf, spine};
+  for (std::uint64_t chunk : {1000ull, 4096ull, 1ull << 20}) {
+    auto net = make_routed(make_cluster(c, 16), chunk);
+    for (std::uint64_t bytes : {0ull, 1ull, 4096ull, 100'000ull}) {
+      expect_exact(*net, 0, 1, bytes);   // same server: NVLink
+      expect_exact(*net, 0, 5, bytes);   // another leaf: up to the spine
+      expect_exact(*net, 15, 2, bytes);
+    }
+  }
+  TopooptSpec t{4, 400'000'000'000, 260 * kNanosecond};
+  auto ring = make_routed(make_topoopt(t, 12), 8192);
+  expect_exact(*ring, 0, 6, 50'000);  // several relaying hops
+}
+
+TEST(Transport, ChunkingPipelinesAcrossHops) {
+  // Two equal hops: one 2-chunk message takes 3 chunk times, not 4.
+  Torus2dSpec t{{3, 1}, 8'000'000'000'000, 0};
+  auto net = make_routed(make_torus2d(t), 1000);  // 1000 B = 1 ns at 8 Tb/s
+  // In a ring of 4, node 2 is two hops away either way.
+  Torus2dSpec t4{{4, 1}, 8'000'000'000'000, 0};
+  auto net4 = make_routed(make_torus2d(t4), 1000);
+  EXPECT_EQ(net4->uncongested_ps(0, 2, 2000), 3 * kNanosecond);
+  expect_exact(*net4, 0, 2, 2000);
+  EXPECT_EQ(net->uncongested_ps(0, 1, 2000), 2 * kNanosecond);
+}
+
+}  // namespace
+}  // namespace sipsim::fabric
+
+int main(int argc, char** argv) {
+  boost::mpi::environment env(argc, argv, false);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
