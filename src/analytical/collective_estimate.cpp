@@ -10,9 +10,12 @@ namespace {
 
 pdes::Time local_cost(const collective::Step& step, const compute::Roofline& roofline) {
   switch (step.local) {
-    case collective::LocalOp::kReduce: return roofline.reduce_ps(step.sources, step.local_bytes);
-    case collective::LocalOp::kCopy: return roofline.copy_ps(step.local_bytes);
-    case collective::LocalOp::kNone: return 0;
+    case collective::LocalOp::kReduce:
+      return roofline.reduce_ps(step.sources, step.local_bytes);
+    case collective::LocalOp::kCopy:
+      return roofline.copy_ps(step.local_bytes);
+    case collective::LocalOp::kNone:
+      return 0;
   }
   return 0;
 }
@@ -64,11 +67,13 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
     while (s.step < sched.steps()) {
       const collective::Step step = sched.step(s.step);
       pdes::Time tx = s.step_start;
-      std::uint64_t sent = 0, received = 0;
+      pdes::Time send_h2t = 0, recv_h2t = 0;
       for (const collective::Send& snd : step.sends) {
-        const pdes::Time arrival = tx + network.uncongested_ps(members[m], members[snd.peer], snd.bytes);
+        const pdes::Time arrival =
+            tx + network.uncongested_ps(members[m], members[snd.peer], snd.bytes);
         tx += fabric::serialization_ps(snd.bytes, rate);
-        sent += snd.bytes;
+        send_h2t += fabric::serialization_ps(snd.bytes,
+                                             network.path_rate_bps(members[m], members[snd.peer]));
         ++est.messages;
         const std::uint64_t key = (std::uint64_t{m} << 32) | snd.peer;
         Member& peer = state[snd.peer];
@@ -88,7 +93,9 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
       s.recv_max = 0;
       s.waiting = 0;
       for (const collective::Recv& r : step.recvs) {
-        received += r.bytes;
+        recv_h2t = std::max(
+            recv_h2t,
+            fabric::serialization_ps(r.bytes, network.path_rate_bps(members[r.peer], members[m])));
         auto it = inflight.find((std::uint64_t{r.peer} << 32) | m);
         if (it != inflight.end() && !it->second.empty()) {
           s.recv_max = std::max(s.recv_max, it->second.front());
@@ -100,7 +107,7 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
         }
       }
       s.step_local = local_cost(step, roofline);
-      s.step_h2t = fabric::serialization_ps(std::max(sent, received), rate);
+      s.step_h2t = std::max(send_h2t, recv_h2t);
       if (s.waiting > 0) break;  // resumed when the missing messages are sent
       finish_step(s);
     }

@@ -17,13 +17,13 @@
 #include <optional>
 #include <sstream>
 
+#include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/output/collectives_table.hpp"
 #include "sipsim/output/run_file.hpp"
 #include "sipsim/pdes/engine.hpp"
 #include "sipsim/scenario/scenario.hpp"
 #include "sipsim/scenario/units.hpp"
 #include "sipsim/version.hpp"
-#include "sipsim/analytical/collective_estimate.hpp"
-#include "sipsim/output/collectives_table.hpp"
 #include "sipsim/workload/collectives.hpp"
 #include "sipsim/workload/phold.hpp"
 
@@ -167,7 +167,6 @@ void print_summary(const scenario::Scenario& s, const pdes::RunResult& r, const 
   std::cout << o.str() << std::flush;
 }
 
-
 double gbytes_per_s(std::uint64_t bytes, pdes::Time t) {
   return t == 0 ? 0.0 : static_cast<double>(bytes) / pdes::to_seconds(t) / 1e9;
 }
@@ -240,11 +239,12 @@ void print_collectives(const workload::CollectivesModel& model,
     if (n > 0) {
       t /= n;
       const double algbw = t > 0 ? static_cast<double>(records[i].bytes) / (t * 1e-12) / 1e9 : 0;
-      std::cout << fmt::format(" {:>13} {:>20} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} {:>11.3f} "
-                               "{:>11.3f}\n",
-                               records[i].bytes, collective::to_string(records[i].algorithm),
-                               t / 1e6, algbw, algbw * collective::bus_bandwidth_factor(op, p),
-                               h2h / n / 1e6, h2t / n / 1e6, comp / n / 1e6);
+      std::cout << fmt::format(
+          " {:>13} {:>20} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} {:>11.3f} "
+          "{:>11.3f}\n",
+          records[i].bytes, collective::to_string(records[i].algorithm), t / 1e6, algbw,
+          algbw * collective::bus_bandwidth_factor(op, p), h2h / n / 1e6, h2t / n / 1e6,
+          comp / n / 1e6);
     }
     i = j;
   }
@@ -296,19 +296,18 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
       if (!collective::why_invalid(spec).empty()) continue;
       const auto e = analytical::estimate_collective(spec, members, *network, roofline);
       const double algbw = gbytes_per_s(bytes, e.total);
-      std::cout << fmt::format(" {:>13} {:>20} {:>6} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} "
-                               "{:>11.3f} {:>11.3f}\n",
-                               bytes, name, e.steps, static_cast<double>(e.total) / 1e6, algbw,
-                               algbw * collective::bus_bandwidth_factor(c.op, p),
-                               static_cast<double>(e.h2h) / 1e6, static_cast<double>(e.h2t) / 1e6,
-                               static_cast<double>(e.compute) / 1e6);
+      std::cout << fmt::format(
+          " {:>13} {:>20} {:>6} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} "
+          "{:>11.3f} {:>11.3f}\n",
+          bytes, name, e.steps, static_cast<double>(e.total) / 1e6, algbw,
+          algbw * collective::bus_bandwidth_factor(c.op, p), static_cast<double>(e.h2h) / 1e6,
+          static_cast<double>(e.h2t) / 1e6, static_cast<double>(e.compute) / 1e6);
     }
   }
   return kExitOk;
 }
 
-namespace {
-}  // namespace
+namespace {}  // namespace
 
 int validate_command(const std::string& path, const std::vector<std::string>& overrides,
                      const mpi::communicator& comm) {

@@ -14,7 +14,9 @@ pdes::Time time_at_rate(U128 amount, std::uint64_t rate) {
 }
 }  // namespace
 
-std::uint32_t element_bytes(Dtype dtype) { return dtype == Dtype::kFloat32 ? 4 : 2; }
+std::uint32_t element_bytes(Dtype dtype) {
+  return dtype == Dtype::kFloat32 ? 4 : 2;
+}
 
 Accelerator a100(Dtype dtype) {
   Accelerator a;
@@ -22,9 +24,15 @@ Accelerator a100(Dtype dtype) {
   a.element_bytes = element_bytes(dtype);
   // Peak non-tensor throughput by element type (whitepaper, Table 1).
   switch (dtype) {
-    case Dtype::kFloat32: a.peak_flops = 19'500'000'000'000; break;
-    case Dtype::kFloat16: a.peak_flops = 78'000'000'000'000; break;
-    case Dtype::kBfloat16: a.peak_flops = 39'000'000'000'000; break;
+    case Dtype::kFloat32:
+      a.peak_flops = 19'500'000'000'000;
+      break;
+    case Dtype::kFloat16:
+      a.peak_flops = 78'000'000'000'000;
+      break;
+    case Dtype::kBfloat16:
+      a.peak_flops = 39'000'000'000'000;
+      break;
   }
   return a;
 }
@@ -39,7 +47,8 @@ pdes::Time Roofline::reduce_ps(std::uint32_t sources, std::uint64_t bytes) const
   if (sources < 2 || bytes == 0) return 0;
   const U128 moved = static_cast<U128>(bytes) * (sources + 1u);
   const U128 flops = static_cast<U128>(bytes / acc_.element_bytes) * (sources - 1u);
-  return std::max(time_at_rate(moved, acc_.memory_bytes_per_s), time_at_rate(flops, acc_.peak_flops));
+  return std::max(time_at_rate(moved, acc_.memory_bytes_per_s),
+                  time_at_rate(flops, acc_.peak_flops));
 }
 
 pdes::Time Roofline::copy_ps(std::uint64_t bytes) const {

@@ -99,6 +99,7 @@ class FlatNetwork final : public Network {
     return latency_ + serialization_ps(bytes, rate_);
   }
   std::uint64_t node_rate_bps() const override { return rate_; }
+  std::uint64_t path_rate_bps(std::uint32_t, std::uint32_t) const override { return rate_; }
   std::string describe() const override {
     return "elect-flat: " + std::to_string(nodes_) + " nodes at " + gbps(rate_) + ", latency " +
            ns(latency_);
@@ -222,17 +223,7 @@ class RoutedNetwork final : public Network {
   pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
     // Store-and-forward pipeline of the chunks over the path (each link FIFO):
     // chunk k leaves link j when it has arrived and chunk k-1 has left.
-    std::vector<const Link*> path;
-    const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
-    for (Vertex v = a; v != b;) {
-      const LinkId l = topo_->next_link(v, b, flow);
-      if (l == kNoLink || path.size() > topo_->vertices()) {
-        throw std::logic_error("no route from node " + std::to_string(a) + " to " +
-                               std::to_string(b));
-      }
-      path.push_back(&topo_->link(l));
-      v = topo_->link(l).to;
-    }
+    const std::vector<const Link*> path = route(a, b);
     std::vector<pdes::Time> link_done(path.size(), 0);
     pdes::Time arrived = 0;
     std::uint64_t left = bytes;
@@ -250,6 +241,20 @@ class RoutedNetwork final : public Network {
     return arrived;
   }
 
+  // Walks the path without building it: this runs for every message.
+  std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const override {
+    std::uint64_t rate = ~std::uint64_t{0};
+    const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
+    std::uint32_t hops = 0;
+    for (Vertex v = a; v != b; ++hops) {
+      const LinkId l = topo_->next_link(v, b, flow);
+      if (l == kNoLink || hops > topo_->vertices()) return 0;
+      rate = std::min(rate, topo_->link(l).rate_bps);
+      v = topo_->link(l).to;
+    }
+    return rate;
+  }
+
   std::uint64_t node_rate_bps() const override {
     std::uint64_t rate = 0;
     for (LinkId l : topo_->out_links(0)) rate += topo_->link(l).rate_bps;
@@ -259,6 +264,22 @@ class RoutedNetwork final : public Network {
   const Topology& topology() const { return *topo_; }
 
  private:
+  // The links a message from node a to node b takes (the pair's one path).
+  std::vector<const Link*> route(std::uint32_t a, std::uint32_t b) const {
+    std::vector<const Link*> path;
+    const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
+    for (Vertex v = a; v != b;) {
+      const LinkId l = topo_->next_link(v, b, flow);
+      if (l == kNoLink || path.size() > topo_->vertices()) {
+        throw std::logic_error("no route from node " + std::to_string(a) + " to " +
+                               std::to_string(b));
+      }
+      path.push_back(&topo_->link(l));
+      v = topo_->link(l).to;
+    }
+    return path;
+  }
+
   // At least half of the switch's neighbours are in its own locality group.
   bool mostly_local(Vertex v) const {
     std::size_t same = 0, all = 0;

@@ -445,7 +445,8 @@ std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
           best = spec.algorithm;
         }
       }
-      if (!best) fail_at(s.workload_location, s.workload_key, "no algorithm implements this operation");
+      if (!best)
+        fail_at(s.workload_location, s.workload_key, "no algorithm implements this operation");
       c.per_size.push_back(*best);
     }
     c.algorithm = c.per_size.front();

@@ -68,7 +68,7 @@ CollectivesModel::CollectivesModel(const CollectivesConfig& config,
 }
 
 collective::CollectiveSpec CollectivesModel::spec_for(std::uint64_t bytes,
-                                                     collective::Algorithm algorithm) const {
+                                                      collective::Algorithm algorithm) const {
   collective::CollectiveSpec s;
   s.op = config_.op;
   s.algorithm = algorithm;
@@ -135,15 +135,17 @@ void CollectivesModel::start_step(Node& node, pdes::Context& ctx) {
   }
   const collective::Step step = node.schedule->step(node.step);
   node.sends_done = ctx.now();
-  std::uint64_t sent = 0, received = 0;
+  const std::uint32_t self = members_[static_cast<std::size_t>(node.member)];
+  pdes::Time send_h2t = 0, recv_h2t = 0;
   for (const collective::Send& s : step.sends) {
-    node.sends_done =
-        std::max(node.sends_done, network_->send(ctx, members_[s.peer], s.bytes, node.instance));
-    sent += s.bytes;
+    const std::uint32_t peer = members_[s.peer];
+    node.sends_done = std::max(node.sends_done, network_->send(ctx, peer, s.bytes, node.instance));
+    send_h2t += fabric::serialization_ps(s.bytes, network_->path_rate_bps(self, peer));
   }
   node.waiting = 0;
   for (const collective::Recv& r : step.recvs) {
-    received += r.bytes;
+    recv_h2t = std::max(recv_h2t, fabric::serialization_ps(
+                                      r.bytes, network_->path_rate_bps(members_[r.peer], self)));
     auto it = node.early.find(r.peer);
     if (it != node.early.end() && !it->second.empty() && it->second.front() == node.instance) {
       it->second.pop_front();
@@ -153,7 +155,7 @@ void CollectivesModel::start_step(Node& node, pdes::Context& ctx) {
     ++node.expecting[r.peer];
     ++node.waiting;
   }
-  node.step_h2t = fabric::serialization_ps(std::max(sent, received), network_->node_rate_bps());
+  node.step_h2t = std::max(send_h2t, recv_h2t);
   switch (step.local) {
     case collective::LocalOp::kReduce:
       node.step_compute = roofline_.reduce_ps(step.sources, step.local_bytes);

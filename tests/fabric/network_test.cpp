@@ -55,8 +55,8 @@ void expect_exact(Network& net, std::uint32_t a, std::uint32_t b, std::uint64_t 
 }
 
 TEST(Transport, SerializationRoundsUp) {
-  EXPECT_EQ(serialization_ps(1, 8'000'000'000'000), 1u);       // 1 byte at 8 Tb/s: exactly 1 ps
-  EXPECT_EQ(serialization_ps(1, 3'000'000'000'000), 3u);       // 2.67 ps -> 3
+  EXPECT_EQ(serialization_ps(1, 8'000'000'000'000), 1u);  // 1 byte at 8 Tb/s: exactly 1 ps
+  EXPECT_EQ(serialization_ps(1, 3'000'000'000'000), 3u);  // 2.67 ps -> 3
   EXPECT_EQ(serialization_ps(1 << 30, 400'000'000'000), 21'474'836'480u);
   EXPECT_EQ(serialization_ps(0, 1), 0u);
 }
@@ -81,8 +81,8 @@ TEST(Transport, RoutedMessagesArriveWhenTheClosedFormSays) {
   for (std::uint64_t chunk : {1000ull, 4096ull, 1ull << 20}) {
     auto net = make_routed(make_cluster(c, 16), chunk);
     for (std::uint64_t bytes : {0ull, 1ull, 4096ull, 100'000ull}) {
-      expect_exact(*net, 0, 1, bytes);   // same server: NVLink
-      expect_exact(*net, 0, 5, bytes);   // another leaf: up to the spine
+      expect_exact(*net, 0, 1, bytes);  // same server: NVLink
+      expect_exact(*net, 0, 5, bytes);  // another leaf: up to the spine
       expect_exact(*net, 15, 2, bytes);
     }
   }

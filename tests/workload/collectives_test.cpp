@@ -153,8 +153,8 @@ TEST(Collectives, EveryOpAndAlgorithmCompletesOnEveryFabricKind) {
   int ran = 0;
   for (const std::string& op_name : collective::op_names()) {
     for (const std::string& algo_name : collective::algorithm_names()) {
-      auto c = config(*collective::parse_op(op_name), *collective::parse_algorithm(algo_name),
-                      12'345);
+      auto c =
+          config(*collective::parse_op(op_name), *collective::parse_algorithm(algo_name), 12'345);
       c.iterations = 2;
       c.warmup = 1;
       c.root = 3;
@@ -170,9 +170,9 @@ TEST(Collectives, EveryOpAndAlgorithmCompletesOnEveryFabricKind) {
       spec.dims[0] = spec.dims[1] = 4;
       if (!collective::why_invalid(spec).empty()) continue;
       for (int kind = 0; kind < 2; ++kind) {
-        auto net = kind == 0 ? fabric::make_elect_flat(16, k400G, kMicrosecond)
-                             : fabric::make_routed(fabric::make_cluster(cluster_spec(k400G, 2), 16),
-                                                   4096);
+        auto net =
+            kind == 0 ? fabric::make_elect_flat(16, k400G, kMicrosecond)
+                      : fabric::make_routed(fabric::make_cluster(cluster_spec(k400G, 2), 16), 4096);
         const SimRun r = simulate(c, std::move(net));
         ASSERT_EQ(r.records.size(), 3u) << op_name << " " << algo_name;
         for (const auto& rec : r.records) {
@@ -199,7 +199,8 @@ TEST(Collectives, SweepSizesAndGroups) {
   c.min_bytes = 1024;
   c.max_bytes = 1 << 20;
   c.factor = 4;
-  EXPECT_EQ(sweep_sizes(c), (std::vector<std::uint64_t>{1024, 4096, 16384, 65536, 262144, 1048576}));
+  EXPECT_EQ(sweep_sizes(c),
+            (std::vector<std::uint64_t>{1024, 4096, 16384, 65536, 262144, 1048576}));
   EXPECT_EQ(group_nodes({2, 3, 4}, 16), (std::vector<std::uint32_t>{2, 6, 10}));
   EXPECT_EQ(group_nodes({1, 0, 5}, 16), (std::vector<std::uint32_t>{1, 6, 11}));
   EXPECT_THROW(group_nodes({0, 17, 1}, 16), std::invalid_argument);

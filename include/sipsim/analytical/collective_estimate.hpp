@@ -21,11 +21,11 @@
 namespace sipsim::analytical {
 
 struct CollectiveEstimate {
-  pdes::Time total = 0;    // the last member's end
-  pdes::Time compute = 0;  // along the last member's timeline
-  pdes::Time h2t = 0;      // each step's largest transfer at the node rate
-  pdes::Time h2h = 0;      // total - compute - h2t
-  std::uint32_t steps = 0; // most steps of any member
+  pdes::Time total = 0;     // the last member's end
+  pdes::Time compute = 0;   // along the last member's timeline
+  pdes::Time h2t = 0;       // data transfer, as in the simulator's records
+  pdes::Time h2h = 0;       // total - compute - h2t
+  std::uint32_t steps = 0;  // most steps of any member
   std::uint64_t messages = 0;
 };
 

@@ -61,15 +61,15 @@ enum class Op {
 };
 
 enum class Algorithm {
-  kRing,              // unidirectional ring
-  kBidirectionalRing, // data split in halves over both ring directions
-  kHierarchicalRing,  // ring inside each local group, ring across groups, ring inside again
-  kTorus2d,           // rows then columns of a dims[0] x dims[1] torus
-  kHalvingDoubling,   // recursive halving / doubling (Rabenseifner); non-power-of-two handled
-  kBruck,             // Bruck (all-gather, all-to-all, barrier = dissemination)
-  kDirect,            // pairwise / direct exchange: p-1 rounds, peer (r + k) mod p
-  kBinomialTree,      // binomial tree rooted at `root`
-  kDoubleBinaryTree,  // two complementary binary trees, each carries half (NCCL-style)
+  kRing,               // unidirectional ring
+  kBidirectionalRing,  // data split in halves over both ring directions
+  kHierarchicalRing,   // ring inside each local group, ring across groups, ring inside again
+  kTorus2d,            // rows then columns of a dims[0] x dims[1] torus
+  kHalvingDoubling,    // recursive halving / doubling (Rabenseifner); non-power-of-two handled
+  kBruck,              // Bruck (all-gather, all-to-all, barrier = dissemination)
+  kDirect,             // pairwise / direct exchange: p-1 rounds, peer (r + k) mod p
+  kBinomialTree,       // binomial tree rooted at `root`
+  kDoubleBinaryTree,   // two complementary binary trees, each carries half (NCCL-style)
 };
 
 std::string_view to_string(Op op);
@@ -90,7 +90,7 @@ double bus_bandwidth_factor(Op op, std::uint32_t p);
 // Covers single chunks, contiguous ranges, strided sets and Bruck's bit sets.
 struct ChunkSet {
   std::uint64_t first = 0;
-  std::uint64_t run = 0;     // 0: empty set
+  std::uint64_t run = 0;  // 0: empty set
   std::uint64_t stride = 0;
   std::uint64_t runs = 1;
   std::uint64_t count() const { return run * runs; }
@@ -105,7 +105,7 @@ struct ChunkSet {
 enum class Combine { kReduce, kCopy };
 
 struct Send {
-  std::uint32_t peer;   // group index
+  std::uint32_t peer;  // group index
   ChunkSet chunks;
   std::uint64_t bytes;  // sum of chunk_bytes over `chunks`
 };

@@ -39,8 +39,8 @@ class MessageSink {
 struct NetworkStats {
   std::uint64_t messages = 0;
   std::uint64_t bytes = 0;
-  std::uint64_t chunk_hops = 0;      // routed fabrics: chunk transmissions over links
-  pdes::Time max_queueing = 0;       // longest wait of a transmission for a busy port
+  std::uint64_t chunk_hops = 0;  // routed fabrics: chunk transmissions over links
+  pdes::Time max_queueing = 0;   // longest wait of a transmission for a busy port
 };
 
 class Network {
@@ -69,6 +69,9 @@ class Network {
                                     std::uint64_t bytes) const = 0;
   // Injection rate of a node (its total port bandwidth towards the fabric).
   virtual std::uint64_t node_rate_bps() const = 0;
+  // The slowest link on the path from node a to node b: the rate at which a
+  // lone message's data flows (RAMP §7.4's effective bandwidth of a step).
+  virtual std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const = 0;
 
   virtual std::string describe() const = 0;
   const NetworkStats& stats() const { return stats_; }

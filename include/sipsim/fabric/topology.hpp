@@ -99,7 +99,7 @@ std::uint64_t ecmp_hash(std::uint64_t a, std::uint64_t b, std::uint64_t c);
 // Vertex ids: nodes, then one intra-server switch per server (only when
 // server_size > 1), then the tier-1 switches pod by pod, tier 2, ...
 struct TierSpec {
-  std::uint32_t down = 0;         // children per pod at this tier (tier 1: endpoints per leaf)
+  std::uint32_t down = 0;              // children per pod at this tier (tier 1: endpoints per leaf)
   std::uint32_t oversubscription = 1;  // down : up port count of a switch (1 = full)
   // Rate of each uplink from this tier to the next: tiers[i].up_rate_bps is
   // the rate of every tier-(i+1) <-> tier-(i+2) link (both directions).
@@ -111,12 +111,12 @@ struct TierSpec {
 
 struct ClusterSpec {
   std::uint32_t server_size = 8;
-  std::uint64_t intra_rate_bps = 0;      // node <-> intra-server switch, per node
-  pdes::Time intra_switch_latency = 0;   // NVSwitch
+  std::uint64_t intra_rate_bps = 0;     // node <-> intra-server switch, per node
+  pdes::Time intra_switch_latency = 0;  // NVSwitch
   pdes::Time intra_propagation = 0;
   enum class Nic { kPerNode, kPerServer } nic = Nic::kPerNode;
-  std::uint64_t nic_rate_bps = 0;        // each NIC's link to its leaf switch
-  std::vector<TierSpec> tiers;           // tiers[0] = leaves; product of down = endpoints
+  std::uint64_t nic_rate_bps = 0;  // each NIC's link to its leaf switch
+  std::vector<TierSpec> tiers;     // tiers[0] = leaves; product of down = endpoints
 };
 // groups(): one per leaf (tier-1 pod); nodes, intra-server switches and leaves
 // take their leaf's group, higher-tier switches the group of their pod's first

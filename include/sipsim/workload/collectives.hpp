@@ -63,7 +63,8 @@ struct CollectiveRecord {
   pdes::Time end = 0;    // latest member end
   // Breakdown along the timeline of the member that finished last:
   pdes::Time compute = 0;  // local operations (roofline)
-  pdes::Time h2t = 0;      // data transfer: each step's largest transfer at the node rate
+  pdes::Time h2t = 0;      // data transfer: per step, its sends (in turn) or its largest
+                           // receive at the path's bottleneck rate, whichever is longer
   pdes::Time h2h = 0;      // the rest of end - start: latency, queueing, waiting
   std::uint32_t last_node = 0;
 };
@@ -103,13 +104,13 @@ class CollectivesModel final : public pdes::Model, public fabric::MessageSink {
     std::uint32_t instance = 0;
     std::optional<collective::Schedule> schedule;
     std::uint32_t step = 0;
-    std::uint32_t waiting = 0;     // receives of the current step still missing
-    pdes::Time sends_done = 0;     // when the current step's sends have left
+    std::uint32_t waiting = 0;  // receives of the current step still missing
+    pdes::Time sends_done = 0;  // when the current step's sends have left
     pdes::Time step_h2t = 0;
     pdes::Time step_compute = 0;
     pdes::Time start = 0, compute = 0, h2t = 0;
-    std::unordered_map<std::uint32_t, std::uint32_t> expecting;            // peer -> count
-    std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> early;     // peer -> instances
+    std::unordered_map<std::uint32_t, std::uint32_t> expecting;          // peer -> count
+    std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> early;  // peer -> instances
   };
 
   void start_instance(Node& node, pdes::Context& ctx);
@@ -120,10 +121,10 @@ class CollectivesModel final : public pdes::Model, public fabric::MessageSink {
   CollectivesConfig config_;
   std::unique_ptr<fabric::Network> network_;
   compute::Roofline roofline_;
-  std::vector<std::uint32_t> members_;       // member index -> node
-  std::vector<std::int32_t> member_of_;      // node -> member index or -1
+  std::vector<std::uint32_t> members_;   // member index -> node
+  std::vector<std::int32_t> member_of_;  // node -> member index or -1
   std::vector<Instance> instances_;
-  std::vector<Node> nodes_;                  // by local LP index (only node LPs used)
+  std::vector<Node> nodes_;  // by local LP index (only node LPs used)
   std::vector<CollectiveRecord> local_records_;
 };
 
