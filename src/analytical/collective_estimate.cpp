@@ -4,6 +4,8 @@
 #include <deque>
 #include <unordered_map>
 
+#include "sipsim/collective/ramp.hpp"
+
 namespace sipsim::analytical {
 
 namespace {
@@ -23,6 +25,7 @@ pdes::Time local_cost(const collective::Step& step, const compute::Roofline& roo
 struct Member {
   std::uint32_t step = 0;
   pdes::Time step_start = 0;
+  pdes::Time lock_t = 0;  // lock-step: when the current step started
   pdes::Time sends_done = 0;
   pdes::Time recv_max = 0;
   std::uint32_t waiting = 0;
@@ -33,6 +36,47 @@ struct Member {
 };
 
 }  // namespace
+
+namespace {
+// Duration of one member's step on an idle fabric, its transfers in parallel.
+pdes::Time parallel_step_ps(const collective::Schedule& sched, std::uint32_t i,
+                            const std::vector<std::uint32_t>& members,
+                            const fabric::Network& network, const compute::Roofline& roofline) {
+  if (i >= sched.steps()) return 0;
+  const collective::Step step = sched.step(i);
+  const std::uint32_t self = members[sched.member()];
+  pdes::Time longest = 0;
+  for (const auto& m : collective::outgoing(step)) {
+    longest = std::max(longest, network.injection_ps(self, members[m.peer], m.bytes));
+  }
+  for (const auto& m : collective::incoming(step)) {
+    longest = std::max(longest, network.uncongested_ps(members[m.peer], self, m.bytes));
+  }
+  return longest + local_cost(step, roofline);
+}
+}  // namespace
+
+std::vector<pdes::Time> lockstep_rounds(const collective::CollectiveSpec& spec,
+                                        const std::vector<std::uint32_t>& members,
+                                        const fabric::Network& network,
+                                        const compute::Roofline& roofline) {
+  std::vector<pdes::Time> rounds;
+  if (!lockstep(spec)) return rounds;
+  const collective::RampShape& shape = spec.ramp;
+  const collective::ramp::Offsets root = collective::ramp::offsets_of_member(spec.root, shape);
+  for (unsigned mask = 0; mask < 16; ++mask) {
+    collective::ramp::Offsets rep = root;
+    for (unsigned k = 0; k < 4; ++k) {
+      if ((mask >> k & 1u) && shape.active[k] > 1) rep[k] = (root[k] + 1) % shape.active[k];
+    }
+    const collective::Schedule sched(spec, collective::ramp::member_of_offsets(rep, shape));
+    if (rounds.size() < sched.steps()) rounds.resize(sched.steps(), 0);
+    for (std::uint32_t i = 0; i < sched.steps(); ++i) {
+      rounds[i] = std::max(rounds[i], parallel_step_ps(sched, i, members, network, roofline));
+    }
+  }
+  return rounds;
+}
 
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
@@ -45,17 +89,20 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
   std::vector<Member> state(p);
   // Arrival times of messages sent but not yet consumed, per (src, dst) pair in order.
   std::unordered_map<std::uint64_t, std::deque<pdes::Time>> inflight;
-  const std::uint64_t rate = network.node_rate_bps();
   CollectiveEstimate est;
 
   std::vector<std::uint32_t> ready(p);
   for (std::uint32_t m = 0; m < p; ++m) ready[m] = p - 1 - m;  // pop_back runs member 0 first
 
+  const bool locked = lockstep(spec);
+  const std::vector<pdes::Time> lock_len = lockstep_rounds(spec, members, network, roofline);
   auto finish_step = [&](Member& s) {
-    const pdes::Time end = std::max(s.sends_done, s.recv_max) + s.step_local;
+    pdes::Time end = std::max(s.sends_done, s.recv_max) + s.step_local;
+    if (locked && s.step < lock_len.size()) end = std::max(end, s.lock_t + lock_len[s.step]);
     s.compute += s.step_local;
     s.h2t += s.step_h2t;
     s.step_start = end;
+    s.lock_t = end;
     ++s.step;
   };
 
@@ -66,14 +113,19 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
     const collective::Schedule& sched = schedules[m];
     while (s.step < sched.steps()) {
       const collective::Step step = sched.step(s.step);
+      // Sends leave one after another through one injection port, or all at
+      // once through parallel ports (RAMP's transceivers).
       pdes::Time tx = s.step_start;
+      pdes::Time sends_done = s.step_start;
       pdes::Time send_h2t = 0, recv_h2t = 0;
-      for (const collective::Send& snd : step.sends) {
-        const pdes::Time arrival =
-            tx + network.uncongested_ps(members[m], members[snd.peer], snd.bytes);
-        tx += fabric::serialization_ps(snd.bytes, rate);
-        send_h2t += fabric::serialization_ps(snd.bytes,
-                                             network.path_rate_bps(members[m], members[snd.peer]));
+      for (const collective::WireMessage& snd : collective::outgoing(step)) {
+        const std::uint32_t a = members[m], b = members[snd.peer];
+        const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
+        const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes);
+        sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes));
+        tx = sends_done;
+        const pdes::Time t = fabric::serialization_ps(snd.bytes, network.path_rate_bps(a, b));
+        send_h2t = network.parallel_ports() ? std::max(send_h2t, t) : send_h2t + t;
         ++est.messages;
         const std::uint64_t key = (std::uint64_t{m} << 32) | snd.peer;
         Member& peer = state[snd.peer];
@@ -89,10 +141,10 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
           inflight[key].push_back(arrival);
         }
       }
-      s.sends_done = tx;
+      s.sends_done = sends_done;
       s.recv_max = 0;
       s.waiting = 0;
-      for (const collective::Recv& r : step.recvs) {
+      for (const collective::WireMessage& r : collective::incoming(step)) {
         recv_h2t = std::max(
             recv_h2t,
             fabric::serialization_ps(r.bytes, network.path_rate_bps(members[r.peer], members[m])));
@@ -111,7 +163,13 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
       if (s.waiting > 0) break;  // resumed when the missing messages are sent
       finish_step(s);
     }
-    if (s.step == sched.steps()) s.done = true;
+    if (s.step == sched.steps() && !s.done) {
+      s.done = true;
+      // In lock-step a member that finished early still ends with the others.
+      for (std::uint32_t i = s.step; locked && i < lock_len.size(); ++i) {
+        s.step_start += lock_len[i];
+      }
+    }
   }
   // The member that ends last (the lowest index among equals) defines the
   // breakdown, as in the simulator's records.

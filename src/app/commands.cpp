@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/fabric/ramp.hpp"
 #include "sipsim/output/collectives_table.hpp"
 #include "sipsim/output/run_file.hpp"
 #include "sipsim/pdes/engine.hpp"
@@ -212,6 +213,16 @@ void write_fabric_stats(output::RunFile& file, const scenario::Scenario& s,
   output::h5::write_attr(g.get(), "bytes", stats.bytes);
   output::h5::write_attr(g.get(), "chunk_hops", stats.chunk_hops);
   output::h5::write_attr(g.get(), "max_queueing_ps", stats.max_queueing);
+  if (const fabric::RampStats* r = fabric::ramp_stats(network)) {
+    // Optical-rule counters (RAMP §4.1, MODELS.md §1), summed over ranks.
+    std::uint64_t local[4] = {r->transfers, r->slots, r->rule_b_conflicts, r->rule_c_conflicts};
+    std::uint64_t total[4];
+    MPI_Allreduce(local, total, 4, MPI_UINT64_T, MPI_SUM, file.h5().comm());
+    output::h5::write_attr(g.get(), "transfers", total[0]);
+    output::h5::write_attr(g.get(), "slots", total[1]);
+    output::h5::write_attr(g.get(), "rule_b_conflicts", total[2]);
+    output::h5::write_attr(g.get(), "rule_c_conflicts", total[3]);
+  }
 }
 
 // nccl-tests' table: one line per size, averaged over the measured iterations.
@@ -274,7 +285,7 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
     report(comm, s->fabric_location + ": " + s->fabric_key + ": " + e.what());
     return kExitBadInput;
   }
-  const auto members = workload::group_nodes(c.group, network->nodes());
+  const auto members = c.nodes.empty() ? workload::group_nodes(c.group, network->nodes()) : c.nodes;
   const compute::Roofline roofline(c.accelerator);
   const auto p = static_cast<std::uint32_t>(members.size());
   std::cout << fmt::format("# idle-fabric estimate: {} on {} nodes | {}\n",
@@ -293,6 +304,7 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
       spec.root = c.root;
       spec.dims[0] = c.dims[0];
       spec.dims[1] = c.dims[1];
+      spec.ramp = c.ramp;
       if (!collective::why_invalid(spec).empty()) continue;
       const auto e = analytical::estimate_collective(spec, members, *network, roofline);
       const double algbw = gbytes_per_s(bytes, e.total);
@@ -308,6 +320,50 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
 }
 
 namespace {}  // namespace
+
+int info_command(const std::string& path, const std::vector<std::string>& overrides, int ranks,
+                 const mpi::communicator& comm) {
+  auto s = load(path, overrides, comm);
+  if (!s) return kExitBadInput;
+  if (comm.rank() != 0) return kExitOk;
+  if (std::holds_alternative<std::monostate>(s->fabric)) {
+    std::cout << path << ": workload " << workload_type(*s) << " has no fabric\n";
+    return kExitOk;
+  }
+  std::unique_ptr<fabric::Network> network;
+  try {
+    network = scenario::make_network(s->fabric);
+  } catch (const std::invalid_argument& e) {
+    report(comm, s->fabric_location + ": " + s->fabric_key + ": " + e.what());
+    return kExitBadInput;
+  }
+  const int r = ranks > 0 ? ranks : 1;
+  const pdes::Partition part = network->partition(r);
+  std::size_t most = 0, least = ~std::size_t{0};
+  for (int k = 0; k < r; ++k) {
+    most = std::max(most, part.lps_of(k).size());
+    least = std::min(least, part.lps_of(k).size());
+  }
+  const pdes::Time la = network->lookahead(part);
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"fabric", network->describe()},
+      {"nodes", std::to_string(network->nodes())},
+      {"logical processes", std::to_string(network->lp_count())}};
+  for (auto& f : network->facts()) rows.push_back(f);
+  rows.push_back({"partition (" + std::to_string(r) + " ranks)",
+                  std::to_string(least) + " .. " + std::to_string(most) + " LPs per rank"});
+  rows.push_back(
+      {"lookahead (" + std::to_string(r) + " ranks)",
+       la == pdes::kTimeMax ? std::string("none (no link is cut)") : scenario::format_time_ps(la)});
+  for (const auto& [k, v] : rows) {
+    std::cout << "  " << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";
+  }
+  if (const auto* rc = std::get_if<scenario::RampConfig>(&s->fabric)) {
+    std::cout << "\n"
+              << fabric::ramp::describe_physical(rc->geometry, rc->optics, rc->cost, rc->power);
+  }
+  return kExitOk;
+}
 
 int validate_command(const std::string& path, const std::vector<std::string>& overrides,
                      const mpi::communicator& comm) {

@@ -46,6 +46,16 @@ int main(int argc, char** argv) {
   analyze_cmd->add_option("--set", analyze_overrides, "override a scenario key: key.path=value")
       ->allow_extra_args(false);
 
+  std::string info_path;
+  std::vector<std::string> info_overrides;
+  int info_ranks = 0;
+  CLI::App* info_cmd = cli.add_subcommand("info", "fabric facts: nodes, links, lookahead, power");
+  info_cmd->add_option("scenario", info_path, "scenario YAML file")->required();
+  info_cmd->add_option("--ranks", info_ranks, "rank count for the partition and lookahead")
+      ->check(CLI::PositiveNumber);
+  info_cmd->add_option("--set", info_overrides, "override a scenario key: key.path=value")
+      ->allow_extra_args(false);
+
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -57,5 +67,9 @@ int main(int argc, char** argv) {
   if (*run_cmd) return run_command(run, world);
   if (*validate_cmd) return validate_command(validate_path, validate_overrides, world);
   if (*analyze_cmd) return analyze_command(analyze_path, analyze_overrides, world);
+  if (*info_cmd) {
+    return info_command(info_path, info_overrides, info_ranks > 0 ? info_ranks : world.size(),
+                        world);
+  }
   return kExitBadInput;
 }

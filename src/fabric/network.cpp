@@ -98,11 +98,20 @@ class FlatNetwork final : public Network {
   pdes::Time uncongested_ps(std::uint32_t, std::uint32_t, std::uint64_t bytes) const override {
     return latency_ + serialization_ps(bytes, rate_);
   }
+  pdes::Time injection_ps(std::uint32_t, std::uint32_t, std::uint64_t bytes) const override {
+    return serialization_ps(bytes, rate_);
+  }
   std::uint64_t node_rate_bps() const override { return rate_; }
   std::uint64_t path_rate_bps(std::uint32_t, std::uint32_t) const override { return rate_; }
   std::string describe() const override {
     return "elect-flat: " + std::to_string(nodes_) + " nodes at " + gbps(rate_) + ", latency " +
            ns(latency_);
+  }
+  std::vector<std::pair<std::string, std::string>> facts() const override {
+    // Non-blocking: any half of the nodes can send to the other half at full rate.
+    return {{"node bandwidth", gbps(rate_)},
+            {"latency", ns(latency_)},
+            {"bisection bandwidth", gbps(rate_ * (nodes_ / 2))}};
   }
 
  private:
@@ -241,6 +250,17 @@ class RoutedNetwork final : public Network {
     return arrived;
   }
 
+  // The chunks one after another on the first link of the pair's path.
+  pdes::Time injection_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
+    const LinkId first = topo_->next_link(a, b, (std::uint64_t{a} << 32) | b);
+    if (first == kNoLink) return 0;
+    const std::uint64_t rate = topo_->link(first).rate_bps;
+    const std::uint64_t full = bytes / chunk_, rest = bytes % chunk_;
+    pdes::Time t = full * serialization_ps(chunk_, rate);
+    if (rest > 0 || full == 0) t += serialization_ps(rest, rate);
+    return t;
+  }
+
   // Walks the path without building it: this runs for every message.
   std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const override {
     std::uint64_t rate = ~std::uint64_t{0};
@@ -262,6 +282,22 @@ class RoutedNetwork final : public Network {
   }
   std::string describe() const override { return topo_->describe() + ", chunks of " + kib(chunk_); }
   const Topology& topology() const { return *topo_; }
+  std::vector<std::pair<std::string, std::string>> facts() const override {
+    std::uint64_t capacity = 0;
+    pdes::Time min_latency = pdes::kTimeMax, max_latency = 0;
+    for (const Link& l : topo_->links()) {
+      capacity += l.rate_bps;
+      min_latency = std::min(min_latency, l.latency);
+      max_latency = std::max(max_latency, l.latency);
+    }
+    return {{"switches", std::to_string(topo_->switches())},
+            {"directed links", std::to_string(topo_->links().size())},
+            {"total link capacity", gbps(capacity)},
+            {"node injection bandwidth", gbps(node_rate_bps())},
+            {"link latency", ns(min_latency) + " .. " + ns(max_latency)},
+            {"chunk size", kib(chunk_)},
+            {"locality groups", std::to_string(topo_->groups())}};
+  }
 
  private:
   // The links a message from node a to node b takes (the pair's one path).

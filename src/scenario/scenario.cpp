@@ -1,10 +1,12 @@
 #include "sipsim/scenario/scenario.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/collective/ramp.hpp"
 
 namespace sipsim::scenario {
 
@@ -152,9 +154,87 @@ void load_cluster(MapReader& f, RoutedConfig& r) {
 FabricConfig load_fabric(const Value& value) {
   MapReader f = value.as_map();
   const std::string type =
-      f.required("type").as_enum({"elect-flat", "cluster", "torus2d", "bcube", "topoopt"});
+      f.required("type").as_enum({"elect-flat", "cluster", "torus2d", "bcube", "topoopt", "ramp"});
   FabricConfig out;
-  if (type == "elect-flat") {
+  if (type == "ramp") {
+    // Defaults: the 65,536-node reference point (RAMP §4.2, MODELS.md §1).
+    RampConfig r;
+    fabric::RampSpec& s = r.spec;
+    s.x = get_u32(f, "x", s.x, 1, 256);
+    s.J = get_u32(f, "J", s.J, 1, 256);
+    s.Lambda = get_u32(f, "Lambda", s.Lambda, 1, 65536);
+    s.b = get_u32(f, "b", s.b, 1, 255);
+    if (auto v = f.optional("line_rate")) s.line_rate_bps = positive_rate(*v);
+    if (auto v = f.optional("subnet")) {
+      const std::string kind =
+          v->as_enum({"broadcast-and-select", "route-and-broadcast", "route-and-switch"});
+      r.geometry.kind =
+          kind == "route-and-broadcast" ? fabric::ramp::RampGeometry::SubnetKind::kRouteBroadcast
+          : kind == "route-and-switch"  ? fabric::ramp::RampGeometry::SubnetKind::kRouteSwitch
+                                        : fabric::ramp::RampGeometry::SubnetKind::kBroadcastSelect;
+    }
+    if (auto phys = f.optional("physical")) {
+      // Component values of RAMP §4.2 Fig. 6, Table 3 and Table 4 (defaults: the paper's).
+      MapReader m = phys->as_map();
+      auto& o = r.optics;
+      o.tx_launch_dbm = m.get_double("tx_launch_dbm", o.tx_launch_dbm);
+      o.soa_gain_db = m.get_double("soa_gain_db", o.soa_gain_db);
+      o.splitter_excess_db = m.get_double("splitter_excess_db", o.splitter_excess_db);
+      o.combiner_excess_db = m.get_double("combiner_excess_db", o.combiner_excess_db);
+      o.coupler_excess_db = m.get_double("coupler_excess_db", o.coupler_excess_db);
+      o.rx_sensitivity_dbm = m.get_double("rx_sensitivity_dbm", o.rx_sensitivity_dbm);
+      o.min_path_dbm = m.get_double("min_path_dbm", o.min_path_dbm);
+      auto& c = r.cost;
+      c.ocs_transceiver_usd_per_gbit_low =
+          m.get_double("transceiver_usd_per_gbit_low", c.ocs_transceiver_usd_per_gbit_low);
+      c.ocs_transceiver_usd_per_gbit_high =
+          m.get_double("transceiver_usd_per_gbit_high", c.ocs_transceiver_usd_per_gbit_high);
+      c.coupler_usd_per_port_gbit =
+          m.get_double("coupler_usd_per_port_gbit", c.coupler_usd_per_port_gbit);
+      auto& pw = r.power.ramp;
+      pw.transceiver_w = m.get_double("transceiver_w", pw.transceiver_w);
+      pw.soa_w = m.get_double("soa_w", pw.soa_w);
+      pw.soa_in_transceiver = m.get_bool("soa_in_transceiver", pw.soa_in_transceiver);
+      m.finish();
+    }
+    s.slot = f.get_time_ps("slot", s.slot);
+    s.reconfiguration = f.get_time_ps("reconfiguration", s.reconfiguration);
+    s.propagation = f.get_time_ps("propagation", s.propagation);
+    s.io_latency = f.get_time_ps("io_latency", s.io_latency);
+    s.permissive = f.get_bool("permissive", false);
+    r.ignore_power_budget = f.get_bool("ignore_power_budget", false);
+    if (s.J > s.x) f.required("J").fail("must not exceed x (" + std::to_string(s.x) + ")");
+    if (s.Lambda % s.x != 0 || s.Lambda / s.x > s.x) {
+      f.required("Lambda").fail("must be D*x with 1 <= D <= x (RAMP-x needs it; MODELS.md §1)");
+    }
+    if (s.slot <= s.reconfiguration) {
+      f.required("slot").fail("must be longer than the reconfiguration time");
+    }
+    if (s.io_latency == 0) f.required("io_latency").fail("must be greater than 0");
+    if (s.propagation == 0) f.required("propagation").fail("must be greater than 0");
+    r.geometry.x = s.x;
+    r.geometry.J = s.J;
+    r.geometry.Lambda = s.Lambda;
+    r.geometry.b = s.b;
+    r.geometry.line_rate_bps = s.line_rate_bps;
+    if (const auto errors = fabric::ramp::validate(r.geometry); !errors.empty()) {
+      value.fail(errors.front());
+    }
+    // RAMP §4.2: the receiver must see >= -15 dBm and no point may fall below
+    // -20 dBm; a geometry that breaks the budget is refused unless overridden.
+    const auto budget = fabric::ramp::power_budget(r.geometry, r.optics);
+    if (!budget.ok && !r.ignore_power_budget) {
+      char msg[256];
+      std::snprintf(msg, sizeof msg,
+                    "optical power budget fails (RAMP §4.2): %g dBm at the receiver (needs >= "
+                    "%g), %g dBm at the weakest point (needs >= %g); set "
+                    "ignore_power_budget: true to run anyway",
+                    budget.rx_dbm, r.optics.rx_sensitivity_dbm, budget.min_dbm,
+                    r.optics.min_path_dbm);
+      value.fail(msg);
+    }
+    out = r;
+  } else if (type == "elect-flat") {
     ElectFlatConfig c;
     c.nodes = as_u32(f.required("nodes"), 2, 1u << 24);
     c.bandwidth_bps = positive_rate(f.required("bandwidth"));
@@ -300,6 +380,9 @@ void derive_dims(workload::CollectivesConfig& c, const FabricConfig& fabric, std
 
 std::uint32_t fabric_nodes(const FabricConfig& f) {
   if (const auto* e = std::get_if<ElectFlatConfig>(&f)) return e->nodes;
+  if (const auto* r = std::get_if<RampConfig>(&f)) {
+    return r->spec.x * r->spec.J * r->spec.Lambda;
+  }
   if (const auto* r = std::get_if<RoutedConfig>(&f)) return r->nodes;
   return 0;
 }
@@ -313,6 +396,7 @@ std::uint32_t fabric_nodes(const FabricConfig& f) {
 
 std::string fabric_type(const FabricConfig& f) {
   if (std::holds_alternative<ElectFlatConfig>(f)) return "elect-flat";
+  if (std::holds_alternative<RampConfig>(f)) return "ramp";
   if (const auto* r = std::get_if<RoutedConfig>(&f)) return r->type;
   return "none";
 }
@@ -321,6 +405,7 @@ std::unique_ptr<fabric::Network> make_network(const FabricConfig& config) {
   if (const auto* e = std::get_if<ElectFlatConfig>(&config)) {
     return fabric::make_elect_flat(e->nodes, e->bandwidth_bps, e->latency);
   }
+  if (const auto* r = std::get_if<RampConfig>(&config)) return fabric::make_ramp(r->spec);
   const auto& r = std::get<RoutedConfig>(config);
   std::unique_ptr<fabric::Topology> topo;
   if (r.type == "cluster") topo = fabric::make_cluster(r.cluster, r.nodes);
@@ -391,6 +476,25 @@ Scenario load_scenario(const Document& document) {
       w.required("root").fail("must be below the group size (" + std::to_string(p) + ")");
     }
     derive_dims(c, s.fabric, p);
+    if (const auto* r = std::get_if<RampConfig>(&s.fabric)) {
+      // RAMP §6.3: a job of n nodes takes the sub-box of the network that
+      // activates the fewest RAMP-x steps; other algorithms use `group`.
+      const std::uint32_t D = r->spec.Lambda / r->spec.x;
+      try {
+        c.ramp = collective::ramp::shape_for(r->spec.x, r->spec.J, D, p);
+        if (c.algorithm == collective::Algorithm::kRampX || s.auto_algorithm) {
+          if (w.has("group") && (c.group.first != 0 || c.group.stride != 1)) {
+            w.required("group").fail("ramp-x chooses its nodes (RAMP §6.3): give only group.count");
+          }
+          c.nodes = collective::ramp::job_nodes(c.ramp);
+        }
+      } catch (const std::invalid_argument& e) {
+        if (c.algorithm == collective::Algorithm::kRampX) {
+          (w.has("group") ? w.required("group") : workload_value).fail(e.what());
+        }
+        c.ramp = {};  // other algorithms do not need a RAMP shape
+      }
+    }
     if (!s.auto_algorithm) {
       collective::CollectiveSpec spec;
       spec.op = c.op;
@@ -400,6 +504,7 @@ Scenario load_scenario(const Document& document) {
       spec.root = c.root;
       spec.dims[0] = c.dims[0];
       spec.dims[1] = c.dims[1];
+      spec.ramp = c.ramp;
       const std::string why = collective::why_invalid(spec);
       if (!why.empty()) w.required("algorithm").fail(why);
     }
@@ -424,7 +529,8 @@ std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
   if (s.auto_algorithm) {
     // nccl-tests' "auto": the algorithm with the smallest idle-fabric cost,
     // chosen per size, among those valid for this op and group.
-    const auto members = workload::group_nodes(c.group, network->nodes());
+    const auto members =
+        c.nodes.empty() ? workload::group_nodes(c.group, network->nodes()) : c.nodes;
     const compute::Roofline roofline(c.accelerator);
     for (std::uint64_t bytes : workload::sweep_sizes(c)) {
       std::optional<collective::Algorithm> best;
@@ -438,6 +544,7 @@ std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
         spec.root = c.root;
         spec.dims[0] = c.dims[0];
         spec.dims[1] = c.dims[1];
+        spec.ramp = c.ramp;
         if (!collective::why_invalid(spec).empty()) continue;
         const auto est = analytical::estimate_collective(spec, members, *network, roofline);
         if (est.total < best_time) {

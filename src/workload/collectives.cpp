@@ -6,10 +6,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "sipsim/analytical/collective_estimate.hpp"
+
 namespace sipsim::workload {
 
 namespace {
-constexpr std::uint32_t kStepDone = 1;  // a step's local operation has finished
+constexpr std::uint32_t kStepDone = 1;      // a step's local operation has finished
+constexpr std::uint32_t kInstanceDone = 2;  // lock-step: the collective's last step ends
 }  // namespace
 
 std::vector<std::uint64_t> sweep_sizes(const CollectivesConfig& c) {
@@ -48,9 +51,12 @@ CollectivesModel::CollectivesModel(const CollectivesConfig& config,
     : config_(config),
       network_(std::move(network)),
       roofline_(config.accelerator),
-      members_(group_nodes(config.group, network_->nodes())),
+      members_(config.nodes.empty() ? group_nodes(config.group, network_->nodes()) : config.nodes),
       member_of_(network_->nodes(), -1) {
   for (std::size_t m = 0; m < members_.size(); ++m) {
+    if (members_[m] >= member_of_.size() || member_of_[members_[m]] >= 0) {
+      throw std::invalid_argument("the group's nodes must be distinct fabric nodes");
+    }
     member_of_[members_[m]] = static_cast<std::int32_t>(m);
   }
   const std::vector<std::uint64_t> sizes = sweep_sizes(config_);
@@ -61,8 +67,11 @@ CollectivesModel::CollectivesModel(const CollectivesConfig& config,
     const auto algorithm = config_.per_size.empty() ? config_.algorithm : config_.per_size[k];
     const std::string why = collective::why_invalid(spec_for(sizes[k], algorithm));
     if (!why.empty()) throw std::invalid_argument(why);
+    // RAMP §6.2.3: lock-step durations, the same for every iteration of a size.
+    const std::vector<pdes::Time> lock_len =
+        analytical::lockstep_rounds(spec_for(sizes[k], algorithm), members_, *network_, roofline_);
     for (std::uint32_t i = 0; i < config_.warmup + config_.iterations; ++i) {
-      instances_.push_back({sizes[k], algorithm, i, i < config_.warmup});
+      instances_.push_back({sizes[k], algorithm, lock_len, i, i < config_.warmup});
     }
   }
 }
@@ -77,6 +86,7 @@ collective::CollectiveSpec CollectivesModel::spec_for(std::uint64_t bytes,
   s.root = config_.root;
   s.dims[0] = config_.dims[0];
   s.dims[1] = config_.dims[1];
+  s.ramp = config_.ramp;
   return s;
 }
 
@@ -109,10 +119,14 @@ void CollectivesModel::handle(const pdes::Event& event, pdes::Context& ctx) {
     network_->handle(event, ctx, *this);
     return;
   }
+  Node& node = nodes_[ctx.self_index()];
+  if (event.kind == kInstanceDone) {
+    finish_instance(node, ctx);
+    return;
+  }
   if (event.kind != kStepDone) {
     throw std::logic_error("collectives: unknown event kind " + std::to_string(event.kind));
   }
-  Node& node = nodes_[ctx.self_index()];
   ++node.step;
   start_step(node, ctx);
 }
@@ -123,6 +137,7 @@ void CollectivesModel::start_instance(Node& node, pdes::Context& ctx) {
                         static_cast<std::uint32_t>(node.member));
   node.step = 0;
   node.start = ctx.now();
+  node.lock_t = ctx.now();
   node.compute = 0;
   node.h2t = 0;
   start_step(node, ctx);
@@ -130,6 +145,15 @@ void CollectivesModel::start_instance(Node& node, pdes::Context& ctx) {
 
 void CollectivesModel::start_step(Node& node, pdes::Context& ctx) {
   if (node.step == node.schedule->steps()) {
+    // In lock-step a member that is done early still ends with the others.
+    const auto& lock_len = instances_[node.instance].lock_len;
+    pdes::Time end = node.lock_t;
+    for (std::size_t i = node.step; i < lock_len.size(); ++i) end += lock_len[i];
+    if (end > ctx.now()) {
+      node.step = static_cast<std::uint32_t>(std::max<std::size_t>(node.step, lock_len.size()));
+      ctx.send(ctx.self(), end - ctx.now(), kInstanceDone);
+      return;
+    }
     finish_instance(node, ctx);
     return;
   }
@@ -137,22 +161,27 @@ void CollectivesModel::start_step(Node& node, pdes::Context& ctx) {
   node.sends_done = ctx.now();
   const std::uint32_t self = members_[static_cast<std::size_t>(node.member)];
   pdes::Time send_h2t = 0, recv_h2t = 0;
-  for (const collective::Send& s : step.sends) {
+  for (const collective::WireMessage& s : collective::outgoing(step)) {
     const std::uint32_t peer = members_[s.peer];
-    node.sends_done = std::max(node.sends_done, network_->send(ctx, peer, s.bytes, node.instance));
-    send_h2t += fabric::serialization_ps(s.bytes, network_->path_rate_bps(self, peer));
+    const std::uint64_t tag = (std::uint64_t{s.parts} << 32) | node.instance;
+    node.sends_done = std::max(node.sends_done, network_->send(ctx, peer, s.bytes, tag));
+    const pdes::Time t = fabric::serialization_ps(s.bytes, network_->path_rate_bps(self, peer));
+    // Parallel ports (RAMP's transceivers) send at once; one port sends in turn.
+    send_h2t = network_->parallel_ports() ? std::max(send_h2t, t) : send_h2t + t;
   }
   node.waiting = 0;
-  for (const collective::Recv& r : step.recvs) {
+  for (const collective::WireMessage& r : collective::incoming(step)) {
     recv_h2t = std::max(recv_h2t, fabric::serialization_ps(
                                       r.bytes, network_->path_rate_bps(members_[r.peer], self)));
     auto it = node.early.find(r.peer);
-    if (it != node.early.end() && !it->second.empty() && it->second.front() == node.instance) {
+    if (it != node.early.end() && !it->second.empty() &&
+        static_cast<std::uint32_t>(it->second.front()) == node.instance) {
+      check_parts(it->second.front(), r.parts, r.peer, node);
       it->second.pop_front();
       if (it->second.empty()) node.early.erase(it);
       continue;
     }
-    ++node.expecting[r.peer];
+    node.expecting[r.peer].push_back(r.parts);
     ++node.waiting;
   }
   node.step_h2t = std::max(send_h2t, recv_h2t);
@@ -173,7 +202,10 @@ void CollectivesModel::start_step(Node& node, pdes::Context& ctx) {
 void CollectivesModel::receives_complete(Node& node, pdes::Context& ctx) {
   // The step ends when its data is in and its sends have left; then the
   // local operation runs.
-  const pdes::Time end = std::max(ctx.now(), node.sends_done) + node.step_compute;
+  pdes::Time end = std::max(ctx.now(), node.sends_done) + node.step_compute;
+  const auto& lock_len = instances_[node.instance].lock_len;
+  if (node.step < lock_len.size()) end = std::max(end, node.lock_t + lock_len[node.step]);
+  node.lock_t = end;
   node.compute += node.step_compute;
   node.h2t += node.step_h2t;
   ctx.send(ctx.self(), end - ctx.now(), kStepDone);
@@ -191,11 +223,25 @@ void CollectivesModel::delivered(const fabric::Delivery& d, pdes::Context& ctx) 
   const auto instance = static_cast<std::uint32_t>(d.tag);
   auto it = node.expecting.find(peer);
   if (instance == node.instance && it != node.expecting.end()) {
-    if (--it->second == 0) node.expecting.erase(it);
+    check_parts(d.tag, it->second.front(), peer, node);
+    it->second.pop_front();
+    if (it->second.empty()) node.expecting.erase(it);
     if (--node.waiting == 0) receives_complete(node, ctx);
     return;
   }
-  node.early[peer].push_back(instance);  // for a later step or a later iteration
+  node.early[peer].push_back(d.tag);  // for a later step or a later iteration
+}
+
+// The sender joined `tag >> 32` of its Sends into this message; the receiver
+// must have joined as many Recvs, or the two schedules disagree.
+void CollectivesModel::check_parts(std::uint64_t tag, std::uint32_t parts, std::uint32_t peer,
+                                   const Node& node) const {
+  if ((tag >> 32) != parts) {
+    throw std::logic_error("collective schedule mismatch: member " + std::to_string(peer) +
+                           " sent " + std::to_string(tag >> 32) +
+                           " part(s) in one message, member " + std::to_string(node.member) +
+                           " expects " + std::to_string(parts));
+  }
 }
 
 void CollectivesModel::finish_instance(Node& node, pdes::Context& ctx) {

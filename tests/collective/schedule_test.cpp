@@ -12,10 +12,14 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
+
+#include "sipsim/collective/ramp.hpp"
 
 namespace sipsim::collective {
 namespace {
@@ -59,6 +63,11 @@ std::string describe(const CollectiveSpec& s) {
   o << to_string(s.op) << " / " << to_string(s.algorithm) << " p=" << s.p << " bytes=" << s.bytes
     << " root=" << s.root;
   if (two_dims(s.algorithm)) o << " dims=" << s.dims[0] << "x" << s.dims[1];
+  if (s.algorithm == Algorithm::kRampX) {
+    o << " ramp=(" << s.ramp.x << "," << s.ramp.J << "," << s.ramp.D << ") active={"
+      << s.ramp.active[0] << "," << s.ramp.active[1] << "," << s.ramp.active[2] << ","
+      << s.ramp.active[3] << "}";
+  }
   return o.str();
 }
 
@@ -88,6 +97,12 @@ std::uint32_t ceil_log2(std::uint64_t x) {
 
 using Mutator = std::function<void(std::uint32_t member, std::uint32_t step, Step&)>;
 
+// A message as posted: sender, receiver, the sender's step start time (its round).
+struct Transfer {
+  std::uint32_t from = 0, to = 0;
+  std::uint64_t time = 0;
+};
+
 struct Outcome {
   std::string error;         // "" when everything checked out
   std::uint64_t rounds = 0;  // critical path, one unit per step (all steps cost the same)
@@ -96,8 +111,12 @@ struct Outcome {
 
 class Executor {
  public:
-  Executor(const CollectiveSpec& spec, Mutator mutate)
-      : spec_(spec), mutate_(std::move(mutate)), p_(spec.p), words_((spec.p + 63) / 64) {}
+  Executor(const CollectiveSpec& spec, Mutator mutate, std::vector<Transfer>* log = nullptr)
+      : spec_(spec),
+        mutate_(std::move(mutate)),
+        log_(log),
+        p_(spec.p),
+        words_((spec.p + 63) / 64) {}
 
   Outcome run() {
     Outcome out;
@@ -271,8 +290,11 @@ class Executor {
     if (s.local == LocalOp::kNone && (s.sources != 0 || s.local_bytes != 0)) {
       return where(r, cur.step) + "kNone with sources or bytes";
     }
-    if (s.local == LocalOp::kCopy && (s.sources != 0 || spec_.algorithm != Algorithm::kBruck)) {
-      return where(r, cur.step) + "kCopy outside Bruck's rotations";
+    // kCopy: Bruck's rotations and RAMP-x all-to-all's reshape (RAMP §6.1.4) only.
+    const bool may_copy = spec_.algorithm == Algorithm::kBruck ||
+                          (spec_.algorithm == Algorithm::kRampX && spec_.op == Op::kAllToAll);
+    if (s.local == LocalOp::kCopy && (s.sources != 0 || !may_copy)) {
+      return where(r, cur.step) + "kCopy outside Bruck's rotations and RAMP's reshape";
     }
     return "";
   }
@@ -297,6 +319,7 @@ class Executor {
         m.bits.insert(m.bits.end(), bits(r, c), bits(r, c) + words_);
       }
       queue(r, s.peer).push_back(std::move(m));
+      if (log_ != nullptr) log_->push_back(Transfer{r, s.peer, cur.start});
       ++out.messages;
     }
     return "";
@@ -426,6 +449,7 @@ class Executor {
 
   CollectiveSpec spec_;
   Mutator mutate_;
+  std::vector<Transfer>* log_;
   std::uint32_t p_;
   std::size_t words_;
   std::uint64_t chunks_ = 0;
@@ -436,8 +460,9 @@ class Executor {
   std::vector<std::deque<Message>> queues_;
 };
 
-Outcome execute(const CollectiveSpec& spec, Mutator mutate = {}) {
-  return Executor(spec, std::move(mutate)).run();
+Outcome execute(const CollectiveSpec& spec, Mutator mutate = {},
+                std::vector<Transfer>* log = nullptr) {
+  return Executor(spec, std::move(mutate), log).run();
 }
 
 // Every valid (op, algorithm, dims, root) for group size p.
@@ -471,7 +496,7 @@ std::vector<CollectiveSpec> all_specs(std::uint32_t p, const std::vector<std::ui
 
 TEST(Names, RoundTrip) {
   ASSERT_EQ(op_names().size(), std::size(kOps));
-  ASSERT_EQ(algorithm_names().size(), std::size(kAlgorithms));
+  ASSERT_EQ(algorithm_names().size(), std::size(kAlgorithms) + 1);  // + ramp-x (RampX tests)
   for (std::size_t i = 0; i < std::size(kOps); ++i) {
     EXPECT_EQ(static_cast<std::size_t>(kOps[i]), i);
     EXPECT_EQ(op_names()[i], to_string(kOps[i]));
@@ -486,6 +511,9 @@ TEST(Names, RoundTrip) {
   EXPECT_EQ(to_string(Op::kAllToAll), "all-to-all");
   EXPECT_EQ(to_string(Algorithm::kBidirectionalRing), "bidirectional-ring");
   EXPECT_EQ(to_string(Algorithm::kDoubleBinaryTree), "double-binary-tree");
+  EXPECT_EQ(to_string(Algorithm::kRampX), "ramp-x");
+  EXPECT_EQ(algorithm_names().back(), "ramp-x");
+  EXPECT_EQ(parse_algorithm("ramp-x"), Algorithm::kRampX);
   EXPECT_EQ(parse_op("allreduce"), std::nullopt);
   EXPECT_EQ(parse_op(""), std::nullopt);
   EXPECT_EQ(parse_algorithm("Ring"), std::nullopt);
@@ -920,6 +948,700 @@ TEST(Executor, DetectsIncompleteBarrier) {
                                 }
                               });
   EXPECT_NE(out.error.find("final state"), std::string::npos) << out.error;
+}
+
+// ---------------------------------------------------------------------------------------------
+// RAMP-x (MODELS.md §1). The table of subgroups, digits and transceivers is restated here from
+// MODELS.md, independently of ramp.hpp, and the schedules are checked against it: invariants
+// (1) subgroups partition the nodes with sizes = radix, (2) members of a step-k subgroup share
+// the digits of steps 1..k-1, (3) the final state (the executor), (4) optical rules (a)-(c) for
+// every concurrent transmission, (5) at most 4 steps (8 for the two-stage ops).
+
+namespace rampt {
+
+struct Node {
+  std::uint32_t g = 0, j = 0, d = 0, p = 0;
+  friend bool operator==(const Node&, const Node&) = default;
+};
+
+struct Fabric {
+  std::uint32_t x = 1, J = 1, D = 1;
+  std::uint32_t lambda_n() const { return D * x; }
+  std::uint32_t nodes() const { return x * J * lambda_n(); }
+  Node node(std::uint32_t n) const {
+    const std::uint32_t lam = n % lambda_n(), rack = n / lambda_n();
+    return Node{rack / J, rack % J, lam / x, lam % x};
+  }
+  std::uint32_t id(const Node& c) const { return (c.g * J + c.j) * lambda_n() + c.d * x + c.p; }
+  std::uint32_t md(std::int64_t v) const {
+    const std::int64_t m = x;
+    return static_cast<std::uint32_t>(((v % m) + m) % m);
+  }
+  std::uint32_t radix(int row) const { return row <= 2 ? x : (row == 3 ? J : D); }
+  // MODELS.md table, "members" column.
+  std::vector<Node> subgroup(int row, const Node& a) const {
+    std::vector<Node> out;
+    const std::int64_t g = a.g, j = a.j, d = a.d;
+    for (std::uint32_t c = 0; c < radix(row); ++c) {
+      switch (row) {
+        case 1:
+          out.push_back(Node{c, a.j, a.d, a.p});
+          break;
+        case 2:
+          out.push_back(Node{md(g + c), a.j, a.d, md(a.p + c)});
+          break;
+        case 3:
+          out.push_back(Node{md(g - j + c), c, a.d, a.p});
+          break;
+        default:
+          out.push_back(Node{md(g - d + c), a.j, c, a.p});
+          break;
+      }
+    }
+    return out;
+  }
+  // The row whose subgroup of a holds b (b != a), 0 if none.
+  int row_of(const Node& a, const Node& b) const {
+    for (int row = 1; row <= 4; ++row) {
+      for (const Node& n : subgroup(row, a)) {
+        if (n == b && !(b == a)) return row;
+      }
+    }
+    return 0;
+  }
+  // "digit held after the step" column.
+  std::array<std::uint32_t, 4> digits(const Node& a) const {
+    return {md(sgn(a.g) - a.p - a.j - a.d), md(sgn(a.g) - a.j - a.d), a.j, a.d};
+  }
+  // "transceiver for src -> dst" column.
+  std::uint32_t trx(int row, const Node& s, const Node& t) const {
+    if (row <= 2) return (s.g + t.g + s.j) % x;
+    if (row == 3) return (s.g + t.j) % x;
+    return (s.j + t.d + x - s.d) % x;
+  }
+  // The member of dst's row-k subgroup in group gs (closed form), if any and not dst itself.
+  std::optional<Node> source_in_group(int row, const Node& dst, std::uint32_t gs) const {
+    const std::uint32_t c = md(sgn(gs) - dst.g);
+    if (c == 0) return std::nullopt;
+    switch (row) {
+      case 1:
+        return Node{gs, dst.j, dst.d, dst.p};
+      case 2:
+        return Node{gs, dst.j, dst.d, md(sgn(dst.p) + c)};
+      case 3: {
+        const std::uint32_t j2 = md(sgn(dst.j) + c);
+        if (j2 >= J) return std::nullopt;
+        return Node{gs, j2, dst.d, dst.p};
+      }
+      default: {
+        const std::uint32_t d2 = md(sgn(dst.d) + c);
+        if (d2 >= D) return std::nullopt;
+        return Node{gs, dst.j, d2, dst.p};
+      }
+    }
+  }
+  static std::int64_t sgn(std::uint32_t v) { return static_cast<std::int64_t>(v); }
+};
+
+// Optical rules (a)-(c) (MODELS.md §1) over one step's concurrent transmissions (src, dst,
+// row); returns "" or the first violation.
+struct Tx {
+  Node src, dst;
+  int row = 0;
+};
+std::string check_optical(const Fabric& f, const std::vector<Tx>& txs) {
+  std::unordered_map<std::uint64_t, std::uint32_t> tx_dst, rx_group, wl_src;
+  tx_dst.reserve(txs.size());
+  rx_group.reserve(txs.size());
+  wl_src.reserve(txs.size());
+  const std::uint64_t x = f.x;
+  for (const Tx& t : txs) {
+    const std::uint32_t trx = f.trx(t.row, t.src, t.dst), s = f.id(t.src), d = f.id(t.dst);
+    const std::uint32_t lam = t.dst.d * f.x + t.dst.p;
+    std::ostringstream e;
+    e << "node " << s << " -> " << d << " (row " << t.row << ", transceiver " << trx << "): ";
+    auto [a, a_new] = tx_dst.emplace(std::uint64_t{s} * x + trx, d);
+    if (!a_new && a->second != d) return e.str() + "(a) transmitter used for two destinations";
+    auto [b, b_new] = rx_group.emplace(std::uint64_t{d} * x + trx, t.src.g);
+    if (!b_new && b->second != t.src.g) return e.str() + "(b) receiver listens to two subnets";
+    const std::uint64_t key =
+        ((std::uint64_t{t.src.g} * x + t.dst.g) * x + trx) * f.lambda_n() + lam;
+    auto [c, c_new] = wl_src.emplace(key, s);
+    if (!c_new && c->second != s) return e.str() + "(c) wavelength used twice in a subnet";
+  }
+  return "";
+}
+
+CollectiveSpec spec(Op op, const RampShape& sh, std::uint64_t bytes, std::uint32_t root = 0) {
+  CollectiveSpec s;
+  s.op = op;
+  s.algorithm = Algorithm::kRampX;
+  s.p = static_cast<std::uint32_t>(ramp::job_size(sh));
+  s.bytes = bytes;
+  s.root = root;
+  s.ramp = sh;
+  return s;
+}
+
+bool uniform(Op op) {
+  return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather ||
+         op == Op::kAllToAll || op == Op::kBarrier;
+}
+bool two_stage(Op op) {
+  return op == Op::kAllReduce || op == Op::kReduce || op == Op::kBroadcast;
+}
+
+// Invariants (1), (2), (4), (5) on a logged run (the executor checks (3)).
+std::string check_invariants(const CollectiveSpec& s, const std::vector<Transfer>& log) {
+  const RampShape& sh = s.ramp;
+  const Fabric f{sh.x, sh.J, sh.D};
+  const bool full = ramp::job_size(sh) == f.nodes();
+  const std::vector<std::uint32_t> nodes = ramp::job_nodes(sh);
+  std::map<std::uint64_t, std::set<std::pair<std::uint32_t, std::uint32_t>>> by_time;
+  for (const Transfer& t : log) by_time[t.time].insert({t.from, t.to});
+  std::ostringstream e;
+  std::uint32_t most = 0;
+  for (std::uint32_t m = 0; m < s.p; ++m) most = std::max(most, Schedule(s, m).steps());
+  if (most > (two_stage(s.op) ? 8u : 4u)) {
+    e << "(5) " << most << " steps";
+    return e.str();
+  }
+  if (by_time.size() > (two_stage(s.op) ? 8u : 4u)) return "(5) too many rounds";
+  // The steps run in the table's order (reduce-scatter-like: 1, 2, 3, 4; all-gather-like: the
+  // reverse), skipping inactive ones: with (2) below, a step-k subgroup shares the digits that
+  // its members hold from the steps before.
+  std::vector<int> up, down, want_rows;
+  for (int row = 1; row <= 4; ++row) {
+    if (sh.active[row - 1] > 1) up.push_back(row);
+  }
+  down.assign(up.rbegin(), up.rend());
+  const bool starts_up = s.op == Op::kAllReduce || s.op == Op::kReduceScatter ||
+                         s.op == Op::kAllToAll || s.op == Op::kScatter || s.op == Op::kReduce ||
+                         s.op == Op::kBroadcast;
+  want_rows = starts_up ? up : down;
+  if (two_stage(s.op)) want_rows.insert(want_rows.end(), down.begin(), down.end());
+  std::vector<int> got_rows;
+  for (const auto& [time, pairs] : by_time) {
+    std::vector<Tx> txs;
+    int row = -1;
+    std::map<std::uint32_t, std::set<std::uint32_t>> peers;
+    for (const auto& [from, to] : pairs) {
+      const Node a = f.node(nodes[from]), b = f.node(nodes[to]);
+      const int r = f.row_of(a, b);
+      if (r == 0 || (row != -1 && r != row)) {
+        e << "(1) round " << time << ": " << from << " -> " << to << " not in one step's subgroup";
+        return e.str();
+      }
+      row = r;
+      txs.push_back(Tx{a, b, r});
+      peers[from].insert(to);
+      // The library's transcoder agrees with the table.
+      const ramp::Coord ca{a.g, a.j, a.d, a.p}, cb{b.g, b.j, b.d, b.p};
+      if (ramp::step_of_pair(ca, cb, sh) != r ||
+          ramp::transceiver_for_pair(ca, cb, sh) != f.trx(r, a, b) ||
+          ramp::transceiver(r, ca, cb, sh) != f.trx(r, a, b)) {
+        return "ramp::transceiver_for_pair disagrees with MODELS.md";
+      }
+      if (full) {  // (2)
+        const auto da = f.digits(a), db = f.digits(b);
+        for (int i = 0; i + 1 < r; ++i) {
+          if (da[i] != db[i]) return "(2) subgroup members differ in an earlier digit";
+        }
+        if (da[r - 1] == db[r - 1]) return "(2) subgroup members share the step's digit";
+      }
+    }
+    if (uniform(s.op)) {  // (1) every member talks to exactly the rest of its job subgroup
+      const std::uint32_t radix = sh.active[row - 1];
+      for (std::uint32_t m = 0; m < s.p; ++m) {
+        std::set<std::uint32_t> group = peers[m];
+        group.insert(m);
+        std::set<std::uint32_t> want;
+        for (const Node& n : f.subgroup(row, f.node(nodes[m]))) want.insert(f.id(n));
+        std::set<std::uint32_t> got;
+        for (std::uint32_t q : group) got.insert(nodes[q]);
+        if (got.size() != radix ||
+            !std::includes(want.begin(), want.end(), got.begin(), got.end()) ||
+            (full && got != want)) {
+          e << "(1) round " << time << ": member " << m << " talks to " << got.size() - 1
+            << " peers, not its step-" << row << " subgroup";
+          return e.str();
+        }
+      }
+    }
+    if (std::string v = check_optical(f, txs); !v.empty()) {
+      e << "(4) round " << time << ": " << v;
+      return e.str();
+    }
+    got_rows.push_back(row);
+  }
+  if (got_rows != want_rows) return "(2) steps out of the table's order";
+  return "";
+}
+
+// All-to-all where the executor's bit sets would be too big: every block has one holder.
+std::string track_all_to_all(const CollectiveSpec& s, std::vector<Transfer>* log) {
+  const std::uint32_t p = s.p;
+  std::vector<Schedule> sched;
+  for (std::uint32_t r = 0; r < p; ++r) sched.emplace_back(s, r);
+  const std::uint64_t C = sched[0].chunks();
+  if (C != std::uint64_t{p} * p) return "chunks() != p^2";
+  std::vector<std::uint32_t> loc(C);
+  for (std::uint64_t b = 0; b < C; ++b) loc[b] = static_cast<std::uint32_t>(b / p);
+  auto list = [&](const ChunkSet& cs, std::uint64_t& bytes) {
+    std::vector<std::uint64_t> v;
+    bytes = 0;
+    cs.for_each(C, [&](std::uint64_t c) {
+      v.push_back(c);
+      bytes += sched[0].chunk_bytes(c);
+    });
+    return v;
+  };
+  const std::uint32_t T = sched[0].steps();
+  for (std::uint32_t i = 0; i < T; ++i) {
+    std::map<std::uint64_t, std::deque<std::vector<std::uint64_t>>> msgs;
+    std::vector<Step> st(p);
+    for (std::uint32_t r = 0; r < p; ++r) {
+      if (sched[r].steps() != T) return "non-uniform all-to-all";
+      st[r] = sched[r].step(i);
+      for (const Send& snd : st[r].sends) {
+        std::uint64_t bytes = 0;
+        std::vector<std::uint64_t> v = list(snd.chunks, bytes);
+        if (bytes != snd.bytes) return "send bytes";
+        for (std::uint64_t c : v) {
+          if (loc[c] != r) return "sends a block it does not hold";
+        }
+        msgs[std::uint64_t{r} * p + snd.peer].push_back(std::move(v));
+        if (log != nullptr) log->push_back(Transfer{r, snd.peer, i});
+      }
+    }
+    for (std::uint32_t r = 0; r < p; ++r) {
+      std::uint64_t received = 0;
+      for (const Recv& rv : st[r].recvs) {
+        std::uint64_t bytes = 0;
+        const std::vector<std::uint64_t> v = list(rv.chunks, bytes);
+        auto& q = msgs[std::uint64_t{rv.peer} * p + r];
+        if (q.empty() || q.front() != v || bytes != rv.bytes) return "recv mismatch";
+        q.pop_front();
+        for (std::uint64_t c : v) loc[c] = r;
+        received += bytes;
+      }
+      if (st[r].local != LocalOp::kCopy || st[r].local_bytes != received) return "reshape";
+    }
+    for (const auto& [k, q] : msgs) {
+      if (!q.empty()) return "unmatched message";
+    }
+  }
+  for (std::uint64_t b = 0; b < C; ++b) {
+    if (loc[b] != b % p) return "final state";
+  }
+  return "";
+}
+
+std::string run_and_check(const CollectiveSpec& s) {
+  std::vector<Transfer> log;
+  if (s.op == Op::kAllToAll && s.p > 128) {
+    if (std::string e = track_all_to_all(s, &log); !e.empty()) return e;
+  } else {
+    const Outcome out = execute(s, {}, &log);
+    if (!out.error.empty()) return out.error;
+  }
+  return check_invariants(s, log);
+}
+
+}  // namespace rampt
+
+TEST(RampX, TableRestatementIsConsistent) {
+  // The test's own model: subgroups partition, digits are a bijection, and the closed-form
+  // source used by the sampled 65,536-node check agrees with the subgroups.
+  for (std::uint32_t x = 1; x <= 5; ++x) {
+    for (std::uint32_t J = 1; J <= x; ++J) {
+      for (std::uint32_t D = 1; D <= x; ++D) {
+        const rampt::Fabric f{x, J, D};
+        std::set<std::array<std::uint32_t, 4>> seen;
+        for (std::uint32_t n = 0; n < f.nodes(); ++n) {
+          const rampt::Node a = f.node(n);
+          ASSERT_EQ(f.id(a), n);
+          seen.insert(f.digits(a));
+          for (int row = 1; row <= 4; ++row) {
+            std::set<std::uint32_t> group;
+            for (const rampt::Node& b : f.subgroup(row, a)) {
+              group.insert(f.id(b));
+              std::set<std::uint32_t> back;
+              for (const rampt::Node& c : f.subgroup(row, b)) back.insert(f.id(c));
+              ASSERT_EQ(back.size(), f.radix(row));
+              for (const rampt::Node& c : f.subgroup(row, a)) ASSERT_TRUE(back.count(f.id(c)));
+              for (std::uint32_t gs = 0; gs < x; ++gs) {
+                const auto src = f.source_in_group(row, a, gs);
+                const bool here = b.g == gs && !(b == a);
+                if (here) {
+                  ASSERT_TRUE(src.has_value());
+                  ASSERT_EQ(f.id(*src), f.id(b));
+                }
+              }
+            }
+            ASSERT_EQ(group.size(), f.radix(row));
+            for (std::uint32_t gs = 0; gs < x; ++gs) {
+              const auto src = f.source_in_group(row, a, gs);
+              if (src) {
+                ASSERT_TRUE(group.count(f.id(*src))) << x << J << D << row;
+              }
+            }
+          }
+        }
+        ASSERT_EQ(seen.size(), f.nodes()) << "(3) digits are not a bijection";
+      }
+    }
+  }
+}
+
+TEST(RampX, CoordinatesAndJobs) {
+  for (std::uint32_t x = 1; x <= 4; ++x) {
+    for (std::uint32_t J = 1; J <= x; ++J) {
+      for (std::uint32_t D = 1; D <= x; ++D) {
+        const RampShape sh = ramp::full_job(x, J, D);
+        const rampt::Fabric f{x, J, D};
+        for (std::uint32_t m = 0; m < f.nodes(); ++m) {
+          const ramp::Coord c = ramp::coord_of_node(m, sh);
+          const rampt::Node n = f.node(m);
+          ASSERT_EQ(c, (ramp::Coord{n.g, n.j, n.d, n.p}));
+          ASSERT_EQ(ramp::node_id(c, sh), m);
+          ASSERT_EQ(ramp::node_of_member(m, sh), m);  // full job: member = fabric node
+          ASSERT_EQ(ramp::member_of_offsets(ramp::offsets_of_member(m, sh), sh), m);
+          const auto d = f.digits(n);
+          ASSERT_EQ(ramp::digits(c, sh), d);
+          ASSERT_EQ(ramp::job_digits(ramp::offsets_of_member(m, sh), sh), d);
+          ASSERT_EQ(c.lambda(x), n.d * x + n.p);
+        }
+      }
+    }
+  }
+  // A subset job: distinct nodes, member <-> offsets round trip, node 0 first.
+  const RampShape sub{4, 4, 2, {3, 2, 3, 2}};
+  const std::vector<std::uint32_t> nodes = ramp::job_nodes(sub);
+  ASSERT_EQ(nodes.size(), 36u);
+  EXPECT_EQ(nodes[0], 0u);
+  EXPECT_EQ(std::set<std::uint32_t>(nodes.begin(), nodes.end()).size(), 36u);
+  for (std::uint32_t m = 0; m < 36; ++m) {
+    EXPECT_EQ(ramp::member_of_offsets(ramp::offsets_of_member(m, sub), sub), m);
+    EXPECT_LT(nodes[m], ramp::fabric_nodes(sub));
+  }
+  // 128-node tensor-parallel group on the reference fabric: rack 0 of every group, devices 0-3.
+  const RampShape tp = ramp::shape_for(32, 32, 2, 128);
+  const std::vector<std::uint32_t> tp_nodes = ramp::job_nodes(tp);
+  for (std::uint32_t m = 0; m < 128; ++m) {
+    const ramp::Coord c = ramp::coord_of_node(tp_nodes[m], tp);
+    EXPECT_EQ(c.j, 0u);
+    EXPECT_EQ(c.delta, 0u);
+    EXPECT_LT(c.p, 4u);
+  }
+}
+
+TEST(RampX, ShapeFor) {
+  auto active = [](const RampShape& s) {
+    return std::array<std::uint32_t, 4>{s.active[0], s.active[1], s.active[2], s.active[3]};
+  };
+  using A = std::array<std::uint32_t, 4>;
+  EXPECT_EQ(active(ramp::shape_for(32, 32, 2, 128)), (A{32, 4, 1, 1}));
+  EXPECT_EQ(active(ramp::shape_for(32, 32, 2, 65536)), (A{32, 32, 32, 2}));
+  EXPECT_EQ(active(ramp::shape_for(32, 32, 2, 96)), (A{32, 3, 1, 1}));
+  EXPECT_EQ(active(ramp::shape_for(32, 32, 2, 1)), (A{1, 1, 1, 1}));
+  EXPECT_EQ(active(ramp::shape_for(32, 32, 2, 32)), (A{32, 1, 1, 1}));
+  EXPECT_EQ(active(ramp::shape_for(32, 32, 2, 2048)), (A{32, 32, 2, 1}));
+  EXPECT_EQ(active(ramp::shape_for(32, 16, 2, 32 * 32 * 16)), (A{32, 32, 16, 1}));
+  EXPECT_EQ(active(ramp::shape_for(4, 4, 2, 64)), (A{4, 4, 4, 1}));
+  EXPECT_EQ(active(ramp::shape_for(4, 4, 2, 6)), (A{3, 2, 1, 1}));
+  EXPECT_THROW(ramp::shape_for(32, 32, 2, 37), std::invalid_argument);      // prime > x
+  EXPECT_THROW(ramp::shape_for(32, 32, 2, 131072), std::invalid_argument);  // > fabric
+  EXPECT_THROW(ramp::shape_for(4, 5, 2, 8), std::invalid_argument);         // J > x
+  EXPECT_THROW(ramp::shape_for(0, 1, 1, 1), std::invalid_argument);
+  EXPECT_EQ(ramp::shape_for(32, 32, 2, 128).x, 32u);
+}
+
+TEST(RampX, WhyInvalid) {
+  RampShape sh = ramp::full_job(2, 2, 2);
+  for (Op op : kOps) EXPECT_EQ(why_invalid(rampt::spec(op, sh, 100)), "") << to_string(op);
+  CollectiveSpec s = rampt::spec(Op::kAllReduce, RampShape{}, 100);
+  s.p = 4;
+  EXPECT_EQ(why_invalid(s), "ramp-x needs a RAMP fabric (x, J, D)");
+  EXPECT_THROW(Schedule(s, 0), InvalidCollective);
+  s = rampt::spec(Op::kAllReduce, sh, 100);
+  s.p = 15;
+  EXPECT_EQ(why_invalid(s), "ramp-x needs p = product of the active sizes = 16, got p = 15");
+  s = rampt::spec(Op::kAllReduce, RampShape{2, 2, 3, {2, 2, 2, 1}}, 100);
+  EXPECT_NE(why_invalid(s).find("D <= x"), std::string::npos) << why_invalid(s);
+  s = rampt::spec(Op::kAllReduce, RampShape{2, 3, 1, {2, 2, 1, 1}}, 100);
+  EXPECT_NE(why_invalid(s).find("J <= x"), std::string::npos) << why_invalid(s);
+  for (const RampShape& bad :
+       {RampShape{4, 2, 2, {4, 4, 3, 1}}, RampShape{4, 2, 2, {5, 1, 1, 1}},
+        RampShape{4, 2, 2, {1, 1, 1, 3}}, RampShape{4, 2, 2, {0, 1, 1, 1}}}) {
+    s = rampt::spec(Op::kAllReduce, bad, 100);
+    s.p = std::max<std::uint32_t>(s.p, 1);
+    EXPECT_NE(why_invalid(s).find("out of range"), std::string::npos) << why_invalid(s);
+  }
+  s = rampt::spec(Op::kBroadcast, sh, 100, 8);
+  EXPECT_EQ(why_invalid(s), "");
+  s.root = 16;
+  EXPECT_EQ(why_invalid(s), "root 16 is not a member (p = 16)");
+}
+
+// Every op on every full fabric with x <= 4 (J <= x, Lambda = D*x for D = 1..x), roots first
+// and last, through the executor and the invariant checks.
+TEST(RampX, ExhaustiveSmallFabrics) {
+  int failures = 0, runs = 0;
+  for (std::uint32_t x = 1; x <= 4; ++x) {
+    for (std::uint32_t J = 1; J <= x; ++J) {
+      for (std::uint32_t D = 1; D <= x; ++D) {
+        const RampShape sh = ramp::full_job(x, J, D);
+        const std::uint32_t p = static_cast<std::uint32_t>(ramp::job_size(sh));
+        for (Op op : kOps) {
+          std::set<std::uint32_t> roots = {0};
+          if (rooted(op)) roots.insert(p - 1);
+          for (std::uint32_t root : roots) {
+            for (std::uint64_t bytes :
+                 {std::uint64_t{1}, std::uint64_t{1000}, 3 * std::uint64_t{p} + 1}) {
+              const CollectiveSpec s = rampt::spec(op, sh, bytes, root);
+              ++runs;
+              std::string err;
+              if (bytes == 1) {
+                err = rampt::run_and_check(s);
+              } else if (op == Op::kAllToAll && p > 128) {
+                err = rampt::track_all_to_all(s, nullptr);
+              } else {
+                err = execute(s).error;
+              }
+              if (!err.empty() && ++failures <= 20) ADD_FAILURE() << describe(s) << ": " << err;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(runs, 1000);
+}
+
+// Subset jobs (RAMP §6.3) through the executor and the invariant checks.
+TEST(RampX, SubsetJobs) {
+  int failures = 0;
+  const std::vector<RampShape> shapes = {
+      RampShape{4, 4, 2, {4, 2, 1, 1}}, RampShape{4, 4, 2, {4, 4, 2, 1}},
+      RampShape{4, 4, 2, {2, 1, 1, 1}}, RampShape{4, 4, 2, {3, 2, 3, 2}},
+      RampShape{4, 4, 2, {1, 3, 1, 2}}, RampShape{4, 4, 2, {2, 4, 3, 1}},
+      RampShape{4, 3, 3, {1, 1, 3, 3}}, RampShape{4, 4, 2, {1, 1, 1, 1}},
+      ramp::shape_for(4, 4, 2, 12),     ramp::shape_for(4, 4, 2, 24)};
+  for (const RampShape& sh : shapes) {
+    const std::uint32_t p = static_cast<std::uint32_t>(ramp::job_size(sh));
+    for (Op op : kOps) {
+      std::set<std::uint32_t> roots = {0};
+      if (rooted(op)) roots = {0, p / 2, p - 1};
+      for (std::uint32_t root : roots) {
+        for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{1000}}) {
+          const CollectiveSpec s = rampt::spec(op, sh, bytes, root);
+          const std::string err = bytes == 1 ? rampt::run_and_check(s) : execute(s).error;
+          if (!err.empty() && ++failures <= 20) ADD_FAILURE() << describe(s) << ": " << err;
+        }
+      }
+    }
+    // Only the active steps run.
+    const int active =
+        (sh.active[0] > 1) + (sh.active[1] > 1) + (sh.active[2] > 1) + (sh.active[3] > 1);
+    EXPECT_EQ(Schedule(rampt::spec(Op::kReduceScatter, sh, 100), 0).steps(),
+              static_cast<std::uint32_t>(active));
+    EXPECT_EQ(Schedule(rampt::spec(Op::kAllReduce, sh, 100), p - 1).steps(),
+              static_cast<std::uint32_t>(2 * active));
+  }
+  EXPECT_EQ(failures, 0);
+  // The 128-node group of the reference fabric: 2 steps, 31 then 3 peers.
+  const CollectiveSpec tp = rampt::spec(Op::kReduceScatter, ramp::shape_for(32, 32, 2, 128), 12800);
+  const Schedule s(tp, 77);
+  ASSERT_EQ(s.steps(), 2u);
+  EXPECT_EQ(s.step(0).recvs.size(), 31u);
+  EXPECT_EQ(s.step(1).recvs.size(), 3u);
+  EXPECT_EQ(execute(tp).error, "");
+}
+
+// Message sizes per peer and step (RAMP Table 8) and the local operations.
+TEST(RampX, Table8MessageSizes) {
+  const std::uint32_t x = 4, J = 3, D = 2;
+  const RampShape sh = ramp::full_job(x, J, D);
+  const std::uint64_t p = ramp::job_size(sh), m = p * 1000;  // divisible: exact sizes
+  auto per_peer = [&](const CollectiveSpec& s, std::uint32_t member, std::uint32_t i) {
+    const Step st = Schedule(s, member).step(i);
+    std::map<std::uint32_t, std::uint64_t> bytes;
+    for (const Send& snd : st.sends) bytes[snd.peer] += snd.bytes;
+    std::set<std::uint64_t> sizes;
+    for (const auto& [peer, b] : bytes) sizes.insert(b);
+    EXPECT_EQ(sizes.size(), 1u);
+    return *sizes.begin();
+  };
+  const std::vector<std::uint64_t> rs = {m / x, m / (x * x), m / (x * x * J), m / (x * x * J * D)};
+  for (std::uint32_t member : {0u, 7u, static_cast<std::uint32_t>(p - 1)}) {
+    const CollectiveSpec ar = rampt::spec(Op::kAllReduce, sh, m);
+    const CollectiveSpec rsc = rampt::spec(Op::kReduceScatter, sh, m);
+    const CollectiveSpec ag = rampt::spec(Op::kAllGather, sh, m);
+    const CollectiveSpec a2a = rampt::spec(Op::kAllToAll, sh, m);
+    for (std::uint32_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(per_peer(ar, member, i), rs[i]);
+      EXPECT_EQ(per_peer(rsc, member, i), rs[i]);
+      EXPECT_EQ(per_peer(ar, member, 7 - i), rs[i]);  // all-gather: the reverse
+      EXPECT_EQ(per_peer(ag, member, 3 - i), rs[i]);
+      const Step st = Schedule(ar, member).step(i);
+      EXPECT_EQ(st.local, LocalOp::kReduce);
+      EXPECT_EQ(st.sources, i < 2 ? x : (i == 2 ? J : D));  // x-to-1 reductions
+      EXPECT_EQ(st.local_bytes, rs[i]);
+      EXPECT_EQ(Schedule(ar, member).step(4 + i).local, LocalOp::kNone);
+    }
+    // all-to-all: m/x, m/x, m/J, m*x/Lambda.
+    EXPECT_EQ(per_peer(a2a, member, 0), m / x);
+    EXPECT_EQ(per_peer(a2a, member, 1), m / x);
+    EXPECT_EQ(per_peer(a2a, member, 2), m / J);
+    EXPECT_EQ(per_peer(a2a, member, 3), m * x / (D * x));
+    // After the reduce-scatter stage of all-reduce, member m holds the chunk of its portion
+    // index ((d1*x + d2)*J + d3)*D + d4.
+    const Step last = Schedule(ar, member).step(3);
+    const rampt::Fabric f{x, J, D};
+    const auto d = f.digits(f.node(member));
+    EXPECT_EQ(last.recvs[0].chunks.first, ((d[0] * x + d[1]) * J + d[2]) * D + d[3]);
+    EXPECT_EQ(last.recvs[0].chunks.count(), 1u);
+  }
+}
+
+// Optical rules (4) and subgroups (1) over every transmission of every step of all-reduce
+// (each step of which uses all pairs of its subgroups) at larger fabrics.
+TEST(RampX, OpticalRulesLargerFabrics) {
+  for (auto [x, J, D] : {std::array<std::uint32_t, 3>{7, 7, 7}, {8, 8, 8}, {16, 16, 2}}) {
+    const RampShape sh = ramp::full_job(x, J, D);
+    const rampt::Fabric f{x, J, D};
+    const CollectiveSpec s = rampt::spec(Op::kAllReduce, sh, 1 << 20);
+    const std::uint32_t p = f.nodes();
+    std::vector<Schedule> sched;
+    for (std::uint32_t m = 0; m < p; ++m) sched.emplace_back(s, m);
+    const int rows[8] = {1, 2, 3, 4, 4, 3, 2, 1};
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      std::vector<rampt::Tx> txs;
+      bool ok = true;
+      for (std::uint32_t m = 0; m < p && ok; ++m) {
+        const Step st = sched[m].step(i);
+        const rampt::Node a = f.node(m);
+        std::set<std::uint32_t> want, got = {m};
+        for (const rampt::Node& n : f.subgroup(rows[i], a)) want.insert(f.id(n));
+        for (const Send& snd : st.sends) {
+          got.insert(snd.peer);
+          txs.push_back(rampt::Tx{a, f.node(snd.peer), rows[i]});
+        }
+        ok = got == want && st.sends.size() + 1 == want.size();
+        EXPECT_TRUE(ok) << "(1) x=" << x << " J=" << J << " D=" << D << " step " << i << " member "
+                        << m;
+      }
+      EXPECT_EQ(rampt::check_optical(f, txs), "") << x << "," << J << "," << D << " step " << i;
+    }
+  }
+}
+
+// 65,536 nodes (x = J = 32, Lambda = 64): 2,000 sampled members per step; their transmissions
+// are checked against every transmission of their subnets, found in closed form (every
+// member of a step talks to all of its subgroup: checked on the samples).
+TEST(RampX, OpticalRulesSampledAt65536) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const RampShape sh = ramp::full_job(32, 32, 2);
+  const rampt::Fabric f{32, 32, 2};
+  ASSERT_EQ(f.nodes(), 65536u);
+  const CollectiveSpec s = rampt::spec(Op::kAllReduce, sh, std::uint64_t{1} << 30);
+  const int rows[8] = {1, 2, 3, 4, 4, 3, 2, 1};
+  std::mt19937 rng(12345);
+  std::uniform_int_distribution<std::uint32_t> pick(0, f.nodes() - 1);
+  int violations = 0;
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    const int row = rows[i];
+    for (int sample = 0; sample < 2000; ++sample) {
+      const std::uint32_t m = sample == 0 ? 0 : (sample == 1 ? f.nodes() - 1 : pick(rng));
+      const rampt::Node a = f.node(m);
+      const Step st = Schedule(s, m).step(i);
+      std::set<std::uint32_t> want, got = {m}, from = {m};
+      for (const rampt::Node& n : f.subgroup(row, a)) want.insert(f.id(n));
+      std::map<std::uint32_t, std::uint32_t> by_trx;  // (a)
+      for (const Send& snd : st.sends) {
+        got.insert(snd.peer);
+        const rampt::Node b = f.node(snd.peer);
+        const std::uint32_t t = f.trx(row, a, b);
+        const ramp::Coord ca{a.g, a.j, a.d, a.p}, cb{b.g, b.j, b.d, b.p};
+        if (ramp::transceiver_for_pair(ca, cb, sh) != t) ++violations;
+        if (!by_trx.emplace(t, snd.peer).second) ++violations;
+        // (b) all sources reaching b on transceiver t are in a's group.
+        for (const rampt::Node& c : f.subgroup(row, b)) {
+          if (!(c == b) && f.trx(row, c, b) == t && c.g != a.g) ++violations;
+        }
+        // (c) on subnet (a.g, b.g, t), wavelength lambda_b: the candidate transmitters are the
+        // row-k sources in group a.g of the nodes (b.g, j', lambda_b).
+        for (std::uint32_t j2 = 0; j2 < f.J; ++j2) {
+          const rampt::Node d2{b.g, j2, b.d, b.p};
+          const auto c = f.source_in_group(row, d2, a.g);
+          if (c && f.trx(row, *c, d2) == t && !(*c == a)) ++violations;
+        }
+      }
+      for (const Recv& rv : st.recvs) from.insert(rv.peer);
+      if (got != want || from != want || st.sends.size() + 1 != want.size()) ++violations;
+      if (violations > 0) break;
+    }
+    ASSERT_EQ(violations, 0) << "step " << i;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(secs, 10.0);
+}
+
+// One Send per peer in every step of the digit-layout ops at the reference point, and step
+// counts (5) at 65,536 nodes.
+TEST(RampX, ReferencePointSchedules) {
+  const RampShape sh = ramp::full_job(32, 32, 2);
+  const std::uint64_t bytes = std::uint64_t{1} << 30;
+  for (std::uint32_t member : {0u, 12345u, 65535u}) {
+    const Schedule ar(rampt::spec(Op::kAllReduce, sh, bytes), member);
+    ASSERT_EQ(ar.steps(), 8u);
+    const std::uint32_t peers[8] = {31, 31, 31, 1, 1, 31, 31, 31};
+    for (std::uint32_t i = 0; i < 8; ++i) {
+      EXPECT_EQ(ar.step(i).sends.size(), peers[i]);
+      EXPECT_EQ(ar.step(i).recvs.size(), peers[i]);
+    }
+    for (Op op : kOps) {
+      const Schedule s(rampt::spec(op, sh, bytes, 65535), member);
+      EXPECT_LE(s.steps(), rampt::two_stage(op) ? 8u : 4u) << to_string(op);
+      std::uint64_t sends = 0;
+      for (std::uint32_t i = 0; i < s.steps(); ++i) sends += s.step(i).sends.size();
+      EXPECT_LE(sends, 8u * 31 * 128) << to_string(op);  // a few ChunkSets per peer at most
+    }
+  }
+}
+
+// Mutated RAMP schedules are caught by the checks above.
+TEST(RampX, ChecksCatchBrokenSchedules) {
+  const RampShape sh = ramp::full_job(3, 2, 2);
+  const CollectiveSpec s = rampt::spec(Op::kReduceScatter, sh, 360);
+  // Wrong reduction arity (x-to-1 expected).
+  EXPECT_NE(execute(s,
+                    [](std::uint32_t, std::uint32_t, Step& st) {
+                      if (st.local == LocalOp::kReduce) st.sources = 2;
+                    })
+                .error.find("local op"),
+            std::string::npos);
+  // A transmission on a pair outside the step's subgroups.
+  std::vector<Transfer> log = {{0, 1, 0}, {0, 2, 0}};
+  EXPECT_NE(rampt::check_invariants(s, log).find("(1)"), std::string::npos);
+  // Two nodes of one group sending to one destination on one wavelength in one subnet.
+  const rampt::Fabric f{4, 4, 1};
+  const rampt::Node dst{1, 0, 0, 0};
+  const std::vector<rampt::Tx> clash = {{rampt::Node{0, 0, 0, 0}, dst, 1},
+                                        {rampt::Node{0, 1, 0, 0}, rampt::Node{1, 1, 0, 0}, 3}};
+  const std::string v = rampt::check_optical(f, clash);
+  EXPECT_FALSE(v.empty());
+  // The paper's step-3 transceiver (eq. 2) makes receivers collide for even x (MODELS.md).
+  const rampt::Fabric f4{4, 4, 1};
+  std::vector<rampt::Tx> eq2;
+  for (std::uint32_t n = 0; n < f4.nodes(); ++n) {
+    for (const rampt::Node& b : f4.subgroup(3, f4.node(n))) {
+      if (!(b == f4.node(n))) eq2.push_back(rampt::Tx{f4.node(n), b, 1});  // row 1's rule
+    }
+  }
+  EXPECT_FALSE(rampt::check_optical(f4, eq2).empty());
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <boost/mpi/communicator.hpp>
 
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/ramp.hpp"
 #include "sipsim/pdes/engine.hpp"
 
 namespace sipsim::workload {
@@ -192,6 +194,42 @@ TEST(Collectives, EveryOpAndAlgorithmCompletesOnEveryFabricKind) {
     }
   }
   EXPECT_GE(ran, 2 * 40);
+}
+
+// RAMP is contention-free under RAMP-x, so the simulator must reproduce the
+// per-step estimate (H2H + data transfer + x-to-1 reduction, RAMP §7.4) exactly,
+// with optical rules checked (strict mode) on every transfer.
+TEST(Collectives, RampXEqualsTheEstimatorOnRamp) {
+  fabric::RampSpec spec;
+  spec.x = 4;
+  spec.J = 4;
+  spec.Lambda = 8;
+  const collective::RampShape full = collective::ramp::full_job(4, 4, 2);
+  for (const std::string& name : collective::op_names()) {
+    const Op op = *collective::parse_op(name);
+    for (std::uint32_t n : {128u, 32u}) {
+      auto c = config(op, Algorithm::kRampX, op == Op::kBarrier ? 0 : 1 << 20);
+      c.root = 5;
+      c.ramp = collective::ramp::shape_for(4, 4, 2, n);
+      c.nodes = collective::ramp::job_nodes(c.ramp);
+      const SimRun r = simulate(c, fabric::make_ramp(spec));
+      auto net = fabric::make_ramp(spec);
+      collective::CollectiveSpec s;
+      s.op = op;
+      s.algorithm = Algorithm::kRampX;
+      s.p = n;
+      s.bytes = c.min_bytes;
+      s.ramp = c.ramp;
+      s.root = c.root;
+      const auto est =
+          analytical::estimate_collective(s, c.nodes, *net, compute::Roofline(c.accelerator));
+      EXPECT_EQ(r.records[0].end - r.records[0].start, est.total)
+          << collective::to_string(op) << " on " << n << " nodes";
+      const bool two_phase = op == Op::kAllReduce || op == Op::kReduce || op == Op::kBroadcast;
+      EXPECT_LE(est.steps, two_phase ? 8u : 4u) << name;
+    }
+  }
+  EXPECT_EQ(full.active[0] * full.active[1] * full.active[2] * full.active[3], 128u);
 }
 
 TEST(Collectives, SweepSizesAndGroups) {

@@ -29,6 +29,22 @@ struct CollectiveEstimate {
   std::uint64_t messages = 0;
 };
 
+// RAMP §6.2.3: RAMP-x moves every node through the algorithmic steps in
+// lock-step (the time-slot map gives each step a fixed duration): round i
+// lasts as long as the slowest member needs for it on an idle fabric (its
+// longest transfer — a step's transfers run in parallel on distinct
+// transceivers — plus its local operation). A member's part in a RAMP-x round
+// depends only on which of its four step offsets equal the root's, so the
+// maximum over 16 representative members is exact.
+std::vector<pdes::Time> lockstep_rounds(const collective::CollectiveSpec& spec,
+                                        const std::vector<std::uint32_t>& members,
+                                        const fabric::Network& network,
+                                        const compute::Roofline& roofline);
+// Whether a collective runs in lock-step (RAMP-x does).
+inline bool lockstep(const collective::CollectiveSpec& spec) {
+  return spec.algorithm == collective::Algorithm::kRampX;
+}
+
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
                                        const fabric::Network& network,

@@ -24,6 +24,10 @@ int run_command(const RunArgs& args, const boost::mpi::communicator& comm);
 // size for collectives, the expected event count for PHOLD.
 int analyze_command(const std::string& scenario, const std::vector<std::string>& overrides,
                     const boost::mpi::communicator& comm);
+// Fabric facts (DESIGN.md §7): nodes, links, bisection, lookahead for a rank
+// count, and for RAMP its physical budget, power and cost.
+int info_command(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
+                 const boost::mpi::communicator& comm);
 int validate_command(const std::string& scenario, const std::vector<std::string>& overrides,
                      const boost::mpi::communicator& comm);
 

@@ -70,6 +70,7 @@ enum class Algorithm {
   kDirect,             // pairwise / direct exchange: p-1 rounds, peer (r + k) mod p
   kBinomialTree,       // binomial tree rooted at `root`
   kDoubleBinaryTree,   // two complementary binary trees, each carries half (NCCL-style)
+  kRampX,              // RAMP-x (RAMP §5-§6): up to 4 direct-exchange steps (8 for all-reduce)
 };
 
 std::string_view to_string(Op op);
@@ -127,9 +128,32 @@ struct Step {
   std::uint64_t local_bytes = 0;  // bytes of each input of the reduction / bytes copied
 };
 
+// What travels on the wire: all Sends of a step to one peer form one message,
+// and all Recvs of a step from one peer are one message (in order of first
+// appearance). `parts` is how many Sends/Recvs it joins, so that a receiver can
+// check that its grouping matches the sender's.
+struct WireMessage {
+  std::uint32_t peer;
+  std::uint64_t bytes;
+  std::uint32_t parts;
+};
+std::vector<WireMessage> outgoing(const Step& step);
+std::vector<WireMessage> incoming(const Step& step);
+
 // Parameters of a collective. dims: for kHierarchicalRing {local group size,
 // number of groups}; for kTorus2d {dims[0], dims[1]}; p must equal their
 // product. Members of a local group are consecutive indices.
+// RAMP geometry for kRampX (MODELS.md §1): x communication groups, J racks
+// per group, Lambda = D*x nodes per rack (D <= x). Member m of a full job is
+// the node (g, j, lambda) with m = (g*J + j)*Lambda + lambda and lambda = delta*x + p.
+// `active` gives the subgroup size actually used by each of the four steps
+// (s1 <= x, s2 <= x, s3 <= J, s4 <= D; their product = the group size p); a
+// full job has {x, x, J, D}. Steps whose size is 1 are skipped (RAMP §6.3).
+struct RampShape {
+  std::uint32_t x = 0, J = 0, D = 0;
+  std::uint32_t active[4] = {0, 0, 0, 0};
+};
+
 struct CollectiveSpec {
   Op op = Op::kAllReduce;
   Algorithm algorithm = Algorithm::kRing;
@@ -137,6 +161,7 @@ struct CollectiveSpec {
   std::uint64_t bytes = 0;
   std::uint32_t root = 0;  // broadcast, reduce, gather, scatter
   std::uint32_t dims[2] = {0, 0};
+  RampShape ramp;  // kRampX only
 };
 
 class InvalidCollective : public std::invalid_argument {

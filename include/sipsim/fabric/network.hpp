@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sipsim/fabric/topology.hpp"
@@ -67,13 +68,22 @@ class Network {
   // when nothing else is in flight.
   virtual pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b,
                                     std::uint64_t bytes) const = 0;
+  // How long, uncontended, the sender is busy with that message: from the send
+  // until its last byte has left (what Network::send returns, minus now).
+  virtual pdes::Time injection_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const = 0;
   // Injection rate of a node (its total port bandwidth towards the fabric).
   virtual std::uint64_t node_rate_bps() const = 0;
   // The slowest link on the path from node a to node b: the rate at which a
   // lone message's data flows (RAMP §7.4's effective bandwidth of a step).
   virtual std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const = 0;
 
+  // True when a node's messages leave through independent ports at once
+  // (RAMP's transceivers); false when they share one injection port.
+  virtual bool parallel_ports() const { return false; }
+
   virtual std::string describe() const = 0;
+  // Facts for `sipsim info`: (name, value) lines.
+  virtual std::vector<std::pair<std::string, std::string>> facts() const = 0;
   const NetworkStats& stats() const { return stats_; }
 
  protected:
@@ -91,5 +101,7 @@ std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate
 // `chunk_bytes` that cross the topology's vertices (each an LP) store-and-
 // forward, with FIFO reservation of every output link (DESIGN.md §3).
 std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes);
+
+// RAMP: include/sipsim/fabric/ramp.hpp.
 
 }  // namespace sipsim::fabric

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/ramp.hpp"
+#include "sipsim/fabric/ramp_physical.hpp"
 #include "sipsim/fabric/topology.hpp"
 #include "sipsim/pdes/engine.hpp"
 #include "sipsim/scenario/yaml_reader.hpp"
@@ -36,7 +38,17 @@ struct RoutedConfig {
   fabric::BcubeSpec bcube;
   fabric::TopooptSpec topoopt;
 };
-using FabricConfig = std::variant<std::monostate, ElectFlatConfig, RoutedConfig>;
+struct RampConfig {
+  fabric::RampSpec spec;
+  // Per-component inputs of the physical models (RAMP §4.2–4.3): fabric.physical.
+  fabric::ramp::RampGeometry geometry;
+  fabric::ramp::OpticalParams optics;
+  fabric::ramp::CostInputs cost;
+  fabric::ramp::PowerInputs power;
+  bool ignore_power_budget = false;  // fabric.ignore_power_budget: run a configuration
+                                     // whose optical power budget fails (RAMP §4.2)
+};
+using FabricConfig = std::variant<std::monostate, ElectFlatConfig, RoutedConfig, RampConfig>;
 
 // Builds the network a fabric config describes.
 std::unique_ptr<fabric::Network> make_network(const FabricConfig& config);

@@ -39,6 +39,10 @@ struct CollectivesConfig {
   std::uint32_t root = 0;
   std::uint32_t dims[2] = {0, 0};  // hierarchical-ring / torus2d shape (0: derived)
   GroupSpec group;
+  // RAMP-x: the job's geometry, and its nodes (chosen by RAMP §6.3 to
+  // minimise steps); when `nodes` is not empty it replaces `group`.
+  collective::RampShape ramp;
+  std::vector<std::uint32_t> nodes;
   std::uint64_t min_bytes = 1 << 20;
   std::uint64_t max_bytes = 1 << 20;
   std::uint32_t factor = 2;
@@ -96,6 +100,7 @@ class CollectivesModel final : public pdes::Model, public fabric::MessageSink {
   struct Instance {
     std::uint64_t bytes;
     collective::Algorithm algorithm;
+    std::vector<pdes::Time> lock_len;  // lock-step durations by step (RAMP-x), shared
     std::uint32_t iteration;
     bool warmup;
   };
@@ -103,20 +108,25 @@ class CollectivesModel final : public pdes::Model, public fabric::MessageSink {
     std::int32_t member = -1;
     std::uint32_t instance = 0;
     std::optional<collective::Schedule> schedule;
+    pdes::Time lock_t = 0;  // lock-step (RAMP-x): when the current step started
     std::uint32_t step = 0;
     std::uint32_t waiting = 0;  // receives of the current step still missing
     pdes::Time sends_done = 0;  // when the current step's sends have left
     pdes::Time step_h2t = 0;
     pdes::Time step_compute = 0;
     pdes::Time start = 0, compute = 0, h2t = 0;
-    std::unordered_map<std::uint32_t, std::uint32_t> expecting;          // peer -> count
-    std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> early;  // peer -> instances
+    // Messages of the current step not yet arrived: peer -> their part counts.
+    std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> expecting;
+    // Messages that arrived before their step: peer -> tags (parts << 32 | instance).
+    std::unordered_map<std::uint32_t, std::deque<std::uint64_t>> early;
   };
 
   void start_instance(Node& node, pdes::Context& ctx);
   void start_step(Node& node, pdes::Context& ctx);
   void receives_complete(Node& node, pdes::Context& ctx);
   void finish_instance(Node& node, pdes::Context& ctx);
+  void check_parts(std::uint64_t tag, std::uint32_t parts, std::uint32_t peer,
+                   const Node& node) const;
 
   CollectivesConfig config_;
   std::unique_ptr<fabric::Network> network_;

@@ -1,0 +1,59 @@
+#pragma once
+// RAMP (paper 001, §3, §4.1, §6.2, §7.5; MODELS.md §1) as a circuit fabric.
+//
+// Node (g, j, lambda) = (g*J + j)*Lambda + lambda has x transceiver groups of b
+// transceivers at line rate B. A transfer from a to b uses the transceiver
+// group RAMP's transcoder picks for the pair (eq. 2 and the RAMP-x step
+// patterns, collective::ramp::transceiver_for_pair), the b transceivers of that
+// group in parallel, subnet (g_a, g_b, t) and the destination's wavelength.
+// A transfer takes whole time slots: `slot` of which `reconfiguration` is the
+// guard band, so each transceiver carries (slot - reconfiguration) * B of data
+// per slot (950 B per 20 ns at 400 Gb/s, §4.1). Its first bit leaves
+// `io_latency` after the node asks (memory to transceiver, §7.5) and arrives
+// `propagation` later (1.3 us, §7.5).
+//
+// Optical rules (MODELS.md §1), per transfer:
+//  (a) a transmitter (node, t) sends one transfer at a time: its FIFO;
+//  (b) a receiver (node, t) listens to one subnet port at a time: checked at
+//      the receiver;
+//  (c) one transmitter per wavelength per subnet at a time: checked by the
+//      arbiter of (destination group, wavelength), the LP of node
+//      (g_dst, 0, lambda_dst).
+// A violation of (b) or (c) stops the run unless `permissive`, in which case the
+// conflicting transfer waits (serialised) and is counted.
+#include <cstdint>
+#include <memory>
+
+#include "sipsim/fabric/network.hpp"
+
+namespace sipsim::fabric {
+
+struct RampSpec {
+  std::uint32_t x = 32;       // communication groups = transceiver groups per node
+  std::uint32_t J = 32;       // racks per communication group
+  std::uint32_t Lambda = 64;  // nodes per rack = wavelengths
+  std::uint32_t b = 1;        // transceivers per transceiver group
+  std::uint64_t line_rate_bps = 400'000'000'000;
+  pdes::Time slot = 20 * pdes::kNanosecond;
+  pdes::Time reconfiguration = 1 * pdes::kNanosecond;
+  pdes::Time propagation = 1300 * pdes::kNanosecond;
+  pdes::Time io_latency = 100 * pdes::kNanosecond;
+  bool permissive = false;
+};
+
+// Counters of the optical rules, summed over ranks by the caller.
+struct RampStats {
+  std::uint64_t transfers = 0;  // transceiver-level transfers
+  std::uint64_t slots = 0;      // slots occupied by them
+  std::uint64_t rule_b_conflicts = 0;
+  std::uint64_t rule_c_conflicts = 0;
+};
+
+class RampNetwork;
+std::unique_ptr<Network> make_ramp(const RampSpec& spec);
+// The RAMP statistics of a network made by make_ramp (nullptr for other fabrics).
+const RampStats* ramp_stats(const Network& network);
+// Data bytes one transceiver carries per slot.
+std::uint64_t ramp_slot_bytes(const RampSpec& spec);
+
+}  // namespace sipsim::fabric

@@ -1,0 +1,294 @@
+#include "sipsim/fabric/ramp.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sipsim/collective/ramp.hpp"
+
+namespace sipsim::fabric {
+
+namespace {
+
+enum Kind : std::uint32_t {
+  kToArbiter = kFabricKindBase + 16,  // a transfer's first bit reaches its subnet
+  kToReceiver,                        // its last bit reaches the receiver
+  kDeliverLate,                       // permissive mode: delivery after a rule-(b) wait
+};
+
+// data[3] of a transfer event: transceiver (16 bits) | parts (8) | slots (40).
+std::uint64_t pack(std::uint32_t t, std::uint32_t parts, std::uint64_t slots) {
+  return (std::uint64_t{t} << 48) | (std::uint64_t{parts} << 40) | slots;
+}
+std::uint32_t unpack_t(std::uint64_t w) {
+  return static_cast<std::uint32_t>(w >> 48);
+}
+std::uint32_t unpack_parts(std::uint64_t w) {
+  return static_cast<std::uint32_t>((w >> 40) & 0xFF);
+}
+std::uint64_t unpack_slots(std::uint64_t w) {
+  return w & ((std::uint64_t{1} << 40) - 1);
+}
+
+std::string ps_str(pdes::Time t) {
+  return std::to_string(t) + " ps";
+}
+
+}  // namespace
+
+std::uint64_t ramp_slot_bytes(const RampSpec& s) {
+  // RAMP §4.1: the data part of a slot, after the reconfiguration guard band.
+  __extension__ typedef unsigned __int128 U128;
+  const U128 bits = static_cast<U128>(s.slot - s.reconfiguration) * s.line_rate_bps;
+  return static_cast<std::uint64_t>(bits / (8 * static_cast<U128>(pdes::kSecond)));
+}
+
+class RampNetwork final : public Network {
+ public:
+  explicit RampNetwork(const RampSpec& spec) : s_(spec) {
+    if (s_.x == 0 || s_.J == 0 || s_.Lambda == 0 || s_.b == 0) {
+      throw std::invalid_argument("ramp: x, J, Lambda and b must be at least 1");
+    }
+    if (s_.J > s_.x) {
+      throw std::invalid_argument("ramp: J (" + std::to_string(s_.J) + ") must not exceed x (" +
+                                  std::to_string(s_.x) + ")");
+    }
+    if (s_.Lambda % s_.x != 0 || s_.Lambda / s_.x > s_.x) {
+      throw std::invalid_argument("ramp: Lambda (" + std::to_string(s_.Lambda) +
+                                  ") must be a multiple D*x of x with D <= x (RAMP-x, MODELS.md)");
+    }
+    if (s_.b > 255 || s_.x * s_.b > 65535) throw std::invalid_argument("ramp: b is too large");
+    if (s_.line_rate_bps == 0) throw std::invalid_argument("ramp: line rate must be > 0");
+    if (s_.slot <= s_.reconfiguration) {
+      throw std::invalid_argument("ramp: the slot must be longer than the reconfiguration time");
+    }
+    slot_bytes_ = ramp_slot_bytes(s_);
+    if (slot_bytes_ == 0) throw std::invalid_argument("ramp: a slot carries no data");
+    if (s_.io_latency == 0 || s_.propagation == 0) {
+      throw std::invalid_argument("ramp: I/O latency and propagation must be > 0");
+    }
+    shape_.x = s_.x;
+    shape_.J = s_.J;
+    shape_.D = s_.Lambda / s_.x;
+    const std::uint64_t n = std::uint64_t{s_.x} * s_.J * s_.Lambda;
+    if (n > (1u << 24)) throw std::invalid_argument("ramp: more than 2^24 nodes");
+    nodes_ = static_cast<std::uint32_t>(n);
+  }
+
+  std::uint32_t nodes() const override { return nodes_; }
+  std::uint32_t lp_count() const override { return nodes_; }
+  // Node ids are group-major: contiguous blocks keep communication groups and
+  // racks together (DESIGN.md §2: RAMP partitions by group and rack).
+  pdes::Partition partition(int ranks) const override {
+    return pdes::Partition::blocks(nodes_, ranks);
+  }
+  // Every cross-LP event waits at least the I/O latency (sender -> arbiter)
+  // or the propagation (arbiter -> receiver).
+  pdes::Time lookahead(const pdes::Partition&) const override {
+    return std::min(s_.io_latency, s_.propagation);
+  }
+  void setup(const pdes::Partition& partition, int rank) override {
+    const auto lps = partition.lps_of(rank);
+    const std::size_t trx = std::size_t{s_.x} * s_.b;
+    tx_free_.assign(lps.size() * trx, 0);
+    rx_free_.assign(lps.size() * trx, 0);
+    subnet_free_.assign(lps.size(), {});
+    partial_.assign(lps.size(), {});
+    stats_ = {};
+    ramp_ = {};
+  }
+
+  pdes::Time send(pdes::Context& ctx, std::uint32_t dst, std::uint64_t bytes,
+                  std::uint64_t tag) override {
+    const std::uint32_t src = ctx.self();
+    if (dst >= nodes_ || dst == src) {
+      throw std::logic_error("node " + std::to_string(src) + " cannot send to node " +
+                             std::to_string(dst));
+    }
+    ++stats_.messages;
+    stats_.bytes += bytes;
+    const std::uint32_t group = transceiver_group(src, dst);
+    // The b transceivers of the group carry equal parts in parallel.
+    const std::uint64_t part = (bytes + s_.b - 1) / s_.b;
+    const std::uint64_t slots = std::max<std::uint64_t>(1, (part + slot_bytes_ - 1) / slot_bytes_);
+    const std::uint32_t arbiter = arbiter_of(dst);
+    pdes::Time done = ctx.now();
+    for (std::uint32_t k = 0; k < s_.b; ++k) {
+      const std::uint32_t t = group * s_.b + k;
+      pdes::Time& free = tx_free_[std::size_t{ctx.self_index()} * s_.x * s_.b + t];
+      const pdes::Time start = std::max(ctx.now() + s_.io_latency, free);  // rule (a): FIFO
+      stats_.max_queueing = std::max(stats_.max_queueing, start - (ctx.now() + s_.io_latency));
+      free = start + slots * s_.slot;
+      done = std::max(done, free);
+      ++ramp_.transfers;
+      ramp_.slots += slots;
+      ctx.send(arbiter, start - ctx.now(), kToArbiter,
+               {bytes, tag, (std::uint64_t{src} << 32) | dst, pack(t, s_.b, slots)});
+    }
+    return done;
+  }
+
+  void handle(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) override {
+    switch (ev.kind) {
+      case kToArbiter:
+        arbitrate(ev, ctx);
+        break;
+      case kToReceiver:
+        receive(ev, ctx, sink);
+        break;
+      case kDeliverLate:
+        complete(ev, ctx, sink);
+        break;
+      default:
+        throw std::logic_error("ramp: unknown event kind " + std::to_string(ev.kind));
+    }
+  }
+
+  pdes::Time uncongested_ps(std::uint32_t, std::uint32_t, std::uint64_t bytes) const override {
+    const std::uint64_t part = (bytes + s_.b - 1) / s_.b;
+    const std::uint64_t slots = std::max<std::uint64_t>(1, (part + slot_bytes_ - 1) / slot_bytes_);
+    return s_.io_latency + s_.propagation + slots * s_.slot;
+  }
+  pdes::Time injection_ps(std::uint32_t, std::uint32_t, std::uint64_t bytes) const override {
+    return uncongested_ps(0, 0, bytes) - s_.propagation;
+  }
+  std::uint64_t node_rate_bps() const override { return s_.line_rate_bps * s_.x * s_.b; }
+  // A pair's data flows through the b transceivers of one group at the
+  // slot-payload rate (380 Gb/s per transceiver at the reference point).
+  std::uint64_t path_rate_bps(std::uint32_t, std::uint32_t) const override {
+    return slot_bytes_ * 8 * pdes::kSecond / s_.slot * s_.b;
+  }
+  bool parallel_ports() const override { return true; }
+
+  std::string describe() const override {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "ramp: %u nodes (x=%u, J=%u, Lambda=%u, b=%u), %g Tbps per node, slot %g ns "
+                  "(%llu B), propagation %g us%s",
+                  nodes_, s_.x, s_.J, s_.Lambda, s_.b, static_cast<double>(node_rate_bps()) / 1e12,
+                  static_cast<double>(s_.slot) / 1e3, static_cast<unsigned long long>(slot_bytes_),
+                  static_cast<double>(s_.propagation) / 1e6, s_.permissive ? ", permissive" : "");
+    return buf;
+  }
+
+  std::vector<std::pair<std::string, std::string>> facts() const override {
+    const std::uint64_t subnets = std::uint64_t{s_.b} * s_.x * s_.x * s_.x;
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%g Tbps (x*b*B)",
+                  static_cast<double>(node_rate_bps()) / 1e12);
+    char bis[64];
+    std::snprintf(bis, sizeof bis, "%g Pbps (nodes/2 x capacity: non-blocking)",
+                  static_cast<double>(node_rate_bps()) * (nodes_ / 2) / 1e15);
+    return {{"geometry", "x=" + std::to_string(s_.x) + " groups, J=" + std::to_string(s_.J) +
+                             " racks/group, Lambda=" + std::to_string(s_.Lambda) +
+                             " nodes/rack, b=" + std::to_string(s_.b)},
+            {"node capacity", rate},
+            {"transceivers per node", std::to_string(s_.x * s_.b)},
+            {"subnets", std::to_string(subnets) + " (b*x^3)"},
+            {"bisection bandwidth", bis},
+            {"slot", std::to_string(s_.slot) + " ps, " + std::to_string(slot_bytes_) +
+                         " B per transceiver"},
+            {"rules (b), (c)", s_.permissive ? "serialised and counted (permissive)" : "errors"}};
+  }
+
+  const RampStats& ramp_stats() const { return ramp_; }
+
+ private:
+  collective::ramp::Coord coord(std::uint32_t node) const {
+    return collective::ramp::coord_of_node(node, shape_);
+  }
+  std::uint32_t transceiver_group(std::uint32_t a, std::uint32_t b) const {
+    return collective::ramp::transceiver_for_pair(coord(a), coord(b), shape_);
+  }
+  // Node (g, 0, lambda) arbitrates wavelength lambda on every subnet into group g.
+  std::uint32_t arbiter_of(std::uint32_t node) const {
+    const std::uint32_t per_group = s_.J * s_.Lambda;
+    return node / per_group * per_group + node % s_.Lambda;
+  }
+
+  // Rule (c): one transmitter per wavelength per subnet (g_src, g_dst, t).
+  void arbitrate(const pdes::Event& ev, pdes::Context& ctx) {
+    const auto src = static_cast<std::uint32_t>(ev.data[2] >> 32);
+    const auto dst = static_cast<std::uint32_t>(ev.data[2]);
+    const std::uint32_t t = unpack_t(ev.data[3]);
+    const pdes::Time dur = unpack_slots(ev.data[3]) * s_.slot;
+    const std::uint32_t g_src = src / (s_.J * s_.Lambda);
+    const std::uint64_t key = std::uint64_t{g_src} * s_.x * s_.b + t;
+    pdes::Time& free = subnet_free_[ctx.self_index()][key];
+    pdes::Time start = ctx.now();
+    if (start < free) {
+      ++ramp_.rule_c_conflicts;
+      if (!s_.permissive) {
+        throw std::runtime_error(
+            "optical rule (c) violated: wavelength " + std::to_string(dst % s_.Lambda) +
+            " of subnet (" + std::to_string(g_src) + ", " +
+            std::to_string(dst / (s_.J * s_.Lambda)) + ", " + std::to_string(t) +
+            ") is busy until " + ps_str(free) + " when node " + std::to_string(src) +
+            " starts sending to node " + std::to_string(dst) + " at " + ps_str(start) +
+            " (set fabric.permissive: true to serialise instead)");
+      }
+      start = free;  // permissive: wait for the wavelength
+    }
+    free = start + dur;
+    ctx.send(dst, start + s_.propagation + dur - ctx.now(), kToReceiver, ev.data);
+  }
+
+  // Rule (b): a receiving transceiver listens to one subnet at a time.
+  void receive(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) {
+    const std::uint32_t t = unpack_t(ev.data[3]);
+    const pdes::Time dur = unpack_slots(ev.data[3]) * s_.slot;
+    pdes::Time& free = rx_free_[std::size_t{ctx.self_index()} * s_.x * s_.b + t];
+    const pdes::Time start = ctx.now() - dur;
+    if (start < free) {
+      ++ramp_.rule_b_conflicts;
+      if (!s_.permissive) {
+        throw std::runtime_error("optical rule (b) violated: receiver transceiver " +
+                                 std::to_string(t) + " of node " + std::to_string(ctx.self()) +
+                                 " is busy until " + ps_str(free) + " when a transfer from node " +
+                                 std::to_string(ev.data[2] >> 32) + " starts at " + ps_str(start) +
+                                 " (set fabric.permissive: true to serialise instead)");
+      }
+      free += dur;
+      ctx.send(ctx.self(), free - ctx.now(), kDeliverLate, ev.data);
+      return;
+    }
+    free = ctx.now();
+    complete(ev, ctx, sink);
+  }
+
+  // A part has fully arrived; the message is delivered with its last part.
+  void complete(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) {
+    const auto src = static_cast<std::uint32_t>(ev.data[2] >> 32);
+    const std::uint32_t parts = unpack_parts(ev.data[3]);
+    if (parts > 1) {
+      auto& partial = partial_[ctx.self_index()];
+      std::uint32_t& got = partial[src];
+      if (++got < parts) return;
+      partial.erase(src);
+    }
+    sink.delivered({src, ev.data[0], ev.data[1]}, ctx);
+  }
+
+  RampSpec s_;
+  collective::RampShape shape_;
+  std::uint32_t nodes_ = 0;
+  std::uint64_t slot_bytes_ = 0;
+  std::vector<pdes::Time> tx_free_, rx_free_;  // [local node][transceiver]
+  std::vector<std::unordered_map<std::uint64_t, pdes::Time>> subnet_free_;  // per arbiter
+  std::vector<std::unordered_map<std::uint32_t, std::uint32_t>> partial_;   // parts received
+  RampStats ramp_;
+};
+
+std::unique_ptr<Network> make_ramp(const RampSpec& spec) {
+  return std::make_unique<RampNetwork>(spec);
+}
+
+const RampStats* ramp_stats(const Network& network) {
+  const auto* r = dynamic_cast<const RampNetwork*>(&network);
+  return r ? &r->ramp_stats() : nullptr;
+}
+
+}  // namespace sipsim::fabric
