@@ -10,7 +10,7 @@ namespace sipsim::analytical {
 
 namespace {
 
-pdes::Time local_cost(const collective::Step& step, const compute::Roofline& roofline) {
+pdes::Time local_cost(const collective::WireStep& step, const compute::Roofline& roofline) {
   switch (step.local) {
     case collective::LocalOp::kReduce:
       return roofline.reduce_ps(step.sources, step.local_bytes);
@@ -43,13 +43,13 @@ pdes::Time parallel_step_ps(const collective::Schedule& sched, std::uint32_t i,
                             const std::vector<std::uint32_t>& members,
                             const fabric::Network& network, const compute::Roofline& roofline) {
   if (i >= sched.steps()) return 0;
-  const collective::Step step = sched.step(i);
+  const collective::WireStep step = collective::wire_step(sched, i);
   const std::uint32_t self = members[sched.member()];
   pdes::Time longest = 0;
-  for (const auto& m : collective::outgoing(step)) {
+  for (const auto& m : step.out) {
     longest = std::max(longest, network.injection_ps(self, members[m.peer], m.bytes));
   }
-  for (const auto& m : collective::incoming(step)) {
+  for (const auto& m : step.in) {
     longest = std::max(longest, network.uncongested_ps(members[m.peer], self, m.bytes));
   }
   return longest + local_cost(step, roofline);
@@ -112,13 +112,13 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
     Member& s = state[m];
     const collective::Schedule& sched = schedules[m];
     while (s.step < sched.steps()) {
-      const collective::Step step = sched.step(s.step);
+      const collective::WireStep step = collective::wire_step(sched, s.step);
       // Sends leave one after another through one injection port, or all at
       // once through parallel ports (RAMP's transceivers).
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
       pdes::Time send_h2t = 0, recv_h2t = 0;
-      for (const collective::WireMessage& snd : collective::outgoing(step)) {
+      for (const collective::WireMessage& snd : step.out) {
         const std::uint32_t a = members[m], b = members[snd.peer];
         const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
         const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes);
@@ -144,7 +144,7 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
       s.sends_done = sends_done;
       s.recv_max = 0;
       s.waiting = 0;
-      for (const collective::WireMessage& r : collective::incoming(step)) {
+      for (const collective::WireMessage& r : step.in) {
         recv_h2t = std::max(
             recv_h2t,
             fabric::serialization_ps(r.bytes, network.path_rate_bps(members[r.peer], members[m])));

@@ -157,11 +157,11 @@ void CollectivesModel::start_step(Node& node, pdes::Context& ctx) {
     finish_instance(node, ctx);
     return;
   }
-  const collective::Step step = node.schedule->step(node.step);
+  const collective::WireStep step = collective::wire_step(*node.schedule, node.step);
   node.sends_done = ctx.now();
   const std::uint32_t self = members_[static_cast<std::size_t>(node.member)];
   pdes::Time send_h2t = 0, recv_h2t = 0;
-  for (const collective::WireMessage& s : collective::outgoing(step)) {
+  for (const collective::WireMessage& s : step.out) {
     const std::uint32_t peer = members_[s.peer];
     const std::uint64_t tag = (std::uint64_t{s.parts} << 32) | node.instance;
     node.sends_done = std::max(node.sends_done, network_->send(ctx, peer, s.bytes, tag));
@@ -170,7 +170,7 @@ void CollectivesModel::start_step(Node& node, pdes::Context& ctx) {
     send_h2t = network_->parallel_ports() ? std::max(send_h2t, t) : send_h2t + t;
   }
   node.waiting = 0;
-  for (const collective::WireMessage& r : collective::incoming(step)) {
+  for (const collective::WireMessage& r : step.in) {
     recv_h2t = std::max(recv_h2t, fabric::serialization_ps(
                                       r.bytes, network_->path_rate_bps(members_[r.peer], self)));
     auto it = node.early.find(r.peer);

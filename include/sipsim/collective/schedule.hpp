@@ -140,6 +140,20 @@ struct WireMessage {
 std::vector<WireMessage> outgoing(const Step& step);
 std::vector<WireMessage> incoming(const Step& step);
 
+class Schedule;
+// Step i as the network and the compute model see it: one message per peer
+// each way and the local operation. Equal to outgoing()/incoming() of
+// step(i), but computed in closed form where an algorithm allows it without
+// building its chunk sets (RAMP-x all-to-all with uniform blocks: RAMP Table 8,
+// bytes/s_k per peer at step k), which is what makes 65,536-node runs fast.
+struct WireStep {
+  std::vector<WireMessage> out, in;
+  LocalOp local = LocalOp::kNone;
+  std::uint32_t sources = 0;
+  std::uint64_t local_bytes = 0;
+};
+WireStep wire_step(const Schedule& schedule, std::uint32_t i);
+
 // Parameters of a collective. dims: for kHierarchicalRing {local group size,
 // number of groups}; for kTorus2d {dims[0], dims[1]}; p must equal their
 // product. Members of a local group are consecutive indices.
