@@ -285,7 +285,7 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
     report(comm, s->fabric_location + ": " + s->fabric_key + ": " + e.what());
     return kExitBadInput;
   }
-  const auto members = c.nodes.empty() ? workload::group_nodes(c.group, network->nodes()) : c.nodes;
+  const auto members = workload::job_members(c, network->nodes());
   const compute::Roofline roofline(c.accelerator);
   const auto p = static_cast<std::uint32_t>(members.size());
   std::cout << fmt::format("# idle-fabric estimate: {} on {} nodes | {}\n",
@@ -295,16 +295,9 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
                            "h2h(us)", "h2t(us)", "comp(us)");
   for (std::uint64_t bytes : workload::sweep_sizes(c)) {
     for (const std::string& name : collective::algorithm_names()) {
-      collective::CollectiveSpec spec;
-      spec.op = c.op;
-      spec.algorithm = *collective::parse_algorithm(name);
-      if (!s->auto_algorithm && spec.algorithm != c.algorithm) continue;
-      spec.p = p;
-      spec.bytes = bytes;
-      spec.root = c.root;
-      spec.dims[0] = c.dims[0];
-      spec.dims[1] = c.dims[1];
-      spec.ramp = c.ramp;
+      const auto algorithm = *collective::parse_algorithm(name);
+      if (!s->auto_algorithm && algorithm != c.algorithm) continue;
+      const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
       if (!collective::why_invalid(spec).empty()) continue;
       const auto e = analytical::estimate_collective(spec, members, *network, roofline);
       const double algbw = gbytes_per_s(bytes, e.total);

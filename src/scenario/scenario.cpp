@@ -496,15 +496,7 @@ Scenario load_scenario(const Document& document) {
       }
     }
     if (!s.auto_algorithm) {
-      collective::CollectiveSpec spec;
-      spec.op = c.op;
-      spec.algorithm = c.algorithm;
-      spec.p = p;
-      spec.bytes = c.min_bytes;
-      spec.root = c.root;
-      spec.dims[0] = c.dims[0];
-      spec.dims[1] = c.dims[1];
-      spec.ramp = c.ramp;
+      const collective::CollectiveSpec spec = workload::make_spec(c, p, c.min_bytes, c.algorithm);
       const std::string why = collective::why_invalid(spec);
       if (!why.empty()) w.required("algorithm").fail(why);
     }
@@ -529,22 +521,15 @@ std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
   if (s.auto_algorithm) {
     // nccl-tests' "auto": the algorithm with the smallest idle-fabric cost,
     // chosen per size, among those valid for this op and group.
-    const auto members =
-        c.nodes.empty() ? workload::group_nodes(c.group, network->nodes()) : c.nodes;
+    const auto members = workload::job_members(c, network->nodes());
     const compute::Roofline roofline(c.accelerator);
     for (std::uint64_t bytes : workload::sweep_sizes(c)) {
       std::optional<collective::Algorithm> best;
       pdes::Time best_time = pdes::kTimeMax;
       for (const std::string& name : collective::algorithm_names()) {
-        collective::CollectiveSpec spec;
-        spec.op = c.op;
-        spec.algorithm = *collective::parse_algorithm(name);
-        spec.p = static_cast<std::uint32_t>(members.size());
-        spec.bytes = bytes;
-        spec.root = c.root;
-        spec.dims[0] = c.dims[0];
-        spec.dims[1] = c.dims[1];
-        spec.ramp = c.ramp;
+        const collective::CollectiveSpec spec =
+            workload::make_spec(c, static_cast<std::uint32_t>(members.size()), bytes,
+                                *collective::parse_algorithm(name));
         if (!collective::why_invalid(spec).empty()) continue;
         const auto est = analytical::estimate_collective(spec, members, *network, roofline);
         if (est.total < best_time) {

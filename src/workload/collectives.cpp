@@ -51,7 +51,7 @@ CollectivesModel::CollectivesModel(const CollectivesConfig& config,
     : config_(config),
       network_(std::move(network)),
       roofline_(config.accelerator),
-      members_(config.nodes.empty() ? group_nodes(config.group, network_->nodes()) : config.nodes),
+      members_(job_members(config, network_->nodes())),
       member_of_(network_->nodes(), -1) {
   for (std::size_t m = 0; m < members_.size(); ++m) {
     if (members_[m] >= member_of_.size() || member_of_[members_[m]] >= 0) {
@@ -76,18 +76,27 @@ CollectivesModel::CollectivesModel(const CollectivesConfig& config,
   }
 }
 
+collective::CollectiveSpec make_spec(const CollectivesConfig& c, std::uint32_t p,
+                                     std::uint64_t bytes, collective::Algorithm algorithm) {
+  collective::CollectiveSpec s;
+  s.op = c.op;
+  s.algorithm = algorithm;
+  s.p = p;
+  s.bytes = bytes;
+  s.root = c.root;
+  s.dims[0] = c.dims[0];
+  s.dims[1] = c.dims[1];
+  s.ramp = c.ramp;
+  return s;
+}
+
+std::vector<std::uint32_t> job_members(const CollectivesConfig& c, std::uint32_t fabric_nodes) {
+  return c.nodes.empty() ? group_nodes(c.group, fabric_nodes) : c.nodes;
+}
+
 collective::CollectiveSpec CollectivesModel::spec_for(std::uint64_t bytes,
                                                       collective::Algorithm algorithm) const {
-  collective::CollectiveSpec s;
-  s.op = config_.op;
-  s.algorithm = algorithm;
-  s.p = static_cast<std::uint32_t>(members_.size());
-  s.bytes = bytes;
-  s.root = config_.root;
-  s.dims[0] = config_.dims[0];
-  s.dims[1] = config_.dims[1];
-  s.ramp = config_.ramp;
-  return s;
+  return make_spec(config_, static_cast<std::uint32_t>(members_.size()), bytes, algorithm);
 }
 
 void CollectivesModel::setup(const pdes::Partition& partition, int rank) {

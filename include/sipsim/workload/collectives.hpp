@@ -51,6 +51,12 @@ struct CollectivesConfig {
   compute::Accelerator accelerator;
 };
 
+// The collective a config asks for, for one size and algorithm, on p members.
+collective::CollectiveSpec make_spec(const CollectivesConfig& config, std::uint32_t p,
+                                     std::uint64_t bytes, collective::Algorithm algorithm);
+// The job's fabric nodes: `nodes` when set (RAMP-x), else the group.
+std::vector<std::uint32_t> job_members(const CollectivesConfig& config, std::uint32_t fabric_nodes);
+
 // The sizes of the sweep: min, min*factor, ... up to max inclusive.
 std::vector<std::uint64_t> sweep_sizes(const CollectivesConfig& config);
 // The group's node ids; throws std::invalid_argument when it does not fit.
