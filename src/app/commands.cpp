@@ -280,9 +280,9 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
   const auto& c = std::get<workload::CollectivesConfig>(s->workload);
   std::unique_ptr<fabric::Network> network;
   try {
-    network = scenario::make_network(s->fabric);
-  } catch (const std::invalid_argument& e) {
-    report(comm, s->fabric_location + ": " + s->fabric_key + ": " + e.what());
+    network = scenario::build_network(*s);
+  } catch (const scenario::ScenarioError& e) {
+    report(comm, e.what());
     return kExitBadInput;
   }
   const auto members = workload::job_members(c, network->nodes());
@@ -325,9 +325,9 @@ int info_command(const std::string& path, const std::vector<std::string>& overri
   }
   std::unique_ptr<fabric::Network> network;
   try {
-    network = scenario::make_network(s->fabric);
-  } catch (const std::invalid_argument& e) {
-    report(comm, s->fabric_location + ": " + s->fabric_key + ": " + e.what());
+    network = scenario::build_network(*s);
+  } catch (const scenario::ScenarioError& e) {
+    report(comm, e.what());
     return kExitBadInput;
   }
   const int r = ranks > 0 ? ranks : 1;

@@ -507,17 +507,20 @@ Scenario load_scenario(const Document& document) {
   return s;
 }
 
+std::unique_ptr<fabric::Network> build_network(const Scenario& s) {
+  try {
+    return make_network(s.fabric);
+  } catch (const std::invalid_argument& e) {
+    fail_at(s.fabric_location, s.fabric_key, e.what());
+  }
+}
+
 std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
   if (const auto* phold = std::get_if<workload::PholdConfig>(&s.workload)) {
     return std::make_unique<workload::PholdModel>(*phold);
   }
   workload::CollectivesConfig c = std::get<workload::CollectivesConfig>(s.workload);
-  std::unique_ptr<fabric::Network> network;
-  try {
-    network = make_network(s.fabric);
-  } catch (const std::invalid_argument& e) {
-    fail_at(s.fabric_location, s.fabric_key, e.what());
-  }
+  std::unique_ptr<fabric::Network> network = build_network(s);
   if (s.auto_algorithm) {
     // nccl-tests' "auto": the algorithm with the smallest idle-fabric cost,
     // chosen per size, among those valid for this op and group.

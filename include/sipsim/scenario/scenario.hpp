@@ -74,6 +74,10 @@ struct Scenario {
 // Throws ScenarioError (file:line:col: key.path: message) on the first problem.
 Scenario load_scenario(const Document& document);
 
+// The scenario's network; parameter errors found while building it are
+// ScenarioErrors located at the fabric section.
+std::unique_ptr<fabric::Network> build_network(const Scenario& scenario);
+
 // Builds the fabric and, for collectives, the model; errors in the fabric's or
 // workload's parameters found while building are ScenarioErrors located at
 // their section.
