@@ -99,5 +99,29 @@ expect force-overwrite 0 "" -- run good.yaml -q --force
 expect validate-ok 0 "" -- validate good.yaml
 rm -f good.h5
 
+# analyze: on an idle elect-flat the closed form and the simulation agree (ring all-reduce).
+printf 'fabric: {type: elect-flat, nodes: 8, bandwidth: 400Gbps, latency: 1us}\nworkload: {type: collectives, op: all-reduce, algorithm: ring, size: 1MiB, iterations: 1, warmup: 0}\n' > coll.yaml
+estimate=$("$sipsim" analyze coll.yaml | awk '$2 == "ring" {print $4}')
+simulated=$("$sipsim" run coll.yaml -q -o coll.h5 | awk '$2 == "ring" {print $3}')
+rm -f coll.h5
+if [ -n "$estimate" ] && [ "$estimate" = "$simulated" ]; then
+  passed=$((passed + 1))
+else
+  echo "FAIL analyze-equals-run: analyze '$estimate' us, run '$simulated' us"
+  failures=$((failures + 1))
+fi
+
+# info: RAMP's power budget at the reference point (RAMP §4.2, Fig. 6), and refusal past it.
+printf 'fabric: {type: ramp}\nworkload: {type: collectives, op: barrier, algorithm: ramp-x, size: 0B}\n' > ramp.yaml
+if "$sipsim" info ramp.yaml | grep -q "receiver -11.22 dBm (>= -15.0), minimum -18.16 dBm (>= -20.0): OK"; then
+  passed=$((passed + 1))
+else
+  echo "FAIL info-ramp-budget"
+  failures=$((failures + 1))
+fi
+expect ramp-budget-refused 2 "sipsim: error: ramp.yaml:1:9: fabric: optical power budget fails (RAMP §4.2): -15.0927 dBm at the receiver (needs >= -15), -21.0721 dBm at the weakest point (needs >= -20); set ignore_power_budget: true to run anyway" -- validate ramp.yaml --set fabric.x=40 --set fabric.J=40 --set fabric.Lambda=80
+expect ramp-j-above-x 2 "sipsim: error: --set fabric.J=33: fabric.J: must not exceed x (32)" -- validate ramp.yaml --set fabric.J=33
+expect ramp-x-needs-ramp 2 "sipsim: error: --set workload.algorithm=ramp-x: workload.algorithm: ramp-x needs a RAMP fabric (x, J, D)" -- validate coll.yaml --set workload.algorithm=ramp-x
+
 echo "$passed passed, $failures failed"
 [ "$failures" = 0 ]
