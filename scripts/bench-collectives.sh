@@ -5,15 +5,8 @@
 # Prints committed events, engine wall seconds, events/s and peak memory (all ranks).
 # Usage: scripts/bench-collectives.sh [build dir]   (default build/release)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build/release}
-sipsim=$build/sipsim
+source "$(dirname "$0")/bench-common.sh"
 runs=${RUNS:-3}
-[ -x "$sipsim" ] || { echo "no $sipsim: build first" >&2; exit 1; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 printf '%-36s %5s %12s %10s %12s %10s %12s\n' scenario ranks events wall_s Mevents/s peak_MiB sim_time_us
 for case in "bench-ring-allreduce-flat-512 1" "bench-alltoall-cluster-4096 2"; do

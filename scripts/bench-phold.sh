@@ -6,17 +6,8 @@
 #   the engine, events/s and the peak resident memory of all ranks together.
 # Usage: scripts/bench-phold.sh [build dir]   (default build/release)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build/release}
-sipsim=$build/sipsim
+source "$(dirname "$0")/bench-common.sh"
 runs=${RUNS:-5}
-[ -x "$sipsim" ] || { echo "no $sipsim: build first (cmake --preset release && cmake --build --preset release)" >&2; exit 1; }
-# Open MPI refuses to run as root without these.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 printf '%-10s %5s %12s %10s %12s %12s\n' scenario ranks events wall_s Mevents/s peak_MiB
 for scenario in phold-4k phold-16k; do

@@ -4,15 +4,11 @@
 # Prints the nccl-style line, engine wall seconds, events/s and peak memory of all ranks.
 # Usage: scripts/bench-ramp.sh [build dir]   (default build/release)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build=${1:-build/release}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/bench-common.sh"
 for case in "all-reduce 1GiB" "all-to-all 1MiB"; do
   set -- $case
   echo "== RAMP-x $1, $2, 65,536 nodes, 2 ranks"
-  mpirun -n 2 "$build/sipsim" run "scenarios/ramp/$1-65536.yaml" --set "workload.sizes.min=$2" \
+  mpirun -n 2 "$sipsim" run "scenarios/ramp/$1-65536.yaml" --set "workload.sizes.min=$2" \
     --set "workload.sizes.max=$2" -o "$tmp/out.h5" --force -q |
     grep -E "ramp-x|committed|wall time|event rate|peak memory"
 done

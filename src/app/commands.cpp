@@ -168,6 +168,17 @@ void print_summary(const scenario::Scenario& s, const pdes::RunResult& r, const 
   std::cout << o.str() << std::flush;
 }
 
+// The scenario's network, or nullptr after reporting why it cannot be built.
+std::unique_ptr<fabric::Network> network_or_report(const scenario::Scenario& s,
+                                                   const mpi::communicator& comm) {
+  try {
+    return scenario::build_network(s);
+  } catch (const scenario::ScenarioError& e) {
+    report(comm, e.what());
+    return nullptr;
+  }
+}
+
 double gbytes_per_s(std::uint64_t bytes, pdes::Time t) {
   return t == 0 ? 0.0 : static_cast<double>(bytes) / pdes::to_seconds(t) / 1e9;
 }
@@ -278,13 +289,8 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
     return kExitOk;
   }
   const auto& c = std::get<workload::CollectivesConfig>(s->workload);
-  std::unique_ptr<fabric::Network> network;
-  try {
-    network = scenario::build_network(*s);
-  } catch (const scenario::ScenarioError& e) {
-    report(comm, e.what());
-    return kExitBadInput;
-  }
+  const std::unique_ptr<fabric::Network> network = network_or_report(*s, comm);
+  if (!network) return kExitBadInput;
   const auto members = workload::job_members(c, network->nodes());
   const compute::Roofline roofline(c.accelerator);
   const auto p = static_cast<std::uint32_t>(members.size());
@@ -323,13 +329,8 @@ int info_command(const std::string& path, const std::vector<std::string>& overri
     std::cout << path << ": workload " << workload_type(*s) << " has no fabric\n";
     return kExitOk;
   }
-  std::unique_ptr<fabric::Network> network;
-  try {
-    network = scenario::build_network(*s);
-  } catch (const scenario::ScenarioError& e) {
-    report(comm, e.what());
-    return kExitBadInput;
-  }
+  const std::unique_ptr<fabric::Network> network = network_or_report(*s, comm);
+  if (!network) return kExitBadInput;
   const int r = ranks > 0 ? ranks : 1;
   const pdes::Partition part = network->partition(r);
   std::size_t most = 0, least = ~std::size_t{0};

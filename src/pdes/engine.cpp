@@ -162,8 +162,6 @@ class Scheduler {
     result.queue_bytes = queue_.capacity_bytes();
   }
 
-  LpRecord& record(std::uint32_t local_index) { return lps_[local_index]; }
-
  private:
   LpRecord& enter(LpId lp, std::uint32_t local_index, Time now) {
     LpRecord& rec = lps_[local_index];

@@ -49,7 +49,6 @@ struct RampStats {
   std::uint64_t rule_c_conflicts = 0;
 };
 
-class RampNetwork;
 std::unique_ptr<Network> make_ramp(const RampSpec& spec);
 // The RAMP statistics of a network made by make_ramp (nullptr for other fabrics).
 const RampStats* ramp_stats(const Network& network);
