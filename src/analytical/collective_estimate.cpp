@@ -78,11 +78,16 @@ std::vector<pdes::Time> lockstep_rounds(const collective::CollectiveSpec& spec,
   return rounds;
 }
 
-CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
-                                       const std::vector<std::uint32_t>& members,
-                                       const fabric::Network& network,
-                                       const compute::Roofline& roofline) {
+namespace {
+// Extra delay of message k of member m's step i (loads), or none.
+using Waits = std::vector<std::vector<pdes::Time>>;  // [member][message of any step, in order]
+
+CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
+                                const std::vector<std::uint32_t>& members,
+                                const fabric::Network& network, const compute::Roofline& roofline,
+                                const Waits* waits) {
   const std::uint32_t p = spec.p;
+  std::vector<std::size_t> sent(p, 0);  // messages member m has sent so far (index into waits)
   std::vector<collective::Schedule> schedules;
   schedules.reserve(p);
   for (std::uint32_t m = 0; m < p; ++m) schedules.emplace_back(spec, m);
@@ -120,11 +125,13 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
       pdes::Time send_h2t = 0, recv_h2t = 0;
       for (const collective::WireMessage& snd : step.out) {
         const std::uint32_t a = members[m], b = members[snd.peer];
+        const pdes::Time wait = waits ? (*waits)[m][sent[m]++] : 0;
         const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
-        const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes);
-        sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes));
+        const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes) + wait;
+        sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes) + wait);
         tx = sends_done;
-        const pdes::Time t = fabric::serialization_ps(snd.bytes, network.path_rate_bps(a, b));
+        const pdes::Time t =
+            fabric::serialization_ps(snd.bytes, network.path_rate_bps(a, b)) + wait;
         send_h2t = network.parallel_ports() ? std::max(send_h2t, t) : send_h2t + t;
         ++est.messages;
         const std::uint64_t key = (std::uint64_t{m} << 32) | snd.peer;
@@ -182,6 +189,172 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
       est.compute = s.compute;
       est.h2t = s.h2t;
     }
+  }
+  const pdes::Time busy = est.compute + est.h2t;
+  est.h2h = est.total > busy ? est.total - busy : 0;
+  return est;
+}
+}  // namespace
+
+CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
+                                       const std::vector<std::uint32_t>& members,
+                                       const fabric::Network& network,
+                                       const compute::Roofline& roofline) {
+  return longest_path(spec, members, network, roofline, nullptr);
+}
+
+std::uint64_t critical_path_work(const collective::CollectiveSpec& spec) {
+  return std::uint64_t{spec.p} * collective::Schedule(spec, 0).runs().size();
+}
+
+namespace {
+struct Msg {
+  std::uint32_t from, to;  // group members
+  std::uint64_t bytes;
+  std::uint32_t res_begin, res_end;
+};
+
+// The messages of step `i` of every member, their resources in `res`, and the
+// bytes each resource carries in the step in `load` (ids listed in `touched`).
+void load_step(const std::vector<collective::Schedule>& schedules, std::uint32_t i,
+               const std::vector<std::uint32_t>& members, const fabric::Network& network,
+               std::vector<Msg>& msgs, std::vector<fabric::Network::Resource>& res,
+               std::vector<std::uint64_t>& load, std::vector<std::uint32_t>& touched,
+               std::vector<collective::WireStep>* steps) {
+  msgs.clear();
+  res.clear();
+  for (std::uint32_t m = 0; m < schedules.size(); ++m) {
+    if (steps) (*steps)[m] = {};
+    if (i >= schedules[m].steps()) continue;
+    collective::WireStep step = collective::wire_step(schedules[m], i);
+    for (const collective::WireMessage& w : step.out) {
+      const auto begin = static_cast<std::uint32_t>(res.size());
+      network.path_resources(members[m], members[w.peer], res);
+      for (std::size_t k = begin; k < res.size(); ++k) {
+        if (load[res[k].id] == 0) touched.push_back(res[k].id);
+        load[res[k].id] += w.bytes;
+      }
+      msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size())});
+    }
+    if (steps) (*steps)[m] = std::move(step);
+  }
+}
+}  // namespace
+
+CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
+                                          const std::vector<std::uint32_t>& members,
+                                          const fabric::Network& network,
+                                          const compute::Roofline& roofline,
+                                          std::uint64_t max_work) {
+  using Run = collective::Schedule::Run;
+  const std::uint32_t p = spec.p;
+  std::vector<collective::Schedule> schedules;
+  schedules.reserve(p);
+  for (std::uint32_t m = 0; m < p; ++m) schedules.emplace_back(spec, m);
+  std::uint32_t steps = 0;
+  for (const auto& s : schedules) steps = std::max(steps, s.steps());
+
+  // Ring phases (member 0's runs merge steps and every member has the same
+  // runs) are evaluated as synchronous rounds, one step per run; everything
+  // else as the idle estimate's longest path with each message delayed by the
+  // load of its step.
+  const std::vector<Run> runs = schedules[0].runs();
+  bool rounds = std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.count > 1; });
+  for (std::uint32_t m = 1; rounds && m < p; ++m) {
+    const std::vector<Run> r = schedules[m].runs();
+    rounds = std::equal(
+        r.begin(), r.end(), runs.begin(), runs.end(),
+        [](const Run& a, const Run& b) { return a.first == b.first && a.count == b.count; });
+  }
+  const std::uint64_t work = std::uint64_t{p} * (rounds ? runs.size() : steps);
+  if (work > max_work) {
+    throw EstimateTooLarge(std::string(collective::to_string(spec.algorithm)) + " on " +
+                           std::to_string(p) + " members needs " + std::to_string(work) +
+                           " member-steps (limit " + std::to_string(max_work) + ")");
+  }
+
+  std::vector<std::uint64_t> load(network.resource_count(), 0);
+  std::vector<std::uint32_t> touched;
+  std::vector<fabric::Network::Resource> res;
+  std::vector<Msg> msgs;
+  auto unload = [&] {
+    for (std::uint32_t id : touched) load[id] = 0;
+    touched.clear();
+  };
+
+  if (!rounds) {
+    // Message k of a member's step waits for the other senders' bytes on its
+    // busiest resource; its own messages are serialised by the longest path.
+    Waits waits(p);
+    std::vector<std::uint64_t> own(network.resource_count(), 0);
+    for (std::uint32_t i = 0; i < steps; ++i) {
+      load_step(schedules, i, members, network, msgs, res, load, touched, nullptr);
+      for (std::size_t first = 0; first < msgs.size();) {
+        std::size_t last = first;
+        while (last < msgs.size() && msgs[last].from == msgs[first].from) ++last;
+        for (std::size_t g = first; g < last; ++g) {
+          for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+            own[res[k].id] += msgs[g].bytes;
+          }
+        }
+        for (std::size_t g = first; g < last; ++g) {
+          pdes::Time wait = 0;
+          for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+            wait = std::max(
+                wait, fabric::serialization_ps(load[res[k].id] - own[res[k].id], res[k].rate_bps));
+          }
+          waits[msgs[g].from].push_back(wait);
+        }
+        for (std::size_t g = first; g < last; ++g) {
+          for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
+        }
+        first = last;
+      }
+      unload();
+    }
+    return longest_path(spec, members, network, roofline, &waits);
+  }
+
+  CollectiveEstimate est;
+  est.steps = steps;
+  std::vector<collective::WireStep> wire(p);
+  std::vector<pdes::Time> end(p), h2t(p), local(p);
+  for (const Run& round : runs) {
+    load_step(schedules, round.first, members, network, msgs, res, load, touched, &wire);
+    for (std::uint32_t m = 0; m < p; ++m) {
+      end[m] = h2t[m] = 0;
+      local[m] = local_cost(wire[m], roofline);
+    }
+    // A message waits, at worst, for the other bytes on its busiest resource.
+    for (const Msg& g : msgs) {
+      pdes::Time wait = 0;
+      for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+        wait = std::max(wait, fabric::serialization_ps(load[res[k].id] - g.bytes, res[k].rate_bps));
+      }
+      const std::uint32_t a = members[g.from], b = members[g.to];
+      const pdes::Time transfer =
+          fabric::serialization_ps(g.bytes, network.path_rate_bps(a, b)) + wait;
+      const pdes::Time arrival = network.uncongested_ps(a, b, g.bytes) + wait;
+      const pdes::Time left = network.injection_ps(a, b, g.bytes) + wait;
+      if (arrival > end[g.to]) {
+        end[g.to] = arrival;
+        h2t[g.to] = transfer;
+      }
+      if (left > end[g.from]) {
+        end[g.from] = left;
+        h2t[g.from] = std::min(transfer, left);
+      }
+    }
+    unload();
+    // The slowest member (the lowest index among equals) sets the round.
+    std::uint32_t crit = 0;
+    for (std::uint32_t m = 1; m < p; ++m) {
+      if (end[m] + local[m] > end[crit] + local[crit]) crit = m;
+    }
+    est.total += (end[crit] + local[crit]) * round.count;
+    est.compute += local[crit] * round.count;
+    est.h2t += h2t[crit] * round.count;
+    est.messages += msgs.size() * std::uint64_t{round.count};
   }
   const pdes::Time busy = est.compute + est.h2t;
   est.h2h = est.total > busy ? est.total - busy : 0;

@@ -294,25 +294,43 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
   const auto members = workload::job_members(c, network->nodes());
   const compute::Roofline roofline(c.accelerator);
   const auto p = static_cast<std::uint32_t>(members.size());
-  std::cout << fmt::format("# idle-fabric estimate: {} on {} nodes | {}\n",
+  // RAMP §7.4.1's critical-path estimate (steps with their links' loads), and
+  // the idle-fabric longest path beside it (a lower bound; the simulator's
+  // exact result where no two messages share a port).
+  std::cout << fmt::format("# critical-path estimate (RAMP §7.4.1): {} on {} nodes | {}\n",
                            collective::to_string(c.op), p, network->describe());
-  std::cout << fmt::format("#{:>13} {:>20} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
-                           "size", "algorithm", "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)",
-                           "h2h(us)", "h2t(us)", "comp(us)");
+  std::cout << fmt::format(
+      "#{:>13} {:>20} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11} {:>12}\n", "size",
+      "algorithm", "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "h2h(us)", "h2t(us)",
+      "comp(us)", "idle(us)");
   for (std::uint64_t bytes : workload::sweep_sizes(c)) {
     for (const std::string& name : collective::algorithm_names()) {
       const auto algorithm = *collective::parse_algorithm(name);
       if (!s->auto_algorithm && algorithm != c.algorithm) continue;
       const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
       if (!collective::why_invalid(spec).empty()) continue;
-      const auto e = analytical::estimate_collective(spec, members, *network, roofline);
+      analytical::CollectiveEstimate e;
+      try {
+        e = analytical::estimate_critical_path(spec, members, *network, roofline);
+      } catch (const analytical::EstimateTooLarge& err) {
+        std::cout << fmt::format(" {:>13} {:>20} skipped: {}\n", bytes, name, err.what());
+        continue;
+      }
+      std::string idle = "-";
+      if (std::uint64_t{p} * e.steps <= analytical::kDefaultMaxWork) {
+        idle = fmt::format(
+            "{:.3f}",
+            static_cast<double>(
+                analytical::estimate_collective(spec, members, *network, roofline).total) /
+                1e6);
+      }
       const double algbw = gbytes_per_s(bytes, e.total);
       std::cout << fmt::format(
           " {:>13} {:>20} {:>6} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} "
-          "{:>11.3f} {:>11.3f}\n",
+          "{:>11.3f} {:>11.3f} {:>12}\n",
           bytes, name, e.steps, static_cast<double>(e.total) / 1e6, algbw,
           algbw * collective::bus_bandwidth_factor(c.op, p), static_cast<double>(e.h2h) / 1e6,
-          static_cast<double>(e.h2t) / 1e6, static_cast<double>(e.compute) / 1e6);
+          static_cast<double>(e.h2t) / 1e6, static_cast<double>(e.compute) / 1e6, idle);
     }
   }
   return kExitOk;

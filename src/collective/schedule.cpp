@@ -175,13 +175,16 @@ void recv_copy(const Ctx& c, Step& out, std::uint32_t peer, const ChunkSet& s) {
 }
 
 using Emit = std::function<void(std::uint32_t, Step&)>;
+// `uniform`: every step of the stage is the same on the wire for every member
+// when all chunks have equal size (Schedule::runs).
 struct Stage {
   std::uint32_t steps = 0;
   Emit emit;
+  bool uniform = false;
 };
 struct Stages {
-  void add(std::uint64_t n, Emit e) {
-    if (n > 0) list.push_back(Stage{u32(n), std::move(e)});
+  void add(std::uint64_t n, Emit e, bool uniform = false) {
+    if (n > 0) list.push_back(Stage{u32(n), std::move(e), uniform});
   }
   std::vector<Stage> list;
 };
@@ -221,11 +224,15 @@ void ring_ag_step(const Ctx& c, const Ring& g, std::uint32_t s, Step& out) {
   out.sends.push_back(c.send(g.member(k + d), g.segment(k - d * si)));
   recv_copy(c, out, g.member(k - d), g.segment(k - d * (si + 1)));
 }
+// A ring step's peers do not depend on the step and its segments are equal-sized
+// when the chunks are, so ring phases are uniform.
 void add_ring_rs(Stages& st, const Ctx& c, const Ring& g) {
-  st.add(g.n - 1, [c, g](std::uint32_t s, Step& out) { ring_rs_step(c, g, s, out); });
+  st.add(
+      g.n - 1, [c, g](std::uint32_t s, Step& out) { ring_rs_step(c, g, s, out); }, true);
 }
 void add_ring_ag(Stages& st, const Ctx& c, const Ring& g) {
-  st.add(g.n - 1, [c, g](std::uint32_t s, Step& out) { ring_ag_step(c, g, s, out); });
+  st.add(
+      g.n - 1, [c, g](std::uint32_t s, Step& out) { ring_ag_step(c, g, s, out); }, true);
 }
 
 // The whole group as one ring; segment i = chunk seg_first + i.
@@ -1529,8 +1536,8 @@ void build_bidirectional_ring(Stages& st, const Ctx& c) {
     ring_ag_step(c, cw, s, out);
     ring_ag_step(c, ccw, s, out);
   };
-  if (c.spec.op != Op::kAllGather) st.add(c.p - 1, rs);
-  if (c.spec.op != Op::kReduceScatter) st.add(c.p - 1, ag);
+  if (c.spec.op != Op::kAllGather) st.add(c.p - 1, rs, true);
+  if (c.spec.op != Op::kReduceScatter) st.add(c.p - 1, ag, true);
 }
 
 void build_bruck(Stages& st, const Ctx& c) {
@@ -1680,6 +1687,7 @@ U128 total_bytes(const CollectiveSpec& s) {
 struct Schedule::Plan {
   Ctx ctx;
   std::vector<Stage> stages;
+  bool even_chunks = false;  // every chunk has the same size
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1770,6 +1778,7 @@ Schedule::Schedule(const CollectiveSpec& spec, std::uint32_t member)
   auto plan = std::make_shared<Plan>();
   plan->ctx = Ctx{spec, spec.p, member, chunks_, ByteMap(total_bytes(spec), chunks_)};
   plan->stages = build(plan->ctx);
+  plan->even_chunks = total_bytes(spec) % chunks_ == 0;
   std::uint64_t steps = 0;
   for (const Stage& s : plan->stages) steps += s.steps;
   steps_ = u32(steps);
@@ -1793,6 +1802,20 @@ Step Schedule::step(std::uint32_t i) const {
       break;
     }
     i -= s.steps;
+  }
+  return out;
+}
+
+std::vector<Schedule::Run> Schedule::runs() const {
+  std::vector<Run> out;
+  std::uint32_t first = 0;
+  for (const Stage& s : plan_->stages) {
+    if (s.uniform && plan_->even_chunks) {
+      out.push_back({first, s.steps});
+    } else {
+      for (std::uint32_t i = 0; i < s.steps; ++i) out.push_back({first + i, 1});
+    }
+    first += s.steps;
   }
   return out;
 }

@@ -103,6 +103,12 @@ class FlatNetwork final : public Network {
   }
   std::uint64_t node_rate_bps() const override { return rate_; }
   std::uint64_t path_rate_bps(std::uint32_t, std::uint32_t) const override { return rate_; }
+  // The sender's transmit port and the receiver's receive port.
+  std::uint32_t resource_count() const override { return 2 * nodes_; }
+  void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
+    out.push_back({a, rate_});
+    out.push_back({nodes_ + b, rate_});
+  }
   std::string describe() const override {
     return "elect-flat: " + std::to_string(nodes_) + " nodes at " + gbps(rate_) + ", latency " +
            ns(latency_);
@@ -273,6 +279,24 @@ class RoutedNetwork final : public Network {
       v = topo_->link(l).to;
     }
     return rate;
+  }
+
+  // The links of the pair's path (its ECMP choice).
+  std::uint32_t resource_count() const override {
+    return static_cast<std::uint32_t>(topo_->links().size());
+  }
+  void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
+    const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
+    std::uint32_t hops = 0;
+    for (Vertex v = a; v != b; ++hops) {
+      const LinkId l = topo_->next_link(v, b, flow);
+      if (l == kNoLink || hops > topo_->vertices()) {
+        throw std::logic_error("routed fabric: no route from node " + std::to_string(a) +
+                               " to node " + std::to_string(b));
+      }
+      out.push_back({static_cast<std::uint32_t>(l), topo_->link(l).rate_bps});
+      v = topo_->link(l).to;
+    }
   }
 
   std::uint64_t node_rate_bps() const override {

@@ -162,6 +162,14 @@ class RampNetwork final : public Network {
     return slot_bytes_ * 8 * pdes::kSecond / s_.slot * s_.b;
   }
   bool parallel_ports() const override { return true; }
+  // The transmitting and the receiving transceiver group of the pair.
+  std::uint32_t resource_count() const override { return 2 * nodes_ * s_.x; }
+  void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
+    const std::uint32_t t = transceiver_group(a, b);
+    const std::uint64_t rate = path_rate_bps(a, b);
+    out.push_back({a * s_.x + t, rate});
+    out.push_back({(nodes_ + b) * s_.x + t, rate});
+  }
 
   std::string describe() const override {
     char buf[256];

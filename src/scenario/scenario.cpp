@@ -522,8 +522,9 @@ std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
   workload::CollectivesConfig c = std::get<workload::CollectivesConfig>(s.workload);
   std::unique_ptr<fabric::Network> network = build_network(s);
   if (s.auto_algorithm) {
-    // nccl-tests' "auto": the algorithm with the smallest idle-fabric cost,
-    // chosen per size, among those valid for this op and group.
+    // nccl-tests' "auto": the algorithm with the smallest critical-path cost
+    // (RAMP §7.4.1: steps with their links' loads), chosen per size, among those
+    // valid for this op and group and cheap enough to estimate at this scale.
     const auto members = workload::job_members(c, network->nodes());
     const compute::Roofline roofline(c.accelerator);
     for (std::uint64_t bytes : workload::sweep_sizes(c)) {
@@ -534,14 +535,20 @@ std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
             workload::make_spec(c, static_cast<std::uint32_t>(members.size()), bytes,
                                 *collective::parse_algorithm(name));
         if (!collective::why_invalid(spec).empty()) continue;
-        const auto est = analytical::estimate_collective(spec, members, *network, roofline);
+        analytical::CollectiveEstimate est;
+        try {
+          est = analytical::estimate_critical_path(spec, members, *network, roofline);
+        } catch (const analytical::EstimateTooLarge&) {
+          continue;
+        }
         if (est.total < best_time) {
           best_time = est.total;
           best = spec.algorithm;
         }
       }
       if (!best)
-        fail_at(s.workload_location, s.workload_key, "no algorithm implements this operation");
+        fail_at(s.workload_location, s.workload_key,
+                "no algorithm implements this operation at a size `auto` can estimate; name one");
       c.per_size.push_back(*best);
     }
     c.algorithm = c.per_size.front();

@@ -646,6 +646,77 @@ TEST(Schedule, CopiesAndRepeatedCallsAgree) {
   }
 }
 
+bool same_wire(const WireStep& a, const WireStep& b) {
+  auto eq = [](const std::vector<WireMessage>& x, const std::vector<WireMessage>& y) {
+    return std::equal(x.begin(), x.end(), y.begin(), y.end(),
+                      [](const WireMessage& m, const WireMessage& n) {
+                        return m.peer == n.peer && m.bytes == n.bytes && m.parts == n.parts;
+                      });
+  };
+  return eq(a.out, b.out) && eq(a.in, b.in) && a.local == b.local && a.sources == b.sources &&
+         a.local_bytes == b.local_bytes;
+}
+
+// Schedule::runs: the runs partition the steps, every member has the same runs,
+// and all steps of a run are identical on the wire for every member (what the
+// critical-path estimator relies on); ring phases merge only with even chunks.
+TEST(Schedule, RunsAreIdenticalStepsForEveryMember) {
+  int merged = 0;
+  for (Op op : kOps) {
+    for (Algorithm a : kAlgorithms) {
+      for (std::uint32_t p : {6u, 8u}) {
+        for (std::uint64_t bytes : {std::uint64_t{p} * p * 96, std::uint64_t{1001}}) {
+          const std::uint32_t d0 = two_dims(a) ? 2 : 0, d1 = two_dims(a) ? p / 2 : 0;
+          const CollectiveSpec spec = make_spec(op, a, p, bytes, 1, d0, d1);
+          if (!why_invalid(spec).empty()) continue;
+          const std::vector<Schedule::Run> runs0 = Schedule(spec, 0).runs();
+          for (std::uint32_t m = 0; m < p; ++m) {
+            const Schedule s(spec, m);
+            const std::vector<Schedule::Run> runs = s.runs();
+            std::uint32_t next = 0;
+            for (const Schedule::Run& r : runs) {
+              ASSERT_EQ(r.first, next);
+              ASSERT_GE(r.count, 1u);
+              next += r.count;
+              if (r.count > 1) {
+                ++merged;
+                const std::uint64_t total = op == Op::kBarrier    ? 0
+                                            : op == Op::kAllToAll ? bytes * p
+                                                                  : bytes;
+                EXPECT_EQ(total % s.chunks(), 0u);
+                const WireStep first = wire_step(s, r.first);
+                for (std::uint32_t i = 1; i < r.count; ++i) {
+                  EXPECT_TRUE(same_wire(first, wire_step(s, r.first + i)))
+                      << to_string(op) << " " << to_string(a) << " p=" << p << " member " << m
+                      << " step " << r.first + i;
+                }
+              }
+            }
+            EXPECT_EQ(next, s.steps());
+            if (runs0.size() > 1 || runs0.at(0).count > 1) {
+              bool any = false;
+              for (const Schedule::Run& r : runs0) any = any || r.count > 1;
+              if (any) {
+                ASSERT_EQ(runs.size(), runs0.size()) << to_string(a);
+                for (std::size_t k = 0; k < runs.size(); ++k) {
+                  EXPECT_EQ(runs[k].count, runs0[k].count) << to_string(a);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(merged, 50);
+  // 1 GiB ring all-reduce on 65,536 members: two runs of 65,535 steps.
+  const std::vector<Schedule::Run> big =
+      Schedule(make_spec(Op::kAllReduce, Algorithm::kRing, 65536, 1ull << 30), 77).runs();
+  ASSERT_EQ(big.size(), 2u);
+  EXPECT_EQ(big[1].first, 65535u);
+  EXPECT_EQ(big[1].count, 65535u);
+}
+
 TEST(ChunkBytes, ChunkCounts) {
   EXPECT_EQ(Schedule(make_spec(Op::kAllReduce, Algorithm::kRing, 6), 0).chunks(), 6u);
   EXPECT_EQ(Schedule(make_spec(Op::kAllToAll, Algorithm::kRing, 6), 0).chunks(), 36u);

@@ -12,6 +12,7 @@
 // on a fabric where no two messages share a port at the same time (ring on
 // elect-flat) the simulator reproduces this to the picosecond.
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "sipsim/collective/schedule.hpp"
@@ -49,5 +50,31 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
                                        const fabric::Network& network,
                                        const compute::Roofline& roofline);
+
+// RAMP §7.4.1's critical-path estimator, the model behind the paper's
+// comparisons at 65,536 nodes (§8): the algorithmic steps run one after
+// another, all members' step-k messages at once. The step's messages load
+// the resources they cross (network.path_resources: ports, links,
+// transceivers); a message takes its idle-fabric time plus the time the other
+// bytes on its busiest shared resource need (the "effective load"), and a
+// member's step ends when its messages have arrived and left, plus its local
+// operation; the step lasts as long as its slowest member. Exact where no
+// resource is shared (RAMP-x on RAMP, ring on elect-flat); an approximation of
+// fair sharing elsewhere, compared with the simulator in docs/validation.md.
+// Runs of identical steps (collective::Schedule::runs) are evaluated once.
+// `work` below counts member-steps evaluated; the estimate refuses
+// (EstimateTooLarge) above `max_work`.
+class EstimateTooLarge : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Member-steps the critical-path estimator evaluates for `spec`.
+std::uint64_t critical_path_work(const collective::CollectiveSpec& spec);
+inline constexpr std::uint64_t kDefaultMaxWork = std::uint64_t{1} << 28;
+CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
+                                          const std::vector<std::uint32_t>& members,
+                                          const fabric::Network& network,
+                                          const compute::Roofline& roofline,
+                                          std::uint64_t max_work = kDefaultMaxWork);
 
 }  // namespace sipsim::analytical

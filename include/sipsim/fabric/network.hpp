@@ -77,6 +77,18 @@ class Network {
   // lone message's data flows (RAMP §7.4's effective bandwidth of a step).
   virtual std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const = 0;
 
+  // The shared resources a message from a to b occupies (ports, links,
+  // transceivers), each with its rate: what the critical-path estimator
+  // (RAMP §7.4.1) loads with a step's concurrent messages. Ids are below
+  // resource_count(). Appends to `out`.
+  struct Resource {
+    std::uint32_t id;
+    std::uint64_t rate_bps;
+  };
+  virtual std::uint32_t resource_count() const = 0;
+  virtual void path_resources(std::uint32_t a, std::uint32_t b,
+                              std::vector<Resource>& out) const = 0;
+
   // True when a node's messages leave through independent ports at once
   // (RAMP's transceivers); false when they share one injection port.
   virtual bool parallel_ports() const { return false; }

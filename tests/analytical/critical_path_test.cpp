@@ -1,0 +1,182 @@
+// The critical-path estimator (RAMP §7.4.1): exact where no resource is
+// shared, never below the idle-fabric longest path, loads where links are
+// shared, and cheap at 65,536 members thanks to Schedule::runs.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/ramp.hpp"
+
+namespace sipsim::analytical {
+namespace {
+
+using collective::Algorithm;
+using collective::CollectiveSpec;
+using collective::Op;
+using pdes::kMicrosecond;
+using pdes::kNanosecond;
+using pdes::Time;
+
+constexpr std::uint64_t k400G = 400'000'000'000;
+const compute::Roofline kA100(compute::a100());
+
+std::vector<std::uint32_t> iota(std::uint32_t p) {
+  std::vector<std::uint32_t> v(p);
+  std::iota(v.begin(), v.end(), 0u);
+  return v;
+}
+
+CollectiveSpec spec_of(Op op, Algorithm a, std::uint32_t p, std::uint64_t bytes) {
+  CollectiveSpec s;
+  s.op = op;
+  s.algorithm = a;
+  s.p = p;
+  s.bytes = bytes;
+  s.root = p > 3 ? 3 : 0;
+  if (a == Algorithm::kHierarchicalRing || a == Algorithm::kTorus2d) {
+    s.dims[0] = 4;
+    s.dims[1] = p / 4;
+  }
+  return s;
+}
+
+fabric::ClusterSpec cluster_spec(std::uint64_t nic_rate, std::uint32_t servers) {
+  fabric::ClusterSpec s;
+  s.server_size = 8;
+  s.intra_rate_bps = 2'400'000'000'000;
+  s.intra_switch_latency = 100 * kNanosecond;
+  s.intra_propagation = 20 * kNanosecond;
+  s.nic = fabric::ClusterSpec::Nic::kPerNode;
+  s.nic_rate_bps = nic_rate;
+  fabric::TierSpec leaf;
+  leaf.down = 8;
+  leaf.up_rate_bps = nic_rate;
+  leaf.switch_latency = 350 * kNanosecond;
+  leaf.propagation = 10 * kNanosecond;
+  fabric::TierSpec spine = leaf;
+  spine.down = servers;
+  s.tiers = {leaf, spine};
+  return s;
+}
+
+// Ring all-reduce on elect-flat shares no port: 2(p-1) steps of
+// alpha + (S/p)/B plus p-1 two-input reductions, as the idle estimate and the
+// simulator give (tests/workload), at 16 and at 65,536 members.
+TEST(CriticalPath, RingOnElectFlatIsTheClosedForm) {
+  for (std::uint32_t p : {16u, 65536u}) {
+    const std::uint64_t S = std::uint64_t{1} << 30;
+    const Time alpha = kMicrosecond;
+    const auto net = fabric::make_elect_flat(p, k400G, alpha);
+    const CollectiveSpec spec = spec_of(Op::kAllReduce, Algorithm::kRing, p, S);
+    const CollectiveEstimate e = estimate_critical_path(spec, iota(p), *net, kA100);
+    const Time step = alpha + fabric::serialization_ps(S / p, k400G);
+    EXPECT_EQ(e.total, 2 * (p - 1) * step + (p - 1) * kA100.reduce_ps(2, S / p)) << p;
+    EXPECT_EQ(e.compute, (p - 1) * kA100.reduce_ps(2, S / p));
+    EXPECT_EQ(e.h2t, 2 * (p - 1) * fabric::serialization_ps(S / p, k400G));
+    EXPECT_EQ(e.h2h, 2 * (p - 1) * alpha);
+    EXPECT_EQ(e.steps, 2 * (p - 1));
+    if (p == 16) {
+      EXPECT_EQ(e.total, estimate_collective(spec, iota(p), *net, kA100).total);
+    }
+  }
+}
+
+// On RAMP, RAMP-x is contention-free: the critical path is the lock-step
+// estimate (which the simulator reproduces, tests/workload) for every
+// operation, full and subset jobs.
+TEST(CriticalPath, RampXIsTheLockStepEstimate) {
+  fabric::RampSpec rs;
+  rs.x = 4;
+  rs.J = 4;
+  rs.Lambda = 8;
+  const auto net = fabric::make_ramp(rs);
+  for (const std::string& name : collective::op_names()) {
+    const Op op = *collective::parse_op(name);
+    for (std::uint32_t n : {128u, 32u, 8u}) {
+      CollectiveSpec s = spec_of(op, Algorithm::kRampX, n, op == Op::kBarrier ? 0 : 1 << 20);
+      s.ramp = collective::ramp::shape_for(4, 4, 2, n);
+      const auto nodes = collective::ramp::job_nodes(s.ramp);
+      const CollectiveEstimate idle = estimate_collective(s, nodes, *net, kA100);
+      const CollectiveEstimate crit = estimate_critical_path(s, nodes, *net, kA100);
+      EXPECT_EQ(crit.total, idle.total) << name << " on " << n;
+      EXPECT_EQ(crit.compute, idle.compute) << name << " on " << n;
+    }
+  }
+}
+
+// Synchronous steps with loads are never faster than the idle-fabric longest
+// path, for every operation and algorithm on a routed and a flat fabric.
+TEST(CriticalPath, NeverBelowTheIdleEstimate) {
+  int checked = 0;
+  for (const std::string& op_name : collective::op_names()) {
+    for (const std::string& algo_name : collective::algorithm_names()) {
+      const Op op = *collective::parse_op(op_name);
+      const Algorithm a = *collective::parse_algorithm(algo_name);
+      const CollectiveSpec spec = spec_of(op, a, 16, op == Op::kBarrier ? 0 : 123'457);
+      if (!collective::why_invalid(spec).empty()) continue;
+      const auto flat = fabric::make_elect_flat(16, k400G, kMicrosecond);
+      const auto routed =
+          fabric::make_routed(fabric::make_cluster(cluster_spec(k400G / 2, 2), 16), 65536);
+      for (const fabric::Network* net : {flat.get(), routed.get()}) {
+        const auto idle = estimate_collective(spec, iota(16), *net, kA100);
+        const auto crit = estimate_critical_path(spec, iota(16), *net, kA100);
+        EXPECT_GE(crit.total, idle.total) << op_name << " " << algo_name;
+        EXPECT_EQ(crit.h2h + crit.h2t + crit.compute, crit.total) << op_name << " " << algo_name;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 80);
+}
+
+// All-to-all across servers (one member per server): the NICs are the only
+// shared links, so 200 Gb/s NICs (1:12 against NVLink) make it at least 10x
+// slower than 2.4 Tb/s ones, as in the simulator (RAMP §7.5, Fig. 21).
+TEST(CriticalPath, OversubscribedNicsLoadTheAllToAll) {
+  const std::uint32_t p = 8;
+  std::vector<std::uint32_t> members(p);
+  for (std::uint32_t i = 0; i < p; ++i) members[i] = 8 * i;
+  const CollectiveSpec spec = spec_of(Op::kAllToAll, Algorithm::kDirect, p, 64 << 20);
+  const auto slow =
+      fabric::make_routed(fabric::make_cluster(cluster_spec(200'000'000'000, 8), 64), 1 << 16);
+  const auto fast =
+      fabric::make_routed(fabric::make_cluster(cluster_spec(2'400'000'000'000, 8), 64), 1 << 16);
+  const double ratio =
+      static_cast<double>(estimate_critical_path(spec, members, *slow, kA100).total) /
+      static_cast<double>(estimate_critical_path(spec, members, *fast, kA100).total);
+  EXPECT_GE(ratio, 10.0);
+  EXPECT_LE(ratio, 12.0);
+}
+
+// Eight members of one server all send through the same 200 Gb/s uplinks
+// when they talk to another server: the shared links' load shows up in the
+// step, while the idle estimate sees each flow alone.
+TEST(CriticalPath, SharedUplinksSlowTheStep) {
+  const std::uint32_t p = 16;  // two full servers
+  const CollectiveSpec spec = spec_of(Op::kAllToAll, Algorithm::kDirect, p, 16 << 20);
+  const auto net =
+      fabric::make_routed(fabric::make_cluster(cluster_spec(200'000'000'000, 2), 16), 1 << 16);
+  const auto idle = estimate_collective(spec, iota(p), *net, kA100);
+  const auto crit = estimate_critical_path(spec, iota(p), *net, kA100);
+  EXPECT_GT(crit.total, idle.total);
+  EXPECT_GT(crit.h2t, idle.h2t);
+}
+
+// Without repeated steps the estimate refuses work above its limit instead of
+// running for hours: direct all-to-all on 65,536 members has 65,535 distinct steps.
+TEST(CriticalPath, RefusesWorkAboveTheLimit) {
+  const std::uint32_t p = 65536;
+  const auto net = fabric::make_elect_flat(p, k400G, kMicrosecond);
+  const CollectiveSpec spec = spec_of(Op::kAllToAll, Algorithm::kDirect, p, 1 << 20);
+  EXPECT_EQ(critical_path_work(spec), std::uint64_t{p} * (p - 1));
+  EXPECT_THROW(estimate_critical_path(spec, iota(p), *net, kA100), EstimateTooLarge);
+  const CollectiveSpec small = spec_of(Op::kAllToAll, Algorithm::kDirect, 64, 1 << 20);
+  EXPECT_THROW(estimate_critical_path(small, iota(64), *net, kA100, 100), EstimateTooLarge);
+  EXPECT_NO_THROW(estimate_critical_path(small, iota(64), *net, kA100, 64 * 63));
+}
+
+}  // namespace
+}  // namespace sipsim::analytical
