@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/serialization/string.hpp>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -274,6 +276,49 @@ void print_collectives(const workload::CollectivesModel& model,
 
 }  // namespace
 
+namespace {
+
+// One (size, algorithm) line of `analyze`: the critical-path estimate, or why
+// there is none at this scale.
+struct Estimated {
+  std::uint64_t bytes = 0;
+  collective::Algorithm algorithm{};
+  std::optional<analytical::CollectiveEstimate> estimate;
+  std::string skipped;
+};
+
+// Every size of the sweep with every algorithm the scenario allows (all valid
+// ones for `auto`), estimated with RAMP §7.4.1's critical path.
+std::vector<Estimated> estimate_scenario(const workload::CollectivesConfig& c, bool all,
+                                         const std::vector<std::uint32_t>& members,
+                                         const fabric::Network& network,
+                                         const compute::Roofline& roofline) {
+  std::vector<Estimated> out;
+  const auto p = static_cast<std::uint32_t>(members.size());
+  for (std::uint64_t bytes : workload::sweep_sizes(c)) {
+    for (const std::string& name : collective::algorithm_names()) {
+      const auto algorithm = *collective::parse_algorithm(name);
+      if (!all && algorithm != c.algorithm) continue;
+      const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
+      if (!collective::why_invalid(spec).empty()) continue;
+      Estimated e{bytes, algorithm, std::nullopt, {}};
+      try {
+        e.estimate = analytical::estimate_critical_path(spec, members, network, roofline);
+      } catch (const analytical::EstimateTooLarge& err) {
+        e.skipped = err.what();
+      }
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+double us(pdes::Time t) {
+  return static_cast<double>(t) / 1e6;
+}
+
+}  // namespace
+
 int analyze_command(const std::string& path, const std::vector<std::string>& overrides,
                     const mpi::communicator& comm) {
   auto s = load(path, overrides, comm);
@@ -303,34 +348,117 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
       "#{:>13} {:>20} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11} {:>12}\n", "size",
       "algorithm", "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "h2h(us)", "h2t(us)",
       "comp(us)", "idle(us)");
-  for (std::uint64_t bytes : workload::sweep_sizes(c)) {
-    for (const std::string& name : collective::algorithm_names()) {
-      const auto algorithm = *collective::parse_algorithm(name);
-      if (!s->auto_algorithm && algorithm != c.algorithm) continue;
-      const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
-      if (!collective::why_invalid(spec).empty()) continue;
-      analytical::CollectiveEstimate e;
-      try {
-        e = analytical::estimate_critical_path(spec, members, *network, roofline);
-      } catch (const analytical::EstimateTooLarge& err) {
-        std::cout << fmt::format(" {:>13} {:>20} skipped: {}\n", bytes, name, err.what());
-        continue;
+  for (const Estimated& r : estimate_scenario(c, s->auto_algorithm, members, *network, roofline)) {
+    const std::string_view name = collective::to_string(r.algorithm);
+    if (!r.estimate) {
+      std::cout << fmt::format(" {:>13} {:>20} skipped: {}\n", r.bytes, name, r.skipped);
+      continue;
+    }
+    const analytical::CollectiveEstimate& e = *r.estimate;
+    std::string idle = "-";
+    if (std::uint64_t{p} * e.steps <= analytical::kDefaultMaxWork) {
+      const collective::CollectiveSpec spec = workload::make_spec(c, p, r.bytes, r.algorithm);
+      idle = fmt::format(
+          "{:.3f}", us(analytical::estimate_collective(spec, members, *network, roofline).total));
+    }
+    const double algbw = gbytes_per_s(r.bytes, e.total);
+    std::cout << fmt::format(
+        " {:>13} {:>20} {:>6} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} {:>11.3f} {:>11.3f} "
+        "{:>12}\n",
+        r.bytes, name, e.steps, us(e.total), algbw,
+        algbw * collective::bus_bandwidth_factor(c.op, p), us(e.h2h), us(e.h2t), us(e.compute),
+        idle);
+  }
+  return kExitOk;
+}
+
+int compare_command(const std::vector<std::string>& paths,
+                    const std::vector<std::string>& overrides, bool csv,
+                    const mpi::communicator& comm) {
+  // The best estimate per size of every scenario (RAMP §8's "best performing
+  // strategy"), then each beside the first scenario's.
+  struct Best {
+    std::string name, fabric, algorithm;
+    analytical::CollectiveEstimate e;
+    std::uint32_t p = 0;
+  };
+  std::vector<std::map<std::uint64_t, Best>> best(paths.size());
+  std::vector<std::uint64_t> sizes;
+  std::optional<collective::Op> op;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto s = load(paths[i], overrides, comm);
+    if (!s) return kExitBadInput;
+    if (comm.rank() != 0) continue;
+    const auto* c = std::get_if<workload::CollectivesConfig>(&s->workload);
+    if (!c) {
+      std::cerr << "sipsim: error: " << paths[i] << ": compare needs a collectives workload, not "
+                << workload_type(*s) << "\n";
+      return kExitBadInput;
+    }
+    if (op && *op != c->op) {
+      std::cerr << "sipsim: error: " << paths[i] << ": workload.op is "
+                << collective::to_string(c->op) << " but " << paths[0] << " runs "
+                << collective::to_string(*op) << " (use --set workload.op=...)\n";
+      return kExitBadInput;
+    }
+    op = c->op;
+    const std::unique_ptr<fabric::Network> network = network_or_report(*s, comm);
+    if (!network) return kExitBadInput;
+    const auto members = workload::job_members(*c, network->nodes());
+    for (const Estimated& r : estimate_scenario(*c, s->auto_algorithm, members, *network,
+                                                compute::Roofline(c->accelerator))) {
+      if (!r.estimate) continue;
+      auto [it, fresh] = best[i].try_emplace(r.bytes);
+      if (fresh || r.estimate->total < it->second.e.total) {
+        it->second =
+            Best{fs::path(paths[i]).stem().string(), std::string(scenario::fabric_type(s->fabric)),
+                 std::string(collective::to_string(r.algorithm)), *r.estimate,
+                 static_cast<std::uint32_t>(members.size())};
       }
-      std::string idle = "-";
-      if (std::uint64_t{p} * e.steps <= analytical::kDefaultMaxWork) {
-        idle = fmt::format(
-            "{:.3f}",
-            static_cast<double>(
-                analytical::estimate_collective(spec, members, *network, roofline).total) /
-                1e6);
+      if (std::find(sizes.begin(), sizes.end(), r.bytes) == sizes.end()) sizes.push_back(r.bytes);
+    }
+    if (best[i].empty()) {
+      std::cerr << "sipsim: error: " << paths[i]
+                << ": no algorithm can be estimated at this scale\n";
+      return kExitBadInput;
+    }
+  }
+  if (comm.rank() != 0) return kExitOk;
+  std::sort(sizes.begin(), sizes.end());
+  if (csv) {
+    std::cout << "op,size,scenario,fabric,nodes,algorithm,time_us,h2h_us,h2t_us,compute_us,"
+                 "speedup_of_first\n";
+  } else {
+    std::cout << fmt::format(
+        "# {}: best algorithm per scenario, critical-path estimates (RAMP §7.4.1);\n"
+        "# speed-up = this scenario's time / {}'s\n",
+        collective::to_string(*op), fs::path(paths[0]).stem().string());
+    std::cout << fmt::format(
+        "#{:>13} {:>28} {:>9} {:>7} {:>20} {:>13} {:>11} {:>11} {:>11} {:>9}\n", "size", "scenario",
+        "fabric", "nodes", "algorithm", "time(us)", "h2h(us)", "h2t(us)", "comp(us)", "speed-up");
+  }
+  for (std::uint64_t bytes : sizes) {
+    const auto ref = best[0].find(bytes);
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      const auto it = best[i].find(bytes);
+      if (it == best[i].end()) continue;
+      const Best& b = it->second;
+      std::string speedup = "-";
+      if (ref != best[0].end() && ref->second.e.total > 0) {
+        speedup = fmt::format(
+            "{:.2f}", static_cast<double>(b.e.total) / static_cast<double>(ref->second.e.total));
       }
-      const double algbw = gbytes_per_s(bytes, e.total);
-      std::cout << fmt::format(
-          " {:>13} {:>20} {:>6} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} "
-          "{:>11.3f} {:>11.3f} {:>12}\n",
-          bytes, name, e.steps, static_cast<double>(e.total) / 1e6, algbw,
-          algbw * collective::bus_bandwidth_factor(c.op, p), static_cast<double>(e.h2h) / 1e6,
-          static_cast<double>(e.h2t) / 1e6, static_cast<double>(e.compute) / 1e6, idle);
+      if (csv) {
+        std::cout << fmt::format("{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{}\n",
+                                 collective::to_string(*op), bytes, b.name, b.fabric, b.p,
+                                 b.algorithm, us(b.e.total), us(b.e.h2h), us(b.e.h2t),
+                                 us(b.e.compute), speedup);
+      } else {
+        std::cout << fmt::format(
+            " {:>13} {:>28} {:>9} {:>7} {:>20} {:>13.3f} {:>11.3f} {:>11.3f} {:>11.3f} {:>9}\n",
+            bytes, b.name, b.fabric, b.p, b.algorithm, us(b.e.total), us(b.e.h2h), us(b.e.h2t),
+            us(b.e.compute), speedup);
+      }
     }
   }
   return kExitOk;

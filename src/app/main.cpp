@@ -41,10 +41,24 @@ int main(int argc, char** argv) {
   std::string analyze_path;
   std::vector<std::string> analyze_overrides;
   CLI::App* analyze_cmd =
-      cli.add_subcommand("analyze", "closed-form (idle-fabric) estimate for a scenario");
+      cli.add_subcommand("analyze", "critical-path and idle-fabric estimates for a scenario");
   analyze_cmd->add_option("scenario", analyze_path, "scenario YAML file")->required();
   analyze_cmd->add_option("--set", analyze_overrides, "override a scenario key: key.path=value")
       ->allow_extra_args(false);
+
+  std::vector<std::string> compare_paths;
+  std::vector<std::string> compare_overrides;
+  bool compare_csv = false;
+  CLI::App* compare_cmd = cli.add_subcommand(
+      "compare", "estimate scenarios side by side: best algorithm each, speed-up of the first");
+  compare_cmd
+      ->add_option("scenarios", compare_paths, "scenario YAML files (the first is the reference)")
+      ->required()
+      ->expected(2, -1);
+  compare_cmd
+      ->add_option("--set", compare_overrides, "override a key in every scenario: key.path=value")
+      ->allow_extra_args(false);
+  compare_cmd->add_flag("--csv", compare_csv, "comma-separated output");
 
   std::string info_path;
   std::vector<std::string> info_overrides;
@@ -67,6 +81,7 @@ int main(int argc, char** argv) {
   if (*run_cmd) return run_command(run, world);
   if (*validate_cmd) return validate_command(validate_path, validate_overrides, world);
   if (*analyze_cmd) return analyze_command(analyze_path, analyze_overrides, world);
+  if (*compare_cmd) return compare_command(compare_paths, compare_overrides, compare_csv, world);
   if (*info_cmd) {
     return info_command(info_path, info_overrides, info_ranks > 0 ? info_ranks : world.size(),
                         world);

@@ -111,6 +111,25 @@ else
   failures=$((failures + 1))
 fi
 
+# compare: the first scenario is the reference (speed-up 1.00); a 4x faster
+# fabric makes the other nearly 4x slower for a bandwidth-bound ring (the
+# reductions cost the same on both); op mismatch refused.
+printf 'fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1ns}\nworkload: {type: collectives, op: all-reduce, algorithm: ring, size: 64MiB, iterations: 1, warmup: 0}\n' > slow.yaml
+speedups=$("$sipsim" compare coll.yaml slow.yaml --set fabric.latency=1ns --set workload.size=64MiB | awk '$1 ~ /^[0-9]+$/ {print $2 "=" $NF}' | tr '\n' ' ')
+if echo "$speedups" | awk '{split($2, s, "="); exit !($1 == "coll=1.00" && s[1] == "slow" && s[2] > 3.7 && s[2] < 4.0)}'; then
+  passed=$((passed + 1))
+else
+  echo "FAIL compare-speedup: '$speedups'"
+  failures=$((failures + 1))
+fi
+if "$sipsim" compare coll.yaml slow.yaml --csv | head -1 | grep -q '^op,size,scenario,fabric,nodes,algorithm,time_us'; then
+  passed=$((passed + 1))
+else
+  echo "FAIL compare-csv"
+  failures=$((failures + 1))
+fi
+sed 's/all-reduce/reduce-scatter/' slow.yaml > rs.yaml
+expect compare-op-mismatch 2 "sipsim: error: rs.yaml: workload.op is reduce-scatter but coll.yaml runs all-reduce (use --set workload.op=...)" -- compare coll.yaml rs.yaml
 # info: RAMP's power budget at the reference point (RAMP §4.2, Fig. 6), and refusal past it.
 printf 'fabric: {type: ramp}\nworkload: {type: collectives, op: barrier, algorithm: ramp-x, size: 0B}\n' > ramp.yaml
 if "$sipsim" info ramp.yaml | grep -q "receiver -11.22 dBm (>= -15.0), minimum -18.16 dBm (>= -20.0): OK"; then

@@ -24,6 +24,12 @@ int run_command(const RunArgs& args, const boost::mpi::communicator& comm);
 // size for collectives, the expected event count for PHOLD.
 int analyze_command(const std::string& scenario, const std::vector<std::string>& overrides,
                     const boost::mpi::communicator& comm);
+// Several scenarios side by side (RAMP §8): per size, each scenario's best
+// algorithm by the critical-path estimate, and its time over the first
+// scenario's. `overrides` apply to every scenario.
+int compare_command(const std::vector<std::string>& scenarios,
+                    const std::vector<std::string>& overrides, bool csv,
+                    const boost::mpi::communicator& comm);
 // Fabric facts (DESIGN.md §7): nodes, links, bisection, lookahead for a rank
 // count, and for RAMP its physical budget, power and cost.
 int info_command(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
