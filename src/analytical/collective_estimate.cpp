@@ -315,14 +315,27 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     return longest_path(spec, members, network, roofline, &waits);
   }
 
+  // A run of n identical ring steps, every member receiving from one
+  // predecessor: member r's step k ends at
+  //   E_k(r) = max(E_{k-1}(r) + a_r, E_{k-1}(pred r) + b_r),
+  // a_r = its send leaving + local operation, b_r = the arrival from its
+  // predecessor + local operation (a max-plus recurrence). Its growth rate is
+  // the maximum cycle mean: per cycle of the predecessor permutation, the
+  // larger of its largest a_r and its mean b_r. So the run takes one
+  // synchronous step (the pipeline's fill) plus n-1 periods, which lets fast
+  // hops of a ring run ahead of its slow ones, as in the simulator; a run
+  // whose members receive from several peers takes n synchronous steps.
   CollectiveEstimate est;
   est.steps = steps;
   std::vector<collective::WireStep> wire(p);
-  std::vector<pdes::Time> end(p), h2t(p), local(p);
+  std::vector<pdes::Time> sent(p), arrived(p), h2t(p), local(p);
+  std::vector<std::uint32_t> pred(p), ins(p), outs(p);
+  std::vector<char> seen(p);
   for (const Run& round : runs) {
     load_step(schedules, round.first, members, network, msgs, res, load, touched, &wire);
     for (std::uint32_t m = 0; m < p; ++m) {
-      end[m] = h2t[m] = 0;
+      sent[m] = arrived[m] = h2t[m] = 0;
+      ins[m] = outs[m] = 0;
       local[m] = local_cost(wire[m], roofline);
     }
     // A message waits, at worst, for the other bytes on its busiest resource.
@@ -336,24 +349,49 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
           fabric::serialization_ps(g.bytes, network.path_rate_bps(a, b)) + wait;
       const pdes::Time arrival = network.uncongested_ps(a, b, g.bytes) + wait;
       const pdes::Time left = network.injection_ps(a, b, g.bytes) + wait;
-      if (arrival > end[g.to]) {
-        end[g.to] = arrival;
-        h2t[g.to] = transfer;
+      ++ins[g.to];
+      ++outs[g.from];
+      pred[g.to] = g.from;
+      if (arrival > arrived[g.to]) {
+        arrived[g.to] = arrival;
+        if (arrival >= sent[g.to]) h2t[g.to] = transfer;
       }
-      if (left > end[g.from]) {
-        end[g.from] = left;
-        h2t[g.from] = std::min(transfer, left);
+      if (left > sent[g.from]) {
+        sent[g.from] = left;
+        if (left > arrived[g.from]) h2t[g.from] = std::min(transfer, left);
       }
     }
     unload();
-    // The slowest member (the lowest index among equals) sets the round.
+    // The slowest member (the lowest index among equals) sets one synchronous step.
+    auto end = [&](std::uint32_t m) { return std::max(sent[m], arrived[m]) + local[m]; };
     std::uint32_t crit = 0;
     for (std::uint32_t m = 1; m < p; ++m) {
-      if (end[m] + local[m] > end[crit] + local[crit]) crit = m;
+      if (end(m) > end(crit)) crit = m;
     }
-    est.total += (end[crit] + local[crit]) * round.count;
-    est.compute += local[crit] * round.count;
-    est.h2t += h2t[crit] * round.count;
+    const pdes::Time first = end(crit);
+    pdes::Time period = first;
+    const bool permutation = std::all_of(ins.begin(), ins.end(), [](auto n) { return n == 1; }) &&
+                             std::all_of(outs.begin(), outs.end(), [](auto n) { return n == 1; });
+    if (permutation && round.count > 1) {
+      period = 0;
+      std::fill(seen.begin(), seen.end(), 0);
+      for (std::uint32_t start = 0; start < p; ++start) {
+        if (seen[start]) continue;
+        pdes::Time a_max = 0, b_sum = 0, length = 0;
+        for (std::uint32_t r = start; !seen[r]; r = pred[r]) {
+          seen[r] = 1;
+          a_max = std::max(a_max, sent[r] + local[r]);
+          b_sum += arrived[r] + local[r];
+          ++length;
+        }
+        period = std::max({period, a_max, (b_sum + length - 1) / length});
+      }
+    }
+    const pdes::Time run = first + (round.count - 1) * period;
+    const pdes::Time compute = local[crit] * round.count;
+    est.total += run;
+    est.compute += compute;
+    est.h2t += std::min(h2t[crit] * round.count, run - compute);
     est.messages += msgs.size() * std::uint64_t{round.count};
   }
   const pdes::Time busy = est.compute + est.h2t;

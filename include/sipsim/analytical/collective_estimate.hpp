@@ -52,23 +52,27 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const compute::Roofline& roofline);
 
 // RAMP §7.4.1's critical-path estimator, the model behind the paper's
-// comparisons at 65,536 nodes (§8): the algorithmic steps run one after
-// another, all members' step-k messages at once. The step's messages load
-// the resources they cross (network.path_resources: ports, links,
+// comparisons at 65,536 nodes (§8). The messages of every member's step k
+// load the resources they cross (network.path_resources: ports, links,
 // transceivers); a message takes its idle-fabric time plus the time the other
-// bytes on its busiest shared resource need (the "effective load"), and a
-// member's step ends when its messages have arrived and left, plus its local
-// operation; the step lasts as long as its slowest member. Exact where no
-// resource is shared (RAMP-x on RAMP, ring on elect-flat); an approximation of
-// fair sharing elsewhere, compared with the simulator in docs/validation.md.
-// Runs of identical steps (collective::Schedule::runs) are evaluated once.
-// `work` below counts member-steps evaluated; the estimate refuses
-// (EstimateTooLarge) above `max_work`.
+// senders' bytes on its busiest resource need (the step's "effective load").
+// Two evaluations:
+//  - ring phases (collective::Schedule::runs merges their identical steps):
+//    one step is loaded and the run of n steps takes that step once plus n-1
+//    periods of the max-plus recurrence of a ring (its maximum cycle mean),
+//    which is what makes a 65,536-member ring cheap;
+//  - everything else: the idle estimate's longest path (below) with each
+//    message delayed by its step's load.
+// Exact where no resource is shared and hops are uniform (ring on elect-flat,
+// RAMP-x on RAMP); elsewhere compared with the simulator in docs/validation.md.
+// The work is p member-steps per evaluated step; above `max_work` the
+// estimate refuses (EstimateTooLarge) instead of running for hours.
 class EstimateTooLarge : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-// Member-steps the critical-path estimator evaluates for `spec`.
+// Member-steps the critical-path estimator evaluates for `spec` (from member
+// 0's schedule: exact when all members have the same steps).
 std::uint64_t critical_path_work(const collective::CollectiveSpec& spec);
 inline constexpr std::uint64_t kDefaultMaxWork = std::uint64_t{1} << 28;
 CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
