@@ -290,6 +290,7 @@ struct Estimated {
 // Every size of the sweep with every algorithm the scenario allows (all valid
 // ones for `auto`), estimated with RAMP §7.4.1's critical path.
 std::vector<Estimated> estimate_scenario(const workload::CollectivesConfig& c, bool all,
+                                         std::uint64_t max_work,
                                          const std::vector<std::uint32_t>& members,
                                          const fabric::Network& network,
                                          const compute::Roofline& roofline) {
@@ -303,7 +304,7 @@ std::vector<Estimated> estimate_scenario(const workload::CollectivesConfig& c, b
       if (!collective::why_invalid(spec).empty()) continue;
       Estimated e{bytes, algorithm, std::nullopt, {}};
       try {
-        e.estimate = analytical::estimate_critical_path(spec, members, network, roofline);
+        e.estimate = analytical::estimate_critical_path(spec, members, network, roofline, max_work);
       } catch (const analytical::EstimateTooLarge& err) {
         e.skipped = err.what();
       }
@@ -320,7 +321,7 @@ double us(pdes::Time t) {
 }  // namespace
 
 int analyze_command(const std::string& path, const std::vector<std::string>& overrides,
-                    const mpi::communicator& comm) {
+                    std::uint64_t max_work, const mpi::communicator& comm) {
   auto s = load(path, overrides, comm);
   if (!s) return kExitBadInput;
   if (comm.rank() != 0) return kExitOk;
@@ -348,7 +349,8 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
       "#{:>13} {:>20} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11} {:>12}\n", "size",
       "algorithm", "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "h2h(us)", "h2t(us)",
       "comp(us)", "idle(us)");
-  for (const Estimated& r : estimate_scenario(c, s->auto_algorithm, members, *network, roofline)) {
+  for (const Estimated& r :
+       estimate_scenario(c, s->auto_algorithm, max_work, members, *network, roofline)) {
     const std::string_view name = collective::to_string(r.algorithm);
     if (!r.estimate) {
       std::cout << fmt::format(" {:>13} {:>20} skipped: {}\n", r.bytes, name, r.skipped);
@@ -356,7 +358,7 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
     }
     const analytical::CollectiveEstimate& e = *r.estimate;
     std::string idle = "-";
-    if (std::uint64_t{p} * e.steps <= analytical::kDefaultMaxWork) {
+    if (std::uint64_t{p} * e.steps <= max_work) {
       const collective::CollectiveSpec spec = workload::make_spec(c, p, r.bytes, r.algorithm);
       idle = fmt::format(
           "{:.3f}", us(analytical::estimate_collective(spec, members, *network, roofline).total));
@@ -373,7 +375,7 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
 }
 
 int compare_command(const std::vector<std::string>& paths,
-                    const std::vector<std::string>& overrides, bool csv,
+                    const std::vector<std::string>& overrides, bool csv, std::uint64_t max_work,
                     const mpi::communicator& comm) {
   // The best estimate per size of every scenario (RAMP §8's "best performing
   // strategy"), then each beside the first scenario's.
@@ -383,16 +385,23 @@ int compare_command(const std::vector<std::string>& paths,
     std::uint32_t p = 0;
   };
   std::vector<std::map<std::uint64_t, Best>> best(paths.size());
+  std::vector<std::map<std::uint64_t, std::string>> skipped(paths.size());  // why no estimate
   std::vector<std::uint64_t> sizes;
   std::optional<collective::Op> op;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    auto s = load(paths[i], overrides, comm);
+  // Every scenario is checked before any is estimated (estimates at 65,536
+  // nodes take a while).
+  std::vector<scenario::Scenario> scenarios;
+  for (const std::string& path : paths) {
+    auto s = load(path, overrides, comm);
     if (!s) return kExitBadInput;
-    if (comm.rank() != 0) continue;
-    const auto* c = std::get_if<workload::CollectivesConfig>(&s->workload);
+    scenarios.push_back(std::move(*s));
+  }
+  if (comm.rank() != 0) return kExitOk;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const auto* c = std::get_if<workload::CollectivesConfig>(&scenarios[i].workload);
     if (!c) {
       std::cerr << "sipsim: error: " << paths[i] << ": compare needs a collectives workload, not "
-                << workload_type(*s) << "\n";
+                << workload_type(scenarios[i]) << "\n";
       return kExitBadInput;
     }
     if (op && *op != c->op) {
@@ -402,12 +411,20 @@ int compare_command(const std::vector<std::string>& paths,
       return kExitBadInput;
     }
     op = c->op;
+  }
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const scenario::Scenario* s = &scenarios[i];
+    const auto* c = &std::get<workload::CollectivesConfig>(s->workload);
     const std::unique_ptr<fabric::Network> network = network_or_report(*s, comm);
     if (!network) return kExitBadInput;
     const auto members = workload::job_members(*c, network->nodes());
-    for (const Estimated& r : estimate_scenario(*c, s->auto_algorithm, members, *network,
+    for (const Estimated& r : estimate_scenario(*c, s->auto_algorithm, max_work, members, *network,
                                                 compute::Roofline(c->accelerator))) {
-      if (!r.estimate) continue;
+      if (std::find(sizes.begin(), sizes.end(), r.bytes) == sizes.end()) sizes.push_back(r.bytes);
+      if (!r.estimate) {
+        skipped[i].try_emplace(r.bytes, r.skipped);
+        continue;
+      }
       auto [it, fresh] = best[i].try_emplace(r.bytes);
       if (fresh || r.estimate->total < it->second.e.total) {
         it->second =
@@ -415,15 +432,8 @@ int compare_command(const std::vector<std::string>& paths,
                  std::string(collective::to_string(r.algorithm)), *r.estimate,
                  static_cast<std::uint32_t>(members.size())};
       }
-      if (std::find(sizes.begin(), sizes.end(), r.bytes) == sizes.end()) sizes.push_back(r.bytes);
-    }
-    if (best[i].empty()) {
-      std::cerr << "sipsim: error: " << paths[i]
-                << ": no algorithm can be estimated at this scale\n";
-      return kExitBadInput;
     }
   }
-  if (comm.rank() != 0) return kExitOk;
   std::sort(sizes.begin(), sizes.end());
   if (csv) {
     std::cout << "op,size,scenario,fabric,nodes,algorithm,time_us,h2h_us,h2t_us,compute_us,"
@@ -441,7 +451,18 @@ int compare_command(const std::vector<std::string>& paths,
     const auto ref = best[0].find(bytes);
     for (std::size_t i = 0; i < paths.size(); ++i) {
       const auto it = best[i].find(bytes);
-      if (it == best[i].end()) continue;
+      if (it == best[i].end()) {
+        const auto why = skipped[i].find(bytes);
+        if (why == skipped[i].end()) continue;
+        const std::string name = fs::path(paths[i]).stem().string();
+        if (csv) {
+          std::cout << fmt::format("{},{},{},,,,,,,,skipped\n", collective::to_string(*op), bytes,
+                                   name);
+        } else {
+          std::cout << fmt::format(" {:>13} {:>28} skipped: {}\n", bytes, name, why->second);
+        }
+        continue;
+      }
       const Best& b = it->second;
       std::string speedup = "-";
       if (ref != best[0].end() && ref->second.e.total > 0) {

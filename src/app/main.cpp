@@ -4,6 +4,7 @@
 #include <boost/mpi/environment.hpp>
 #include <iostream>
 
+#include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/version.hpp"
 
@@ -45,6 +46,10 @@ int main(int argc, char** argv) {
   analyze_cmd->add_option("scenario", analyze_path, "scenario YAML file")->required();
   analyze_cmd->add_option("--set", analyze_overrides, "override a scenario key: key.path=value")
       ->allow_extra_args(false);
+  std::uint64_t max_work = sipsim::analytical::kDefaultMaxWork;
+  const std::string max_work_help =
+      "most member-steps one estimate may evaluate (larger ones are skipped)";
+  analyze_cmd->add_option("--max-work", max_work, max_work_help)->check(CLI::PositiveNumber);
 
   std::vector<std::string> compare_paths;
   std::vector<std::string> compare_overrides;
@@ -59,6 +64,7 @@ int main(int argc, char** argv) {
       ->add_option("--set", compare_overrides, "override a key in every scenario: key.path=value")
       ->allow_extra_args(false);
   compare_cmd->add_flag("--csv", compare_csv, "comma-separated output");
+  compare_cmd->add_option("--max-work", max_work, max_work_help)->check(CLI::PositiveNumber);
 
   std::string info_path;
   std::vector<std::string> info_overrides;
@@ -80,8 +86,9 @@ int main(int argc, char** argv) {
 
   if (*run_cmd) return run_command(run, world);
   if (*validate_cmd) return validate_command(validate_path, validate_overrides, world);
-  if (*analyze_cmd) return analyze_command(analyze_path, analyze_overrides, world);
-  if (*compare_cmd) return compare_command(compare_paths, compare_overrides, compare_csv, world);
+  if (*analyze_cmd) return analyze_command(analyze_path, analyze_overrides, max_work, world);
+  if (*compare_cmd)
+    return compare_command(compare_paths, compare_overrides, compare_csv, max_work, world);
   if (*info_cmd) {
     return info_command(info_path, info_overrides, info_ranks > 0 ? info_ranks : world.size(),
                         world);

@@ -22,13 +22,15 @@ struct RunArgs {
 int run_command(const RunArgs& args, const boost::mpi::communicator& comm);
 // The closed-form estimate for the scenario (DESIGN.md §7): per algorithm and
 // size for collectives, the expected event count for PHOLD.
+// `max_work`: the most member-steps one estimate may evaluate
+// (analytical::estimate_critical_path); larger ones are reported as skipped.
 int analyze_command(const std::string& scenario, const std::vector<std::string>& overrides,
-                    const boost::mpi::communicator& comm);
+                    std::uint64_t max_work, const boost::mpi::communicator& comm);
 // Several scenarios side by side (RAMP §8): per size, each scenario's best
 // algorithm by the critical-path estimate, and its time over the first
 // scenario's. `overrides` apply to every scenario.
 int compare_command(const std::vector<std::string>& scenarios,
-                    const std::vector<std::string>& overrides, bool csv,
+                    const std::vector<std::string>& overrides, bool csv, std::uint64_t max_work,
                     const boost::mpi::communicator& comm);
 // Fabric facts (DESIGN.md §7): nodes, links, bisection, lookahead for a rank
 // count, and for RAMP its physical budget, power and cost.
