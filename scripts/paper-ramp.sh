@@ -8,7 +8,8 @@
 #          oversubscription): all-reduce and all-to-all, 1 GiB
 #   fig21  all-reduce against the number of GPUs (256-65,536) and the size
 #          (1 MiB, 32 MiB, 1 GiB): ring, 2D-torus and hierarchical strategies
-#          on the 1:1 fat-tree against RAMP-x
+#          on the 1:1 fat-tree against RAMP-x, all at 2.4 Tb/s per node (§7.5's
+#          "algorithmic comparison"; RAMP at 32 x 75 Gb/s)
 # CSV files go to $OUT (default ./paper-ramp), one per figure. About 25 min
 # for fig18, 15 for fig19 and 2 for fig21 on 2 cores.
 # Usage: scripts/paper-ramp.sh [build dir] [fig18|fig19|fig21|all]
@@ -79,7 +80,7 @@ if [ "$what" = fig21 ] || [ "$what" = all ]; then
     run "$fat" ring --set workload.algorithm=ring
     run "$fat" 2d-torus --set workload.algorithm=torus2d --set "workload.dims=[$side, $((n / side))]"
     run "$fat" hierarchical --set workload.algorithm=hierarchical-ring
-    run scenarios/ramp/all-reduce-65536.yaml ramp-x
+    run scenarios/ramp/all-reduce-65536.yaml ramp-x --set fabric.line_rate=75Gbps
     echo "fig21 $n GPUs done" >&2
   done
   column -s, -t "$out/fig21.csv"
