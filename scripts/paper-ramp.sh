@@ -27,7 +27,7 @@ if [ "$what" = fig18 ] || [ "$what" = all ]; then
   for op in $ops; do
     size=1GiB
     [ "$op" = barrier ] && size=0B
-    "$sipsim" compare "scenarios/ramp/$op-65536.yaml" "${baselines[@]}" --csv \
+    "$sipsim" compare "scenarios/ramp/$op-65536.yaml" "${baselines[@]}" --csv --set "workload.op=$op" \
       --set "workload.sizes.min=$size" --set "workload.sizes.max=$size" > "$tmp/c.csv"
     if [ ! -s "$out/fig18.csv" ]; then head -1 "$tmp/c.csv" > "$out/fig18.csv"; fi
     tail -n +2 "$tmp/c.csv" >> "$out/fig18.csv"

@@ -288,28 +288,77 @@ struct Estimated {
 };
 
 // Every size of the sweep with every algorithm the scenario allows (all valid
-// ones for `auto`), estimated with RAMP §7.4.1's critical path.
+// ones for `auto`), estimated with RAMP §7.4.1's critical path. The estimates
+// are independent, so the ranks share them (round robin) and rank 0 gets all
+// of them; the other ranks get an empty list.
 std::vector<Estimated> estimate_scenario(const workload::CollectivesConfig& c, bool all,
                                          std::uint64_t max_work,
                                          const std::vector<std::uint32_t>& members,
                                          const fabric::Network& network,
-                                         const compute::Roofline& roofline) {
-  std::vector<Estimated> out;
+                                         const compute::Roofline& roofline,
+                                         const mpi::communicator& comm) {
+  std::vector<collective::CollectiveSpec> tasks;
   const auto p = static_cast<std::uint32_t>(members.size());
   for (std::uint64_t bytes : workload::sweep_sizes(c)) {
     for (const std::string& name : collective::algorithm_names()) {
       const auto algorithm = *collective::parse_algorithm(name);
       if (!all && algorithm != c.algorithm) continue;
       const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
-      if (!collective::why_invalid(spec).empty()) continue;
-      Estimated e{bytes, algorithm, std::nullopt, {}};
+      if (collective::why_invalid(spec).empty()) tasks.push_back(spec);
+    }
+  }
+  // Per task: total, compute, h2t, h2h, steps, messages, state (1 done,
+  // 2 too large, 3 failed: the rank that ran it reports why).
+  constexpr std::size_t kFields = 7;
+  std::vector<std::uint64_t> mine(tasks.size() * kFields, 0), all_rows(mine.size(), 0);
+  for (std::size_t i = static_cast<std::size_t>(comm.rank()); i < tasks.size();
+       i += static_cast<std::size_t>(comm.size())) {
+    std::uint64_t* row = &mine[i * kFields];
+    try {
+      const analytical::CollectiveEstimate e =
+          analytical::estimate_critical_path(tasks[i], members, network, roofline, max_work);
+      row[0] = e.total;
+      row[1] = e.compute;
+      row[2] = e.h2t;
+      row[3] = e.h2h;
+      row[4] = e.steps;
+      row[5] = e.messages;
+      row[6] = 1;
+    } catch (const analytical::EstimateTooLarge&) {
+      row[6] = 2;
+    } catch (const std::exception& e) {
+      std::cerr << "sipsim: error: rank " << comm.rank() << ": estimating "
+                << collective::to_string(tasks[i].algorithm) << ": " << e.what() << "\n";
+      row[6] = 3;
+    }
+  }
+  MPI_Reduce(mine.data(), all_rows.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_SUM, 0,
+             comm);
+  std::vector<Estimated> out;
+  if (comm.rank() != 0) return out;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const std::uint64_t* row = &all_rows[i * kFields];
+    Estimated e{tasks[i].bytes, tasks[i].algorithm, std::nullopt, {}};
+    if (row[6] == 1) {
+      analytical::CollectiveEstimate est;
+      est.total = row[0];
+      est.compute = row[1];
+      est.h2t = row[2];
+      est.h2h = row[3];
+      est.steps = static_cast<std::uint32_t>(row[4]);
+      est.messages = row[5];
+      e.estimate = est;
+    } else if (row[6] == 2) {
+      // Refused before any work is done: asking again gives the reason.
       try {
-        e.estimate = analytical::estimate_critical_path(spec, members, network, roofline, max_work);
+        analytical::estimate_critical_path(tasks[i], members, network, roofline, max_work);
       } catch (const analytical::EstimateTooLarge& err) {
         e.skipped = err.what();
       }
-      out.push_back(std::move(e));
+    } else {
+      e.skipped = "the estimate failed (see the error above)";
     }
+    out.push_back(std::move(e));
   }
   return out;
 }
@@ -324,8 +373,8 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
                     std::uint64_t max_work, const mpi::communicator& comm) {
   auto s = load(path, overrides, comm);
   if (!s) return kExitBadInput;
-  if (comm.rank() != 0) return kExitOk;
   if (const auto* phold = std::get_if<workload::PholdConfig>(&s->workload)) {
+    if (comm.rank() != 0) return kExitOk;
     // docs/models.md: each event chain advances lookahead + mean per event.
     const double per_chain = pdes::to_seconds(s->simulation.end_time) /
                              pdes::to_seconds(phold->lookahead + phold->mean_increment);
@@ -340,6 +389,9 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
   const auto members = workload::job_members(c, network->nodes());
   const compute::Roofline roofline(c.accelerator);
   const auto p = static_cast<std::uint32_t>(members.size());
+  const std::vector<Estimated> rows =
+      estimate_scenario(c, s->auto_algorithm, max_work, members, *network, roofline, comm);
+  if (comm.rank() != 0) return kExitOk;
   // RAMP §7.4.1's critical-path estimate (steps with their links' loads), and
   // the idle-fabric longest path beside it (a lower bound; the simulator's
   // exact result where no two messages share a port).
@@ -349,8 +401,7 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
       "#{:>13} {:>20} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11} {:>12}\n", "size",
       "algorithm", "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "h2h(us)", "h2t(us)",
       "comp(us)", "idle(us)");
-  for (const Estimated& r :
-       estimate_scenario(c, s->auto_algorithm, max_work, members, *network, roofline)) {
+  for (const Estimated& r : rows) {
     const std::string_view name = collective::to_string(r.algorithm);
     if (!r.estimate) {
       std::cout << fmt::format(" {:>13} {:>20} skipped: {}\n", r.bytes, name, r.skipped);
@@ -396,19 +447,20 @@ int compare_command(const std::vector<std::string>& paths,
     if (!s) return kExitBadInput;
     scenarios.push_back(std::move(*s));
   }
-  if (comm.rank() != 0) return kExitOk;
+  auto error = [&](const std::string& message) {
+    report(comm, message);
+    return kExitBadInput;
+  };
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const auto* c = std::get_if<workload::CollectivesConfig>(&scenarios[i].workload);
     if (!c) {
-      std::cerr << "sipsim: error: " << paths[i] << ": compare needs a collectives workload, not "
-                << workload_type(scenarios[i]) << "\n";
-      return kExitBadInput;
+      return error(paths[i] + ": compare needs a collectives workload, not " +
+                   std::string(workload_type(scenarios[i])));
     }
     if (op && *op != c->op) {
-      std::cerr << "sipsim: error: " << paths[i] << ": workload.op is "
-                << collective::to_string(c->op) << " but " << paths[0] << " runs "
-                << collective::to_string(*op) << " (use --set workload.op=...)\n";
-      return kExitBadInput;
+      return error(paths[i] + ": workload.op is " + std::string(collective::to_string(c->op)) +
+                   " but " + paths[0] + " runs " + std::string(collective::to_string(*op)) +
+                   " (use --set workload.op=...)");
     }
     op = c->op;
   }
@@ -419,7 +471,7 @@ int compare_command(const std::vector<std::string>& paths,
     if (!network) return kExitBadInput;
     const auto members = workload::job_members(*c, network->nodes());
     for (const Estimated& r : estimate_scenario(*c, s->auto_algorithm, max_work, members, *network,
-                                                compute::Roofline(c->accelerator))) {
+                                                compute::Roofline(c->accelerator), comm)) {
       if (std::find(sizes.begin(), sizes.end(), r.bytes) == sizes.end()) sizes.push_back(r.bytes);
       if (!r.estimate) {
         skipped[i].try_emplace(r.bytes, r.skipped);
@@ -434,6 +486,7 @@ int compare_command(const std::vector<std::string>& paths,
       }
     }
   }
+  if (comm.rank() != 0) return kExitOk;
   std::sort(sizes.begin(), sizes.end());
   if (csv) {
     std::cout << "op,size,scenario,fabric,nodes,algorithm,time_us,h2h_us,h2t_us,compute_us,"

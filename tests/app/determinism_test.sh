@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bit-identical results at any rank count (DESIGN.md §2): runs SCENARIO on 1, 2,
 # 3 and 4 ranks and requires every dataset outside /meta to be identical
-# (h5diff), the same committed event count, and non-trivial content.
+# (h5diff), the same committed event count, and non-trivial content; and
+# for collectives the same analyze / compare output.
 # Usage: determinism_test.sh SIPSIM SCENARIO [extra sipsim args...]
 set -euo pipefail
 sipsim=$(realpath "$1")
@@ -32,5 +33,18 @@ for n in 2 3 4; do
     exit 1
   fi
 done
+# The estimates are shared among the ranks: analyze and compare print the same
+# at any rank count (every algorithm, to exercise the round robin).
+if grep -q 'type: collectives' "$scenario"; then
+  for n in 1 2 3 4; do
+    mpirun --oversubscribe -n "$n" "$sipsim" analyze "$scenario" --set workload.algorithm=auto "$@" > "$work/a$n.txt"
+    mpirun --oversubscribe -n "$n" "$sipsim" compare "$scenario" "$scenario" "$@" > "$work/c$n.txt"
+  done
+  [ "$(grep -c '^ ' "$work/a1.txt")" -gt 0 ] || { echo "FAIL: analyze printed no estimate"; exit 1; }
+  for n in 2 3 4; do
+    cmp -s "$work/a1.txt" "$work/a$n.txt" || { echo "FAIL: analyze differs at $n ranks"; diff "$work/a1.txt" "$work/a$n.txt" | head; exit 1; }
+    cmp -s "$work/c1.txt" "$work/c$n.txt" || { echo "FAIL: compare differs at $n ranks"; diff "$work/c1.txt" "$work/c$n.txt" | head; exit 1; }
+  done
+fi
 echo "identical at 1, 2, 3 and 4 ranks: $events events on $lps LPs"
 echo "1 passed, 0 failed"
