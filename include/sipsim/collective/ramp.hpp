@@ -170,10 +170,67 @@ inline int step_of_pair(const Coord& src, const Coord& dst, const RampShape& s) 
 }
 
 // The transceiver for any pair: the step's rule when the pair matches a step's move, RAMP eq. 2
-// otherwise. This is what the fabric transport calls for every transfer. O(1).
+// otherwise. O(1).
 inline std::uint32_t transceiver_for_pair(const Coord& src, const Coord& dst, const RampShape& s) {
   const int step = step_of_pair(src, dst, s);
   return transceiver(step == 0 ? 1 : step, src, dst, s);
+}
+
+// RAMP §6.2.2 eq. 3: additional transceiver groups per pair when the active subgroup has d < x
+// devices, #TRX_additional = floor((x - floor(x/d)(d - 1)) / (d - 1)); 0 for d < 2.
+inline std::uint32_t eq3_additional(std::uint32_t x, std::uint32_t d) {
+  if (d < 2 || d > x) return 0;
+  return (x - x / d * (d - 1)) / (d - 1);
+}
+
+// Additional transceiver groups a pair of step 1..4 of `job` uses (RAMP §6.2.2 eq. 3-4, read as
+// groups t0 + i*d mod x, i = 0..e, t0 the step's group, d = job.active[step - 1]): the largest
+// e <= eq3_additional(x, d) that keeps optical rules (a)-(c) for every concurrent transfer of the
+// step. Why this is the rule (docs/models.md, "RAMP transport"):
+//  (a), (b): a node's d - 1 peers of the step have groups t0 = base + c (receiver: base - c) for
+//    c in a window of d consecutive offsets minus 0, so the sets {t0 + i*d} tile (e+1)*d
+//    consecutive indices: disjoint iff (e + 1)*d <= x;
+//  (c): the transfers that share a subnet pair (g_src, g_dst) and wavelength lambda_dst differ
+//    only in j = c3 (with c1 + c3 fixed mod x), and their t0 differ by exactly that difference,
+//    whose residues mod x are all r with 0 < cyclic distance(r, 0) < m = min(s1, s3); group i*d
+//    of one meets group 0 of another iff i*d mod x is such a residue.
+// For steps 1 and 3 (d = s1, s3 >= m) (c) follows from (a); for steps 2 and 4 it can bind: e.g.
+// at the 65,536-node reference point (full job) step 4 has d = D = 2, but m = 32, every index of
+// its subnets is taken, and e = 0; steps 1-3 have d = x = J and eq. 3 gives 0.
+inline std::uint32_t extra_groups(int step, const RampShape& job) {
+  if (step < 1 || step > 4) return 0;
+  const std::uint32_t x = job.x, d = job.active[step - 1];
+  const std::uint32_t m = std::min(job.active[0], job.active[2]);
+  const std::uint32_t cap = eq3_additional(x, d);
+  std::uint32_t e = 0;
+  for (std::uint32_t i = 1; i <= cap && (i + 1) * d <= x; ++i) {
+    const std::uint32_t r = i * d % x;
+    if (std::min(r, x - r) < m) break;
+    e = i;
+  }
+  return e;
+}
+
+// The transceiver groups a transfer src -> dst uses: (first + i*stride) mod x for i < count.
+struct TransceiverGroups {
+  std::uint32_t first = 0, count = 1, stride = 1;
+  std::uint32_t group(std::uint32_t i, std::uint32_t x) const {
+    return static_cast<std::uint32_t>((first + std::uint64_t{i} * stride) % x);
+  }
+};
+// What the fabric transport and the estimator use for every transfer: the pair's group
+// (transceiver_for_pair) plus, for a pair of a RAMP-x step of `job` (job.active non-zero), the
+// extra groups of that step (extra_groups). Without a job (active all 0), one group. O(x).
+inline TransceiverGroups transceivers_for_pair(const Coord& src, const Coord& dst,
+                                               const RampShape& job) {
+  const int step = step_of_pair(src, dst, job);
+  TransceiverGroups t;
+  t.first = transceiver(step == 0 ? 1 : step, src, dst, job);
+  if (step != 0 && job.active[0] != 0) {
+    t.count = 1 + extra_groups(step, job);
+    t.stride = job.active[step - 1];
+  }
+  return t;
 }
 
 // Active sizes for an n-member job on fabric (x, J, D) (RAMP §6.3): the factorisation
