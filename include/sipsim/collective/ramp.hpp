@@ -183,30 +183,42 @@ inline std::uint32_t eq3_additional(std::uint32_t x, std::uint32_t d) {
   return (x - x / d * (d - 1)) / (d - 1);
 }
 
+// How many u in [0, s) have (u + r) mod x in [0, s) too (0 < r < x, s <= x): the overlap of a
+// window of s offsets with itself shifted by r on the cycle of x.
+inline std::uint32_t cyclic_overlap(std::uint32_t x, std::uint32_t s, std::uint32_t r) {
+  return (s > r ? s - r : 0) + (s > x - r ? s - (x - r) : 0);
+}
+
 // Additional transceiver groups a pair of step 1..4 of `job` uses (RAMP §6.2.2 eq. 3-4, read as
 // groups t0 + i*d mod x, i = 0..e, t0 the step's group, d = job.active[step - 1]): the largest
-// e <= eq3_additional(x, d) that keeps optical rules (a)-(c) for every concurrent transfer of the
-// step. Why this is the rule (docs/models.md, "RAMP transport"):
-//  (a), (b): a node's d - 1 peers of the step have groups t0 = base + c (receiver: base - c) for
-//    c in a window of d consecutive offsets minus 0, so the sets {t0 + i*d} tile (e+1)*d
-//    consecutive indices: disjoint iff (e + 1)*d <= x;
-//  (c): the transfers that share a subnet pair (g_src, g_dst) and wavelength lambda_dst differ
-//    only in j = c3 (with c1 + c3 fixed mod x), and their t0 differ by exactly that difference,
-//    whose residues mod x are all r with 0 < cyclic distance(r, 0) < m = min(s1, s3); group i*d
-//    of one meets group 0 of another iff i*d mod x is such a residue.
-// For steps 1 and 3 (d = s1, s3 >= m) (c) follows from (a); for steps 2 and 4 it can bind: e.g.
-// at the 65,536-node reference point (full job) step 4 has d = D = 2, but m = 32, every index of
-// its subnets is taken, and e = 0; steps 1-3 have d = x = J and eq. 3 gives 0.
+// e <= eq3_additional(x, d) that keeps optical rules (a)-(c) for every concurrent transfer of
+// the step. Group i*d of one transfer meets group 0 of another transfer exactly when
+// r = i*d mod x is one of these differences of their t0 (docs/models.md, "RAMP transport"):
+//  (a), (b): r = 0 (a transfer's own groups), or, for d >= 3, r = c - c' for two of the d - 1
+//    peers of a node, whose t0 = base + c (receiver: base - c) with c in a window of d
+//    consecutive offsets: min(r, x - r) < d;
+//  (c): transfers on the same subnet pair (g_src, g_dst) and wavelength lambda_dst differ by
+//    (c1, c3) -> (c1 - r, c3 + r) mod x (step 3: by r in its c3 and c3', the source's and the
+//    destination's) and their t0 by r: such pairs exist when both shifts stay inside the job,
+//    cyclic_overlap(x, s1, r) >= n1 and cyclic_overlap(x, s3, r) >= n3, with n_k = 2 for the
+//    step's own dimension (source and destination must both shift) and 1 otherwise.
+// At the 65,536-node reference point (full job) nothing changes: steps 1-3 have d = x = J, for
+// which eq. 3 gives 0, and step 4 (d = D = 2) has every transceiver index of its subnets taken
+// (rule (c) for every r, as s1 = s3 = x).
 inline std::uint32_t extra_groups(int step, const RampShape& job) {
   if (step < 1 || step > 4) return 0;
   const std::uint32_t x = job.x, d = job.active[step - 1];
-  const std::uint32_t m = std::min(job.active[0], job.active[2]);
+  const std::uint32_t n1 = step == 1 ? 2 : 1, n3 = step == 3 ? 2 : 1;
   const std::uint32_t cap = eq3_additional(x, d);
   std::uint32_t e = 0;
-  for (std::uint32_t i = 1; i <= cap && (i + 1) * d <= x; ++i) {
-    const std::uint32_t r = i * d % x;
-    if (std::min(r, x - r) < m) break;
-    e = i;
+  while (e < cap) {
+    const auto r = static_cast<std::uint32_t>(std::uint64_t{e + 1} * d % x);
+    if (r == 0) break;
+    if (d >= 3 && std::min(r, x - r) < d) break;  // (a), (b)
+    if (cyclic_overlap(x, job.active[0], r) >= n1 && cyclic_overlap(x, job.active[2], r) >= n3) {
+      break;  // (c)
+    }
+    ++e;
   }
   return e;
 }
