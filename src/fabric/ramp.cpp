@@ -205,7 +205,7 @@ class RampNetwork final : public Network {
             {"slot", std::to_string(s_.slot) + " ps, " + std::to_string(slot_bytes_) +
                          " B per transceiver"},
             {"rules (b), (c)", s_.permissive ? "serialised and counted (permissive)" : "errors"},
-            {"groups per pair (eq. 3-4)", groups_fact()}};
+            {"groups/pair (eq. 3-4)", groups_fact()}};
   }
 
   const RampStats& ramp_stats() const { return ramp_; }

@@ -121,8 +121,8 @@ else
 fi
 # info: a 128-node ramp-x job on the reference fabric, {32, 4, 1, 1}: step 2 (4 members) uses
 # 1 + 2 transceiver groups (RAMP §6.2.2 eq. 3-4); fabric.extra_transceivers: false turns it off.
-groups=$("$sipsim" info ramp.yaml --set workload.group.count=128 | grep "groups per pair")
-nogroups=$("$sipsim" info ramp.yaml --set workload.group.count=128 --set fabric.extra_transceivers=false | grep "groups per pair")
+groups=$("$sipsim" info ramp.yaml --set workload.group.count=128 | grep "groups/pair")
+nogroups=$("$sipsim" info ramp.yaml --set workload.group.count=128 --set fabric.extra_transceivers=false | grep "groups/pair")
 if [[ "$groups" == *"steps 1-4: 1, 3, -, - (job 32x4x1x1)" ]] && [[ "$nogroups" == *"1 (no RAMP-x job: eq. 3-4 not applied)" ]]; then
   passed=$((passed + 1))
 else

@@ -198,8 +198,8 @@ inline std::uint32_t cyclic_overlap(std::uint32_t x, std::uint32_t s, std::uint3
 //    peers of a node, whose t0 = base + c (receiver: base - c) with c in a window of d
 //    consecutive offsets: min(r, x - r) < d;
 //  (c): transfers on the same subnet pair (g_src, g_dst) and wavelength lambda_dst differ by
-//    (c1, c3) -> (c1 - r, c3 + r) mod x (step 3: by r in its c3 and c3', the source's and the
-//    destination's) and their t0 by r: such pairs exist when both shifts stay inside the job,
+//    (c1, c3) -> (c1 - r, c3 + r) mod x (step 3: c3 of both source and destination + r; step
+//    1: c1 of both - r) and their t0 by r: such pairs exist when the shifts stay in the job,
 //    cyclic_overlap(x, s1, r) >= n1 and cyclic_overlap(x, s3, r) >= n3, with n_k = 2 for the
 //    step's own dimension (source and destination must both shift) and 1 otherwise.
 // At the 65,536-node reference point (full job) nothing changes: steps 1-3 have d = x = J, for
