@@ -19,18 +19,16 @@ enum Kind : std::uint32_t {
   kDeliverLate,                       // permissive mode: delivery after a rule-(b) wait
 };
 
-// data[3] of a transfer event: transceiver (16 bits) | parts (8) | slots (40).
-std::uint64_t pack(std::uint32_t t, std::uint32_t parts, std::uint64_t slots) {
-  return (std::uint64_t{t} << 48) | (std::uint64_t{parts} << 40) | slots;
+// data[3] of a transfer event: transceiver (16 bits) | slots (48). The number of
+// parts of a message is a function of the pair (RampNetwork::parts).
+std::uint64_t pack(std::uint32_t t, std::uint64_t slots) {
+  return (std::uint64_t{t} << 48) | slots;
 }
 std::uint32_t unpack_t(std::uint64_t w) {
   return static_cast<std::uint32_t>(w >> 48);
 }
-std::uint32_t unpack_parts(std::uint64_t w) {
-  return static_cast<std::uint32_t>((w >> 40) & 0xFF);
-}
 std::uint64_t unpack_slots(std::uint64_t w) {
-  return w & ((std::uint64_t{1} << 40) - 1);
+  return w & ((std::uint64_t{1} << 48) - 1);
 }
 
 std::string ps_str(pdes::Time t) {
@@ -73,6 +71,19 @@ class RampNetwork final : public Network {
     shape_.x = s_.x;
     shape_.J = s_.J;
     shape_.D = s_.Lambda / s_.x;
+    if (s_.job) {
+      const collective::RampShape& j = *s_.job;
+      if (j.x != shape_.x || j.J != shape_.J || j.D != shape_.D) {
+        throw std::invalid_argument("ramp: the job's (x, J, D) differ from the fabric's");
+      }
+      const std::uint32_t limit[4] = {j.x, j.x, j.J, j.D};
+      for (int k = 0; k < 4; ++k) {
+        if (j.active[k] == 0 || j.active[k] > limit[k]) {
+          throw std::invalid_argument("ramp: the job's step sizes are out of range");
+        }
+      }
+      shape_ = j;  // the transcoder serves this job (RAMP §6.3)
+    }
     const std::uint64_t n = std::uint64_t{s_.x} * s_.J * s_.Lambda;
     if (n > (1u << 24)) throw std::invalid_argument("ramp: more than 2^24 nodes");
     nodes_ = static_cast<std::uint32_t>(n);
@@ -110,23 +121,24 @@ class RampNetwork final : public Network {
     }
     ++stats_.messages;
     stats_.bytes += bytes;
-    const std::uint32_t group = transceiver_group(src, dst);
-    // The b transceivers of the group carry equal parts in parallel.
-    const std::uint64_t part = (bytes + s_.b - 1) / s_.b;
-    const std::uint64_t slots = std::max<std::uint64_t>(1, (part + slot_bytes_ - 1) / slot_bytes_);
+    const collective::ramp::TransceiverGroups groups = transceiver_groups(src, dst);
+    // The b transceivers of every group used carry equal parts in parallel (RAMP eq. 5).
+    const std::uint64_t slots = slots_of(bytes, groups.count);
     const std::uint32_t arbiter = arbiter_of(dst);
     pdes::Time done = ctx.now();
-    for (std::uint32_t k = 0; k < s_.b; ++k) {
-      const std::uint32_t t = group * s_.b + k;
-      pdes::Time& free = tx_free_[std::size_t{ctx.self_index()} * s_.x * s_.b + t];
-      const pdes::Time start = std::max(ctx.now() + s_.io_latency, free);  // rule (a): FIFO
-      stats_.max_queueing = std::max(stats_.max_queueing, start - (ctx.now() + s_.io_latency));
-      free = start + slots * s_.slot;
-      done = std::max(done, free);
-      ++ramp_.transfers;
-      ramp_.slots += slots;
-      ctx.send(arbiter, start - ctx.now(), kToArbiter,
-               {bytes, tag, (std::uint64_t{src} << 32) | dst, pack(t, s_.b, slots)});
+    for (std::uint32_t i = 0; i < groups.count; ++i) {
+      for (std::uint32_t k = 0; k < s_.b; ++k) {
+        const std::uint32_t t = groups.group(i, s_.x) * s_.b + k;
+        pdes::Time& free = tx_free_[std::size_t{ctx.self_index()} * s_.x * s_.b + t];
+        const pdes::Time start = std::max(ctx.now() + s_.io_latency, free);  // rule (a): FIFO
+        stats_.max_queueing = std::max(stats_.max_queueing, start - (ctx.now() + s_.io_latency));
+        free = start + slots * s_.slot;
+        done = std::max(done, free);
+        ++ramp_.transfers;
+        ramp_.slots += slots;
+        ctx.send(arbiter, start - ctx.now(), kToArbiter,
+                 {bytes, tag, (std::uint64_t{src} << 32) | dst, pack(t, slots)});
+      }
     }
     return done;
   }
@@ -147,19 +159,20 @@ class RampNetwork final : public Network {
     }
   }
 
-  pdes::Time uncongested_ps(std::uint32_t, std::uint32_t, std::uint64_t bytes) const override {
-    const std::uint64_t part = (bytes + s_.b - 1) / s_.b;
-    const std::uint64_t slots = std::max<std::uint64_t>(1, (part + slot_bytes_ - 1) / slot_bytes_);
-    return s_.io_latency + s_.propagation + slots * s_.slot;
+  // The closed forms use the transport's transceiver count per pair, so that an
+  // idle-fabric estimate equals the simulation.
+  pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
+    return injection_ps(a, b, bytes) + s_.propagation;
   }
-  pdes::Time injection_ps(std::uint32_t, std::uint32_t, std::uint64_t bytes) const override {
-    return uncongested_ps(0, 0, bytes) - s_.propagation;
+  pdes::Time injection_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
+    return s_.io_latency + slots_of(bytes, groups_of(a, b)) * s_.slot;
   }
   std::uint64_t node_rate_bps() const override { return s_.line_rate_bps * s_.x * s_.b; }
-  // A pair's data flows through the b transceivers of one group at the
-  // slot-payload rate (380 Gb/s per transceiver at the reference point).
-  std::uint64_t path_rate_bps(std::uint32_t, std::uint32_t) const override {
-    return slot_bytes_ * 8 * pdes::kSecond / s_.slot * s_.b;
+  // A pair's data flows through the b transceivers of each group it uses at the
+  // slot-payload rate (380 Gb/s per transceiver at the reference point; RAMP eq. 5
+  // with (1 + #TRX_additional) groups).
+  std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const override {
+    return slot_bytes_ * 8 * pdes::kSecond / s_.slot * s_.b * groups_of(a, b);
   }
   bool parallel_ports() const override { return true; }
   // The transmitting and the receiving transceiver group of the pair.
@@ -199,17 +212,44 @@ class RampNetwork final : public Network {
             {"bisection bandwidth", bis},
             {"slot", std::to_string(s_.slot) + " ps, " + std::to_string(slot_bytes_) +
                          " B per transceiver"},
-            {"rules (b), (c)", s_.permissive ? "serialised and counted (permissive)" : "errors"}};
+            {"rules (b), (c)", s_.permissive ? "serialised and counted (permissive)" : "errors"},
+            {"groups/pair (eq. 3-4)", groups_fact()}};
   }
 
   const RampStats& ramp_stats() const { return ramp_; }
 
  private:
+  // RAMP §6.2.2 eq. 3-4 for the job's steps, e.g. "steps 1-4: 1, 3, -, - (job 32x4x1x1)".
+  std::string groups_fact() const {
+    if (!s_.job) return "1 (no RAMP-x job: eq. 3-4 not applied)";
+    std::string out = "steps 1-4: ";
+    for (int k = 1; k <= 4; ++k) {
+      out += k > 1 ? ", " : "";
+      out += shape_.active[k - 1] > 1
+                 ? std::to_string(1 + collective::ramp::extra_groups(k, shape_))
+                 : std::string("-");
+    }
+    out += " (job " + std::to_string(shape_.active[0]);
+    for (int k = 1; k < 4; ++k) out += "x" + std::to_string(shape_.active[k]);
+    return out + ")";
+  }
   collective::ramp::Coord coord(std::uint32_t node) const {
     return collective::ramp::coord_of_node(node, shape_);
   }
-  std::uint32_t transceiver_group(std::uint32_t a, std::uint32_t b) const {
-    return collective::ramp::transceiver_for_pair(coord(a), coord(b), shape_);
+  collective::ramp::TransceiverGroups transceiver_groups(std::uint32_t a, std::uint32_t b) const {
+    return collective::ramp::transceivers_for_pair(coord(a), coord(b), shape_);
+  }
+  // Transceiver groups of a transfer a -> b (1 without a job; the closed forms may be
+  // asked about a == b or nodes outside the fabric, which use one group).
+  std::uint32_t groups_of(std::uint32_t a, std::uint32_t b) const {
+    if (a >= nodes_ || b >= nodes_ || a == b) return 1;
+    return transceiver_groups(a, b).count;
+  }
+  // Slots of each part when `groups` groups of b transceivers share `bytes` equally.
+  std::uint64_t slots_of(std::uint64_t bytes, std::uint32_t groups) const {
+    const std::uint64_t parts = std::uint64_t{groups} * s_.b;
+    const std::uint64_t part = (bytes + parts - 1) / parts;
+    return std::max<std::uint64_t>(1, (part + slot_bytes_ - 1) / slot_bytes_);
   }
   // Node (g, 0, lambda) arbitrates wavelength lambda on every subnet into group g.
   std::uint32_t arbiter_of(std::uint32_t node) const {
@@ -270,7 +310,7 @@ class RampNetwork final : public Network {
   // A part has fully arrived; the message is delivered with its last part.
   void complete(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) {
     const auto src = static_cast<std::uint32_t>(ev.data[2] >> 32);
-    const std::uint32_t parts = unpack_parts(ev.data[3]);
+    const std::uint32_t parts = groups_of(src, ctx.self()) * s_.b;
     if (parts > 1) {
       auto& partial = partial_[ctx.self_index()];
       std::uint32_t& got = partial[src];

@@ -203,6 +203,7 @@ FabricConfig load_fabric(const Value& value) {
     s.io_latency = f.get_time_ps("io_latency", s.io_latency);
     s.permissive = f.get_bool("permissive", false);
     r.ignore_power_budget = f.get_bool("ignore_power_budget", false);
+    r.extra_transceivers = f.get_bool("extra_transceivers", true);
     if (s.J > s.x) f.required("J").fail("must not exceed x (" + std::to_string(s.x) + ")");
     if (s.Lambda % s.x != 0 || s.Lambda / s.x > s.x) {
       f.required("Lambda").fail("must be D*x with 1 <= D <= x (RAMP-x needs it; MODELS.md §1)");
@@ -476,7 +477,7 @@ Scenario load_scenario(const Document& document) {
       w.required("root").fail("must be below the group size (" + std::to_string(p) + ")");
     }
     derive_dims(c, s.fabric, p);
-    if (const auto* r = std::get_if<RampConfig>(&s.fabric)) {
+    if (auto* r = std::get_if<RampConfig>(&s.fabric)) {
       // RAMP §6.3: a job of n nodes takes the sub-box of the network that
       // activates the fewest RAMP-x steps; other algorithms use `group`.
       const std::uint32_t D = r->spec.Lambda / r->spec.x;
@@ -487,6 +488,13 @@ Scenario load_scenario(const Document& document) {
             w.required("group").fail("ramp-x chooses its nodes (RAMP §6.3): give only group.count");
           }
           c.nodes = collective::ramp::job_nodes(c.ramp);
+        }
+        // RAMP §6.2.2 eq. 3-4: the transcoder gives a ramp-x job's pairs the extra
+        // transceiver groups that are safe for its shape. Not under "auto": the one
+        // network then also carries other algorithms, for which they are not proven safe.
+        if (c.algorithm == collective::Algorithm::kRampX && !s.auto_algorithm &&
+            r->extra_transceivers) {
+          r->spec.job = c.ramp;
         }
       } catch (const std::invalid_argument& e) {
         if (c.algorithm == collective::Algorithm::kRampX) {

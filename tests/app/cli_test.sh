@@ -138,6 +138,16 @@ else
   echo "FAIL info-ramp-budget"
   failures=$((failures + 1))
 fi
+# info: a 128-node ramp-x job on the reference fabric, {32, 4, 1, 1}: step 2 (4 members) uses
+# 1 + 2 transceiver groups (RAMP §6.2.2 eq. 3-4); fabric.extra_transceivers: false turns it off.
+groups=$("$sipsim" info ramp.yaml --set workload.group.count=128 | grep "groups/pair")
+nogroups=$("$sipsim" info ramp.yaml --set workload.group.count=128 --set fabric.extra_transceivers=false | grep "groups/pair")
+if [[ "$groups" == *"steps 1-4: 1, 3, -, - (job 32x4x1x1)" ]] && [[ "$nogroups" == *"1 (no RAMP-x job: eq. 3-4 not applied)" ]]; then
+  passed=$((passed + 1))
+else
+  echo "FAIL info-ramp-extra-groups: '$groups' / '$nogroups'"
+  failures=$((failures + 1))
+fi
 expect ramp-budget-refused 2 "sipsim: error: ramp.yaml:1:9: fabric: optical power budget fails (RAMP §4.2): -15.0927 dBm at the receiver (needs >= -15), -21.0721 dBm at the weakest point (needs >= -20); set ignore_power_budget: true to run anyway" -- validate ramp.yaml --set fabric.x=40 --set fabric.J=40 --set fabric.Lambda=80
 expect ramp-j-above-x 2 "sipsim: error: --set fabric.J=33: fabric.J: must not exceed x (32)" -- validate ramp.yaml --set fabric.J=33
 expect ramp-x-needs-ramp 2 "sipsim: error: --set workload.algorithm=ramp-x: workload.algorithm: ramp-x needs a RAMP fabric (x, J, D)" -- validate coll.yaml --set workload.algorithm=ramp-x

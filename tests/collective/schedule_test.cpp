@@ -1114,31 +1114,45 @@ struct Fabric {
   static std::int64_t sgn(std::uint32_t v) { return static_cast<std::int64_t>(v); }
 };
 
+// RAMP §6.2.2 eq. 3, restated: additional transceiver groups for a subgroup of d devices.
+std::uint32_t eq3(std::uint32_t x, std::uint32_t d) {
+  return d < 2 ? 0 : (x - (x / d) * (d - 1)) / (d - 1);
+}
+
 // Optical rules (a)-(c) (MODELS.md §1) over one step's concurrent transmissions (src, dst,
-// row); returns "" or the first violation.
+// row), each on the transceiver groups trx(row) + i*stride mod x, i < groups (RAMP §6.2.2
+// eq. 3-4); returns "" or the first violation. Rule (b) is checked as the transport does: a
+// receiving transceiver serves one transmitter (a second one in the same subnet would share
+// its wavelength, rule (c)).
 struct Tx {
   Node src, dst;
   int row = 0;
+  std::uint32_t groups = 1, stride = 1;
 };
 std::string check_optical(const Fabric& f, const std::vector<Tx>& txs) {
-  std::unordered_map<std::uint64_t, std::uint32_t> tx_dst, rx_group, wl_src;
+  std::unordered_map<std::uint64_t, std::uint32_t> tx_dst, rx_src, wl_src;
   tx_dst.reserve(txs.size());
-  rx_group.reserve(txs.size());
+  rx_src.reserve(txs.size());
   wl_src.reserve(txs.size());
   const std::uint64_t x = f.x;
   for (const Tx& t : txs) {
-    const std::uint32_t trx = f.trx(t.row, t.src, t.dst), s = f.id(t.src), d = f.id(t.dst);
-    const std::uint32_t lam = t.dst.d * f.x + t.dst.p;
-    std::ostringstream e;
-    e << "node " << s << " -> " << d << " (row " << t.row << ", transceiver " << trx << "): ";
-    auto [a, a_new] = tx_dst.emplace(std::uint64_t{s} * x + trx, d);
-    if (!a_new && a->second != d) return e.str() + "(a) transmitter used for two destinations";
-    auto [b, b_new] = rx_group.emplace(std::uint64_t{d} * x + trx, t.src.g);
-    if (!b_new && b->second != t.src.g) return e.str() + "(b) receiver listens to two subnets";
-    const std::uint64_t key =
-        ((std::uint64_t{t.src.g} * x + t.dst.g) * x + trx) * f.lambda_n() + lam;
-    auto [c, c_new] = wl_src.emplace(key, s);
-    if (!c_new && c->second != s) return e.str() + "(c) wavelength used twice in a subnet";
+    std::set<std::uint32_t> own;
+    for (std::uint32_t i = 0; i < t.groups; ++i) {
+      const std::uint32_t trx = (f.trx(t.row, t.src, t.dst) + i * t.stride) % f.x;
+      const std::uint32_t s = f.id(t.src), d = f.id(t.dst);
+      const std::uint32_t lam = t.dst.d * f.x + t.dst.p;
+      std::ostringstream e;
+      e << "node " << s << " -> " << d << " (row " << t.row << ", transceiver " << trx << "): ";
+      if (!own.insert(trx).second) return e.str() + "(a) one transfer twice on a transceiver";
+      auto [a, a_new] = tx_dst.emplace(std::uint64_t{s} * x + trx, d);
+      if (!a_new && a->second != d) return e.str() + "(a) transmitter used for two destinations";
+      auto [b, b_new] = rx_src.emplace(std::uint64_t{d} * x + trx, s);
+      if (!b_new && b->second != s) return e.str() + "(b) receiver used by two transmitters";
+      const std::uint64_t key =
+          ((std::uint64_t{t.src.g} * x + t.dst.g) * x + trx) * f.lambda_n() + lam;
+      auto [c, c_new] = wl_src.emplace(key, s);
+      if (!c_new && c->second != s) return e.str() + "(c) wavelength used twice in a subnet";
+    }
   }
   return "";
 }
@@ -1204,15 +1218,21 @@ std::string check_invariants(const CollectiveSpec& s, const std::vector<Transfer
         return e.str();
       }
       row = r;
-      txs.push_back(Tx{a, b, r});
       peers[from].insert(to);
-      // The library's transcoder agrees with the table.
+      // The library's transcoder agrees with the table; its extra groups (RAMP §6.2.2
+      // eq. 3-4) are at most eq. 3's count, d apart, and checked with the rest below.
       const ramp::Coord ca{a.g, a.j, a.d, a.p}, cb{b.g, b.j, b.d, b.p};
+      const ramp::TransceiverGroups tg = ramp::transceivers_for_pair(ca, cb, sh);
       if (ramp::step_of_pair(ca, cb, sh) != r ||
           ramp::transceiver_for_pair(ca, cb, sh) != f.trx(r, a, b) ||
-          ramp::transceiver(r, ca, cb, sh) != f.trx(r, a, b)) {
+          ramp::transceiver(r, ca, cb, sh) != f.trx(r, a, b) || tg.first != f.trx(r, a, b)) {
         return "ramp::transceiver_for_pair disagrees with MODELS.md";
       }
+      if (tg.count < 1 || tg.count > 1 + eq3(sh.x, sh.active[r - 1]) ||
+          (tg.count > 1 && tg.stride != sh.active[r - 1])) {
+        return "ramp::transceivers_for_pair: not eq. 3-4's groups";
+      }
+      txs.push_back(Tx{a, b, r, tg.count, tg.stride});
       if (full) {  // (2)
         const auto da = f.digits(a), db = f.digits(b);
         for (int i = 0; i + 1 < r; ++i) {
@@ -1317,6 +1337,56 @@ std::string run_and_check(const CollectiveSpec& s) {
     if (!out.error.empty()) return out.error;
   }
   return check_invariants(s, log);
+}
+
+// Every transmission of step `row` of a job: each member to every other member of its job
+// subgroup (offsets equal but for c_row), on `groups` transceiver groups d = s_row apart.
+std::vector<Tx> all_pairs(const RampShape& sh, int row, std::uint32_t groups) {
+  const std::uint32_t d = sh.active[row - 1];
+  std::vector<Tx> txs;
+  auto node = [&](const ramp::Offsets& c) {
+    const ramp::Coord k = ramp::coord_of_offsets(c, sh);
+    return Node{k.g, k.j, k.delta, k.p};
+  };
+  for (std::uint32_t m = 0; m < ramp::job_size(sh); ++m) {
+    const ramp::Offsets c = ramp::offsets_of_member(m, sh);
+    for (std::uint32_t v = 0; v < d; ++v) {
+      if (v == c[row - 1]) continue;
+      ramp::Offsets c2 = c;
+      c2[row - 1] = v;
+      txs.push_back(Tx{node(c), node(c2), row, groups, d});
+    }
+  }
+  return txs;
+}
+
+// The largest e <= eq. 3 for which step `row` of the job keeps rules (a)-(c) on 1 + e groups
+// d apart, by trying them all.
+std::uint32_t safe_extra(const RampShape& sh, int row) {
+  const Fabric f{sh.x, sh.J, sh.D};
+  std::uint32_t e = 0;
+  while (e < eq3(sh.x, sh.active[row - 1]) && check_optical(f, all_pairs(sh, row, e + 2)).empty()) {
+    ++e;
+  }
+  return e;
+}
+
+// Job shapes (s1, s2, s3, s4) of fabric (x, J, D): every one, or those whose sizes are in `only`.
+std::vector<RampShape> job_shapes(std::uint32_t x, std::uint32_t J, std::uint32_t D,
+                                  const std::set<std::uint32_t>& only = {}) {
+  std::vector<RampShape> out;
+  auto ok = [&](std::uint32_t v) { return only.empty() || v == 1 || only.count(v) > 0; };
+  for (std::uint32_t s1 = 1; s1 <= x; ++s1) {
+    for (std::uint32_t s2 = 1; s2 <= x; ++s2) {
+      for (std::uint32_t s3 = 1; s3 <= J; ++s3) {
+        for (std::uint32_t s4 = 1; s4 <= D; ++s4) {
+          if (ok(s1) && ok(s2) && ok(s3) && ok(s4))
+            out.push_back(RampShape{x, J, D, {s1, s2, s3, s4}});
+        }
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace rampt
@@ -1529,6 +1599,108 @@ TEST(RampX, SubsetJobs) {
   EXPECT_EQ(s.step(0).recvs.size(), 31u);
   EXPECT_EQ(s.step(1).recvs.size(), 3u);
   EXPECT_EQ(execute(tp).error, "");
+}
+
+// RAMP §6.2.2 eq. 3 as printed, and what it gives at the reference point.
+TEST(RampX, Eq3AdditionalTransceivers) {
+  EXPECT_EQ(ramp::eq3_additional(32, 2), 16u);
+  EXPECT_EQ(ramp::eq3_additional(32, 3), 6u);
+  EXPECT_EQ(ramp::eq3_additional(32, 4), 2u);
+  EXPECT_EQ(ramp::eq3_additional(32, 17), 1u);
+  EXPECT_EQ(ramp::eq3_additional(32, 32), 0u);
+  EXPECT_EQ(ramp::eq3_additional(32, 1), 0u);
+  for (std::uint32_t x = 1; x <= 64; ++x) {
+    for (std::uint32_t d = 1; d <= x; ++d) {
+      ASSERT_EQ(ramp::eq3_additional(x, d), rampt::eq3(x, d)) << x << " " << d;
+      // eq. 5's (1 + #TRX_additional)(d - 1) groups never exceed the node's x.
+      ASSERT_LE((1 + rampt::eq3(x, d)) * (d - 1), x) << x << " " << d;
+    }
+  }
+  // 65,536 nodes, full job: eq. 3 gives 0 for steps 1-3 (d = x = J) and step 4 (d = D = 2)
+  // has every transceiver index of its subnets taken, so nothing changes.
+  const RampShape ref = ramp::full_job(32, 32, 2);
+  for (int k = 1; k <= 4; ++k) EXPECT_EQ(ramp::extra_groups(k, ref), 0u) << k;
+  EXPECT_EQ(ramp::eq3_additional(32, 2), 16u);
+  // The 128-node and 64-node jobs of the reference fabric: step 2 (4 and 2 members).
+  EXPECT_EQ(ramp::extra_groups(2, ramp::shape_for(32, 32, 2, 128)), 2u);
+  EXPECT_EQ(ramp::extra_groups(2, ramp::shape_for(32, 32, 2, 64)), 15u);  // (e + 1)*2 <= 32
+  EXPECT_EQ(ramp::extra_groups(1, ramp::shape_for(32, 32, 2, 64)), 0u);
+  // Without a job, one group.
+  const ramp::Coord a{0, 0, 0, 0}, b{1, 0, 0, 1};
+  EXPECT_EQ(ramp::transceivers_for_pair(a, b, RampShape{32, 32, 2, {0, 0, 0, 0}}).count, 1u);
+  EXPECT_EQ(ramp::transceivers_for_pair(a, b, ramp::shape_for(32, 32, 2, 64)).count, 16u);
+}
+
+// RAMP §6.2.2 eq. 3-4: for every job shape of every fabric with x <= 4 (J <= x, D <= x), of
+// x = 5, 6 with D <= 2, and of x = 8 with small subgroups, every active step gets exactly the
+// largest number of extra groups (<= eq. 3, d apart) for which every transmission of the step
+// keeps optical rules (a)-(c), found by trying each count against the rule check.
+TEST(RampX, ExtraGroupsAreTheLargestSafeCount) {
+  std::vector<RampShape> shapes;
+  for (std::uint32_t x = 1; x <= 6; ++x) {
+    for (std::uint32_t J = 1; J <= x; ++J) {
+      for (std::uint32_t D = 1; D <= (x <= 4 ? x : 2); ++D) {
+        for (const RampShape& sh : rampt::job_shapes(x, J, D)) shapes.push_back(sh);
+      }
+    }
+  }
+  for (const RampShape& sh : rampt::job_shapes(8, 8, 2, {2, 3, 4, 8})) shapes.push_back(sh);
+  for (const RampShape& sh : rampt::job_shapes(8, 3, 8, {2, 3})) shapes.push_back(sh);
+  int failures = 0, with_extra = 0, bound_by_c = 0;
+  for (const RampShape& sh : shapes) {
+    for (int row = 1; row <= 4; ++row) {
+      const std::uint32_t d = sh.active[row - 1];
+      if (d < 2) continue;
+      const std::uint32_t want = rampt::safe_extra(sh, row);
+      const std::uint32_t got = ramp::extra_groups(row, sh);
+      with_extra += want > 0;
+      // Rule (c) binds where (a)/(b) and eq. 3 alone would allow more.
+      bound_by_c += want < std::min(rampt::eq3(sh.x, d), sh.x / d - 1);
+      if (got != want && ++failures <= 20) {
+        ADD_FAILURE() << "x=" << sh.x << " J=" << sh.J << " D=" << sh.D << " job " << sh.active[0]
+                      << "x" << sh.active[1] << "x" << sh.active[2] << "x" << sh.active[3]
+                      << " step " << row << ": " << got << " extra groups, " << want << " safe";
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(with_extra, 500);
+  EXPECT_GT(bound_by_c, 100);
+}
+
+// Every operation of the job shapes whose steps use extra groups (every one for x <= 4; for
+// x = 6 and 8, J = x, D = 2, those with subgroup sizes 1-3), roots first and last, through the
+// executor and the invariant checks: rules (a)-(c) hold on every group of every transmission.
+TEST(RampX, ExtraGroupsKeepOpticalRulesForEveryOperation) {
+  std::vector<RampShape> shapes;
+  for (std::uint32_t x = 2; x <= 4; ++x) {
+    for (std::uint32_t J = 1; J <= x; ++J) {
+      for (std::uint32_t D = 1; D <= x; ++D) {
+        for (const RampShape& sh : rampt::job_shapes(x, J, D)) shapes.push_back(sh);
+      }
+    }
+  }
+  for (const RampShape& sh : rampt::job_shapes(6, 6, 2, {2, 3})) shapes.push_back(sh);
+  for (const RampShape& sh : rampt::job_shapes(8, 8, 2, {2, 3})) shapes.push_back(sh);
+  int failures = 0, runs = 0;
+  for (const RampShape& sh : shapes) {
+    bool extra = false;
+    for (int row = 1; row <= 4; ++row) extra = extra || ramp::extra_groups(row, sh) > 0;
+    if (!extra) continue;
+    const std::uint32_t p = static_cast<std::uint32_t>(ramp::job_size(sh));
+    for (Op op : kOps) {
+      std::set<std::uint32_t> roots = {0};
+      if (rooted(op)) roots.insert(p - 1);
+      for (std::uint32_t root : roots) {
+        const CollectiveSpec s = rampt::spec(op, sh, 1, root);
+        ++runs;
+        const std::string err = rampt::run_and_check(s);
+        if (!err.empty() && ++failures <= 20) ADD_FAILURE() << describe(s) << ": " << err;
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(runs, 1000);
 }
 
 // Message sizes per peer and step (RAMP Table 8) and the local operations.

@@ -148,6 +148,38 @@ TEST(Ramp, PermissiveModeSerialisesAndCounts) {
   }
 }
 
+// RAMP §6.2.2 eq. 3-5: with a job of 4 x 2 members (steps 1 and 2), a step-2 pair (a
+// subgroup of d = 2) uses 1 + 1 transceiver groups, t0 and t0 + 2 (eq. 3 allows 2 extra,
+// t0 + 4 = t0 mod 4), each carrying half the bytes; other pairs use one group.
+TEST(Ramp, AJobsSmallSubgroupsUseExtraTransceiverGroups) {
+  RampSpec s = small();
+  s.job = collective::ramp::shape_for(4, 4, 2, 8);
+  ASSERT_EQ(s.job->active[1], 2u);
+  auto net = make_ramp(s);
+  auto plain = make_ramp(small());
+  const std::uint32_t a = node(0, 0, 0, s), b = node(1, 0, 1, s);  // offsets c2 = 0 -> 1
+  const std::uint32_t c = node(1, 0, 0, s);                        // c1 = 0 -> 1: step 1, d = 4
+  for (std::uint64_t bytes : {1ull, 950ull, 1900ull, 1901ull, 100'000ull}) {
+    Transfers m(*net, {{a, b, bytes}});
+    simulate(m);
+    ASSERT_EQ(m.delivered_at.size(), 1u);  // two parts, one delivery
+    const std::uint64_t slots = std::max<std::uint64_t>(1, ((bytes + 1) / 2 + 949) / 950);
+    EXPECT_EQ(m.delivered_at[0].second, (100 + 1300) * kNanosecond + slots * 20'000) << bytes;
+    EXPECT_EQ(m.delivered_at[0].second, net->uncongested_ps(a, b, bytes));
+    EXPECT_EQ(net->uncongested_ps(a, c, bytes), plain->uncongested_ps(a, c, bytes));
+    EXPECT_EQ(ramp_stats(*net)->transfers, 2u);
+  }
+  // Eq. 5: the pair's rate is (1 + #TRX_additional) groups of b transceivers.
+  EXPECT_EQ(net->path_rate_bps(a, b), 2 * plain->path_rate_bps(a, b));
+  EXPECT_EQ(net->path_rate_bps(a, c), plain->path_rate_bps(a, c));
+  EXPECT_EQ(net->injection_ps(a, b, 100'000), (100 + 53 * 20) * kNanosecond);
+  // A job that does not fit the fabric is refused.
+  s.job->active[2] = 5;
+  EXPECT_THROW(make_ramp(s), std::invalid_argument);
+  s.job = collective::ramp::full_job(4, 4, 4);
+  EXPECT_THROW(make_ramp(s), std::invalid_argument);
+}
+
 TEST(Ramp, InvalidGeometriesAreRejected) {
   RampSpec s = small();
   s.J = 5;

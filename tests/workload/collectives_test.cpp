@@ -198,38 +198,110 @@ TEST(Collectives, EveryOpAndAlgorithmCompletesOnEveryFabricKind) {
 
 // RAMP is contention-free under RAMP-x, so the simulator must reproduce the
 // per-step estimate (H2H + data transfer + x-to-1 reduction, RAMP §7.4) exactly,
-// with optical rules checked (strict mode) on every transfer.
+// with optical rules checked (strict mode) on every transfer; with and without
+// the job's extra transceiver groups (RAMP §6.2.2 eq. 3-4: the 32- and 8-node
+// jobs have a step of 2 members, which gets 2 groups).
 TEST(Collectives, RampXEqualsTheEstimatorOnRamp) {
-  fabric::RampSpec spec;
-  spec.x = 4;
-  spec.J = 4;
-  spec.Lambda = 8;
+  fabric::RampSpec plain;
+  plain.x = 4;
+  plain.J = 4;
+  plain.Lambda = 8;
   const collective::RampShape full = collective::ramp::full_job(4, 4, 2);
+  int with_extra = 0;
   for (const std::string& name : collective::op_names()) {
     const Op op = *collective::parse_op(name);
-    for (std::uint32_t n : {128u, 32u}) {
+    for (std::uint32_t n : {128u, 32u, 8u}) {
       auto c = config(op, Algorithm::kRampX, op == Op::kBarrier ? 0 : 1 << 20);
       c.root = 5;
       c.ramp = collective::ramp::shape_for(4, 4, 2, n);
       c.nodes = collective::ramp::job_nodes(c.ramp);
-      const SimRun r = simulate(c, fabric::make_ramp(spec));
-      auto net = fabric::make_ramp(spec);
-      collective::CollectiveSpec s;
-      s.op = op;
-      s.algorithm = Algorithm::kRampX;
-      s.p = n;
-      s.bytes = c.min_bytes;
-      s.ramp = c.ramp;
-      s.root = c.root;
-      const auto est =
-          analytical::estimate_collective(s, c.nodes, *net, compute::Roofline(c.accelerator));
-      EXPECT_EQ(r.records[0].end - r.records[0].start, est.total)
-          << collective::to_string(op) << " on " << n << " nodes";
-      const bool two_phase = op == Op::kAllReduce || op == Op::kReduce || op == Op::kBroadcast;
-      EXPECT_LE(est.steps, two_phase ? 8u : 4u) << name;
+      for (int k = 1; k <= 4; ++k) with_extra += collective::ramp::extra_groups(k, c.ramp) > 0;
+      for (bool job : {false, true}) {
+        fabric::RampSpec spec = plain;
+        if (job) spec.job = c.ramp;
+        const SimRun r = simulate(c, fabric::make_ramp(spec));
+        auto net = fabric::make_ramp(spec);
+        collective::CollectiveSpec s;
+        s.op = op;
+        s.algorithm = Algorithm::kRampX;
+        s.p = n;
+        s.bytes = c.min_bytes;
+        s.ramp = c.ramp;
+        s.root = c.root;
+        const auto est =
+            analytical::estimate_collective(s, c.nodes, *net, compute::Roofline(c.accelerator));
+        EXPECT_EQ(r.records[0].end - r.records[0].start, est.total)
+            << collective::to_string(op) << " on " << n << " nodes" << (job ? ", job set" : "");
+        const bool two_phase = op == Op::kAllReduce || op == Op::kReduce || op == Op::kBroadcast;
+        EXPECT_LE(est.steps, two_phase ? 8u : 4u) << name;
+      }
     }
   }
+  EXPECT_EQ(with_extra, 2 * 9);
   EXPECT_EQ(full.active[0] * full.active[1] * full.active[2] * full.active[3], 128u);
+}
+
+// RAMP §6.2.2 eq. 3-5 on a 1,024-node RAMP (x = J = 8, Lambda = 16): a 16-node job is
+// {8, 2, 1, 1}; its step 2 (d = 2) gets 1 + 3 transceiver groups (eq. 3 allows 4 extra, but
+// t0 + 4*2 = t0 mod 8), so B_IO_eff = B*b*(1 + 3)*(d - 1) (eq. 5) and a step-2 transfer of
+// 38,000 B takes 10 slots instead of 40: 600 ns less per step-2 round, nothing else changes.
+// Every operation: simulated time == estimate, strict optical rules.
+TEST(Collectives, RampXExtraTransceiversFollowEq5) {
+  fabric::RampSpec plain;
+  plain.x = 8;
+  plain.J = 8;
+  plain.Lambda = 16;
+  fabric::RampSpec spec = plain;
+  spec.job = collective::ramp::shape_for(8, 8, 2, 16);
+  ASSERT_EQ(spec.job->active[0], 8u);
+  ASSERT_EQ(spec.job->active[1], 2u);
+  ASSERT_EQ(collective::ramp::extra_groups(1, *spec.job), 0u);
+  ASSERT_EQ(collective::ramp::extra_groups(2, *spec.job), 3u);
+  const std::vector<std::uint32_t> nodes = collective::ramp::job_nodes(*spec.job);
+  {
+    auto with = fabric::make_ramp(spec), without = fabric::make_ramp(plain);
+    // Offsets (c1, c2, c3, c4) = (0, 0, 0, 0) and (0, 1, 0, 0): a step-2 pair.
+    const collective::RampShape& job = *spec.job;
+    const std::uint32_t a =
+        collective::ramp::node_id(collective::ramp::coord_of_offsets({0, 0, 0, 0}, job), job);
+    const std::uint32_t b =
+        collective::ramp::node_id(collective::ramp::coord_of_offsets({0, 1, 0, 0}, job), job);
+    const std::uint64_t slot_bps = fabric::ramp_slot_bytes(spec) * 8 * pdes::kSecond / spec.slot;
+    EXPECT_EQ(with->path_rate_bps(a, b), slot_bps * spec.b * (1 + 3));
+    EXPECT_EQ(with->path_rate_bps(a, b) * (2 - 1), 4 * without->path_rate_bps(a, b));  // eq. 5
+    EXPECT_EQ(without->injection_ps(a, b, 38'000) - with->injection_ps(a, b, 38'000),
+              30 * 20 * kNanosecond);
+  }
+  const std::uint64_t m = 16 * 38'000;  // step 2 sends m/16 to its one peer
+  for (const std::string& name : collective::op_names()) {
+    const Op op = *collective::parse_op(name);
+    auto c = config(op, Algorithm::kRampX, op == Op::kBarrier ? 0 : m);
+    c.root = 3;
+    c.ramp = *spec.job;
+    c.nodes = nodes;
+    collective::CollectiveSpec s;
+    s.op = op;
+    s.algorithm = Algorithm::kRampX;
+    s.p = 16;
+    s.bytes = c.min_bytes;
+    s.ramp = c.ramp;
+    s.root = c.root;
+    const compute::Roofline roofline(c.accelerator);
+    Time took[2] = {0, 0};
+    for (int with = 0; with < 2; ++with) {
+      const SimRun r = simulate(c, fabric::make_ramp(with ? spec : plain));
+      took[with] = r.records[0].end - r.records[0].start;
+      auto net = fabric::make_ramp(with ? spec : plain);
+      EXPECT_EQ(took[with], analytical::estimate_collective(s, nodes, *net, roofline).total)
+          << name << (with ? " with" : " without") << " extra groups";
+    }
+    if (op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather) {
+      const Time rounds = op == Op::kAllReduce ? 2 : 1;  // step-2 rounds of m/16 per peer
+      EXPECT_EQ(took[0] - took[1], rounds * 600 * kNanosecond) << name;
+    } else {
+      EXPECT_LE(took[1], took[0]) << name;
+    }
+  }
 }
 
 TEST(Collectives, SweepSizesAndGroups) {

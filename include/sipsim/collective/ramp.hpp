@@ -170,10 +170,79 @@ inline int step_of_pair(const Coord& src, const Coord& dst, const RampShape& s) 
 }
 
 // The transceiver for any pair: the step's rule when the pair matches a step's move, RAMP eq. 2
-// otherwise. This is what the fabric transport calls for every transfer. O(1).
+// otherwise. O(1).
 inline std::uint32_t transceiver_for_pair(const Coord& src, const Coord& dst, const RampShape& s) {
   const int step = step_of_pair(src, dst, s);
   return transceiver(step == 0 ? 1 : step, src, dst, s);
+}
+
+// RAMP §6.2.2 eq. 3: additional transceiver groups per pair when the active subgroup has d < x
+// devices, #TRX_additional = floor((x - floor(x/d)(d - 1)) / (d - 1)); 0 for d < 2.
+inline std::uint32_t eq3_additional(std::uint32_t x, std::uint32_t d) {
+  if (d < 2 || d > x) return 0;
+  return (x - x / d * (d - 1)) / (d - 1);
+}
+
+// How many u in [0, s) have (u + r) mod x in [0, s) too (0 < r < x, s <= x): the overlap of a
+// window of s offsets with itself shifted by r on the cycle of x.
+inline std::uint32_t cyclic_overlap(std::uint32_t x, std::uint32_t s, std::uint32_t r) {
+  return (s > r ? s - r : 0) + (s > x - r ? s - (x - r) : 0);
+}
+
+// Additional transceiver groups a pair of step 1..4 of `job` uses (RAMP §6.2.2 eq. 3-4, read as
+// groups t0 + i*d mod x, i = 0..e, t0 the step's group, d = job.active[step - 1]): the largest
+// e <= eq3_additional(x, d) that keeps optical rules (a)-(c) for every concurrent transfer of
+// the step. Group i*d of one transfer meets group 0 of another transfer exactly when
+// r = i*d mod x is one of these differences of their t0 (docs/models.md, "RAMP transport"):
+//  (a), (b): r = 0 (a transfer's own groups), or, for d >= 3, r = c - c' for two of the d - 1
+//    peers of a node, whose t0 = base + c (receiver: base - c) with c in a window of d
+//    consecutive offsets: min(r, x - r) < d;
+//  (c): transfers on the same subnet pair (g_src, g_dst) and wavelength lambda_dst differ by
+//    (c1, c3) -> (c1 - r, c3 + r) mod x (step 3: c3 of both source and destination + r; step
+//    1: c1 of both - r) and their t0 by r: such pairs exist when the shifts stay in the job,
+//    cyclic_overlap(x, s1, r) >= n1 and cyclic_overlap(x, s3, r) >= n3, with n_k = 2 for the
+//    step's own dimension (source and destination must both shift) and 1 otherwise.
+// At the 65,536-node reference point (full job) nothing changes: steps 1-3 have d = x = J, for
+// which eq. 3 gives 0, and step 4 (d = D = 2) has every transceiver index of its subnets taken
+// (rule (c) for every r, as s1 = s3 = x).
+inline std::uint32_t extra_groups(int step, const RampShape& job) {
+  if (step < 1 || step > 4) return 0;
+  const std::uint32_t x = job.x, d = job.active[step - 1];
+  const std::uint32_t n1 = step == 1 ? 2 : 1, n3 = step == 3 ? 2 : 1;
+  const std::uint32_t cap = eq3_additional(x, d);
+  std::uint32_t e = 0;
+  while (e < cap) {
+    const auto r = static_cast<std::uint32_t>(std::uint64_t{e + 1} * d % x);
+    if (r == 0) break;
+    if (d >= 3 && std::min(r, x - r) < d) break;  // (a), (b)
+    if (cyclic_overlap(x, job.active[0], r) >= n1 && cyclic_overlap(x, job.active[2], r) >= n3) {
+      break;  // (c)
+    }
+    ++e;
+  }
+  return e;
+}
+
+// The transceiver groups a transfer src -> dst uses: (first + i*stride) mod x for i < count.
+struct TransceiverGroups {
+  std::uint32_t first = 0, count = 1, stride = 1;
+  std::uint32_t group(std::uint32_t i, std::uint32_t x) const {
+    return static_cast<std::uint32_t>((first + std::uint64_t{i} * stride) % x);
+  }
+};
+// What the fabric transport and the estimator use for every transfer: the pair's group
+// (transceiver_for_pair) plus, for a pair of a RAMP-x step of `job` (job.active non-zero), the
+// extra groups of that step (extra_groups). Without a job (active all 0), one group. O(x).
+inline TransceiverGroups transceivers_for_pair(const Coord& src, const Coord& dst,
+                                               const RampShape& job) {
+  const int step = step_of_pair(src, dst, job);
+  TransceiverGroups t;
+  t.first = transceiver(step == 0 ? 1 : step, src, dst, job);
+  if (step != 0 && job.active[0] != 0) {
+    t.count = 1 + extra_groups(step, job);
+    t.stride = job.active[step - 1];
+  }
+  return t;
 }
 
 // Active sizes for an n-member job on fabric (x, J, D) (RAMP §6.3): the factorisation

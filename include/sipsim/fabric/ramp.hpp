@@ -4,8 +4,11 @@
 // Node (g, j, lambda) = (g*J + j)*Lambda + lambda has x transceiver groups of b
 // transceivers at line rate B. A transfer from a to b uses the transceiver
 // group RAMP's transcoder picks for the pair (eq. 2 and the RAMP-x step
-// patterns, collective::ramp::transceiver_for_pair), the b transceivers of that
-// group in parallel, subnet (g_a, g_b, t) and the destination's wavelength.
+// patterns), plus, for a RAMP-x job on a subset of the nodes (`job`), the extra
+// groups of RAMP §6.2.2 eq. 3-4 that keep the optical rules
+// (collective::ramp::transceivers_for_pair); all b transceivers of every group
+// used carry equal parts in parallel (eq. 5), each on subnet (g_a, g_b, t) and
+// the destination's wavelength.
 // A transfer takes whole time slots: `slot` of which `reconfiguration` is the
 // guard band, so each transceiver carries (slot - reconfiguration) * B of data
 // per slot (950 B per 20 ns at 400 Gb/s, §4.1). Its first bit leaves
@@ -23,7 +26,9 @@
 // conflicting transfer waits (serialised) and is counted.
 #include <cstdint>
 #include <memory>
+#include <optional>
 
+#include "sipsim/collective/schedule.hpp"
 #include "sipsim/fabric/network.hpp"
 
 namespace sipsim::fabric {
@@ -39,6 +44,10 @@ struct RampSpec {
   pdes::Time propagation = 1300 * pdes::kNanosecond;
   pdes::Time io_latency = 100 * pdes::kNanosecond;
   bool permissive = false;
+  // The RAMP-x job the transcoder serves (RAMP §6.3: x, J, D of this fabric and the job's
+  // active step sizes). When set, pairs of a RAMP-x step use the extra transceiver groups of
+  // RAMP §6.2.2 eq. 3-4 that are safe for that job; unset, every pair uses one group.
+  std::optional<collective::RampShape> job;
 };
 
 // Counters of the optical rules, summed over ranks by the caller.

@@ -47,6 +47,8 @@ struct RampConfig {
   fabric::ramp::PowerInputs power;
   bool ignore_power_budget = false;  // fabric.ignore_power_budget: run a configuration
                                      // whose optical power budget fails (RAMP §4.2)
+  bool extra_transceivers = true;    // fabric.extra_transceivers: give a ramp-x job's
+                                     // spec.job (RAMP §6.2.2 eq. 3-4)
 };
 using FabricConfig = std::variant<std::monostate, ElectFlatConfig, RoutedConfig, RampConfig>;
 
