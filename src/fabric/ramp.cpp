@@ -175,13 +175,17 @@ class RampNetwork final : public Network {
     return slot_bytes_ * 8 * pdes::kSecond / s_.slot * s_.b * groups_of(a, b);
   }
   bool parallel_ports() const override { return true; }
-  // The transmitting and the receiving transceiver group of the pair.
+  // The transmitting and the receiving transceiver groups of the pair, each
+  // carrying an equal part of the message (RAMP eq. 4).
   std::uint32_t resource_count() const override { return 2 * nodes_ * s_.x; }
   void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
-    const std::uint32_t t = transceiver_group(a, b);
-    const std::uint64_t rate = path_rate_bps(a, b);
-    out.push_back({a * s_.x + t, rate});
-    out.push_back({(nodes_ + b) * s_.x + t, rate});
+    const collective::ramp::TransceiverGroups g = transceiver_groups(a, b);
+    const std::uint64_t rate = path_rate_bps(a, b);  // of all groups together
+    for (std::uint32_t i = 0; i < g.count; ++i) {
+      const std::uint32_t t = g.group(i, s_.x);
+      out.push_back({a * s_.x + t, rate});
+      out.push_back({(nodes_ + b) * s_.x + t, rate});
+    }
   }
 
   std::string describe() const override {

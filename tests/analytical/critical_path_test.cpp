@@ -88,21 +88,24 @@ TEST(CriticalPath, RingOnElectFlatIsTheClosedForm) {
 // estimate (which the simulator reproduces, tests/workload) for every
 // operation, full and subset jobs.
 TEST(CriticalPath, RampXIsTheLockStepEstimate) {
-  fabric::RampSpec rs;
-  rs.x = 4;
-  rs.J = 4;
-  rs.Lambda = 8;
-  const auto net = fabric::make_ramp(rs);
   for (const std::string& name : collective::op_names()) {
     const Op op = *collective::parse_op(name);
-    for (std::uint32_t n : {128u, 32u, 8u}) {
+    for (std::uint32_t n : {128u, 32u, 8u, 2u}) {
       CollectiveSpec s = spec_of(op, Algorithm::kRampX, n, op == Op::kBarrier ? 0 : 1 << 20);
       s.ramp = collective::ramp::shape_for(4, 4, 2, n);
       const auto nodes = collective::ramp::job_nodes(s.ramp);
-      const CollectiveEstimate idle = estimate_collective(s, nodes, *net, kA100);
-      const CollectiveEstimate crit = estimate_critical_path(s, nodes, *net, kA100);
-      EXPECT_EQ(crit.total, idle.total) << name << " on " << n;
-      EXPECT_EQ(crit.compute, idle.compute) << name << " on " << n;
+      for (bool job : {false, true}) {  // with the job, small subgroups use extra groups (eq. 4)
+        fabric::RampSpec rs;
+        rs.x = 4;
+        rs.J = 4;
+        rs.Lambda = 8;
+        if (job) rs.job = s.ramp;
+        const auto net = fabric::make_ramp(rs);
+        const CollectiveEstimate idle = estimate_collective(s, nodes, *net, kA100);
+        const CollectiveEstimate crit = estimate_critical_path(s, nodes, *net, kA100);
+        EXPECT_EQ(crit.total, idle.total) << name << " on " << n << (job ? " (job)" : "");
+        EXPECT_EQ(crit.compute, idle.compute) << name << " on " << n;
+      }
     }
   }
 }
@@ -174,8 +177,8 @@ TEST(CriticalPath, SharedUplinksSlowTheStep) {
 // would be several times slower.
 TEST(CriticalPath, HeterogeneousRingRunsAtItsCycleMean) {
   const std::uint32_t p = 64;
-  const auto net = fabric::make_routed(
-      fabric::make_cluster(cluster_spec(200'000'000'000, 8), p), 1 << 20);
+  const auto net =
+      fabric::make_routed(fabric::make_cluster(cluster_spec(200'000'000'000, 8), p), 1 << 20);
   const CollectiveSpec spec = spec_of(Op::kAllReduce, Algorithm::kRing, p, 64 << 20);
   const auto idle = estimate_collective(spec, iota(p), *net, kA100);
   const auto crit = estimate_critical_path(spec, iota(p), *net, kA100);
