@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "sipsim/collective/ramp.hpp"
 
@@ -227,10 +228,12 @@ void load_step(const std::vector<collective::Schedule>& schedules, std::uint32_t
     if (steps) (*steps)[m] = {};
     if (i >= schedules[m].steps()) continue;
     collective::WireStep step = collective::wire_step(schedules[m], i);
+    std::unordered_set<std::uint32_t> charged;  // a multicast's resources, charged once
     for (const collective::WireMessage& w : step.out) {
       const auto begin = static_cast<std::uint32_t>(res.size());
       network.path_resources(members[m], members[w.peer], res);
       for (std::size_t k = begin; k < res.size(); ++k) {
+        if (step.multicast && !charged.insert(res[k].id).second) continue;
         if (load[res[k].id] == 0) touched.push_back(res[k].id);
         load[res[k].id] += w.bytes;
       }
@@ -300,8 +303,9 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         for (std::size_t g = first; g < last; ++g) {
           pdes::Time wait = 0;
           for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-            wait = std::max(
-                wait, fabric::serialization_ps(load[res[k].id] - own[res[k].id], res[k].rate_bps));
+            wait = std::max(wait, fabric::serialization_ps(
+                                      load[res[k].id] - std::min(load[res[k].id], own[res[k].id]),
+                                      res[k].rate_bps));
           }
           waits[msgs[g].from].push_back(wait);
         }

@@ -1431,6 +1431,63 @@ void add_ramp_all_to_all(Stages& st, const RampRun& R) {
   });
 }
 
+// RAMP §6.1's pipelined tree broadcast (eq. 1; ramp::tree_broadcast_fits), k =
+// spec.stages chunks: the root multicasts chunk i at step i to level 1 (the x*J
+// nodes of its wavelength); the forwarder of wavelength l (ramp::tree_forwarder)
+// multicasts chunk i at step i+1 to the x*J nodes of l (level 2). Members are
+// fabric nodes (a full job). Wavelengths differ between the root's and every
+// forwarder's transmissions, so rule (c) holds; every node receives at most one
+// transfer per step.
+void add_ramp_tree_broadcast(Stages& st, const Ctx& c) {
+  const RampShape& sh = c.spec.ramp;
+  const std::uint32_t k = c.spec.stages, x = sh.x, J = sh.J, L = ramp::rack_size(sh);
+  const ramp::Coord me = ramp::coord_of_node(c.me, sh);
+  const ramp::Coord root = ramp::coord_of_node(c.spec.root, sh);
+  const std::uint32_t lr = root.lambda(x), lm = me.lambda(x);
+  // The x*J nodes of wavelength l, except `skip`.
+  auto level = [x, J, sh](std::uint32_t l, std::uint32_t skip) {
+    std::vector<std::uint32_t> nodes;
+    for (std::uint32_t g = 0; g < x; ++g) {
+      for (std::uint32_t j = 0; j < J; ++j) {
+        const std::uint32_t n = ramp::node_id(ramp::Coord{g, j, l / x, l % x}, sh);
+        if (n != skip) nodes.push_back(n);
+      }
+    }
+    return nodes;
+  };
+  if (c.me == c.spec.root) {
+    const std::vector<std::uint32_t> l1 = level(lr, c.me);
+    st.add(k, [c, l1](std::uint32_t i, Step& out) {
+      for (std::uint32_t n : l1) out.sends.push_back(c.send(n, c.one(i)));
+      out.multicast = true;
+    });
+    return;
+  }
+  if (lm != lr) {  // level 2: chunk i from the forwarder at step i + 1
+    const std::uint32_t from = ramp::node_id(ramp::tree_forwarder(root, lm, sh), sh);
+    st.add(1, [](std::uint32_t, Step&) {});
+    st.add(k, [c, from](std::uint32_t i, Step& out) { recv_copy(c, out, from, c.one(i)); });
+    return;
+  }
+  // Level 1: chunk i from the root at step i; a forwarder passes chunk i on at step i + 1.
+  const std::uint32_t r = root.g * J + root.j, q = me.g * J + me.j;
+  const std::uint32_t idx = q < r ? q : q - 1;
+  const std::uint32_t l2 = idx < lr ? idx : idx + 1;
+  const std::uint32_t from = c.spec.root;
+  if (l2 >= L) {
+    st.add(k, [c, from](std::uint32_t i, Step& out) { recv_copy(c, out, from, c.one(i)); });
+    return;
+  }
+  const std::vector<std::uint32_t> targets = level(l2, c.me);
+  st.add(k + 1, [c, from, targets, k](std::uint32_t i, Step& out) {
+    if (i < k) recv_copy(c, out, from, c.one(i));
+    if (i > 0) {
+      for (std::uint32_t n : targets) out.sends.push_back(c.send(n, c.one(i - 1)));
+      out.multicast = true;
+    }
+  });
+}
+
 void build_ramp(Stages& st, const Ctx& c) {
   RampRun R;
   R.c = c;
@@ -1452,9 +1509,13 @@ void build_ramp(Stages& st, const Ctx& c) {
     case Op::kAllToAll:
       add_ramp_all_to_all(st, R);
       break;
-    case Op::kBroadcast:  // van de Geijn: scatter + all-gather over the RAMP steps
-      add_ramp_scatter(st, R, RampLayout::kDigit);
-      add_ramp_ag(st, R, RampLayout::kDigit);
+    case Op::kBroadcast:
+      if (c.spec.stages > 0) {
+        add_ramp_tree_broadcast(st, c);
+      } else {  // van de Geijn: scatter + all-gather over the RAMP steps
+        add_ramp_scatter(st, R, RampLayout::kDigit);
+        add_ramp_ag(st, R, RampLayout::kDigit);
+      }
       break;
     case Op::kReduce:  // RAMP §6.1.5: reduce-scatter + gather
       add_ramp_rs(st, R, RampLayout::kDigit);
@@ -1485,6 +1546,10 @@ std::string why_invalid_ramp(const CollectiveSpec& spec) {
   } else if (ramp::job_size(r) != spec.p) {
     why << "ramp-x needs p = product of the active sizes = " << ramp::job_size(r)
         << ", got p = " << spec.p;
+  } else if (spec.stages > 0 && spec.op != Op::kBroadcast) {
+    why << "pipeline stages are for ramp-x broadcast only";
+  } else if (spec.stages > 0 && !ramp::tree_broadcast_fits(r)) {
+    why << "ramp-x's pipelined tree broadcast needs a full job with x*J >= Lambda";
   }
   return why.str();
 }
@@ -1660,6 +1725,7 @@ bool implements(Algorithm a, Op op) {
 std::uint64_t chunk_count(const CollectiveSpec& s) {
   const std::uint64_t p = s.p;
   if (s.op == Op::kAllToAll) return p * p;
+  if (s.algorithm == Algorithm::kRampX && s.stages > 0) return s.stages;  // one chunk per stage
   switch (s.algorithm) {
     case Algorithm::kBidirectionalRing:
       return 2 * p;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <unordered_map>
 
 #include "sipsim/collective/ramp.hpp"
 #include "sipsim/collective/schedule.hpp"
@@ -9,14 +10,24 @@ namespace {
 template <class Items>
 std::vector<WireMessage> group_by_peer(const Items& items) {
   std::vector<WireMessage> out;
+  // Few peers: a linear search; a multicast's thousand peers: a map.
+  std::unordered_map<std::uint32_t, std::size_t> index;
+  const bool many = items.size() > 32;
   for (const auto& item : items) {
-    auto it = std::find_if(out.begin(), out.end(),
-                           [&](const WireMessage& m) { return m.peer == item.peer; });
-    if (it == out.end()) {
+    std::size_t at = out.size();
+    if (many) {
+      at = index.try_emplace(item.peer, out.size()).first->second;
+    } else {
+      at = static_cast<std::size_t>(
+          std::find_if(out.begin(), out.end(),
+                       [&](const WireMessage& m) { return m.peer == item.peer; }) -
+          out.begin());
+    }
+    if (at == out.size()) {
       out.push_back({item.peer, item.bytes, 1});
     } else {
-      it->bytes += item.bytes;
-      ++it->parts;
+      out[at].bytes += item.bytes;
+      ++out[at].parts;
     }
   }
   return out;
@@ -70,6 +81,7 @@ WireStep wire_step(const Schedule& schedule, std::uint32_t i) {
   const Step step = schedule.step(i);
   w.out = outgoing(step);
   w.in = incoming(step);
+  w.multicast = step.multicast;
   w.local = step.local;
   w.sources = step.sources;
   w.local_bytes = step.local_bytes;

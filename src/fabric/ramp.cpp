@@ -1,7 +1,9 @@
 #include "sipsim/fabric/ramp.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -17,6 +19,7 @@ enum Kind : std::uint32_t {
   kToArbiter = kFabricKindBase + 16,  // a transfer's first bit reaches its subnet
   kToReceiver,                        // its last bit reaches the receiver
   kDeliverLate,                       // permissive mode: delivery after a rule-(b) wait
+  kToArbiterMulticast,                // a multicast's first bit reaches its subnet
 };
 
 // data[3] of a transfer event: transceiver (16 bits) | slots (48). The number of
@@ -143,10 +146,57 @@ class RampNetwork final : public Network {
     return done;
   }
 
+  // RAMP §6.1's multicast: the destinations that share a group and a wavelength
+  // are reached by one transmission on the sender's eq. 2 transceiver group
+  // towards that group, (g_src + g_dst + j_src) mod x; the subnet's star coupler
+  // carries it to every rack, and the listed racks' nodes receive it.
+  pdes::Time multicast(pdes::Context& ctx, const std::vector<std::uint32_t>& dsts,
+                       std::uint64_t bytes, std::uint64_t tag) override {
+    const std::uint32_t src = ctx.self();
+    const collective::ramp::Coord cs = coord(src);
+    std::map<std::uint32_t, std::uint64_t> racks;  // arbiter (g_dst, 0, lambda) -> rack mask
+    for (std::uint32_t dst : dsts) {
+      if (dst >= nodes_ || dst == src || groups_of(src, dst) != 1) {
+        throw std::logic_error("ramp: node " + std::to_string(src) + " cannot multicast to node " +
+                               std::to_string(dst));
+      }
+      const std::uint32_t j = coord(dst).j;
+      if (j >= 64) throw std::logic_error("ramp: multicast needs J <= 64");
+      std::uint64_t& mask = racks[arbiter_of(dst)];
+      if (mask >> j & 1u) throw std::logic_error("ramp: a multicast lists a node twice");
+      mask |= std::uint64_t{1} << j;
+    }
+    stats_.messages += dsts.size();
+    const std::uint64_t slots = slots_of(bytes, 1);
+    if (slots >= (std::uint64_t{1} << 24)) throw std::logic_error("ramp: multicast too large");
+    pdes::Time done = ctx.now();
+    for (const auto& [arbiter, mask] : racks) {
+      stats_.bytes += bytes;
+      const std::uint32_t g_dst = arbiter / (s_.J * s_.Lambda);
+      const std::uint32_t group = (cs.g + g_dst + cs.j) % s_.x;  // eq. 2
+      for (std::uint32_t k = 0; k < s_.b; ++k) {
+        const std::uint32_t t = group * s_.b + k;
+        pdes::Time& free = tx_free_[std::size_t{ctx.self_index()} * s_.x * s_.b + t];
+        const pdes::Time start = std::max(ctx.now() + s_.io_latency, free);  // rule (a): FIFO
+        stats_.max_queueing = std::max(stats_.max_queueing, start - (ctx.now() + s_.io_latency));
+        free = start + slots * s_.slot;
+        done = std::max(done, free);
+        ++ramp_.transfers;
+        ramp_.slots += slots;
+        ctx.send(arbiter, start - ctx.now(), kToArbiterMulticast,
+                 {bytes, tag, std::uint64_t{src} << 40 | std::uint64_t{t} << 24 | slots, mask});
+      }
+    }
+    return done;
+  }
+
   void handle(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) override {
     switch (ev.kind) {
       case kToArbiter:
         arbitrate(ev, ctx);
+        break;
+      case kToArbiterMulticast:
+        arbitrate_multicast(ev, ctx);
         break;
       case kToReceiver:
         receive(ev, ctx, sink);
@@ -261,12 +311,11 @@ class RampNetwork final : public Network {
     return node / per_group * per_group + node % s_.Lambda;
   }
 
-  // Rule (c): one transmitter per wavelength per subnet (g_src, g_dst, t).
-  void arbitrate(const pdes::Event& ev, pdes::Context& ctx) {
-    const auto src = static_cast<std::uint32_t>(ev.data[2] >> 32);
-    const auto dst = static_cast<std::uint32_t>(ev.data[2]);
-    const std::uint32_t t = unpack_t(ev.data[3]);
-    const pdes::Time dur = unpack_slots(ev.data[3]) * s_.slot;
+  // Rule (c): one transmitter per wavelength per subnet (g_src, g_dst, t). At
+  // the arbiter of (g_dst, lambda): when the transmission from `src` on
+  // transceiver t may start (now, or later in permissive mode).
+  pdes::Time claim_wavelength(pdes::Context& ctx, std::uint32_t src, std::uint32_t dst,
+                              std::uint32_t t, pdes::Time dur) {
     const std::uint32_t g_src = src / (s_.J * s_.Lambda);
     const std::uint64_t key = std::uint64_t{g_src} * s_.x * s_.b + t;
     pdes::Time& free = subnet_free_[ctx.self_index()][key];
@@ -285,7 +334,29 @@ class RampNetwork final : public Network {
       start = free;  // permissive: wait for the wavelength
     }
     free = start + dur;
+    return start;
+  }
+  void arbitrate(const pdes::Event& ev, pdes::Context& ctx) {
+    const auto src = static_cast<std::uint32_t>(ev.data[2] >> 32);
+    const auto dst = static_cast<std::uint32_t>(ev.data[2]);
+    const pdes::Time dur = unpack_slots(ev.data[3]) * s_.slot;
+    const pdes::Time start = claim_wavelength(ctx, src, dst, unpack_t(ev.data[3]), dur);
     ctx.send(dst, start + s_.propagation + dur - ctx.now(), kToReceiver, ev.data);
+  }
+
+  // Rule (c) for a multicast, once for the transmission; then every listed
+  // rack's node receives it (and checks rule (b)).
+  void arbitrate_multicast(const pdes::Event& ev, pdes::Context& ctx) {
+    const auto src = static_cast<std::uint32_t>(ev.data[2] >> 40);
+    const auto t = static_cast<std::uint32_t>(ev.data[2] >> 24 & 0xffff);
+    const std::uint64_t slots = ev.data[2] & 0xffffff;
+    const pdes::Time start = claim_wavelength(ctx, src, ctx.self(), t, slots * s_.slot);
+    for (std::uint64_t mask = ev.data[3]; mask != 0; mask &= mask - 1) {
+      const auto j = static_cast<std::uint32_t>(std::countr_zero(mask));
+      const std::uint32_t dst = ctx.self() + j * s_.Lambda;
+      ctx.send(dst, start + s_.propagation + slots * s_.slot - ctx.now(), kToReceiver,
+               {ev.data[0], ev.data[1], (std::uint64_t{src} << 32) | dst, pack(t, slots)});
+    }
   }
 
   // Rule (b): a receiving transceiver listens to one subnet at a time.

@@ -349,6 +349,9 @@ workload::CollectivesConfig load_collectives(MapReader& w, bool& auto_algorithm)
     if (c.min_bytes == 0 && c.max_bytes > 0) m.required("min").fail("must be > 0 for a sweep");
     m.finish();
   }
+  if (auto v = w.optional("ramp_broadcast")) {
+    c.ramp_tree.enabled = v->as_enum({"tree", "scatter-all-gather"}) == "tree";
+  }
   c.iterations = get_u32(w, "iterations", 5, 1, 1'000'000);
   c.warmup = get_u32(w, "warmup", 1, 0, 1'000'000);
   return c;
@@ -483,6 +486,11 @@ Scenario load_scenario(const Document& document) {
       const std::uint32_t D = r->spec.Lambda / r->spec.x;
       try {
         c.ramp = collective::ramp::shape_for(r->spec.x, r->spec.J, D, p);
+        // RAMP §6.1 eq. 1: a stage costs the I/O and propagation latency, and
+        // carries its chunk on one transceiver group.
+        c.ramp_tree.alpha = r->spec.io_latency + r->spec.propagation;
+        c.ramp_tree.group_rate_bps =
+            fabric::ramp_slot_bytes(r->spec) * 8 * pdes::kSecond / r->spec.slot * r->spec.b;
         if (c.algorithm == collective::Algorithm::kRampX || s.auto_algorithm) {
           if (w.has("group") && (c.group.first != 0 || c.group.stride != 1)) {
             w.required("group").fail("ramp-x chooses its nodes (RAMP §6.3): give only group.count");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/collective/ramp.hpp"
 
 namespace sipsim::workload {
 
@@ -87,6 +88,15 @@ collective::CollectiveSpec make_spec(const CollectivesConfig& c, std::uint32_t p
   s.dims[0] = c.dims[0];
   s.dims[1] = c.dims[1];
   s.ramp = c.ramp;
+  // RAMP §6.1 eq. 1: the pipelined tree's stages for this size, on RAMP
+  // fabrics whose full jobs it covers.
+  if (algorithm == collective::Algorithm::kRampX && c.op == collective::Op::kBroadcast &&
+      c.ramp_tree.enabled && c.ramp_tree.group_rate_bps > 0 &&
+      collective::ramp::tree_broadcast_fits(c.ramp)) {
+    s.stages = collective::ramp::broadcast_stages(
+        fabric::serialization_ps(bytes, c.ramp_tree.group_rate_bps), c.ramp_tree.alpha,
+        std::max<std::uint64_t>(1, bytes));
+  }
   return s;
 }
 
@@ -170,7 +180,22 @@ void CollectivesModel::start_step(Node& node, pdes::Context& ctx) {
   node.sends_done = ctx.now();
   const std::uint32_t self = members_[static_cast<std::size_t>(node.member)];
   pdes::Time send_h2t = 0, recv_h2t = 0;
+  if (step.multicast && !step.out.empty()) {
+    // One multicast (RAMP §6.1): the same data to every peer.
+    std::vector<std::uint32_t> peers;
+    for (const collective::WireMessage& s : step.out) {
+      if (s.bytes != step.out[0].bytes || s.parts != 1) {
+        throw std::logic_error("a multicast step must send the same data to every peer");
+      }
+      peers.push_back(members_[s.peer]);
+    }
+    const std::uint64_t bytes = step.out[0].bytes;
+    const std::uint64_t tag = (std::uint64_t{1} << 32) | node.instance;
+    node.sends_done = std::max(node.sends_done, network_->multicast(ctx, peers, bytes, tag));
+    send_h2t = fabric::serialization_ps(bytes, network_->path_rate_bps(self, peers[0]));
+  }
   for (const collective::WireMessage& s : step.out) {
+    if (step.multicast) break;
     const std::uint32_t peer = members_[s.peer];
     const std::uint64_t tag = (std::uint64_t{s.parts} << 32) | node.instance;
     node.sends_done = std::max(node.sends_done, network_->send(ctx, peer, s.bytes, tag));

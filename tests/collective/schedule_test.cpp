@@ -1855,6 +1855,67 @@ TEST(RampX, ReferencePointSchedules) {
   }
 }
 
+// RAMP §6.1's pipelined tree broadcast (eq. 1) with optical multicast: every
+// member ends with every chunk (the executor), k + 1 rounds, and per round the
+// multicast rules: a transmitter (node, eq. 2 transceiver) sends one transmission
+// (one destination group and wavelength, any number of racks), a receiving
+// transceiver hears one transmitter, and a wavelength of a subnet carries one
+// transmitter (rule c).
+TEST(RampX, PipelinedTreeBroadcast) {
+  int checked = 0;
+  for (auto [x, J, D] : std::vector<std::array<std::uint32_t, 3>>{
+           {2, 2, 1}, {2, 2, 2}, {3, 3, 2}, {4, 4, 2}, {4, 2, 2}, {4, 4, 4}, {3, 2, 1}}) {
+    const RampShape sh = ramp::full_job(x, J, D);
+    ASSERT_TRUE(ramp::tree_broadcast_fits(sh));
+    const std::uint32_t n = static_cast<std::uint32_t>(ramp::job_size(sh));
+    for (std::uint32_t k : {1u, 3u, 8u}) {
+      for (std::uint32_t root : {0u, n / 2 + 1, n - 1}) {
+        CollectiveSpec s = rampt::spec(Op::kBroadcast, sh, 1000 + 37 * k, root);
+        s.stages = k;
+        ASSERT_EQ(why_invalid(s), "");
+        std::vector<Transfer> log;
+        const Outcome out = execute(s, {}, &log);
+        ASSERT_EQ(out.error, "") << x << J << D << " k=" << k << " root " << root;
+        std::uint32_t most = 0;
+        for (std::uint32_t m = 0; m < n; ++m) most = std::max(most, Schedule(s, m).steps());
+        EXPECT_EQ(most, k + 1);
+        std::map<std::uint64_t, std::vector<Transfer>> rounds;
+        for (const Transfer& t : log) rounds[t.time].push_back(t);
+        for (const auto& [time, txs] : rounds) {
+          std::map<std::uint64_t, std::uint64_t> tx_use, rx_use, wl_use;
+          for (const Transfer& t : txs) {
+            const ramp::Coord a = ramp::coord_of_node(t.from, sh),
+                              b = ramp::coord_of_node(t.to, sh);
+            const std::uint32_t trx = (a.g + b.g + a.j) % x;  // eq. 2
+            const std::uint64_t lam = b.lambda(x);
+            const std::uint64_t where = (std::uint64_t{b.g} << 32) | lam;  // group and wavelength
+            auto [ta, fa] = tx_use.emplace(std::uint64_t{t.from} * x + trx, where);
+            EXPECT_TRUE(fa || ta->second == where) << "(a) round " << time;
+            auto [rb, fb] = rx_use.emplace(std::uint64_t{t.to} * x + trx, t.from);
+            EXPECT_TRUE(fb || rb->second == t.from) << "(b) round " << time;
+            const std::uint64_t key = ((std::uint64_t{a.g} * x + b.g) * x + trx) * 4096 + lam;
+            auto [wc, fc] = wl_use.emplace(key, t.from);
+            EXPECT_TRUE(fc || wc->second == t.from) << "(c) round " << time;
+          }
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 7 * 3 * 3);
+  // Only broadcast, only full jobs that the tree covers.
+  CollectiveSpec s = rampt::spec(Op::kBroadcast, ramp::full_job(4, 1, 4), 1000);
+  s.stages = 2;
+  EXPECT_NE(why_invalid(s), "");
+  s = rampt::spec(Op::kAllGather, ramp::full_job(4, 4, 2), 1000);
+  s.stages = 2;
+  EXPECT_NE(why_invalid(s), "");
+  // Eq. 1: k = sqrt((s - 2) m beta / alpha), s = 3.
+  EXPECT_EQ(ramp::broadcast_stages(1'600'000, 100'000, 1000), 4u);
+  EXPECT_EQ(ramp::broadcast_stages(1'000, 100'000, 1000), 1u);
+  EXPECT_EQ(ramp::broadcast_stages(1'000'000'000'000, 1, 16), 16u);
+}
+
 // Mutated RAMP schedules are caught by the checks above.
 TEST(RampX, ChecksCatchBrokenSchedules) {
   const RampShape sh = ramp::full_job(3, 2, 2);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <boost/mpi/communicator.hpp>
 
 #include "sipsim/analytical/collective_estimate.hpp"
@@ -301,6 +303,50 @@ TEST(Collectives, RampXExtraTransceiversFollowEq5) {
     } else {
       EXPECT_LE(took[1], took[0]) << name;
     }
+  }
+}
+
+// RAMP §6.1's pipelined tree broadcast: eq. 1's k stages of multicasts, k + 1
+// lock-step rounds, strict optical rules in the transport, and the simulated
+// time equal to both estimators. One multicast transmission per transceiver
+// and stage reaches a whole group's racks: far fewer transfers than copies.
+TEST(Collectives, RampTreeBroadcastMulticasts) {
+  fabric::RampSpec spec;
+  spec.x = 4;
+  spec.J = 4;
+  spec.Lambda = 8;
+  for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 22}) {
+    auto c = config(Op::kBroadcast, Algorithm::kRampX, bytes);
+    c.root = 37;
+    c.ramp = collective::ramp::full_job(4, 4, 2);
+    c.nodes = collective::ramp::job_nodes(c.ramp);
+    c.ramp_tree.alpha = spec.io_latency + spec.propagation;
+    c.ramp_tree.group_rate_bps = fabric::ramp_slot_bytes(spec) * 8 * pdes::kSecond / spec.slot;
+    const collective::CollectiveSpec s = make_spec(c, 128, bytes, Algorithm::kRampX);
+    // Eq. 1 with s = 3: k = sqrt(m beta / alpha).
+    const double k = std::sqrt(static_cast<double>(fabric::serialization_ps(
+                                   bytes, c.ramp_tree.group_rate_bps)) /
+                               static_cast<double>(c.ramp_tree.alpha));
+    EXPECT_EQ(s.stages, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::llround(k))));
+    boost::mpi::communicator self(MPI_COMM_SELF, boost::mpi::comm_attach);
+    CollectivesModel model(c, fabric::make_ramp(spec));
+    pdes::EngineOptions o;
+    o.progress_interval_s = 0;
+    pdes::run(model, model.partition(1), self, o);
+    const auto records = model.gather_records(self);
+    const Time t = records[0].end - records[0].start;
+    const auto check = fabric::make_ramp(spec);
+    const compute::Roofline roofline(c.accelerator);
+    const auto idle = analytical::estimate_collective(s, c.nodes, *check, roofline);
+    const auto crit = analytical::estimate_critical_path(s, c.nodes, *check, roofline);
+    EXPECT_EQ(t, idle.total) << bytes;
+    EXPECT_EQ(t, crit.total) << bytes;
+    EXPECT_EQ(idle.steps, s.stages + 1);
+    // Per stage: the root's 4 transmissions (one per group) + 7 forwarders' 4.
+    const fabric::RampStats* st = fabric::ramp_stats(model.network());
+    ASSERT_NE(st, nullptr);
+    EXPECT_EQ(st->transfers, std::uint64_t{s.stages} * (4 + 7 * 4));
+    EXPECT_EQ(st->rule_b_conflicts + st->rule_c_conflicts, 0u);
   }
 }
 

@@ -27,6 +27,7 @@
 // full job these are the digits above); the portion index is ((d1*s2 + d2)*s3 + d3)*s4 + d4.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -285,6 +286,49 @@ inline RampShape shape_for(std::uint32_t x, std::uint32_t J, std::uint32_t D, st
         ", s3 <= " + std::to_string(J) + ", s4 <= " + std::to_string(D));
   }
   return best;
+}
+
+// RAMP §6.1's pipelined tree broadcast. A node multicasts: one transmission on
+// its transceiver towards group g (eq. 2: (g_src + g + j_src) mod x) reaches, through
+// the broadcast-and-select subnet, every rack of g on the destination wavelength. The
+// root reaches the x*J nodes of its wavelength (level 1); Lambda - 1 of them each
+// reach the x*J nodes of another wavelength (level 2): a tree of diameter s = 3
+// covering the fabric when x*J >= Lambda. Only full jobs (every node a member).
+inline bool tree_broadcast_fits(const RampShape& s) {
+  return s.active[0] == s.x && s.active[1] == s.x && s.active[2] == s.J && s.active[3] == s.D &&
+         std::uint64_t{s.x} * s.J >= rack_size(s);
+}
+// The level-1 node that forwards to wavelength `lambda` (!= the root's): the
+// level-1 nodes (g, j) in order, skipping the root, the i-th serving the i-th other
+// wavelength.
+inline Coord tree_forwarder(const Coord& root, std::uint32_t lambda, const RampShape& s) {
+  const std::uint32_t lr = root.lambda(s.x);
+  const std::uint32_t i = lambda < lr ? lambda : lambda - 1;  // index among the other wavelengths
+  const std::uint32_t r = root.g * s.J + root.j;              // the root's (g, j) rank
+  const std::uint32_t q = i < r ? i : i + 1;                  // skip the root
+  Coord c;
+  c.g = q / s.J;
+  c.j = q % s.J;
+  c.delta = lr / s.x;
+  c.p = lr % s.x;
+  return c;
+}
+// Eq. 1: the number of stages k of the pipeline that minimises (k + s - 2)(alpha +
+// m*beta/k): k = sqrt((s - 2) * m * beta / alpha), with m*beta the time the whole
+// message takes on one transceiver group (`message_ps`; a multicast sends all of it
+// on every transceiver, so beta is the inverse of a transceiver group's rate, not of
+// the node's total capacity as the paper's text reads) and alpha the stage's set-up
+// latency (I/O + propagation). At least 1, at most one stage per slot of data.
+inline std::uint32_t broadcast_stages(std::uint64_t message_ps, std::uint64_t alpha_ps,
+                                      std::uint64_t max_stages) {
+  constexpr double s = 3;  // the tree's diameter
+  const double k =
+      alpha_ps == 0
+          ? 1.0
+          : std::sqrt((s - 2) * static_cast<double>(message_ps) / static_cast<double>(alpha_ps));
+  const auto rounded = static_cast<std::uint64_t>(std::llround(std::max(1.0, k)));
+  return static_cast<std::uint32_t>(
+      std::clamp<std::uint64_t>(rounded, 1, std::max<std::uint64_t>(1, max_stages)));
 }
 
 }  // namespace sipsim::collective::ramp

@@ -123,6 +123,10 @@ enum class LocalOp { kNone, kReduce, kCopy };
 struct Step {
   std::vector<Send> sends;
   std::vector<Recv> recvs;
+  // The sends are one optical multicast (RAMP §6.1 broadcast): they carry the
+  // same chunks, and the fabric may deliver them with one transmission per
+  // transmitter (Network::multicast).
+  bool multicast = false;
   LocalOp local = LocalOp::kNone;
   std::uint32_t sources = 0;      // inputs of the reduction (incl. the member's own), >= 2
   std::uint64_t local_bytes = 0;  // bytes of each input of the reduction / bytes copied
@@ -148,6 +152,7 @@ class Schedule;
 // bytes/s_k per peer at step k), which is what makes 65,536-node runs fast.
 struct WireStep {
   std::vector<WireMessage> out, in;
+  bool multicast = false;  // Step::multicast
   LocalOp local = LocalOp::kNone;
   std::uint32_t sources = 0;
   std::uint64_t local_bytes = 0;
@@ -176,6 +181,10 @@ struct CollectiveSpec {
   std::uint32_t root = 0;  // broadcast, reduce, gather, scatter
   std::uint32_t dims[2] = {0, 0};
   RampShape ramp;  // kRampX only
+  // kRampX broadcast: k >= 1 runs RAMP §6.1's pipelined tree of k stages
+  // (eq. 1; ramp::broadcast_stages) with optical multicast; 0 runs scatter +
+  // all-gather over the RAMP-x steps. The tree needs a full job with x*J >= Lambda.
+  std::uint32_t stages = 0;
 };
 
 class InvalidCollective : public std::invalid_argument {

@@ -6,6 +6,7 @@
 // Transport guarantees messages between one pair of nodes are delivered in
 // the order they were sent (a pair's traffic takes one path, and every link is
 // FIFO), so receivers match messages per sender in order.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -59,6 +60,17 @@ class Network {
   // time the last byte has left the sender (its port is free again).
   virtual pdes::Time send(pdes::Context& ctx, std::uint32_t dst_node, std::uint64_t bytes,
                           std::uint64_t tag) = 0;
+  // At node LP ctx.self(): the same `bytes` to every node of `dsts` (the sends
+  // of a multicast step, collective::Step::multicast). Separate messages by
+  // default; RAMP transmits once per transceiver and lets its broadcast-and-
+  // select subnets deliver to every rack (RAMP §6.1). Returns when the
+  // sender's ports are free again.
+  virtual pdes::Time multicast(pdes::Context& ctx, const std::vector<std::uint32_t>& dsts,
+                               std::uint64_t bytes, std::uint64_t tag) {
+    pdes::Time done = ctx.now();
+    for (std::uint32_t d : dsts) done = std::max(done, send(ctx, d, bytes, tag));
+    return done;
+  }
   // Handles a fabric event (kind >= kFabricKindBase) at any LP; completed
   // messages are passed to `sink` at the destination node's LP.
   virtual void handle(const pdes::Event& event, pdes::Context& ctx, MessageSink& sink) = 0;

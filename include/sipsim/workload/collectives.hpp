@@ -43,6 +43,15 @@ struct CollectivesConfig {
   // minimise steps); when `nodes` is not empty it replaces `group`.
   collective::RampShape ramp;
   std::vector<std::uint32_t> nodes;
+  // RAMP-x broadcast as RAMP §6.1's pipelined tree (eq. 1): a stage's set-up
+  // latency (I/O + propagation) and a transceiver group's data rate. A zero
+  // rate (other fabrics, or workload.ramp_broadcast: scatter-all-gather) runs
+  // scatter + all-gather instead.
+  struct RampTree {
+    bool enabled = true;  // workload.ramp_broadcast: tree
+    pdes::Time alpha = 0;
+    std::uint64_t group_rate_bps = 0;
+  } ramp_tree;
   std::uint64_t min_bytes = 1 << 20;
   std::uint64_t max_bytes = 1 << 20;
   std::uint32_t factor = 2;
