@@ -236,24 +236,33 @@ class RoutedNetwork final : public Network {
   }
 
   pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
-    // Store-and-forward pipeline of the chunks over the path (each link FIFO):
-    // chunk k leaves link j when it has arrived and chunk k-1 has left.
+    // Store-and-forward pipeline of n chunks over the path's h links (each
+    // FIFO): chunk k leaves link j when it has arrived and chunk k-1 has left,
+    // a max-plus grid whose longest path has a closed form, O(h) instead of
+    // O(n h): chunks 1..n-1 are full (size C), the last has c_n bytes; the path
+    // runs the full chunks' rows up to some link j2, spending the n-2 extra
+    // full-chunk cells on the slowest link so far, then the last chunk's row
+    // from j2 on; every link adds its latency once.
+    //   T = sum_j l_j + max_j2 [ sum_{j<=j2} s(C,j) + (n-2) max_{j<=j2} s(C,j)
+    //                             + sum_{j>=j2} s(c_n,j) ]   (n >= 2)
     const std::vector<const Link*> path = route(a, b);
-    std::vector<pdes::Time> link_done(path.size(), 0);
-    pdes::Time arrived = 0;
-    std::uint64_t left = bytes;
-    do {
-      const std::uint64_t c = std::min(left, chunk_);
-      left -= c;
-      pdes::Time t = 0;  // every chunk is ready at the source at time 0
-      for (std::size_t j = 0; j < path.size(); ++j) {
-        const pdes::Time start = std::max(t, link_done[j]);
-        link_done[j] = start + serialization_ps(c, path[j]->rate_bps);
-        t = link_done[j] + path[j]->latency;
-      }
-      arrived = t;
-    } while (left > 0);
-    return arrived;
+    const std::uint64_t n = std::max<std::uint64_t>(1, (bytes + chunk_ - 1) / chunk_);
+    const std::uint64_t last = bytes - (n - 1) * chunk_;
+    pdes::Time latency = 0, tail = 0;
+    for (const Link* l : path) {
+      latency += l->latency;
+      tail += serialization_ps(last, l->rate_bps);  // sum_{j >= j2} s(c_n, j) for j2 = 1
+    }
+    if (n == 1) return latency + tail;
+    pdes::Time head = 0, slowest = 0, best = 0;
+    for (const Link* l : path) {
+      const pdes::Time full = serialization_ps(chunk_, l->rate_bps);
+      head += full;
+      slowest = std::max(slowest, full);
+      best = std::max(best, head + (n - 2) * slowest + tail);
+      tail -= serialization_ps(last, l->rate_bps);
+    }
+    return latency + best;
   }
 
   // The chunks one after another on the first link of the pair's path.
