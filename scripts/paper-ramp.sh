@@ -10,14 +10,16 @@
 #          (1 MiB, 32 MiB, 1 GiB): ring, 2D-torus and hierarchical strategies
 #          on the 1:1 fat-tree against RAMP-x, all at 2.4 Tb/s per node (§7.5's
 #          "algorithmic comparison"; RAMP at 32 x 75 Gb/s)
-# CSV files go to $OUT (default ./paper-ramp), one per figure. About 25 min
-# for fig18, 15 for fig19 and 2 for fig21 on 2 cores.
-# Usage: scripts/paper-ramp.sh [build dir] [fig18|fig19|fig21|all]
+# CSV files go to $OUT (default ./paper-ramp), one per figure. The estimates
+# are shared among $RANKS MPI ranks (default 2); see docs/validation.md for the
+# time each figure takes.
+# Usage: [RANKS=n] [OUT=dir] scripts/paper-ramp.sh [build dir] [fig18|fig19|fig21|all]
 set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"
 what=${2:-all}
 out=${OUT:-paper-ramp}
 mkdir -p "$out"
+est() { mpirun -n "${RANKS:-2}" --oversubscribe "$sipsim" "$@"; }
 ops="all-reduce reduce-scatter all-gather all-to-all broadcast reduce gather scatter barrier"
 baselines=(scenarios/ramp-baselines/superpod-65536.yaml scenarios/ramp-baselines/superpod-1to1-65536.yaml
            scenarios/ramp-baselines/torus2d-65536.yaml scenarios/ramp-baselines/topoopt-65536.yaml)
@@ -27,7 +29,7 @@ if [ "$what" = fig18 ] || [ "$what" = all ]; then
   for op in $ops; do
     size=1GiB
     [ "$op" = barrier ] && size=0B
-    "$sipsim" compare "scenarios/ramp/$op-65536.yaml" "${baselines[@]}" --csv --set "workload.op=$op" \
+    est compare "scenarios/ramp/$op-65536.yaml" "${baselines[@]}" --csv --set "workload.op=$op" \
       --set "workload.sizes.min=$size" --set "workload.sizes.max=$size" > "$tmp/c.csv"
     if [ ! -s "$out/fig18.csv" ]; then head -1 "$tmp/c.csv" > "$out/fig18.csv"; fi
     tail -n +2 "$tmp/c.csv" >> "$out/fig18.csv"
@@ -55,7 +57,7 @@ if [ "$what" = fig19 ] || [ "$what" = all ]; then
         scenarios/ramp-baselines/superpod-1to1-65536.yaml > "$tmp/fat-tree-$tbps.yaml"
       sed "s/link_bandwidth: .*/link_bandwidth: $link/" scenarios/ramp-baselines/torus2d-65536.yaml > "$tmp/torus2d-$tbps.yaml"
       sed "s/link_bandwidth: .*/link_bandwidth: $link/" scenarios/ramp-baselines/topoopt-65536.yaml > "$tmp/topoopt-$tbps.yaml"
-      "$sipsim" compare "$tmp/ramp-$tbps.yaml" "$tmp/fat-tree-$tbps.yaml" "$tmp/torus2d-$tbps.yaml" \
+      est compare "$tmp/ramp-$tbps.yaml" "$tmp/fat-tree-$tbps.yaml" "$tmp/torus2d-$tbps.yaml" \
         "$tmp/topoopt-$tbps.yaml" --csv --set "workload.op=$op" \
         --set workload.sizes.min=1GiB --set workload.sizes.max=1GiB |
         awk -F, -v t="$tbps" 'NR > 1 && $11 != "skipped" {sub(/-[0-9.]+$/, "", $3); print $1 "," t "," $3 "," $6 "," $7 "," $11}' \
@@ -73,7 +75,7 @@ if [ "$what" = fig21 ] || [ "$what" = all ]; then
     run() {  # scenario, label, extra --set arguments
       local f=$1 label=$2
       shift 2
-      "$sipsim" analyze "$f" --set workload.op=all-reduce --set "workload.group.count=$n" "$@" |
+      est analyze "$f" --set workload.op=all-reduce --set "workload.group.count=$n" "$@" |
         awk -v n="$n" -v s="$label" '$1 ~ /^[0-9]+$/ {print n "," s "," $1 "," $4}' >> "$out/fig21.csv"
     }
     fat=scenarios/ramp-baselines/superpod-1to1-65536.yaml

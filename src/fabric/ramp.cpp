@@ -132,18 +132,25 @@ class RampNetwork final : public Network {
     for (std::uint32_t i = 0; i < groups.count; ++i) {
       for (std::uint32_t k = 0; k < s_.b; ++k) {
         const std::uint32_t t = groups.group(i, s_.x) * s_.b + k;
-        pdes::Time& free = tx_free_[std::size_t{ctx.self_index()} * s_.x * s_.b + t];
-        const pdes::Time start = std::max(ctx.now() + s_.io_latency, free);  // rule (a): FIFO
-        stats_.max_queueing = std::max(stats_.max_queueing, start - (ctx.now() + s_.io_latency));
-        free = start + slots * s_.slot;
-        done = std::max(done, free);
-        ++ramp_.transfers;
-        ramp_.slots += slots;
+        const pdes::Time start = book_transmitter(ctx, t, slots);
+        done = std::max(done, start + slots * s_.slot);
         ctx.send(arbiter, start - ctx.now(), kToArbiter,
                  {bytes, tag, (std::uint64_t{src} << 32) | dst, pack(t, slots)});
       }
     }
     return done;
+  }
+
+  // Rule (a): transmitter t of this node sends one transfer after another; the
+  // transfer's first bit leaves I/O latency after the request at the earliest.
+  pdes::Time book_transmitter(pdes::Context& ctx, std::uint32_t t, std::uint64_t slots) {
+    pdes::Time& free = tx_free_[std::size_t{ctx.self_index()} * s_.x * s_.b + t];
+    const pdes::Time start = std::max(ctx.now() + s_.io_latency, free);
+    stats_.max_queueing = std::max(stats_.max_queueing, start - (ctx.now() + s_.io_latency));
+    free = start + slots * s_.slot;
+    ++ramp_.transfers;
+    ramp_.slots += slots;
+    return start;
   }
 
   // RAMP §6.1's multicast: the destinations that share a group and a wavelength
@@ -176,13 +183,8 @@ class RampNetwork final : public Network {
       const std::uint32_t group = (cs.g + g_dst + cs.j) % s_.x;  // eq. 2
       for (std::uint32_t k = 0; k < s_.b; ++k) {
         const std::uint32_t t = group * s_.b + k;
-        pdes::Time& free = tx_free_[std::size_t{ctx.self_index()} * s_.x * s_.b + t];
-        const pdes::Time start = std::max(ctx.now() + s_.io_latency, free);  // rule (a): FIFO
-        stats_.max_queueing = std::max(stats_.max_queueing, start - (ctx.now() + s_.io_latency));
-        free = start + slots * s_.slot;
-        done = std::max(done, free);
-        ++ramp_.transfers;
-        ramp_.slots += slots;
+        const pdes::Time start = book_transmitter(ctx, t, slots);
+        done = std::max(done, start + slots * s_.slot);
         ctx.send(arbiter, start - ctx.now(), kToArbiterMulticast,
                  {bytes, tag, std::uint64_t{src} << 40 | std::uint64_t{t} << 24 | slots, mask});
       }

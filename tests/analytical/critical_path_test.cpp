@@ -5,6 +5,7 @@
 
 #include <numeric>
 
+#include "../common/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/collective/ramp.hpp"
 #include "sipsim/fabric/network.hpp"
@@ -43,24 +44,7 @@ CollectiveSpec spec_of(Op op, Algorithm a, std::uint32_t p, std::uint64_t bytes)
   return s;
 }
 
-fabric::ClusterSpec cluster_spec(std::uint64_t nic_rate, std::uint32_t servers) {
-  fabric::ClusterSpec s;
-  s.server_size = 8;
-  s.intra_rate_bps = 2'400'000'000'000;
-  s.intra_switch_latency = 100 * kNanosecond;
-  s.intra_propagation = 20 * kNanosecond;
-  s.nic = fabric::ClusterSpec::Nic::kPerNode;
-  s.nic_rate_bps = nic_rate;
-  fabric::TierSpec leaf;
-  leaf.down = 8;
-  leaf.up_rate_bps = nic_rate;
-  leaf.switch_latency = 350 * kNanosecond;
-  leaf.propagation = 10 * kNanosecond;
-  fabric::TierSpec spine = leaf;
-  spine.down = servers;
-  s.tiers = {leaf, spine};
-  return s;
-}
+using testing::cluster_spec;
 
 // Ring all-reduce on elect-flat shares no port: 2(p-1) steps of
 // alpha + (S/p)/B plus p-1 two-input reductions, as the idle estimate and the

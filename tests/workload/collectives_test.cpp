@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/mpi/communicator.hpp>
 #include <cmath>
 
-#include <boost/mpi/communicator.hpp>
-
+#include "../common/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/collective/ramp.hpp"
 #include "sipsim/fabric/ramp.hpp"
@@ -117,22 +117,7 @@ TEST(Collectives, IncastSerialisesAtTheReceiversPort) {
 }
 
 fabric::ClusterSpec cluster_spec(std::uint64_t nic_rate, std::uint32_t servers = 4) {
-  fabric::ClusterSpec s;
-  s.server_size = 8;
-  s.intra_rate_bps = 2'400'000'000'000;
-  s.intra_switch_latency = 100 * kNanosecond;
-  s.intra_propagation = 20 * kNanosecond;
-  s.nic = fabric::ClusterSpec::Nic::kPerNode;
-  s.nic_rate_bps = nic_rate;
-  fabric::TierSpec leaf;
-  leaf.down = 8;
-  leaf.up_rate_bps = nic_rate;
-  leaf.switch_latency = 350 * kNanosecond;
-  leaf.propagation = 10 * kNanosecond;
-  fabric::TierSpec spine = leaf;
-  spine.down = servers;
-  s.tiers = {leaf, spine};
-  return s;
+  return testing::cluster_spec(nic_rate, servers);
 }
 
 // An all-to-all across servers (one GPU per server) crosses only NICs: at
@@ -324,9 +309,9 @@ TEST(Collectives, RampTreeBroadcastMulticasts) {
     c.ramp_tree.group_rate_bps = fabric::ramp_slot_bytes(spec) * 8 * pdes::kSecond / spec.slot;
     const collective::CollectiveSpec s = make_spec(c, 128, bytes, Algorithm::kRampX);
     // Eq. 1 with s = 3: k = sqrt(m beta / alpha).
-    const double k = std::sqrt(static_cast<double>(fabric::serialization_ps(
-                                   bytes, c.ramp_tree.group_rate_bps)) /
-                               static_cast<double>(c.ramp_tree.alpha));
+    const double k =
+        std::sqrt(static_cast<double>(fabric::serialization_ps(bytes, c.ramp_tree.group_rate_bps)) /
+                  static_cast<double>(c.ramp_tree.alpha));
     EXPECT_EQ(s.stages, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::llround(k))));
     boost::mpi::communicator self(MPI_COMM_SELF, boost::mpi::comm_attach);
     CollectivesModel model(c, fabric::make_ramp(spec));
