@@ -9,7 +9,8 @@
 #   fig21  all-reduce against the number of GPUs (256-65,536) and the size
 #          (1 MiB, 32 MiB, 1 GiB): ring, 2D-torus and hierarchical strategies
 #          on the 1:1 fat-tree against RAMP-x, all at 2.4 Tb/s per node (§7.5's
-#          "algorithmic comparison"; RAMP at 32 x 75 Gb/s)
+#          "algorithmic comparison"; RAMP at 32 x 75 Gb/s), with the h2h / h2t /
+#          compute breakdown of Fig. 20 and the H2T/H2H ratio of Fig. 22
 # CSV files go to $OUT (default ./paper-ramp), one per figure. The estimates
 # are shared among $RANKS MPI ranks (default 2); see docs/validation.md for the
 # time each figure takes.
@@ -69,14 +70,15 @@ if [ "$what" = fig19 ] || [ "$what" = all ]; then
 fi
 
 if [ "$what" = fig21 ] || [ "$what" = all ]; then
-  echo "gpus,strategy,size,time_us" > "$out/fig21.csv"
+  echo "gpus,strategy,size,time_us,h2h_us,h2t_us,compute_us" > "$out/fig21.csv"
   for n in 256 1024 4096 16384 65536; do
     side=$(awk -v n="$n" 'BEGIN {printf "%d", sqrt(n) + 0.5}')
     run() {  # scenario, label, extra --set arguments
       local f=$1 label=$2
       shift 2
       est analyze "$f" --set workload.op=all-reduce --set "workload.group.count=$n" "$@" |
-        awk -v n="$n" -v s="$label" '$1 ~ /^[0-9]+$/ {print n "," s "," $1 "," $4}' >> "$out/fig21.csv"
+        awk -v n="$n" -v s="$label" '$1 ~ /^[0-9]+$/ {print n "," s "," $1 "," $4 "," $7 "," $8 "," $9}' \
+          >> "$out/fig21.csv"
     }
     fat=scenarios/ramp-baselines/superpod-1to1-65536.yaml
     run "$fat" ring --set workload.algorithm=ring
