@@ -569,6 +569,17 @@ int info_command(const std::string& path, const std::vector<std::string>& overri
   rows.push_back(
       {"lookahead (" + std::to_string(r) + " ranks)",
        la == pdes::kTimeMax ? std::string("none (no link is cut)") : scenario::format_time_ps(la)});
+  if (const auto* c = std::get_if<workload::CollectivesConfig>(&s->workload)) {
+    auto shape = [](const collective::Dims& d) {
+      std::string out;
+      for (std::size_t i = 0; i < collective::levels(d); ++i) {
+        out += (i > 0 ? " x " : "") + std::to_string(d[i]);
+      }
+      return out;
+    };
+    rows.push_back({"collective shapes",
+                    "hierarchical-ring " + shape(c->hierarchy) + ", torus2d " + shape(c->torus)});
+  }
   for (const auto& [k, v] : rows) {
     std::cout << "  " << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";
   }

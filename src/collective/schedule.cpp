@@ -30,6 +30,7 @@
 #include <array>
 #include <bit>
 #include <functional>
+#include <span>
 #include <sstream>
 #include <utility>
 
@@ -245,48 +246,43 @@ Ring flat_ring(const Ctx& c, std::int64_t dir, std::uint64_t seg_first) {
   return g;
 }
 
-// Two-level rings on groups of L consecutive members (hierarchical-ring local groups, torus
-// rows): member r = g*L + l. The intra ring's segment l is the strided set {c : c mod L == l}
-// and the inter ring (members with local index l) splits it into single chunks g*L + l, so a
-// reduce-scatter intra-then-inter leaves member r with chunk r, as the contract wants.
-struct TwoLevel {
-  Ring intra, inter;
-};
-TwoLevel two_level(const Ctx& c, std::uint32_t lsize, std::uint32_t groups) {
-  const std::uint32_t g = c.me / lsize, l = c.me % lsize;
-  TwoLevel t;
-  t.intra.n = lsize;
-  t.intra.k = l;
-  t.intra.base = g * lsize;
-  t.intra.seg_stride = lsize;
-  t.intra.seg_runs = groups;
-  t.inter.n = groups;
-  t.inter.k = g;
-  t.inter.base = l;
-  t.inter.mstride = lsize;
-  t.inter.seg_first = l;
-  t.inter.seg_step = lsize;
-  return t;
+// Rings on the levels of a hierarchy (hierarchical-ring: the fabric's tiers; torus2d: rows and
+// columns). With level sizes d_0 (innermost) .. d_{k-1} and P_i = d_0 * ... * d_{i-1}, member r
+// has digit l_i = (r / P_i) mod d_i, and level i's ring joins the members that differ only in
+// digit i. After reduce-scattering levels 0..i-1 a member holds the chunks whose low digits
+// (c mod P_i) equal its own, so level i's segment s is the strided set
+// {c : c mod P_{i+1} == (r mod P_i) + s * P_i}. Reduce-scattering every level leaves member r
+// with chunk r, as the contract wants; all-gather walks the levels back (Ueno and Yokota 2019,
+// RAMP ref. [71]; RAMP §7.5: steps depend on "the number of active nodes in each dimension of the
+// hierarchy").
+std::vector<Ring> level_rings(const Ctx& c, std::span<const std::uint32_t> dims) {
+  std::vector<Ring> rings;
+  std::uint64_t below = 1;  // P_i
+  for (const std::uint32_t d : dims) {
+    const auto digit = static_cast<std::uint32_t>(c.me / below % d);
+    Ring g;
+    g.n = d;
+    g.k = digit;
+    g.base = u32(c.me - digit * below);
+    g.mstride = u32(below);
+    g.seg_first = c.me % below;
+    g.seg_step = below;
+    g.seg_stride = below * d;
+    g.seg_runs = c.p / (below * d);
+    rings.push_back(g);
+    below *= d;
+  }
+  return rings;
 }
-void add_two_level(Stages& st, const Ctx& c, std::uint32_t lsize, std::uint32_t groups) {
-  const TwoLevel t = two_level(c, lsize, groups);
-  switch (c.spec.op) {
-    case Op::kAllReduce:  // RS in the group, all-reduce across groups on 1/L, AG in the group
-      add_ring_rs(st, c, t.intra);
-      add_ring_rs(st, c, t.inter);
-      add_ring_ag(st, c, t.inter);
-      add_ring_ag(st, c, t.intra);
-      break;
-    case Op::kReduceScatter:
-      add_ring_rs(st, c, t.intra);
-      add_ring_rs(st, c, t.inter);
-      break;
-    case Op::kAllGather:
-      add_ring_ag(st, c, t.inter);
-      add_ring_ag(st, c, t.intra);
-      break;
-    default:
-      break;
+void add_levels(Stages& st, const Ctx& c, std::span<const std::uint32_t> dims) {
+  const std::vector<Ring> rings = level_rings(c, dims);
+  const bool rs = c.spec.op == Op::kAllReduce || c.spec.op == Op::kReduceScatter;
+  const bool ag = c.spec.op == Op::kAllReduce || c.spec.op == Op::kAllGather;
+  if (rs) {
+    for (const Ring& g : rings) add_ring_rs(st, c, g);
+  }
+  if (ag) {
+    for (auto g = rings.rbegin(); g != rings.rend(); ++g) add_ring_ag(st, c, *g);
   }
 }
 
@@ -1661,16 +1657,18 @@ std::vector<Stage> build(const Ctx& c) {
     case Algorithm::kHierarchicalRing:
       if (s.op == Op::kBroadcast || s.op == Op::kReduce) {
         const bool reduce = s.op == Op::kReduce;
-        add_pipeline(st, c, hierarchical_links(c, s.dims[0], s.dims[1], s.root, reduce), reduce);
+        // A two-level pipelined tree: the innermost groups, and across them.
+        add_pipeline(st, c, hierarchical_links(c, s.dims[0], s.p / s.dims[0], s.root, reduce),
+                     reduce);
       } else {
-        add_two_level(st, c, s.dims[0], s.dims[1]);
+        add_levels(st, c, std::span(s.dims).first(levels(s.dims)));
       }
       break;
     case Algorithm::kTorus2d:
       if (s.op == Op::kAllToAll) {
         add_torus_all_to_all(st, c, s.dims[0], s.dims[1]);
       } else {
-        add_two_level(st, c, s.dims[0], s.dims[1]);
+        add_levels(st, c, std::span(s.dims).first(2));
       }
       break;
     case Algorithm::kHalvingDoubling:
@@ -1807,6 +1805,35 @@ double bus_bandwidth_factor(Op op, std::uint32_t p) {
   return 0.0;
 }
 
+std::size_t levels(const Dims& dims) {
+  std::size_t n = 0;
+  while (n < dims.size() && dims[n] != 0) ++n;
+  return n;
+}
+
+namespace {
+std::string why_invalid_dims(const CollectiveSpec& spec) {
+  const std::size_t n = levels(spec.dims);
+  const bool torus = spec.algorithm == Algorithm::kTorus2d;
+  std::uint64_t product = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (product <= spec.p) product *= spec.dims[i];  // no overflow: both factors < 2^32
+  }
+  bool trailing = false;  // a non-zero entry after the first zero
+  for (std::size_t i = n; i < kMaxLevels; ++i) trailing = trailing || spec.dims[i] != 0;
+  if (product == spec.p && !trailing && n >= 2 && (!torus || n == 2)) return "";
+  std::ostringstream why;
+  why << "algorithm " << to_string(spec.algorithm) << " needs "
+      << (torus ? "two dims" : "2 to " + std::to_string(kMaxLevels) + " dims")
+      << " whose product is p = " << spec.p << ", got ";
+  std::size_t last = kMaxLevels;  // one past the last non-zero entry
+  while (last > 0 && spec.dims[last - 1] == 0) --last;
+  for (std::size_t i = 0; i < last; ++i) why << (i > 0 ? " x " : "") << spec.dims[i];
+  if (last == 0) why << "none";
+  return why.str();
+}
+}  // namespace
+
 std::string why_invalid(const CollectiveSpec& spec) {
   std::ostringstream why;
   if (!implements(spec.algorithm, spec.op)) {
@@ -1816,12 +1843,9 @@ std::string why_invalid(const CollectiveSpec& spec) {
     why << "a collective needs p >= 1 members";
   } else if (spec.root >= spec.p) {
     why << "root " << spec.root << " is not a member (p = " << spec.p << ")";
-  } else if ((spec.algorithm == Algorithm::kHierarchicalRing ||
-              spec.algorithm == Algorithm::kTorus2d) &&
-             std::uint64_t{spec.dims[0]} * spec.dims[1] != spec.p) {
-    why << "algorithm " << to_string(spec.algorithm)
-        << " needs dims whose product is p = " << spec.p << ", got " << spec.dims[0] << " x "
-        << spec.dims[1];
+  } else if (spec.algorithm == Algorithm::kHierarchicalRing ||
+             spec.algorithm == Algorithm::kTorus2d) {
+    return why_invalid_dims(spec);
   } else if (spec.algorithm == Algorithm::kRampX) {
     return why_invalid_ramp(spec);
   }

@@ -326,9 +326,16 @@ workload::CollectivesConfig load_collectives(MapReader& w, bool& auto_algorithm)
   c.root = get_u32(w, "root", 0);
   if (auto dims = w.optional("dims")) {
     const auto list = dims->as_list();
-    if (list.size() != 2) dims->fail("expected two numbers: [local group size, groups] or [X, Y]");
-    c.dims[0] = as_u32(list[0], 1, std::numeric_limits<std::uint32_t>::max());
-    c.dims[1] = as_u32(list[1], 1, std::numeric_limits<std::uint32_t>::max());
+    const bool torus = !auto_algorithm && c.algorithm == collective::Algorithm::kTorus2d;
+    if (torus && list.size() != 2) dims->fail("expected two numbers for torus2d: [X, Y]");
+    if (list.size() < 2 || list.size() > collective::kMaxLevels) {
+      dims->fail("expected 2 to " + std::to_string(collective::kMaxLevels) +
+                 " numbers: the level sizes, innermost first (torus2d: [X, Y])");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      c.hierarchy[i] = as_u32(list[i], 1, std::numeric_limits<std::uint32_t>::max());
+    }
+    if (list.size() == 2) c.torus = c.hierarchy;
   }
   if (auto g = w.optional("group")) {
     MapReader m = g->as_map();
@@ -357,29 +364,62 @@ workload::CollectivesConfig load_collectives(MapReader& w, bool& auto_algorithm)
   return c;
 }
 
-// Shapes for the hierarchical algorithms when the scenario gives none: the
-// cluster's servers, the torus's dimensions, else the most square split.
+// Shapes for the hierarchical algorithms when the scenario gives none.
+// torus2d: the torus's dimensions, the cluster's servers, else the most square
+// split. hierarchical-ring on a cluster: one level per tier, as RAMP §7.5's
+// hierarchical strategies ("the number of active nodes in each dimension of the
+// hierarchy"): the server, then each fat-tree tier's share of the group (e.g.
+// 8 x 2 x 16 x 16 x 16 for the 65,536-GPU SuperPod); elsewhere as torus2d.
+collective::Dims cluster_levels(const fabric::ClusterSpec& spec, std::uint32_t p) {
+  collective::Dims d{};
+  std::size_t n = 0;
+  std::uint64_t below = 1;               // nodes under one group of the levels so far
+  auto push = [&](std::uint64_t span) {  // the next level ends at `span` nodes
+    span = std::min<std::uint64_t>(span, p);
+    if (span <= below || span % below != 0 || p % span != 0 || n == d.size()) return;
+    d[n++] = static_cast<std::uint32_t>(span / below);
+    below = span;
+  };
+  const bool per_server = spec.nic == fabric::ClusterSpec::Nic::kPerServer;
+  std::uint64_t span = spec.server_size;
+  push(span);
+  if (!per_server) span = 1;  // tier spans count NICs: one per node
+  for (const fabric::TierSpec& t : spec.tiers) {
+    span *= t.down;
+    push(per_server ? span * spec.server_size : span);
+  }
+  push(p);
+  if (below != p || n < 2) return {};
+  return d;
+}
+
+collective::Dims two_dims(std::uint32_t a, std::uint32_t b) {
+  collective::Dims d{};
+  d[0] = a;
+  d[1] = b;
+  return d;
+}
+
 void derive_dims(workload::CollectivesConfig& c, const FabricConfig& fabric, std::uint32_t p) {
-  if (c.dims[0] != 0) return;
-  if (const auto* r = std::get_if<RoutedConfig>(&fabric)) {
-    if (r->type == "cluster" && p % r->cluster.server_size == 0 && r->cluster.server_size > 1 &&
-        c.group.stride == 1) {
-      c.dims[0] = r->cluster.server_size;
-      c.dims[1] = p / r->cluster.server_size;
-      return;
-    }
-    if (r->type == "torus2d" && p == r->nodes) {
-      c.dims[0] = r->torus.dims[0];
-      c.dims[1] = r->torus.dims[1];
-      return;
+  const auto* r = std::get_if<RoutedConfig>(&fabric);
+  const bool cluster = r != nullptr && r->type == "cluster" && c.group.stride == 1;
+  if (c.torus[0] == 0) {
+    if (r != nullptr && r->type == "torus2d" && p == r->nodes) {
+      c.torus = two_dims(r->torus.dims[0], r->torus.dims[1]);
+    } else if (cluster && p % r->cluster.server_size == 0 && r->cluster.server_size > 1) {
+      c.torus = two_dims(r->cluster.server_size, p / r->cluster.server_size);
+    } else {
+      std::uint32_t a = 1;
+      for (std::uint32_t d = 1; std::uint64_t{d} * d <= p; ++d) {
+        if (p % d == 0) a = d;
+      }
+      c.torus = two_dims(a, p / a);
     }
   }
-  std::uint32_t a = 1;
-  for (std::uint32_t d = 1; std::uint64_t{d} * d <= p; ++d) {
-    if (p % d == 0) a = d;
+  if (c.hierarchy[0] == 0) {
+    if (cluster) c.hierarchy = cluster_levels(r->cluster, p);
+    if (c.hierarchy[0] == 0) c.hierarchy = c.torus;
   }
-  c.dims[0] = a;
-  c.dims[1] = p / a;
 }
 
 std::uint32_t fabric_nodes(const FabricConfig& f) {
@@ -514,7 +554,8 @@ Scenario load_scenario(const Document& document) {
     if (!s.auto_algorithm) {
       const collective::CollectiveSpec spec = workload::make_spec(c, p, c.min_bytes, c.algorithm);
       const std::string why = collective::why_invalid(spec);
-      if (!why.empty()) w.required("algorithm").fail(why);
+      const bool dims = why.find(" dims ") != std::string::npos && w.has("dims");
+      if (!why.empty()) w.required(dims ? "dims" : "algorithm").fail(why);
     }
     s.workload = c;
   }

@@ -85,8 +85,8 @@ collective::CollectiveSpec make_spec(const CollectivesConfig& c, std::uint32_t p
   s.p = p;
   s.bytes = bytes;
   s.root = c.root;
-  s.dims[0] = c.dims[0];
-  s.dims[1] = c.dims[1];
+  if (algorithm == collective::Algorithm::kHierarchicalRing) s.dims = c.hierarchy;
+  if (algorithm == collective::Algorithm::kTorus2d) s.dims = c.torus;
   s.ramp = c.ramp;
   // RAMP §6.1 eq. 1: the pipelined tree's stages for this size, on RAMP
   // fabrics whose full jobs it covers.

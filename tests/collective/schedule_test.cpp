@@ -62,7 +62,10 @@ std::string describe(const CollectiveSpec& s) {
   std::ostringstream o;
   o << to_string(s.op) << " / " << to_string(s.algorithm) << " p=" << s.p << " bytes=" << s.bytes
     << " root=" << s.root;
-  if (two_dims(s.algorithm)) o << " dims=" << s.dims[0] << "x" << s.dims[1];
+  if (two_dims(s.algorithm)) {
+    o << " dims=";
+    for (std::size_t i = 0; i < levels(s.dims); ++i) o << (i > 0 ? "x" : "") << s.dims[i];
+  }
   if (s.algorithm == Algorithm::kRampX) {
     o << " ramp=(" << s.ramp.x << "," << s.ramp.J << "," << s.ramp.D << ") active={"
       << s.ramp.active[0] << "," << s.ramp.active[1] << "," << s.ramp.active[2] << ","
@@ -472,18 +475,31 @@ std::vector<CollectiveSpec> all_specs(std::uint32_t p, const std::vector<std::ui
   for (Algorithm a : algorithms) {
     for (Op op : kOps) {
       if (!expected_support(a, op)) continue;
-      std::vector<std::pair<std::uint32_t, std::uint32_t>> dims = {{0, 0}};
+      std::vector<Dims> shapes = {Dims{}};
       if (two_dims(a)) {
-        dims.clear();
+        shapes.clear();
         for (std::uint32_t d = 1; d <= p; ++d) {
-          if (p % d == 0) dims.emplace_back(d, p / d);
+          if (p % d == 0) shapes.push_back(Dims{d, p / d});
         }
+      }
+      // Deeper hierarchies: every three-level shape, and one of four levels.
+      if (a == Algorithm::kHierarchicalRing) {
+        for (std::uint32_t d0 = 1; d0 <= p; ++d0) {
+          for (std::uint32_t d1 = 1; p % d0 == 0 && d1 <= p / d0; ++d1) {
+            if (p / d0 % d1 == 0) shapes.push_back(Dims{d0, d1, p / d0 / d1});
+          }
+        }
+        if (p % 8 == 0) shapes.push_back(Dims{2, 2, 2, p / 8});
       }
       std::set<std::uint32_t> roots = {0};
       if (rooted(op)) roots = {0, p - 1, p / 2};
-      for (const auto& [d0, d1] : dims) {
+      for (const Dims& d : shapes) {
         for (std::uint32_t root : roots) {
-          for (std::uint64_t bytes : sizes) out.push_back(make_spec(op, a, p, bytes, root, d0, d1));
+          for (std::uint64_t bytes : sizes) {
+            CollectiveSpec s = make_spec(op, a, p, bytes, root);
+            if (two_dims(a)) s.dims = d;
+            out.push_back(s);
+          }
         }
       }
     }
@@ -555,7 +571,16 @@ TEST(WhyInvalid, SupportMatrixAndMessages) {
   EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, Algorithm::kRing, 0)),
             "a collective needs p >= 1 members");
   EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, Algorithm::kTorus2d, 6, 10, 0, 2, 2)),
-            "algorithm torus2d needs dims whose product is p = 6, got 2 x 2");
+            "algorithm torus2d needs two dims whose product is p = 6, got 2 x 2");
+  CollectiveSpec three = make_spec(Op::kAllReduce, Algorithm::kTorus2d, 8);
+  three.dims = Dims{2, 2, 2};
+  EXPECT_EQ(why_invalid(three),
+            "algorithm torus2d needs two dims whose product is p = 8, got 2 x 2 x 2");
+  three.algorithm = Algorithm::kHierarchicalRing;
+  EXPECT_EQ(why_invalid(three), "");
+  three.dims = Dims{2, 0, 4};
+  EXPECT_EQ(why_invalid(three),
+            "algorithm hierarchical-ring needs 2 to 8 dims whose product is p = 8, got 2 x 0 x 4");
   EXPECT_NE(why_invalid(make_spec(Op::kAllReduce, Algorithm::kHierarchicalRing, 6, 10, 0, 6, 0)),
             "");
   EXPECT_THROW(Schedule(make_spec(Op::kAllReduce, Algorithm::kRing, 0), 0), InvalidCollective);
@@ -764,6 +789,16 @@ TEST(Executor, LargerGroupsSpotChecks) {
         make_spec(Op::kAllReduce, Algorithm::kHierarchicalRing, 96, 99999, 0, 8, 12),
         make_spec(Op::kBroadcast, Algorithm::kHierarchicalRing, 96, 99999, 50, 8, 12),
         make_spec(Op::kReduce, Algorithm::kHierarchicalRing, 96, 99999, 95, 12, 8),
+        [] {
+          CollectiveSpec s = make_spec(Op::kAllReduce, Algorithm::kHierarchicalRing, 96, 99999);
+          s.dims = Dims{4, 2, 3, 4};
+          return s;
+        }(),
+        [] {
+          CollectiveSpec s = make_spec(Op::kBroadcast, Algorithm::kHierarchicalRing, 96, 99999, 7);
+          s.dims = Dims{8, 2, 6};
+          return s;
+        }(),
         make_spec(Op::kAllToAll, Algorithm::kTorus2d, 96, 99999, 0, 8, 12),
         make_spec(Op::kAllReduce, Algorithm::kTorus2d, 100, 99999, 0, 10, 10),
         make_spec(Op::kAllReduce, Algorithm::kDoubleBinaryTree, 100, 99999),
@@ -860,6 +895,16 @@ TEST(StepCounts, Textbook) {
     expect_uniform(make_spec(Op::kAllToAll, Algorithm::kTorus2d, l * g, 100, 0, l, g),
                    (l - 1) + (g - 1));
   }
+  // A ring per level: 2 * sum(d_i - 1), e.g. the 65,536-GPU SuperPod's 8 x 2 x 16 x 16 x 16
+  // takes 106 steps where two levels (8 x 8192) take 16,396.
+  CollectiveSpec deep = make_spec(Op::kAllReduce, Algorithm::kHierarchicalRing, 2 * 3 * 4, 1000);
+  deep.dims = Dims{2, 3, 4};
+  expect_uniform(deep, 2 * (1 + 2 + 3));
+  deep.op = Op::kReduceScatter;
+  expect_uniform(deep, 1 + 2 + 3);
+  deep.p = 65536;
+  deep.dims = Dims{8, 2, 16, 16, 16};
+  EXPECT_EQ(Schedule(deep, 12345).steps(), 53u);
 }
 
 // NCCL's complementary trees: with an even number of ranks, no member reduces data of both

@@ -147,8 +147,8 @@ TEST(Collectives, EveryOpAndAlgorithmCompletesOnEveryFabricKind) {
       c.iterations = 2;
       c.warmup = 1;
       c.root = 3;
-      c.dims[0] = 4;
-      c.dims[1] = 4;
+      c.hierarchy = collective::Dims{2, 2, 4};
+      c.torus = collective::Dims{4, 4};
       if (c.op == Op::kBarrier) c.min_bytes = c.max_bytes = 0;
       collective::CollectiveSpec spec;
       spec.op = c.op;
@@ -156,7 +156,8 @@ TEST(Collectives, EveryOpAndAlgorithmCompletesOnEveryFabricKind) {
       spec.p = 16;
       spec.bytes = c.min_bytes;
       spec.root = c.root;
-      spec.dims[0] = spec.dims[1] = 4;
+      if (spec.algorithm == collective::Algorithm::kHierarchicalRing) spec.dims = c.hierarchy;
+      if (spec.algorithm == collective::Algorithm::kTorus2d) spec.dims = c.torus;
       if (!collective::why_invalid(spec).empty()) continue;
       for (int kind = 0; kind < 2; ++kind) {
         auto net =

@@ -38,6 +38,8 @@
 // algorithm must move received data after it arrives (Bruck's rotations and
 // unpacking); a receive that lands in its final place is kNone. kNone steps
 // have sources = local_bytes = 0.
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -63,7 +65,7 @@ enum class Op {
 enum class Algorithm {
   kRing,               // unidirectional ring
   kBidirectionalRing,  // data split in halves over both ring directions
-  kHierarchicalRing,   // ring inside each local group, ring across groups, ring inside again
+  kHierarchicalRing,   // one ring per level of a hierarchy (dims), innermost first, then back
   kTorus2d,            // rows then columns of a dims[0] x dims[1] torus
   kHalvingDoubling,    // recursive halving / doubling (Rabenseifner); non-power-of-two handled
   kBruck,              // Bruck (all-gather, all-to-all, barrier = dissemination)
@@ -159,9 +161,11 @@ struct WireStep {
 };
 WireStep wire_step(const Schedule& schedule, std::uint32_t i);
 
-// Parameters of a collective. dims: for kHierarchicalRing {local group size,
-// number of groups}; for kTorus2d {dims[0], dims[1]}; p must equal their
-// product. Members of a local group are consecutive indices.
+// Parameters of a collective. dims: for kHierarchicalRing the level sizes of
+// the hierarchy, innermost first (e.g. {GPUs per server, servers per leaf,
+// leaves per pod, ...}; 2 to kMaxLevels entries, the rest 0); for kTorus2d
+// exactly {dims[0], dims[1]}; p must equal their product. Members of an
+// innermost group are consecutive indices.
 // RAMP geometry for kRampX (MODELS.md §1): x communication groups, J racks
 // per group, Lambda = D*x nodes per rack (D <= x). Member m of a full job is
 // the node (g, j, lambda) with m = (g*J + j)*Lambda + lambda and lambda = delta*x + p.
@@ -173,13 +177,18 @@ struct RampShape {
   std::uint32_t active[4] = {0, 0, 0, 0};
 };
 
+inline constexpr std::size_t kMaxLevels = 8;
+using Dims = std::array<std::uint32_t, kMaxLevels>;
+// The number of leading non-zero entries of dims.
+std::size_t levels(const Dims& dims);
+
 struct CollectiveSpec {
   Op op = Op::kAllReduce;
   Algorithm algorithm = Algorithm::kRing;
   std::uint32_t p = 1;
   std::uint64_t bytes = 0;
   std::uint32_t root = 0;  // broadcast, reduce, gather, scatter
-  std::uint32_t dims[2] = {0, 0};
+  Dims dims{};
   RampShape ramp;  // kRampX only
   // kRampX broadcast: k >= 1 runs RAMP §6.1's pipelined tree of k stages
   // (eq. 1; ramp::broadcast_stages) with optical multicast; 0 runs scatter +

@@ -37,7 +37,11 @@ struct CollectivesConfig {
   // One algorithm per size of the sweep (algorithm: auto); empty: `algorithm` for all.
   std::vector<collective::Algorithm> per_size;
   std::uint32_t root = 0;
-  std::uint32_t dims[2] = {0, 0};  // hierarchical-ring / torus2d shape (0: derived)
+  // Shapes of the hierarchical algorithms (collective::CollectiveSpec::dims):
+  // the levels of hierarchical-ring, and torus2d's two dimensions. The scenario
+  // gives them (workload.dims) or derives them from the fabric.
+  collective::Dims hierarchy{};
+  collective::Dims torus{};
   GroupSpec group;
   // RAMP-x: the job's geometry, and its nodes (chosen by RAMP §6.3 to
   // minimise steps); when `nodes` is not empty it replaces `group`.
