@@ -10,11 +10,15 @@
 #          (1 MiB, 32 MiB, 1 GiB): ring, 2D-torus and hierarchical strategies
 #          on the 1:1 fat-tree against RAMP-x, all at 2.4 Tb/s per node (§7.5's
 #          "algorithmic comparison"; RAMP at 32 x 75 Gb/s), with the h2h / h2t /
-#          compute breakdown of Fig. 20 and the H2T/H2H ratio of Fig. 22
+#          compute breakdown and the H2T/H2H ratio of Fig. 22
+#   fig20  all-reduce breakdown (h2h / h2t / compute) at 65,536 nodes for
+#          1 MiB, 1 GiB and 10 GiB: ring, hierarchical and 2D-torus strategies
+#          on the 1:12 SuperPod, the torus strategy on the 2D torus, RAMP-x at
+#          12.8 Tb/s per node
 # CSV files go to $OUT (default ./paper-ramp), one per figure. The estimates
 # are shared among $RANKS MPI ranks (default 2); see docs/validation.md for the
 # time each figure takes.
-# Usage: [RANKS=n] [OUT=dir] scripts/paper-ramp.sh [build dir] [fig18|fig19|fig21|all]
+# Usage: [RANKS=n] [OUT=dir] scripts/paper-ramp.sh [build dir] [fig18|fig19|fig20|fig21|all]
 set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"
 what=${2:-all}
@@ -67,6 +71,28 @@ if [ "$what" = fig19 ] || [ "$what" = all ]; then
     done
   done
   column -s, -t "$out/fig19.csv"
+fi
+
+if [ "$what" = fig20 ] || [ "$what" = all ]; then
+  echo "system,strategy,size,time_us,h2h_us,h2t_us,compute_us" > "$out/fig20.csv"
+  for size in 1MiB 1GiB 10GiB; do
+    run() {  # system label, scenario, strategy label, extra --set arguments
+      local sys=$1 f=$2 label=$3
+      shift 3
+      est analyze "$f" --set workload.op=all-reduce --set "workload.sizes.min=$size" \
+        --set "workload.sizes.max=$size" "$@" |
+        awk -v y="$sys" -v s="$label" '$1 ~ /^[0-9]+$/ {print y "," s "," $1 "," $4 "," $7 "," $8 "," $9}' \
+          >> "$out/fig20.csv"
+    }
+    pod=scenarios/ramp-baselines/superpod-65536.yaml
+    run superpod-1:12 "$pod" ring --set workload.algorithm=ring
+    run superpod-1:12 "$pod" hierarchical --set workload.algorithm=hierarchical-ring
+    run superpod-1:12 "$pod" 2d-torus --set workload.algorithm=torus2d --set "workload.dims=[256, 256]"
+    run torus2d scenarios/ramp-baselines/torus2d-65536.yaml 2d-torus --set workload.algorithm=torus2d
+    run ramp scenarios/ramp/all-reduce-65536.yaml ramp-x
+    echo "fig20 $size done" >&2
+  done
+  column -s, -t "$out/fig20.csv"
 fi
 
 if [ "$what" = fig21 ] || [ "$what" = all ]; then
