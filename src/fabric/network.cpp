@@ -142,8 +142,12 @@ class FlatNetwork final : public Network {
 // Routed packet fabric: chunks hop vertex to vertex, each output link a FIFO.
 class RoutedNetwork final : public Network {
  public:
-  RoutedNetwork(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes)
-      : topo_(std::move(topology)), chunk_(chunk_bytes), link_free_(topo_->links().size(), 0) {
+  RoutedNetwork(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,
+                pdes::Time io_latency)
+      : topo_(std::move(topology)),
+        chunk_(chunk_bytes),
+        io_(io_latency),
+        link_free_(topo_->links().size(), 0) {
     if (chunk_bytes == 0) throw std::invalid_argument("chunk size must be > 0");
     for (const Link& l : topo_->links()) {
       if (l.rate_bps == 0) throw std::invalid_argument("a link has a rate of 0 bit/s");
@@ -205,7 +209,7 @@ class RoutedNetwork final : public Network {
     do {  // a zero-byte message still travels, as one empty chunk
       const std::uint64_t c = std::min(left, chunk_);
       left -= c;
-      done = forward(ctx, ctx.now(), dst, {bytes, tag, c, route});
+      done = forward(ctx, ctx.now() + io_, dst, {bytes, tag, c, route});
     } while (left > 0);
     return done;
   }
@@ -253,6 +257,7 @@ class RoutedNetwork final : public Network {
       latency += l->latency;
       tail += serialization_ps(last, l->rate_bps);  // sum_{j >= j2} s(c_n, j) for j2 = 1
     }
+    latency += io_;  // the node's in-out latency before the first link
     if (n == 1) return latency + tail;
     pdes::Time head = 0, slowest = 0, best = 0;
     for (const Link* l : path) {
@@ -265,13 +270,14 @@ class RoutedNetwork final : public Network {
     return latency + best;
   }
 
-  // The chunks one after another on the first link of the pair's path.
+  // The node's I/O latency, then the chunks one after another on the first
+  // link of the pair's path.
   pdes::Time injection_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
     const LinkId first = topo_->next_link(a, b, (std::uint64_t{a} << 32) | b);
     if (first == kNoLink) return 0;
     const std::uint64_t rate = topo_->link(first).rate_bps;
     const std::uint64_t full = bytes / chunk_, rest = bytes % chunk_;
-    pdes::Time t = full * serialization_ps(chunk_, rate);
+    pdes::Time t = io_ + full * serialization_ps(chunk_, rate);
     if (rest > 0 || full == 0) t += serialization_ps(rest, rate);
     return t;
   }
@@ -313,7 +319,10 @@ class RoutedNetwork final : public Network {
     for (LinkId l : topo_->out_links(0)) rate += topo_->link(l).rate_bps;
     return rate;
   }
-  std::string describe() const override { return topo_->describe() + ", chunks of " + kib(chunk_); }
+  std::string describe() const override {
+    return topo_->describe() + ", chunks of " + kib(chunk_) +
+           (io_ > 0 ? ", node I/O latency " + ns(io_) : std::string());
+  }
   const Topology& topology() const { return *topo_; }
   std::vector<std::pair<std::string, std::string>> facts() const override {
     std::uint64_t capacity = 0;
@@ -329,6 +338,7 @@ class RoutedNetwork final : public Network {
             {"node injection bandwidth", gbps(node_rate_bps())},
             {"link latency", ns(min_latency) + " .. " + ns(max_latency)},
             {"chunk size", kib(chunk_)},
+            {"node I/O latency", ns(io_)},
             {"locality groups", std::to_string(topo_->groups())}};
   }
 
@@ -378,6 +388,7 @@ class RoutedNetwork final : public Network {
 
   std::unique_ptr<Topology> topo_;
   std::uint64_t chunk_;
+  pdes::Time io_;  // per message, before its first chunk may leave the node (RAMP §7.5)
   std::vector<pdes::Time> link_free_;  // indexed by link id; only local links are used
   std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> partial_;  // per local LP
 };
@@ -389,9 +400,9 @@ std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate
   return std::make_unique<FlatNetwork>(nodes, rate_bps, latency);
 }
 
-std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology,
-                                     std::uint64_t chunk_bytes) {
-  return std::make_unique<RoutedNetwork>(std::move(topology), chunk_bytes);
+std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,
+                                     pdes::Time io_latency) {
+  return std::make_unique<RoutedNetwork>(std::move(topology), chunk_bytes, io_latency);
 }
 
 }  // namespace sipsim::fabric

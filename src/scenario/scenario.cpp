@@ -246,6 +246,8 @@ FabricConfig load_fabric(const Value& value) {
     r.type = type;
     r.chunk_bytes = f.get_bytes("chunk", r.chunk_bytes);
     if (r.chunk_bytes == 0) f.required("chunk").fail("must be greater than 0");
+    // RAMP §7.5: "the minimum in-out latency per node" (100 ns there), per message.
+    r.io_latency = f.get_time_ps("io_latency", 0);
     if (type == "cluster") {
       r.nodes = as_u32(f.required("nodes"), 2, 1u << 24);
       load_cluster(f, r);
@@ -456,7 +458,7 @@ std::unique_ptr<fabric::Network> make_network(const FabricConfig& config) {
   if (r.type == "torus2d") topo = fabric::make_torus2d(r.torus);
   if (r.type == "bcube") topo = fabric::make_bcube(r.bcube);
   if (r.type == "topoopt") topo = fabric::make_topoopt(r.topoopt, r.nodes);
-  return fabric::make_routed(std::move(topo), r.chunk_bytes);
+  return fabric::make_routed(std::move(topo), r.chunk_bytes, r.io_latency);
 }
 
 Scenario load_scenario(const Document& document) {

@@ -89,6 +89,14 @@ TEST(Transport, RoutedMessagesArriveWhenTheClosedFormSays) {
   TopooptSpec t{4, 400'000'000'000, 260 * kNanosecond};
   auto ring = make_routed(make_topoopt(t, 12), 8192);
   expect_exact(*ring, 0, 6, 50'000);  // several relaying hops
+  // The node's I/O latency (RAMP §7.5) delays each message once, not each chunk or hop.
+  auto io = make_routed(make_topoopt(t, 12), 8192, 100 * kNanosecond);
+  for (std::uint64_t bytes : {0ull, 50'000ull}) {
+    expect_exact(*io, 0, 6, bytes);
+    EXPECT_EQ(io->uncongested_ps(0, 6, bytes),
+              ring->uncongested_ps(0, 6, bytes) + 100 * kNanosecond);
+    EXPECT_EQ(io->injection_ps(0, 6, bytes), ring->injection_ps(0, 6, bytes) + 100 * kNanosecond);
+  }
 }
 
 TEST(Transport, ChunkingPipelinesAcrossHops) {

@@ -103,6 +103,39 @@ TEST(Collectives, EstimatorMatchesSimulationOnIdleElectFlat) {
   }
 }
 
+// The node I/O latency of a routed fabric (RAMP §7.5) is paid once per message: a ring
+// all-reduce on a ring of 8 nodes one hop apart costs 2(p-1) x (io + S/p/B + hop) plus the
+// reductions, and both estimators agree with the simulation.
+TEST(Collectives, RoutedIoLatencyIsPaidOncePerStep) {
+  const std::uint32_t p = 8;
+  const std::uint64_t S = 8 * 4096;
+  const Time io = 100 * kNanosecond, hop = 10 * kNanosecond;
+  auto make = [&] {
+    fabric::Torus2dSpec t;
+    t.dims[0] = p;
+    t.dims[1] = 1;
+    t.link_rate_bps = k400G;
+    t.hop_latency = hop;
+    return fabric::make_routed(fabric::make_torus2d(t), 1 << 20, io);
+  };
+  auto c = config(Op::kAllReduce, Algorithm::kRing, S);
+  const SimRun r = simulate(c, make());
+  const Time simulated = r.records[0].end - r.records[0].start;
+  const compute::Roofline roofline(c.accelerator);
+  const Time step = io + fabric::serialization_ps(S / p, k400G) + hop;
+  EXPECT_EQ(simulated, 2 * (p - 1) * step + (p - 1) * roofline.reduce_ps(2, S / p));
+  collective::CollectiveSpec spec;
+  spec.op = Op::kAllReduce;
+  spec.algorithm = Algorithm::kRing;
+  spec.p = p;
+  spec.bytes = S;
+  std::vector<std::uint32_t> members(p);
+  for (std::uint32_t i = 0; i < p; ++i) members[i] = i;
+  const auto net = make();
+  EXPECT_EQ(analytical::estimate_collective(spec, members, *net, roofline).total, simulated);
+  EXPECT_EQ(analytical::estimate_critical_path(spec, members, *net, roofline).total, simulated);
+}
+
 // Incast: every member sends its block to the root at once; the root's
 // receive port serialises them: (p-1) blocks at B after one latency.
 TEST(Collectives, IncastSerialisesAtTheReceiversPort) {

@@ -123,8 +123,11 @@ std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate
 
 // A packet fabric over `topology`: messages are cut into chunks of at most
 // `chunk_bytes` that cross the topology's vertices (each an LP) store-and-
-// forward, with FIFO reservation of every output link (DESIGN.md §3).
-std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes);
+// forward, with FIFO reservation of every output link (DESIGN.md §3). A
+// message's chunks may leave the node `io_latency` after the send (the node's
+// in-out latency, 100 ns for every architecture in RAMP §7.5).
+std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,
+                                     pdes::Time io_latency = 0);
 
 // RAMP: include/sipsim/fabric/ramp.hpp.
 

@@ -33,6 +33,7 @@ struct RoutedConfig {
   std::string type;  // cluster, torus2d, bcube, topoopt
   std::uint32_t nodes = 0;
   std::uint64_t chunk_bytes = 1 << 20;
+  pdes::Time io_latency = 0;  // per message at the sending node
   fabric::ClusterSpec cluster;
   fabric::Torus2dSpec torus;
   fabric::BcubeSpec bcube;
