@@ -25,7 +25,7 @@
 #include "sipsim/output/run_file.hpp"
 #include "sipsim/pdes/engine.hpp"
 #include "sipsim/scenario/scenario.hpp"
-#include "sipsim/scenario/units.hpp"
+#include "sipsim/base/units.hpp"
 #include "sipsim/version.hpp"
 #include "sipsim/workload/collectives.hpp"
 #include "sipsim/workload/phold.hpp"
@@ -71,11 +71,11 @@ std::optional<scenario::Scenario> load(const std::string& path,
   }
   mpi::broadcast(comm, text, 0);
   try {
-    auto doc = scenario::Document::load_string(text, path, overrides);
+    auto doc = base::Document::load_string(text, path, overrides);
     auto s = scenario::load_scenario(doc);
     s.overrides = overrides;
     return s;
-  } catch (const scenario::ScenarioError& e) {
+  } catch (const base::ScenarioError& e) {
     report(comm, e.what());
     return std::nullopt;
   }
@@ -146,14 +146,14 @@ void print_summary(const scenario::Scenario& s, const pdes::RunResult& r, const 
     o << "  " << k << std::string(k.size() < 20 ? 20 - k.size() : 1, ' ') << v << "\n";
   };
   row("committed events", std::to_string(r.committed_events));
-  row("last event at", scenario::format_time_ps(r.last_event_time));
+  row("last event at", base::format_time_ps(r.last_event_time));
   row("wall time", fmt::format("{:.3f} s (engine)", r.wall_seconds));
   row("event rate", fmt::format("{:.3f} M events/s", rate / 1e6));
   if (r.lookahead == pdes::kTimeMax) {
     row("engine", "sequential");
   } else {
     row("engine", fmt::format("windowed, {} windows of {}", r.windows,
-                              scenario::format_time_ps(r.lookahead)));
+                              base::format_time_ps(r.lookahead)));
     row("remote events", std::to_string(r.remote_events));
     row("busy", fmt::format("{:.3f} s slowest rank, {:.3f} s mean ({:.0f}% of wall)",
                             r.busy_seconds_max, r.busy_seconds_mean,
@@ -175,7 +175,7 @@ std::unique_ptr<fabric::Network> network_or_report(const scenario::Scenario& s,
                                                    const mpi::communicator& comm) {
   try {
     return scenario::build_network(s);
-  } catch (const scenario::ScenarioError& e) {
+  } catch (const base::ScenarioError& e) {
     report(comm, e.what());
     return nullptr;
   }
@@ -568,7 +568,7 @@ int info_command(const std::string& path, const std::vector<std::string>& overri
                   std::to_string(least) + " .. " + std::to_string(most) + " LPs per rank"});
   rows.push_back(
       {"lookahead (" + std::to_string(r) + " ranks)",
-       la == pdes::kTimeMax ? std::string("none (no link is cut)") : scenario::format_time_ps(la)});
+       la == pdes::kTimeMax ? std::string("none (no link is cut)") : base::format_time_ps(la)});
   if (const auto* c = std::get_if<workload::CollectivesConfig>(&s->workload)) {
     auto shape = [](const collective::Dims& d) {
       std::string out;
@@ -629,7 +629,7 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
   std::unique_ptr<pdes::Model> model;
   try {
     model = scenario::make_model(*s);
-  } catch (const scenario::ScenarioError& e) {
+  } catch (const base::ScenarioError& e) {
     report(comm, e.what());
     return kExitBadInput;
   }

@@ -10,6 +10,11 @@
 
 namespace sipsim::scenario {
 
+using base::Document;
+using base::MapReader;
+using base::ScenarioError;
+using base::Value;
+
 namespace {
 
 std::uint32_t as_u32(const Value& v, std::uint64_t min, std::uint64_t max) {

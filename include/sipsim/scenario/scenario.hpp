@@ -11,7 +11,7 @@
 #include "sipsim/fabric/ramp_physical.hpp"
 #include "sipsim/fabric/topology.hpp"
 #include "sipsim/pdes/engine.hpp"
-#include "sipsim/scenario/yaml_reader.hpp"
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/workload/collectives.hpp"
 #include "sipsim/workload/phold.hpp"
 
@@ -75,7 +75,7 @@ struct Scenario {
 };
 
 // Throws ScenarioError (file:line:col: key.path: message) on the first problem.
-Scenario load_scenario(const Document& document);
+Scenario load_scenario(const base::Document& document);
 
 // The scenario's network; parameter errors found while building it are
 // ScenarioErrors located at the fabric section.

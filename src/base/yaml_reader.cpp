@@ -1,4 +1,4 @@
-#include "sipsim/scenario/yaml_reader.hpp"
+#include "sipsim/base/yaml_reader.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "sipsim/scenario/units.hpp"
+#include "sipsim/base/units.hpp"
 
-namespace sipsim::scenario {
+namespace sipsim::base {
 
 // Where the values of a document came from: needed to turn a node's mark (or
 // its key path, for --set values whose marks are meaningless) into a location.
@@ -479,4 +479,4 @@ const std::string& Document::name() const {
   return source_->name;
 }
 
-}  // namespace sipsim::scenario
+}  // namespace sipsim::base

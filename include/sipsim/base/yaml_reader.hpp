@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sipsim::scenario {
+namespace sipsim::base {
 
 class ScenarioError : public std::runtime_error {
  public:
@@ -128,4 +128,4 @@ class Document {
   YAML::Node root_;
 };
 
-}  // namespace sipsim::scenario
+}  // namespace sipsim::base

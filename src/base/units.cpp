@@ -1,4 +1,4 @@
-#include "sipsim/scenario/units.hpp"
+#include "sipsim/base/units.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <optional>
 #include <span>
 
-namespace sipsim::scenario {
+namespace sipsim::base {
 namespace {
 
 // __extension__ keeps -Wpedantic quiet about the GCC/Clang 128-bit type.
@@ -373,4 +373,4 @@ std::string format_bandwidth_bps(std::uint64_t bps) {
   return render(bps, kBandwidthScales).text;
 }
 
-}  // namespace sipsim::scenario
+}  // namespace sipsim::base

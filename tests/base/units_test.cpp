@@ -1,4 +1,4 @@
-#include "sipsim/scenario/units.hpp"
+#include "sipsim/base/units.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-namespace sipsim::scenario {
+namespace sipsim::base {
 namespace {
 
 constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
@@ -206,4 +206,4 @@ TEST(UnitsFormat, ExactValuesRoundTrip) {
 }
 
 }  // namespace
-}  // namespace sipsim::scenario
+}  // namespace sipsim::base

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace sipsim::scenario {
+namespace sipsim::base {
 
 // Thrown with a message that names the problem but not the location; the YAML
 // reader adds file:line:col and the key path.
@@ -42,4 +42,4 @@ std::string format_time_ps(std::uint64_t ps);
 std::string format_bytes(std::uint64_t bytes);
 std::string format_bandwidth_bps(std::uint64_t bps);
 
-}  // namespace sipsim::scenario
+}  // namespace sipsim::base

@@ -1,4 +1,4 @@
-#include "sipsim/scenario/yaml_reader.hpp"
+#include "sipsim/base/yaml_reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace sipsim::scenario {
+namespace sipsim::base {
 namespace {
 
 Document load(std::string_view text, const std::vector<std::string>& overrides = {}) {
@@ -338,4 +338,4 @@ TEST(ClosestMatch, TiesGoToTheFirstCandidate) {
 }
 
 }  // namespace
-}  // namespace sipsim::scenario
+}  // namespace sipsim::base
