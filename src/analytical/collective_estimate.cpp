@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::analytical {
 
@@ -63,14 +63,14 @@ std::vector<pdes::Time> lockstep_rounds(const collective::CollectiveSpec& spec,
                                         const compute::Roofline& roofline) {
   std::vector<pdes::Time> rounds;
   if (!lockstep(spec)) return rounds;
-  const collective::RampShape& shape = spec.ramp;
-  const collective::ramp::Offsets root = collective::ramp::offsets_of_member(spec.root, shape);
+  const fabric::ramp::RampShape& shape = spec.ramp;
+  const fabric::ramp::Offsets root = fabric::ramp::offsets_of_member(spec.root, shape);
   for (unsigned mask = 0; mask < 16; ++mask) {
-    collective::ramp::Offsets rep = root;
+    fabric::ramp::Offsets rep = root;
     for (unsigned k = 0; k < 4; ++k) {
       if ((mask >> k & 1u) && shape.active[k] > 1) rep[k] = (root[k] + 1) % shape.active[k];
     }
-    const collective::Schedule sched(spec, collective::ramp::member_of_offsets(rep, shape));
+    const collective::Schedule sched(spec, fabric::ramp::member_of_offsets(rep, shape));
     if (rounds.size() < sched.steps()) rounds.resize(sched.steps(), 0);
     for (std::uint32_t i = 0; i < sched.steps(); ++i) {
       rounds[i] = std::max(rounds[i], parallel_step_ps(sched, i, members, network, roofline));

@@ -20,12 +20,12 @@
 #include <sstream>
 
 #include "sipsim/analytical/collective_estimate.hpp"
-#include "sipsim/fabric/ramp.hpp"
+#include "sipsim/base/units.hpp"
+#include "sipsim/fabric/ramp/transport.hpp"
 #include "sipsim/output/collectives_table.hpp"
 #include "sipsim/output/run_file.hpp"
 #include "sipsim/pdes/engine.hpp"
 #include "sipsim/scenario/scenario.hpp"
-#include "sipsim/base/units.hpp"
 #include "sipsim/version.hpp"
 #include "sipsim/workload/collectives.hpp"
 #include "sipsim/workload/phold.hpp"
@@ -152,8 +152,8 @@ void print_summary(const scenario::Scenario& s, const pdes::RunResult& r, const 
   if (r.lookahead == pdes::kTimeMax) {
     row("engine", "sequential");
   } else {
-    row("engine", fmt::format("windowed, {} windows of {}", r.windows,
-                              base::format_time_ps(r.lookahead)));
+    row("engine",
+        fmt::format("windowed, {} windows of {}", r.windows, base::format_time_ps(r.lookahead)));
     row("remote events", std::to_string(r.remote_events));
     row("busy", fmt::format("{:.3f} s slowest rank, {:.3f} s mean ({:.0f}% of wall)",
                             r.busy_seconds_max, r.busy_seconds_mean,

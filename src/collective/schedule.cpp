@@ -34,9 +34,13 @@
 #include <sstream>
 #include <utility>
 
-#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::collective {
+
+// RAMP-x reads the RAMP geometry of fabric/ramp/ (DESIGN.md §1).
+namespace ramp = fabric::ramp;
+using fabric::ramp::RampShape;
 namespace {
 
 __extension__ typedef unsigned __int128 U128;

@@ -6,7 +6,9 @@
 #include <limits>
 
 #include "sipsim/analytical/collective_estimate.hpp"
-#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/flat/elect_flat.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/fabric/routed/routed_network.hpp"
 
 namespace sipsim::scenario {
 
@@ -532,7 +534,7 @@ Scenario load_scenario(const Document& document) {
       // activates the fewest RAMP-x steps; other algorithms use `group`.
       const std::uint32_t D = r->spec.Lambda / r->spec.x;
       try {
-        c.ramp = collective::ramp::shape_for(r->spec.x, r->spec.J, D, p);
+        c.ramp = fabric::ramp::shape_for(r->spec.x, r->spec.J, D, p);
         // RAMP §6.1 eq. 1: a stage costs the I/O and propagation latency, and
         // carries its chunk on one transceiver group.
         c.ramp_tree.alpha = r->spec.io_latency + r->spec.propagation;
@@ -542,7 +544,7 @@ Scenario load_scenario(const Document& document) {
           if (w.has("group") && (c.group.first != 0 || c.group.stride != 1)) {
             w.required("group").fail("ramp-x chooses its nodes (RAMP §6.3): give only group.count");
           }
-          c.nodes = collective::ramp::job_nodes(c.ramp);
+          c.nodes = fabric::ramp::job_nodes(c.ramp);
         }
         // RAMP §6.2.2 eq. 3-4: the transcoder gives a ramp-x job's pairs the extra
         // transceiver groups that are safe for its shape. Not under "auto": the one

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "sipsim/analytical/collective_estimate.hpp"
-#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::workload {
 
@@ -92,10 +92,10 @@ collective::CollectiveSpec make_spec(const CollectivesConfig& c, std::uint32_t p
   // fabrics whose full jobs it covers.
   if (algorithm == collective::Algorithm::kRampX && c.op == collective::Op::kBroadcast &&
       c.ramp_tree.enabled && c.ramp_tree.group_rate_bps > 0 &&
-      collective::ramp::tree_broadcast_fits(c.ramp)) {
-    s.stages = collective::ramp::broadcast_stages(
-        fabric::serialization_ps(bytes, c.ramp_tree.group_rate_bps), c.ramp_tree.alpha,
-        std::max<std::uint64_t>(1, bytes));
+      fabric::ramp::tree_broadcast_fits(c.ramp)) {
+    s.stages =
+        fabric::ramp::broadcast_stages(fabric::serialization_ps(bytes, c.ramp_tree.group_rate_bps),
+                                       c.ramp_tree.alpha, std::max<std::uint64_t>(1, bytes));
   }
   return s;
 }

@@ -7,9 +7,11 @@
 
 #include "../common/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
-#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/network.hpp"
-#include "sipsim/fabric/ramp.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/fabric/ramp/transport.hpp"
+#include "sipsim/fabric/routed/routed_network.hpp"
 
 namespace sipsim::analytical {
 namespace {
@@ -76,8 +78,8 @@ TEST(CriticalPath, RampXIsTheLockStepEstimate) {
     const Op op = *collective::parse_op(name);
     for (std::uint32_t n : {128u, 32u, 8u, 2u}) {
       CollectiveSpec s = spec_of(op, Algorithm::kRampX, n, op == Op::kBarrier ? 0 : 1 << 20);
-      s.ramp = collective::ramp::shape_for(4, 4, 2, n);
-      const auto nodes = collective::ramp::job_nodes(s.ramp);
+      s.ramp = fabric::ramp::shape_for(4, 4, 2, n);
+      const auto nodes = fabric::ramp::job_nodes(s.ramp);
       for (bool job : {false, true}) {  // with the job, small subgroups use extra groups (eq. 4)
         fabric::RampSpec rs;
         rs.x = 4;

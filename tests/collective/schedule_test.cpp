@@ -19,9 +19,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::collective {
+
+// RAMP-x reads the RAMP geometry of fabric/ramp/ (DESIGN.md §1).
+namespace ramp = fabric::ramp;
+using fabric::ramp::RampShape;
 namespace {
 
 constexpr Op kOps[] = {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather,

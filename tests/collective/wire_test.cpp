@@ -4,10 +4,14 @@
 
 #include <algorithm>
 
-#include "sipsim/collective/ramp.hpp"
 #include "sipsim/collective/schedule.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::collective {
+
+// RAMP-x reads the RAMP geometry of fabric/ramp/ (DESIGN.md §1).
+namespace ramp = fabric::ramp;
+using fabric::ramp::RampShape;
 namespace {
 
 bool same(std::vector<WireMessage> a, std::vector<WireMessage> b) {

@@ -2,7 +2,10 @@
 // Fabrics shared by several test suites.
 #include <cstdint>
 
-#include "sipsim/fabric/topology.hpp"
+#include "sipsim/fabric/circuit/topoopt.hpp"
+#include "sipsim/fabric/electrical/bcube.hpp"
+#include "sipsim/fabric/electrical/cluster.hpp"
+#include "sipsim/fabric/electrical/torus2d.hpp"
 #include "sipsim/pdes/time.hpp"
 
 namespace sipsim::testing {

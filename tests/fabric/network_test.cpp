@@ -7,6 +7,11 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
 
+#include "sipsim/fabric/circuit/topoopt.hpp"
+#include "sipsim/fabric/electrical/cluster.hpp"
+#include "sipsim/fabric/electrical/torus2d.hpp"
+#include "sipsim/fabric/flat/elect_flat.hpp"
+#include "sipsim/fabric/routed/routed_network.hpp"
 #include "sipsim/pdes/engine.hpp"
 
 namespace sipsim::fabric {

@@ -1,8 +1,6 @@
 // Tests of the routed-fabric topologies: structure (counts, reverse links,
 // wiring), routing (termination, minimality, ECMP spread, determinism),
 // locality groups, spec validation, and SuperPod / TopoOpt scale smoke tests.
-#include "sipsim/fabric/topology.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +16,11 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "sipsim/fabric/circuit/topoopt.hpp"
+#include "sipsim/fabric/electrical/bcube.hpp"
+#include "sipsim/fabric/electrical/cluster.hpp"
+#include "sipsim/fabric/electrical/torus2d.hpp"
 
 namespace sipsim::fabric {
 namespace {

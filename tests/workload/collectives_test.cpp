@@ -10,8 +10,10 @@
 
 #include "../common/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
-#include "sipsim/collective/ramp.hpp"
-#include "sipsim/fabric/ramp.hpp"
+#include "sipsim/fabric/flat/elect_flat.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/fabric/ramp/transport.hpp"
+#include "sipsim/fabric/routed/routed_network.hpp"
 #include "sipsim/pdes/engine.hpp"
 
 namespace sipsim::workload {
@@ -227,16 +229,16 @@ TEST(Collectives, RampXEqualsTheEstimatorOnRamp) {
   plain.x = 4;
   plain.J = 4;
   plain.Lambda = 8;
-  const collective::RampShape full = collective::ramp::full_job(4, 4, 2);
+  const fabric::ramp::RampShape full = fabric::ramp::full_job(4, 4, 2);
   int with_extra = 0;
   for (const std::string& name : collective::op_names()) {
     const Op op = *collective::parse_op(name);
     for (std::uint32_t n : {128u, 32u, 8u}) {
       auto c = config(op, Algorithm::kRampX, op == Op::kBarrier ? 0 : 1 << 20);
       c.root = 5;
-      c.ramp = collective::ramp::shape_for(4, 4, 2, n);
-      c.nodes = collective::ramp::job_nodes(c.ramp);
-      for (int k = 1; k <= 4; ++k) with_extra += collective::ramp::extra_groups(k, c.ramp) > 0;
+      c.ramp = fabric::ramp::shape_for(4, 4, 2, n);
+      c.nodes = fabric::ramp::job_nodes(c.ramp);
+      for (int k = 1; k <= 4; ++k) with_extra += fabric::ramp::extra_groups(k, c.ramp) > 0;
       for (bool job : {false, true}) {
         fabric::RampSpec spec = plain;
         if (job) spec.job = c.ramp;
@@ -273,20 +275,20 @@ TEST(Collectives, RampXExtraTransceiversFollowEq5) {
   plain.J = 8;
   plain.Lambda = 16;
   fabric::RampSpec spec = plain;
-  spec.job = collective::ramp::shape_for(8, 8, 2, 16);
+  spec.job = fabric::ramp::shape_for(8, 8, 2, 16);
   ASSERT_EQ(spec.job->active[0], 8u);
   ASSERT_EQ(spec.job->active[1], 2u);
-  ASSERT_EQ(collective::ramp::extra_groups(1, *spec.job), 0u);
-  ASSERT_EQ(collective::ramp::extra_groups(2, *spec.job), 3u);
-  const std::vector<std::uint32_t> nodes = collective::ramp::job_nodes(*spec.job);
+  ASSERT_EQ(fabric::ramp::extra_groups(1, *spec.job), 0u);
+  ASSERT_EQ(fabric::ramp::extra_groups(2, *spec.job), 3u);
+  const std::vector<std::uint32_t> nodes = fabric::ramp::job_nodes(*spec.job);
   {
     auto with = fabric::make_ramp(spec), without = fabric::make_ramp(plain);
     // Offsets (c1, c2, c3, c4) = (0, 0, 0, 0) and (0, 1, 0, 0): a step-2 pair.
-    const collective::RampShape& job = *spec.job;
+    const fabric::ramp::RampShape& job = *spec.job;
     const std::uint32_t a =
-        collective::ramp::node_id(collective::ramp::coord_of_offsets({0, 0, 0, 0}, job), job);
+        fabric::ramp::node_id(fabric::ramp::coord_of_offsets({0, 0, 0, 0}, job), job);
     const std::uint32_t b =
-        collective::ramp::node_id(collective::ramp::coord_of_offsets({0, 1, 0, 0}, job), job);
+        fabric::ramp::node_id(fabric::ramp::coord_of_offsets({0, 1, 0, 0}, job), job);
     const std::uint64_t slot_bps = fabric::ramp_slot_bytes(spec) * 8 * pdes::kSecond / spec.slot;
     EXPECT_EQ(with->path_rate_bps(a, b), slot_bps * spec.b * (1 + 3));
     EXPECT_EQ(with->path_rate_bps(a, b) * (2 - 1), 4 * without->path_rate_bps(a, b));  // eq. 5
@@ -337,8 +339,8 @@ TEST(Collectives, RampTreeBroadcastMulticasts) {
   for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 22}) {
     auto c = config(Op::kBroadcast, Algorithm::kRampX, bytes);
     c.root = 37;
-    c.ramp = collective::ramp::full_job(4, 4, 2);
-    c.nodes = collective::ramp::job_nodes(c.ramp);
+    c.ramp = fabric::ramp::full_job(4, 4, 2);
+    c.nodes = fabric::ramp::job_nodes(c.ramp);
     c.ramp_tree.alpha = spec.io_latency + spec.propagation;
     c.ramp_tree.group_rate_bps = fabric::ramp_slot_bytes(spec) * 8 * pdes::kSecond / spec.slot;
     const collective::CollectiveSpec s = make_spec(c, 128, bytes, Algorithm::kRampX);

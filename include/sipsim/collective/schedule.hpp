@@ -48,6 +48,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sipsim/fabric/ramp/geometry.hpp"
+
 namespace sipsim::collective {
 
 enum class Op {
@@ -166,17 +168,6 @@ WireStep wire_step(const Schedule& schedule, std::uint32_t i);
 // leaves per pod, ...}; 2 to kMaxLevels entries, the rest 0); for kTorus2d
 // exactly {dims[0], dims[1]}; p must equal their product. Members of an
 // innermost group are consecutive indices.
-// RAMP geometry for kRampX (MODELS.md §1): x communication groups, J racks
-// per group, Lambda = D*x nodes per rack (D <= x). Member m of a full job is
-// the node (g, j, lambda) with m = (g*J + j)*Lambda + lambda and lambda = delta*x + p.
-// `active` gives the subgroup size actually used by each of the four steps
-// (s1 <= x, s2 <= x, s3 <= J, s4 <= D; their product = the group size p); a
-// full job has {x, x, J, D}. Steps whose size is 1 are skipped (RAMP §6.3).
-struct RampShape {
-  std::uint32_t x = 0, J = 0, D = 0;
-  std::uint32_t active[4] = {0, 0, 0, 0};
-};
-
 inline constexpr std::size_t kMaxLevels = 8;
 using Dims = std::array<std::uint32_t, kMaxLevels>;
 // The number of leading non-zero entries of dims.
@@ -189,7 +180,7 @@ struct CollectiveSpec {
   std::uint64_t bytes = 0;
   std::uint32_t root = 0;  // broadcast, reduce, gather, scatter
   Dims dims{};
-  RampShape ramp;  // kRampX only
+  fabric::ramp::RampShape ramp;  // kRampX only (RAMP §6.3 job shape)
   // kRampX broadcast: k >= 1 runs RAMP §6.1's pipelined tree of k stages
   // (eq. 1; ramp::broadcast_stages) with optical multicast; 0 runs scatter +
   // all-gather over the RAMP-x steps. The tree needs a full job with x*J >= Lambda.

@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "sipsim/fabric/topology.hpp"
 #include "sipsim/pdes/model.hpp"
 
 namespace sipsim::fabric {
@@ -113,22 +112,5 @@ class Network {
  protected:
   NetworkStats stats_;
 };
-
-// SiP-ML's Elect-Flat (§4.1): an ideal non-blocking switch. Only the nodes'
-// ports constrain: a message occupies the sender's transmit port and the
-// receiver's receive port (FIFO each, cut-through), and is delivered
-// `latency` + bytes/rate after it starts, when uncontended.
-std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate_bps,
-                                         pdes::Time latency);
-
-// A packet fabric over `topology`: messages are cut into chunks of at most
-// `chunk_bytes` that cross the topology's vertices (each an LP) store-and-
-// forward, with FIFO reservation of every output link (DESIGN.md §3). A
-// message's chunks may leave the node `io_latency` after the send (the node's
-// in-out latency, 100 ns for every architecture in RAMP §7.5).
-std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,
-                                     pdes::Time io_latency = 0);
-
-// RAMP: include/sipsim/fabric/ramp.hpp.
 
 }  // namespace sipsim::fabric

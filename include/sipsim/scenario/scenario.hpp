@@ -6,12 +6,15 @@
 #include <variant>
 #include <vector>
 
-#include "sipsim/fabric/network.hpp"
-#include "sipsim/fabric/ramp.hpp"
-#include "sipsim/fabric/ramp_physical.hpp"
-#include "sipsim/fabric/topology.hpp"
-#include "sipsim/pdes/engine.hpp"
 #include "sipsim/base/yaml_reader.hpp"
+#include "sipsim/fabric/circuit/topoopt.hpp"
+#include "sipsim/fabric/electrical/bcube.hpp"
+#include "sipsim/fabric/electrical/cluster.hpp"
+#include "sipsim/fabric/electrical/torus2d.hpp"
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/ramp/physical.hpp"
+#include "sipsim/fabric/ramp/transport.hpp"
+#include "sipsim/pdes/engine.hpp"
 #include "sipsim/workload/collectives.hpp"
 #include "sipsim/workload/phold.hpp"
 

@@ -45,7 +45,7 @@ struct CollectivesConfig {
   GroupSpec group;
   // RAMP-x: the job's geometry, and its nodes (chosen by RAMP §6.3 to
   // minimise steps); when `nodes` is not empty it replaces `group`.
-  collective::RampShape ramp;
+  fabric::ramp::RampShape ramp;
   std::vector<std::uint32_t> nodes;
   // RAMP-x broadcast as RAMP §6.1's pipelined tree (eq. 1): a stage's set-up
   // latency (I/O + propagation) and a transceiver group's data rate. A zero

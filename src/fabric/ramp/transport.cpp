@@ -1,4 +1,4 @@
-#include "sipsim/fabric/ramp.hpp"
+#include "sipsim/fabric/ramp/transport.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::fabric {
 
@@ -75,7 +75,7 @@ class RampNetwork final : public Network {
     shape_.J = s_.J;
     shape_.D = s_.Lambda / s_.x;
     if (s_.job) {
-      const collective::RampShape& j = *s_.job;
+      const ramp::RampShape& j = *s_.job;
       if (j.x != shape_.x || j.J != shape_.J || j.D != shape_.D) {
         throw std::invalid_argument("ramp: the job's (x, J, D) differ from the fabric's");
       }
@@ -124,7 +124,7 @@ class RampNetwork final : public Network {
     }
     ++stats_.messages;
     stats_.bytes += bytes;
-    const collective::ramp::TransceiverGroups groups = transceiver_groups(src, dst);
+    const ramp::TransceiverGroups groups = transceiver_groups(src, dst);
     // The b transceivers of every group used carry equal parts in parallel (RAMP eq. 5).
     const std::uint64_t slots = slots_of(bytes, groups.count);
     const std::uint32_t arbiter = arbiter_of(dst);
@@ -160,7 +160,7 @@ class RampNetwork final : public Network {
   pdes::Time multicast(pdes::Context& ctx, const std::vector<std::uint32_t>& dsts,
                        std::uint64_t bytes, std::uint64_t tag) override {
     const std::uint32_t src = ctx.self();
-    const collective::ramp::Coord cs = coord(src);
+    const ramp::Coord cs = coord(src);
     std::map<std::uint32_t, std::uint64_t> racks;  // arbiter (g_dst, 0, lambda) -> rack mask
     for (std::uint32_t dst : dsts) {
       if (dst >= nodes_ || dst == src || groups_of(src, dst) != 1) {
@@ -231,7 +231,7 @@ class RampNetwork final : public Network {
   // carrying an equal part of the message (RAMP eq. 4).
   std::uint32_t resource_count() const override { return 2 * nodes_ * s_.x; }
   void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
-    const collective::ramp::TransceiverGroups g = transceiver_groups(a, b);
+    const ramp::TransceiverGroups g = transceiver_groups(a, b);
     const std::uint64_t rate = path_rate_bps(a, b);  // of all groups together
     for (std::uint32_t i = 0; i < g.count; ++i) {
       const std::uint32_t t = g.group(i, s_.x);
@@ -281,19 +281,16 @@ class RampNetwork final : public Network {
     std::string out = "steps 1-4: ";
     for (int k = 1; k <= 4; ++k) {
       out += k > 1 ? ", " : "";
-      out += shape_.active[k - 1] > 1
-                 ? std::to_string(1 + collective::ramp::extra_groups(k, shape_))
-                 : std::string("-");
+      out += shape_.active[k - 1] > 1 ? std::to_string(1 + ramp::extra_groups(k, shape_))
+                                      : std::string("-");
     }
     out += " (job " + std::to_string(shape_.active[0]);
     for (int k = 1; k < 4; ++k) out += "x" + std::to_string(shape_.active[k]);
     return out + ")";
   }
-  collective::ramp::Coord coord(std::uint32_t node) const {
-    return collective::ramp::coord_of_node(node, shape_);
-  }
-  collective::ramp::TransceiverGroups transceiver_groups(std::uint32_t a, std::uint32_t b) const {
-    return collective::ramp::transceivers_for_pair(coord(a), coord(b), shape_);
+  ramp::Coord coord(std::uint32_t node) const { return ramp::coord_of_node(node, shape_); }
+  ramp::TransceiverGroups transceiver_groups(std::uint32_t a, std::uint32_t b) const {
+    return ramp::transceivers_for_pair(coord(a), coord(b), shape_);
   }
   // Transceiver groups of a transfer a -> b (1 without a job; the closed forms may be
   // asked about a == b or nodes outside the fabric, which use one group).
@@ -398,7 +395,7 @@ class RampNetwork final : public Network {
   }
 
   RampSpec s_;
-  collective::RampShape shape_;
+  ramp::RampShape shape_;
   std::uint32_t nodes_ = 0;
   std::uint64_t slot_bytes_ = 0;
   std::vector<pdes::Time> tx_free_, rx_free_;  // [local node][transceiver]

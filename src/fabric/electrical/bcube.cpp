@@ -2,14 +2,14 @@
 // nodes relay between the single-level switches. Routing fixes the highest
 // differing digit first (the paper's BCubeRouting corrects digits in a fixed
 // permutation order), giving paths of 2 * Hamming(src, dst) hops.
+#include "sipsim/fabric/electrical/bcube.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "sipsim/fabric/topology.hpp"
 
 namespace sipsim::fabric {
 namespace {

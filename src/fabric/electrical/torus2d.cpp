@@ -1,6 +1,8 @@
 // 2D torus with dimension-order routing (RAMP §7.5 compares a 2D torus of
 // 128 x 512 nodes, ../shared/papers/001_74a61473e9cb46d7.txt). Nodes relay;
 // no switches.
+#include "sipsim/fabric/electrical/torus2d.hpp"
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -8,8 +10,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "sipsim/fabric/topology.hpp"
 
 namespace sipsim::fabric {
 namespace {

@@ -33,9 +33,18 @@
 #include <string>
 #include <vector>
 
-#include "sipsim/collective/schedule.hpp"
+namespace sipsim::fabric::ramp {
 
-namespace sipsim::collective::ramp {
+// RAMP geometry for RAMP-x jobs (MODELS.md §1): x communication groups, J racks
+// per group, Lambda = D*x nodes per rack (D <= x). Member m of a full job is
+// the node (g, j, lambda) with m = (g*J + j)*Lambda + lambda and lambda = delta*x + p.
+// `active` gives the subgroup size actually used by each of the four steps
+// (s1 <= x, s2 <= x, s3 <= J, s4 <= D; their product = the group size p); a
+// full job has {x, x, J, D}. Steps whose size is 1 are skipped (RAMP §6.3).
+struct RampShape {
+  std::uint32_t x = 0, J = 0, D = 0;
+  std::uint32_t active[4] = {0, 0, 0, 0};
+};
 
 struct Coord {
   std::uint32_t g = 0, j = 0, delta = 0, p = 0;
@@ -331,4 +340,4 @@ inline std::uint32_t broadcast_stages(std::uint64_t message_ps, std::uint64_t al
       std::clamp<std::uint64_t>(rounded, 1, std::max<std::uint64_t>(1, max_stages)));
 }
 
-}  // namespace sipsim::collective::ramp
+}  // namespace sipsim::fabric::ramp

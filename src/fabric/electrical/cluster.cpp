@@ -3,14 +3,14 @@
 // SuperPod scaled to 4 tiers, ../shared/papers/001_74a61473e9cb46d7.txt) and
 // SiP-ML's Elect-Cluster. The tree is a k-ary n-tree with per-tier arities
 // (Leiserson 1985; Al-Fares et al., SIGCOMM'08): see the header for wiring.
+#include "sipsim/fabric/electrical/cluster.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "sipsim/fabric/topology.hpp"
 
 namespace sipsim::fabric {
 namespace {

@@ -1,5 +1,5 @@
 // RAMP transport: whole-slot timing and the optical rules, strict and permissive.
-#include "sipsim/fabric/ramp.hpp"
+#include "sipsim/fabric/ramp/transport.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <boost/mpi/environment.hpp>
 #include <vector>
 
-#include "sipsim/collective/ramp.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/pdes/engine.hpp"
 
 namespace sipsim::fabric {
@@ -153,7 +153,7 @@ TEST(Ramp, PermissiveModeSerialisesAndCounts) {
 // t0 + 4 = t0 mod 4), each carrying half the bytes; other pairs use one group.
 TEST(Ramp, AJobsSmallSubgroupsUseExtraTransceiverGroups) {
   RampSpec s = small();
-  s.job = collective::ramp::shape_for(4, 4, 2, 8);
+  s.job = fabric::ramp::shape_for(4, 4, 2, 8);
   ASSERT_EQ(s.job->active[1], 2u);
   auto net = make_ramp(s);
   auto plain = make_ramp(small());
@@ -176,7 +176,7 @@ TEST(Ramp, AJobsSmallSubgroupsUseExtraTransceiverGroups) {
   // A job that does not fit the fabric is refused.
   s.job->active[2] = 5;
   EXPECT_THROW(make_ramp(s), std::invalid_argument);
-  s.job = collective::ramp::full_job(4, 4, 4);
+  s.job = fabric::ramp::full_job(4, 4, 4);
   EXPECT_THROW(make_ramp(s), std::invalid_argument);
 }
 

@@ -6,7 +6,7 @@
 // group RAMP's transcoder picks for the pair (eq. 2 and the RAMP-x step
 // patterns), plus, for a RAMP-x job on a subset of the nodes (`job`), the extra
 // groups of RAMP §6.2.2 eq. 3-4 that keep the optical rules
-// (collective::ramp::transceivers_for_pair); all b transceivers of every group
+// (ramp::transceivers_for_pair); all b transceivers of every group
 // used carry equal parts in parallel (eq. 5), each on subnet (g_a, g_b, t) and
 // the destination's wavelength.
 // A transfer takes whole time slots: `slot` of which `reconfiguration` is the
@@ -28,8 +28,8 @@
 #include <memory>
 #include <optional>
 
-#include "sipsim/collective/schedule.hpp"
 #include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::fabric {
 
@@ -47,7 +47,7 @@ struct RampSpec {
   // The RAMP-x job the transcoder serves (RAMP §6.3: x, J, D of this fabric and the job's
   // active step sizes). When set, pairs of a RAMP-x step use the extra transceiver groups of
   // RAMP §6.2.2 eq. 3-4 that are safe for that job; unset, every pair uses one group.
-  std::optional<collective::RampShape> job;
+  std::optional<ramp::RampShape> job;
 };
 
 // Counters of the optical rules, summed over ranks by the caller.

@@ -1,7 +1,7 @@
 // Tests of the RAMP physical models: geometry and counts (RAMP §3.1), power budget
 // (RAMP §4.2, Fig. 6), cost (RAMP §4.3, Table 3) and power (RAMP §4.3, Table 4).
 // Paper values are targets only; the model computes them from per-component inputs.
-#include "sipsim/fabric/ramp_physical.hpp"
+#include "sipsim/fabric/ramp/physical.hpp"
 
 #include <gtest/gtest.h>
 

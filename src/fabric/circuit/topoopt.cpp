@@ -3,6 +3,8 @@
 // circuits form m rings with offsets coprime with N (TotientPerms), i.e. a
 // circulant graph C_N(s_1..s_m). Being vertex-transitive, one BFS from node 0
 // gives shortest paths between every pair by relative distance.
+#include "sipsim/fabric/circuit/topoopt.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <numeric>
@@ -10,8 +12,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "sipsim/fabric/topology.hpp"
 
 namespace sipsim::fabric {
 namespace {

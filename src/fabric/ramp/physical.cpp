@@ -1,6 +1,6 @@
 // Physical models of the RAMP optical network: geometry (RAMP §3.1), power budget
 // (RAMP §4.2, Fig. 6), cost (RAMP §4.3, Table 3) and power (RAMP §4.3, Table 4).
-#include "sipsim/fabric/ramp_physical.hpp"
+#include "sipsim/fabric/ramp/physical.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // Topology base: link storage, CSR adjacency and the ECMP hash shared by all
-// routed fabrics (see include/sipsim/fabric/topology.hpp).
-#include "sipsim/fabric/topology.hpp"
+// routed fabrics (see include/sipsim/fabric/routed/topology.hpp).
+#include "sipsim/fabric/routed/topology.hpp"
 
 #include <limits>
 #include <sstream>

@@ -1,0 +1,26 @@
+#pragma once
+// TopoOpt: circuits fixed for the job (a routed topology).
+#include <cstdint>
+#include <memory>
+
+#include "sipsim/fabric/routed/topology.hpp"
+
+namespace sipsim::fabric {
+
+// TopoOpt-style direct-connect circuits fixed for the job (Wang et al.,
+// NSDI'23; RAMP §7.5): degree d = 2m links per node forming m bidirectional
+// ring permutations with offsets s_1 = 1 < s_2 < ... < s_m, each offset the
+// smallest integer > the previous one that is coprime with the node count
+// (TotientPerms); every link carries link_rate_bps. Nodes relay; shortest
+// paths in this circulant graph (ties broken by the ECMP hash). Offsets are
+// taken from [1, nodes/2] only, since s and nodes - s give the same ring; a
+// degree needing more offsets than exist is rejected. groups(): blocks of 64
+// consecutive nodes.
+struct TopooptSpec {
+  std::uint32_t degree = 2;
+  std::uint64_t link_rate_bps = 0;
+  pdes::Time link_latency = 0;
+};
+std::unique_ptr<Topology> make_topoopt(const TopooptSpec& spec, std::uint32_t nodes);
+
+}  // namespace sipsim::fabric

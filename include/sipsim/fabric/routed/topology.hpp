@@ -1,0 +1,84 @@
+#pragma once
+// Graph topologies of the routed fabrics (DESIGN.md §3): vertices are the
+// accelerators ("nodes", ids [0, nodes)) followed by switches (ids
+// [nodes, nodes + switches)); directed links carry a rate and a latency.
+// Forwarding is hop by hop: next_link(at, dst, flow) is a pure function, so
+// every LP can route locally and every rank routes identically. Among
+// equal-cost next hops the choice is a deterministic hash of (at, dst, flow)
+// (ECMP).
+//
+// Latency of a link = propagation + the switching latency of the vertex it
+// enters (zero when it enters a node): the whole delay between a chunk's last
+// bit leaving `from` and the chunk being ready to leave `to`.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sipsim/pdes/time.hpp"
+
+namespace sipsim::fabric {
+
+using Vertex = std::uint32_t;
+using LinkId = std::uint32_t;
+inline constexpr LinkId kNoLink = ~LinkId{0};
+
+struct Link {
+  Vertex from;
+  Vertex to;
+  std::uint64_t rate_bps;
+  pdes::Time latency;
+};
+
+class Topology {
+ public:
+  virtual ~Topology() = default;
+
+  std::uint32_t nodes() const { return nodes_; }
+  std::uint32_t switches() const { return switches_; }
+  std::uint32_t vertices() const { return nodes_ + switches_; }
+  bool is_switch(Vertex v) const { return v >= nodes_; }
+  const std::vector<Link>& links() const { return links_; }
+  const Link& link(LinkId id) const { return links_[id]; }
+  // Outgoing links of v, in increasing link id (i.e. construction) order.
+  std::span<const LinkId> out_links(Vertex v) const;
+
+  // The link to take at `at` towards node `dst` (at != dst); kNoLink if dst
+  // is unreachable (also for at == dst, dst not a node or at out of range).
+  // Deterministic; `flow` only selects among equal-cost hops.
+  virtual LinkId next_link(Vertex at, Vertex dst, std::uint64_t flow) const = 0;
+
+  // Locality group of each vertex (server, pod, torus row ...), used to
+  // partition LPs across ranks so that cut links are the slow ones. Groups
+  // are numbered 0..groups()-1 and contiguous node ranges where possible.
+  virtual std::uint32_t group_of(Vertex v) const = 0;
+  virtual std::uint32_t groups() const = 0;
+
+  // One line for `sipsim info` and logs, e.g. "cluster: 64 nodes, 8 servers ...".
+  virtual std::string describe() const = 0;
+
+ protected:
+  // Subclasses build the graph in their constructor with these.
+  void set_vertices(std::uint32_t nodes, std::uint32_t switches);
+  LinkId add_link(Vertex from, Vertex to, std::uint64_t rate_bps, pdes::Time latency);
+  // Adds from->to and to->from with the same rate and latency; returns the first.
+  LinkId add_duplex(Vertex a, Vertex b, std::uint64_t rate_bps, pdes::Time latency);
+  // Builds out_links(); call once after the last add_link.
+  void finalize();
+  // Exact human-readable units for describe(): "200Gbps", "350ns", "1250ns".
+  static std::string rate_str(std::uint64_t bps);
+  static std::string time_str(pdes::Time t);
+
+ private:
+  std::uint32_t nodes_ = 0;
+  std::uint32_t switches_ = 0;
+  std::vector<Link> links_;
+  std::vector<std::uint32_t> out_start_;  // CSR offsets
+  std::vector<LinkId> out_;
+};
+
+// Deterministic 64-bit mix for ECMP choices (same on every platform).
+std::uint64_t ecmp_hash(std::uint64_t a, std::uint64_t b, std::uint64_t c);
+
+}  // namespace sipsim::fabric

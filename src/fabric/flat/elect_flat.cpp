@@ -1,0 +1,122 @@
+// SiP-ML's Elect-Flat (§4.1): the ideal non-blocking switch.
+#include "sipsim/fabric/flat/elect_flat.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <vector>
+
+#include "../describe.hpp"
+
+namespace sipsim::fabric {
+
+namespace {
+
+using detail::gbps;
+using detail::ns;
+
+enum Kind : std::uint32_t {
+  kFlatArrive = kFabricKindBase,  // head of a message reaches the receiver's port
+  kFlatDeliver,                   // last byte received
+};
+
+// ---------------------------------------------------------------------------
+// Elect-Flat: per-node transmit and receive ports, nothing in between.
+class FlatNetwork final : public Network {
+ public:
+  FlatNetwork(std::uint32_t nodes, std::uint64_t rate_bps, pdes::Time latency)
+      : nodes_(nodes), rate_(rate_bps), latency_(latency) {
+    if (nodes == 0) throw std::invalid_argument("elect-flat needs at least one node");
+    if (rate_bps == 0) throw std::invalid_argument("elect-flat bandwidth must be > 0");
+  }
+
+  std::uint32_t nodes() const override { return nodes_; }
+  std::uint32_t lp_count() const override { return nodes_; }
+  pdes::Partition partition(int ranks) const override {
+    return pdes::Partition::blocks(nodes_, ranks);
+  }
+  // Every node reaches every other through the ideal switch in `latency`.
+  pdes::Time lookahead(const pdes::Partition&) const override { return latency_; }
+  void setup(const pdes::Partition& partition, int rank) override {
+    ports_.assign(partition.lps_of(rank).size(), Ports{});
+    stats_ = {};
+  }
+
+  pdes::Time send(pdes::Context& ctx, std::uint32_t dst, std::uint64_t bytes,
+                  std::uint64_t tag) override {
+    check_dst(ctx, dst);
+    Ports& p = ports_[ctx.self_index()];
+    const pdes::Time start = std::max(ctx.now(), p.tx_free);
+    stats_.max_queueing = std::max(stats_.max_queueing, start - ctx.now());
+    p.tx_free = start + serialization_ps(bytes, rate_);
+    ctx.send(dst, start - ctx.now() + latency_, kFlatArrive, {bytes, tag, 0, 0});
+    ++stats_.messages;
+    stats_.bytes += bytes;
+    return p.tx_free;
+  }
+
+  void handle(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) override {
+    if (ev.kind == kFlatArrive) {
+      // The receive port serialises arrivals: incast costs time here.
+      Ports& p = ports_[ctx.self_index()];
+      const pdes::Time start = std::max(ctx.now(), p.rx_free);
+      stats_.max_queueing = std::max(stats_.max_queueing, start - ctx.now());
+      p.rx_free = start + serialization_ps(ev.data[0], rate_);
+      ctx.send(ctx.self(), p.rx_free - ctx.now(), kFlatDeliver,
+               {ev.data[0], ev.data[1], ev.src, 0});
+    } else if (ev.kind == kFlatDeliver) {
+      sink.delivered({static_cast<std::uint32_t>(ev.data[2]), ev.data[0], ev.data[1]}, ctx);
+    } else {
+      throw std::logic_error("elect-flat: unknown event kind " + std::to_string(ev.kind));
+    }
+  }
+
+  pdes::Time uncongested_ps(std::uint32_t, std::uint32_t, std::uint64_t bytes) const override {
+    return latency_ + serialization_ps(bytes, rate_);
+  }
+  pdes::Time injection_ps(std::uint32_t, std::uint32_t, std::uint64_t bytes) const override {
+    return serialization_ps(bytes, rate_);
+  }
+  std::uint64_t node_rate_bps() const override { return rate_; }
+  std::uint64_t path_rate_bps(std::uint32_t, std::uint32_t) const override { return rate_; }
+  // The sender's transmit port and the receiver's receive port.
+  std::uint32_t resource_count() const override { return 2 * nodes_; }
+  void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
+    out.push_back({a, rate_});
+    out.push_back({nodes_ + b, rate_});
+  }
+  std::string describe() const override {
+    return "elect-flat: " + std::to_string(nodes_) + " nodes at " + gbps(rate_) + ", latency " +
+           ns(latency_);
+  }
+  std::vector<std::pair<std::string, std::string>> facts() const override {
+    // Non-blocking: any half of the nodes can send to the other half at full rate.
+    return {{"node bandwidth", gbps(rate_)},
+            {"latency", ns(latency_)},
+            {"bisection bandwidth", gbps(rate_ * (nodes_ / 2))}};
+  }
+
+ private:
+  struct Ports {
+    pdes::Time tx_free = 0;
+    pdes::Time rx_free = 0;
+  };
+  void check_dst(const pdes::Context& ctx, std::uint32_t dst) const {
+    if (dst >= nodes_ || dst == ctx.self()) {
+      throw std::logic_error("node " + std::to_string(ctx.self()) + " cannot send to node " +
+                             std::to_string(dst));
+    }
+  }
+
+  std::uint32_t nodes_;
+  std::uint64_t rate_;
+  pdes::Time latency_;
+  std::vector<Ports> ports_;
+};
+}  // namespace
+
+std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate_bps,
+                                         pdes::Time latency) {
+  return std::make_unique<FlatNetwork>(nodes, rate_bps, latency);
+}
+
+}  // namespace sipsim::fabric

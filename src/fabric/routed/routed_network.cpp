@@ -1,0 +1,285 @@
+// The routed packet fabric: chunks hop vertex to vertex, each output link a FIFO.
+#include "sipsim/fabric/routed/routed_network.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include "../describe.hpp"
+
+namespace sipsim::fabric {
+
+namespace {
+
+using detail::gbps;
+using detail::kib;
+using detail::ns;
+
+enum Kind : std::uint32_t {
+  kChunk = kFabricKindBase + 2,  // a chunk has fully arrived at a vertex
+};
+
+// ---------------------------------------------------------------------------
+// Routed packet fabric: chunks hop vertex to vertex, each output link a FIFO.
+class RoutedNetwork final : public Network {
+ public:
+  RoutedNetwork(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,
+                pdes::Time io_latency)
+      : topo_(std::move(topology)),
+        chunk_(chunk_bytes),
+        io_(io_latency),
+        link_free_(topo_->links().size(), 0) {
+    if (chunk_bytes == 0) throw std::invalid_argument("chunk size must be > 0");
+    for (const Link& l : topo_->links()) {
+      if (l.rate_bps == 0) throw std::invalid_argument("a link has a rate of 0 bit/s");
+    }
+  }
+
+  std::uint32_t nodes() const override { return topo_->nodes(); }
+  std::uint32_t lp_count() const override { return topo_->vertices(); }
+
+  // Locality groups in contiguous, node-balanced blocks of ranks, so that a
+  // server (and its leaf) never straddles two ranks.
+  pdes::Partition partition(int ranks) const override {
+    const std::uint32_t groups = topo_->groups();
+    std::vector<std::uint64_t> nodes_in(groups + 1, 0);
+    for (Vertex v = 0; v < topo_->nodes(); ++v) ++nodes_in[topo_->group_of(v) + 1];
+    for (std::uint32_t g = 0; g < groups; ++g) nodes_in[g + 1] += nodes_in[g];
+    const std::uint64_t total = std::max<std::uint64_t>(1, nodes_in[groups]);
+    std::vector<std::uint32_t> owner(topo_->vertices());
+    std::uint32_t spread = 0;
+    for (Vertex v = 0; v < topo_->vertices(); ++v) {
+      const std::uint32_t g = topo_->group_of(v);
+      if (topo_->is_switch(v) && !mostly_local(v)) {
+        // A switch joining many groups (a spine, a top-level BCube switch)
+        // belongs to none: spread them so that no rank carries all of them.
+        owner[v] = spread++ % static_cast<std::uint32_t>(ranks);
+        continue;
+      }
+      owner[v] =
+          static_cast<std::uint32_t>(nodes_in[g] * static_cast<std::uint64_t>(ranks) / total);
+    }
+    return pdes::Partition::from_owners(std::move(owner), ranks);
+  }
+
+  pdes::Time lookahead(const pdes::Partition& p) const override {
+    pdes::Time best = pdes::kTimeMax;
+    for (const Link& l : topo_->links()) {
+      if (p.owner(l.from) != p.owner(l.to)) best = std::min(best, l.latency);
+    }
+    return best;
+  }
+
+  void setup(const pdes::Partition& partition, int rank) override {
+    partial_.assign(partition.lps_of(rank).size(), {});
+    std::fill(link_free_.begin(), link_free_.end(), 0);
+    stats_ = {};
+  }
+
+  pdes::Time send(pdes::Context& ctx, std::uint32_t dst, std::uint64_t bytes,
+                  std::uint64_t tag) override {
+    if (dst >= topo_->nodes() || dst == ctx.self()) {
+      throw std::logic_error("node " + std::to_string(ctx.self()) + " cannot send to node " +
+                             std::to_string(dst));
+    }
+    ++stats_.messages;
+    stats_.bytes += bytes;
+    const std::uint64_t route = (std::uint64_t{ctx.self()} << 32) | dst;
+    pdes::Time done = ctx.now();
+    std::uint64_t left = bytes;
+    do {  // a zero-byte message still travels, as one empty chunk
+      const std::uint64_t c = std::min(left, chunk_);
+      left -= c;
+      done = forward(ctx, ctx.now() + io_, dst, {bytes, tag, c, route});
+    } while (left > 0);
+    return done;
+  }
+
+  void handle(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) override {
+    if (ev.kind != kChunk) {
+      throw std::logic_error("routed fabric: unknown event kind " + std::to_string(ev.kind));
+    }
+    const auto src = static_cast<std::uint32_t>(ev.data[3] >> 32);
+    const auto dst = static_cast<std::uint32_t>(ev.data[3]);
+    if (ctx.self() != dst) {
+      forward(ctx, ctx.now(), dst, ev.data);
+      return;
+    }
+    const std::uint64_t msg_bytes = ev.data[0];
+    if (ev.data[2] == msg_bytes) {  // single-chunk message
+      sink.delivered({src, msg_bytes, ev.data[1]}, ctx);
+      return;
+    }
+    // Chunks of one pair arrive in order, so one counter per sender suffices.
+    auto& partial = partial_[ctx.self_index()];
+    std::uint64_t& got = partial[src];
+    got += ev.data[2];
+    if (got == msg_bytes) {
+      partial.erase(src);
+      sink.delivered({src, msg_bytes, ev.data[1]}, ctx);
+    }
+  }
+
+  pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
+    // Store-and-forward pipeline of n chunks over the path's h links (each
+    // FIFO): chunk k leaves link j when it has arrived and chunk k-1 has left,
+    // a max-plus grid whose longest path has a closed form, O(h) instead of
+    // O(n h): chunks 1..n-1 are full (size C), the last has c_n bytes; the path
+    // runs the full chunks' rows up to some link j2, spending the n-2 extra
+    // full-chunk cells on the slowest link so far, then the last chunk's row
+    // from j2 on; every link adds its latency once.
+    //   T = sum_j l_j + max_j2 [ sum_{j<=j2} s(C,j) + (n-2) max_{j<=j2} s(C,j)
+    //                             + sum_{j>=j2} s(c_n,j) ]   (n >= 2)
+    const std::vector<const Link*> path = route(a, b);
+    const std::uint64_t n = std::max<std::uint64_t>(1, (bytes + chunk_ - 1) / chunk_);
+    const std::uint64_t last = bytes - (n - 1) * chunk_;
+    pdes::Time latency = 0, tail = 0;
+    for (const Link* l : path) {
+      latency += l->latency;
+      tail += serialization_ps(last, l->rate_bps);  // sum_{j >= j2} s(c_n, j) for j2 = 1
+    }
+    latency += io_;  // the node's in-out latency before the first link
+    if (n == 1) return latency + tail;
+    pdes::Time head = 0, slowest = 0, best = 0;
+    for (const Link* l : path) {
+      const pdes::Time full = serialization_ps(chunk_, l->rate_bps);
+      head += full;
+      slowest = std::max(slowest, full);
+      best = std::max(best, head + (n - 2) * slowest + tail);
+      tail -= serialization_ps(last, l->rate_bps);
+    }
+    return latency + best;
+  }
+
+  // The node's I/O latency, then the chunks one after another on the first
+  // link of the pair's path.
+  pdes::Time injection_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
+    const LinkId first = topo_->next_link(a, b, (std::uint64_t{a} << 32) | b);
+    if (first == kNoLink) return 0;
+    const std::uint64_t rate = topo_->link(first).rate_bps;
+    const std::uint64_t full = bytes / chunk_, rest = bytes % chunk_;
+    pdes::Time t = io_ + full * serialization_ps(chunk_, rate);
+    if (rest > 0 || full == 0) t += serialization_ps(rest, rate);
+    return t;
+  }
+
+  // Walks the path without building it: this runs for every message.
+  std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const override {
+    std::uint64_t rate = ~std::uint64_t{0};
+    const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
+    std::uint32_t hops = 0;
+    for (Vertex v = a; v != b; ++hops) {
+      const LinkId l = topo_->next_link(v, b, flow);
+      if (l == kNoLink || hops > topo_->vertices()) return 0;
+      rate = std::min(rate, topo_->link(l).rate_bps);
+      v = topo_->link(l).to;
+    }
+    return rate;
+  }
+
+  // The links of the pair's path (its ECMP choice).
+  std::uint32_t resource_count() const override {
+    return static_cast<std::uint32_t>(topo_->links().size());
+  }
+  void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
+    const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
+    std::uint32_t hops = 0;
+    for (Vertex v = a; v != b; ++hops) {
+      const LinkId l = topo_->next_link(v, b, flow);
+      if (l == kNoLink || hops > topo_->vertices()) {
+        throw std::logic_error("routed fabric: no route from node " + std::to_string(a) +
+                               " to node " + std::to_string(b));
+      }
+      out.push_back({static_cast<std::uint32_t>(l), topo_->link(l).rate_bps});
+      v = topo_->link(l).to;
+    }
+  }
+
+  std::uint64_t node_rate_bps() const override {
+    std::uint64_t rate = 0;
+    for (LinkId l : topo_->out_links(0)) rate += topo_->link(l).rate_bps;
+    return rate;
+  }
+  std::string describe() const override {
+    return topo_->describe() + ", chunks of " + kib(chunk_) +
+           (io_ > 0 ? ", node I/O latency " + ns(io_) : std::string());
+  }
+  const Topology& topology() const { return *topo_; }
+  std::vector<std::pair<std::string, std::string>> facts() const override {
+    std::uint64_t capacity = 0;
+    pdes::Time min_latency = pdes::kTimeMax, max_latency = 0;
+    for (const Link& l : topo_->links()) {
+      capacity += l.rate_bps;
+      min_latency = std::min(min_latency, l.latency);
+      max_latency = std::max(max_latency, l.latency);
+    }
+    return {{"switches", std::to_string(topo_->switches())},
+            {"directed links", std::to_string(topo_->links().size())},
+            {"total link capacity", gbps(capacity)},
+            {"node injection bandwidth", gbps(node_rate_bps())},
+            {"link latency", ns(min_latency) + " .. " + ns(max_latency)},
+            {"chunk size", kib(chunk_)},
+            {"node I/O latency", ns(io_)},
+            {"locality groups", std::to_string(topo_->groups())}};
+  }
+
+ private:
+  // The links a message from node a to node b takes (the pair's one path).
+  std::vector<const Link*> route(std::uint32_t a, std::uint32_t b) const {
+    std::vector<const Link*> path;
+    const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
+    for (Vertex v = a; v != b;) {
+      const LinkId l = topo_->next_link(v, b, flow);
+      if (l == kNoLink || path.size() > topo_->vertices()) {
+        throw std::logic_error("no route from node " + std::to_string(a) + " to " +
+                               std::to_string(b));
+      }
+      path.push_back(&topo_->link(l));
+      v = topo_->link(l).to;
+    }
+    return path;
+  }
+
+  // At least half of the switch's neighbours are in its own locality group.
+  bool mostly_local(Vertex v) const {
+    std::size_t same = 0, all = 0;
+    for (LinkId l : topo_->out_links(v)) {
+      ++all;
+      if (topo_->group_of(topo_->link(l).to) == topo_->group_of(v)) ++same;
+    }
+    return 2 * same >= all;
+  }
+
+  // Reserves the next link towards dst for one chunk and sends it on.
+  pdes::Time forward(pdes::Context& ctx, pdes::Time ready, std::uint32_t dst,
+                     const pdes::Payload& chunk) {
+    const LinkId id = topo_->next_link(ctx.self(), dst, chunk[3]);
+    if (id == kNoLink) {
+      throw std::logic_error("no route from vertex " + std::to_string(ctx.self()) + " to node " +
+                             std::to_string(dst));
+    }
+    const Link& l = topo_->link(id);
+    const pdes::Time start = std::max(ready, link_free_[id]);
+    stats_.max_queueing = std::max(stats_.max_queueing, start - ready);
+    link_free_[id] = start + serialization_ps(chunk[2], l.rate_bps);
+    ++stats_.chunk_hops;
+    ctx.send(l.to, link_free_[id] + l.latency - ctx.now(), kChunk, chunk);
+    return link_free_[id];
+  }
+
+  std::unique_ptr<Topology> topo_;
+  std::uint64_t chunk_;
+  pdes::Time io_;  // per message, before its first chunk may leave the node (RAMP §7.5)
+  std::vector<pdes::Time> link_free_;  // indexed by link id; only local links are used
+  std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> partial_;  // per local LP
+};
+
+}  // namespace
+
+std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,
+                                     pdes::Time io_latency) {
+  return std::make_unique<RoutedNetwork>(std::move(topology), chunk_bytes, io_latency);
+}
+
+}  // namespace sipsim::fabric
