@@ -300,8 +300,7 @@ std::vector<Estimated> estimate_scenario(const workload::CollectivesConfig& c, b
   std::vector<collective::CollectiveSpec> tasks;
   const auto p = static_cast<std::uint32_t>(members.size());
   for (std::uint64_t bytes : workload::sweep_sizes(c)) {
-    for (const std::string& name : collective::algorithm_names()) {
-      const auto algorithm = *collective::parse_algorithm(name);
+    for (const collective::Algorithm algorithm : collective::all_algorithms()) {
       if (!all && algorithm != c.algorithm) continue;
       const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
       if (collective::why_invalid(spec).empty()) tasks.push_back(spec);
@@ -577,8 +576,8 @@ int info_command(const std::string& path, const std::vector<std::string>& overri
       }
       return out;
     };
-    rows.push_back({"collective shapes",
-                    "hierarchical-ring " + shape(c->hierarchy) + ", torus2d " + shape(c->torus)});
+    rows.push_back({"collective shapes", "hierarchical-ring " + shape(c->params.hierarchy) +
+                                             ", torus2d " + shape(c->params.torus)});
   }
   for (const auto& [k, v] : rows) {
     std::cout << "  " << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";

@@ -30,10 +30,12 @@
 #include <array>
 #include <bit>
 #include <functional>
+#include <initializer_list>
 #include <span>
 #include <sstream>
 #include <utility>
 
+#include "sipsim/fabric/network.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::collective {
@@ -48,9 +50,6 @@ __extension__ typedef unsigned __int128 U128;
 constexpr std::array<std::string_view, 9> kOpNames = {"all-reduce", "reduce-scatter", "all-gather",
                                                       "all-to-all", "broadcast",      "reduce",
                                                       "gather",     "scatter",        "barrier"};
-constexpr std::array<std::string_view, 10> kAlgorithmNames = {
-    "ring",   "bidirectional-ring", "hierarchical-ring",  "torus2d", "halving-doubling", "bruck",
-    "direct", "binomial-tree",      "double-binary-tree", "ramp-x"};
 
 // ---------------------------------------------------------------------------------------------
 // Integer helpers.
@@ -1648,100 +1647,211 @@ void build_direct(Stages& st, const Ctx& c) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// The algorithm table (algorithm.hpp). A row: name, traits, the operations it implements, its
+// chunk count (all-to-all always has p*p chunks), its own validity checks, the parameters it
+// reads (make_spec), its stage builder and an optional closed-form wire step (wire_step).
+
+bool any_op(Op) {
+  return true;
+}
+bool ops_of(Op op, std::initializer_list<Op> ops) {
+  return std::find(ops.begin(), ops.end(), op) != ops.end();
+}
+std::uint64_t per_member(const CollectiveSpec& s) {
+  return s.p;
+}
+std::string valid(const CollectiveSpec&) {
+  return "";
+}
+void no_params(CollectiveSpec&, const AlgorithmParams&) {}
+
+void build_hierarchical_ring(Stages& st, const Ctx& c) {
+  const CollectiveSpec& s = c.spec;
+  if (s.op == Op::kBroadcast || s.op == Op::kReduce) {
+    const bool reduce = s.op == Op::kReduce;
+    // A two-level pipelined tree: the innermost groups, and across them.
+    add_pipeline(st, c, hierarchical_links(c, s.dims[0], s.p / s.dims[0], s.root, reduce), reduce);
+  } else {
+    add_levels(st, c, std::span(s.dims).first(levels(s.dims)));
+  }
+}
+
+void build_torus2d(Stages& st, const Ctx& c) {
+  const CollectiveSpec& s = c.spec;
+  if (s.op == Op::kAllToAll) {
+    add_torus_all_to_all(st, c, s.dims[0], s.dims[1]);
+  } else {
+    add_levels(st, c, std::span(s.dims).first(2));
+  }
+}
+
+std::string why_invalid_dims(const CollectiveSpec& spec, bool torus);
+
+void configure_ramp(CollectiveSpec& s, const AlgorithmParams& params) {
+  s.ramp = params.ramp;
+  // RAMP §6.1 eq. 1: the pipelined tree's stages for this size, on RAMP
+  // fabrics whose full jobs it covers.
+  if (s.op == Op::kBroadcast && params.tree_broadcast && params.tree_group_rate_bps > 0 &&
+      ramp::tree_broadcast_fits(s.ramp)) {
+    s.stages = ramp::broadcast_stages(fabric::serialization_ps(s.bytes, params.tree_group_rate_bps),
+                                      params.tree_alpha_ps, std::max<std::uint64_t>(1, s.bytes));
+  }
+}
+
+// RAMP-x all-to-all (RAMP Table 8): at step t (row k of the active rows, in
+// order) a member forwards to each of the s_k - 1 members that differ from it
+// only in offset k the blocks whose destination digit k is that member's:
+// p/s_k blocks of bytes/p each, i.e. bytes/s_k; it receives as much from each,
+// and reshapes (copies) what it received.
+bool ramp_all_to_all_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
+  const CollectiveSpec& spec = sched.spec();
+  if (spec.op != Op::kAllToAll || spec.p == 0 || spec.bytes % spec.p != 0) {
+    return false;
+  }
+  const RampShape& shape = spec.ramp;
+  std::uint32_t row = 4;
+  for (std::uint32_t k = 0, t = 0; k < 4; ++k) {
+    if (shape.active[k] > 1 && t++ == i) row = k;
+  }
+  if (row == 4) return false;
+  const std::uint32_t s = shape.active[row];
+  const std::uint64_t per_peer = spec.bytes / s;
+  const ramp::Offsets me = ramp::offsets_of_member(sched.member(), shape);
+  for (std::uint32_t j = 1; j < s; ++j) {
+    ramp::Offsets to = me, from = me;
+    to[row] = (me[row] + j) % s;
+    from[row] = (me[row] + s - j) % s;
+    w.out.push_back({ramp::member_of_offsets(to, shape), per_peer, 1});
+    w.in.push_back({ramp::member_of_offsets(from, shape), per_peer, 1});
+  }
+  w.local = LocalOp::kCopy;
+  w.local_bytes = per_peer * (s - 1);
+  return true;
+}
+
+struct AlgorithmRow {
+  std::string_view name;
+  AlgorithmTraits traits;
+  bool (*implements)(Op);
+  std::uint64_t (*chunks)(const CollectiveSpec&);
+  std::string (*why_invalid)(const CollectiveSpec&);
+  void (*configure)(CollectiveSpec&, const AlgorithmParams&);
+  void (*build)(Stages&, const Ctx&);
+  // A closed form of wire_step(schedule, i), or nullptr; returns false where it does not apply.
+  bool (*wire_step)(const Schedule&, std::uint32_t, WireStep&) = nullptr;
+};
+
+const std::array<AlgorithmRow, 10> kAlgorithms = {{
+    {"ring", {}, any_op, per_member, valid, no_params, build_ring},
+    {"bidirectional-ring",
+     {},
+     [](Op op) {
+       return ops_of(op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather});
+     },
+     [](const CollectiveSpec& s) { return 2 * std::uint64_t{s.p}; },
+     valid,
+     no_params,
+     build_bidirectional_ring},
+    {"hierarchical-ring",
+     {},
+     [](Op op) {
+       return ops_of(
+           op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast, Op::kReduce});
+     },
+     per_member,
+     [](const CollectiveSpec& s) { return why_invalid_dims(s, false); },
+     [](CollectiveSpec& s, const AlgorithmParams& params) { s.dims = params.hierarchy; },
+     build_hierarchical_ring},
+    {"torus2d",
+     {},
+     [](Op op) {
+       return ops_of(op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kAllToAll});
+     },
+     per_member,
+     [](const CollectiveSpec& s) { return why_invalid_dims(s, true); },
+     [](CollectiveSpec& s, const AlgorithmParams& params) { s.dims = params.torus; },
+     build_torus2d},
+    {"halving-doubling",
+     {},
+     [](Op op) {
+       return ops_of(
+           op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast, Op::kReduce});
+     },
+     // per new rank, except the per-member results
+     [](const CollectiveSpec& s) -> std::uint64_t {
+       return s.op == Op::kReduceScatter || s.op == Op::kAllGather ? s.p : std::bit_floor(s.p);
+     },
+     valid,
+     no_params,
+     build_halving_doubling},
+    {"bruck",
+     {},
+     [](Op op) {
+       return ops_of(op, {Op::kAllGather, Op::kAllToAll, Op::kBarrier});
+     },
+     per_member,
+     valid,
+     no_params,
+     build_bruck},
+    {"direct",
+     {},
+     any_op,
+     // the whole buffer in one piece for the rooted whole-buffer ops
+     [](const CollectiveSpec& s) -> std::uint64_t {
+       return s.op == Op::kBroadcast || s.op == Op::kReduce ? 1 : s.p;
+     },
+     valid,
+     no_params,
+     build_direct},
+    {"binomial-tree",
+     {},
+     [](Op op) {
+       return ops_of(op, {Op::kBroadcast, Op::kReduce, Op::kGather, Op::kScatter, Op::kAllReduce,
+                          Op::kBarrier});
+     },
+     [](const CollectiveSpec& s) -> std::uint64_t {
+       return s.op == Op::kBroadcast || s.op == Op::kReduce || s.op == Op::kAllReduce ? 1 : s.p;
+     },
+     valid,
+     no_params,
+     build_binomial},
+    {"double-binary-tree",
+     {},
+     [](Op op) {
+       return ops_of(op, {Op::kAllReduce, Op::kBroadcast, Op::kReduce});
+     },
+     [](const CollectiveSpec&) -> std::uint64_t { return 2; },
+     valid,
+     no_params,
+     build_double_binary_tree},
+    {"ramp-x",
+     {.lockstep = true, .fabric_placement = true},
+     any_op,
+     // one chunk per stage of the pipelined tree broadcast
+     [](const CollectiveSpec& s) -> std::uint64_t { return s.stages > 0 ? s.stages : s.p; },
+     why_invalid_ramp,
+     configure_ramp,
+     build_ramp,
+     ramp_all_to_all_fast},
+}};
+
+const AlgorithmRow& row(Algorithm a) {
+  if (a.row() >= kAlgorithms.size()) {
+    throw InvalidCollective("unknown algorithm (row " + std::to_string(a.row()) + ")");
+  }
+  return kAlgorithms[a.row()];
+}
+
 std::vector<Stage> build(const Ctx& c) {
   Stages st;
-  const CollectiveSpec& s = c.spec;
-  switch (s.algorithm) {
-    case Algorithm::kRing:
-      build_ring(st, c);
-      break;
-    case Algorithm::kBidirectionalRing:
-      build_bidirectional_ring(st, c);
-      break;
-    case Algorithm::kHierarchicalRing:
-      if (s.op == Op::kBroadcast || s.op == Op::kReduce) {
-        const bool reduce = s.op == Op::kReduce;
-        // A two-level pipelined tree: the innermost groups, and across them.
-        add_pipeline(st, c, hierarchical_links(c, s.dims[0], s.p / s.dims[0], s.root, reduce),
-                     reduce);
-      } else {
-        add_levels(st, c, std::span(s.dims).first(levels(s.dims)));
-      }
-      break;
-    case Algorithm::kTorus2d:
-      if (s.op == Op::kAllToAll) {
-        add_torus_all_to_all(st, c, s.dims[0], s.dims[1]);
-      } else {
-        add_levels(st, c, std::span(s.dims).first(2));
-      }
-      break;
-    case Algorithm::kHalvingDoubling:
-      build_halving_doubling(st, c);
-      break;
-    case Algorithm::kBruck:
-      build_bruck(st, c);
-      break;
-    case Algorithm::kDirect:
-      build_direct(st, c);
-      break;
-    case Algorithm::kBinomialTree:
-      build_binomial(st, c);
-      break;
-    case Algorithm::kDoubleBinaryTree:
-      build_double_binary_tree(st, c);
-      break;
-    case Algorithm::kRampX:
-      build_ramp(st, c);
-      break;
-  }
+  row(c.spec.algorithm).build(st, c);
   return std::move(st.list);
 }
 
-bool implements(Algorithm a, Op op) {
-  switch (a) {
-    case Algorithm::kRing:
-    case Algorithm::kDirect:
-      return true;
-    case Algorithm::kBidirectionalRing:
-      return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather;
-    case Algorithm::kHierarchicalRing:
-    case Algorithm::kHalvingDoubling:
-      return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather ||
-             op == Op::kBroadcast || op == Op::kReduce;
-    case Algorithm::kTorus2d:
-      return op == Op::kAllReduce || op == Op::kReduceScatter || op == Op::kAllGather ||
-             op == Op::kAllToAll;
-    case Algorithm::kBruck:
-      return op == Op::kAllGather || op == Op::kAllToAll || op == Op::kBarrier;
-    case Algorithm::kBinomialTree:
-      return op == Op::kBroadcast || op == Op::kReduce || op == Op::kGather || op == Op::kScatter ||
-             op == Op::kAllReduce || op == Op::kBarrier;
-    case Algorithm::kDoubleBinaryTree:
-      return op == Op::kAllReduce || op == Op::kBroadcast || op == Op::kReduce;
-    case Algorithm::kRampX:
-      return true;
-  }
-  return false;
-}
-
 std::uint64_t chunk_count(const CollectiveSpec& s) {
-  const std::uint64_t p = s.p;
-  if (s.op == Op::kAllToAll) return p * p;
-  if (s.algorithm == Algorithm::kRampX && s.stages > 0) return s.stages;  // one chunk per stage
-  switch (s.algorithm) {
-    case Algorithm::kBidirectionalRing:
-      return 2 * p;
-    case Algorithm::kHalvingDoubling:  // per new rank, except the per-member results
-      return s.op == Op::kReduceScatter || s.op == Op::kAllGather ? p : std::bit_floor(s.p);
-    case Algorithm::kDirect:  // the whole buffer in one piece for the rooted whole-buffer ops
-      return s.op == Op::kBroadcast || s.op == Op::kReduce ? 1 : p;
-    case Algorithm::kBinomialTree:
-      return s.op == Op::kBroadcast || s.op == Op::kReduce || s.op == Op::kAllReduce ? 1 : p;
-    case Algorithm::kDoubleBinaryTree:
-      return 2;
-    default:
-      return p;
-  }
+  if (s.op == Op::kAllToAll) return std::uint64_t{s.p} * s.p;
+  return row(s.algorithm).chunks(s);
 }
 
 U128 total_bytes(const CollectiveSpec& s) {
@@ -1766,8 +1876,8 @@ std::string_view to_string(Op op) {
   return i < kOpNames.size() ? kOpNames[i] : std::string_view("unknown-op");
 }
 std::string_view to_string(Algorithm a) {
-  const auto i = static_cast<std::size_t>(a);
-  return i < kAlgorithmNames.size() ? kAlgorithmNames[i] : std::string_view("unknown-algorithm");
+  return a.row() < kAlgorithms.size() ? kAlgorithms[a.row()].name
+                                      : std::string_view("unknown-algorithm");
 }
 std::optional<Op> parse_op(std::string_view name) {
   for (std::size_t i = 0; i < kOpNames.size(); ++i) {
@@ -1776,16 +1886,32 @@ std::optional<Op> parse_op(std::string_view name) {
   return std::nullopt;
 }
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
-  for (std::size_t i = 0; i < kAlgorithmNames.size(); ++i) {
-    if (kAlgorithmNames[i] == name) return static_cast<Algorithm>(i);
+  for (std::size_t i = 0; i < kAlgorithms.size(); ++i) {
+    if (kAlgorithms[i].name == name) return Algorithm(static_cast<std::uint16_t>(i));
   }
   return std::nullopt;
+}
+Algorithm algorithm(std::string_view name) {
+  if (auto a = parse_algorithm(name)) return *a;
+  throw std::invalid_argument("unknown collective algorithm '" + std::string(name) + "'");
+}
+const AlgorithmTraits& traits(Algorithm a) {
+  return row(a).traits;
+}
+std::vector<Algorithm> all_algorithms() {
+  std::vector<Algorithm> out;
+  for (std::size_t i = 0; i < kAlgorithms.size(); ++i) {
+    out.push_back(Algorithm(static_cast<std::uint16_t>(i)));
+  }
+  return out;
 }
 std::vector<std::string> op_names() {
   return {kOpNames.begin(), kOpNames.end()};
 }
 std::vector<std::string> algorithm_names() {
-  return {kAlgorithmNames.begin(), kAlgorithmNames.end()};
+  std::vector<std::string> out;
+  for (const AlgorithmRow& r : kAlgorithms) out.emplace_back(r.name);
+  return out;
 }
 
 double bus_bandwidth_factor(Op op, std::uint32_t p) {
@@ -1816,9 +1942,8 @@ std::size_t levels(const Dims& dims) {
 }
 
 namespace {
-std::string why_invalid_dims(const CollectiveSpec& spec) {
+std::string why_invalid_dims(const CollectiveSpec& spec, bool torus) {
   const std::size_t n = levels(spec.dims);
-  const bool torus = spec.algorithm == Algorithm::kTorus2d;
   std::uint64_t product = 1;
   for (std::size_t i = 0; i < n; ++i) {
     if (product <= spec.p) product *= spec.dims[i];  // no overflow: both factors < 2^32
@@ -1840,20 +1965,45 @@ std::string why_invalid_dims(const CollectiveSpec& spec) {
 
 std::string why_invalid(const CollectiveSpec& spec) {
   std::ostringstream why;
-  if (!implements(spec.algorithm, spec.op)) {
+  if (spec.algorithm.row() >= kAlgorithms.size()) {
+    why << "unknown algorithm (row " << spec.algorithm.row() << ")";
+  } else if (!row(spec.algorithm).implements(spec.op)) {
     why << "algorithm " << to_string(spec.algorithm) << " does not implement op "
         << to_string(spec.op);
   } else if (spec.p == 0) {
     why << "a collective needs p >= 1 members";
   } else if (spec.root >= spec.p) {
     why << "root " << spec.root << " is not a member (p = " << spec.p << ")";
-  } else if (spec.algorithm == Algorithm::kHierarchicalRing ||
-             spec.algorithm == Algorithm::kTorus2d) {
-    return why_invalid_dims(spec);
-  } else if (spec.algorithm == Algorithm::kRampX) {
-    return why_invalid_ramp(spec);
+  } else {
+    return row(spec.algorithm).why_invalid(spec);
   }
   return why.str();
+}
+
+CollectiveSpec make_spec(Op op, Algorithm algorithm, std::uint32_t p, std::uint64_t bytes,
+                         std::uint32_t root, const AlgorithmParams& params) {
+  CollectiveSpec s;
+  s.op = op;
+  s.algorithm = algorithm;
+  s.p = p;
+  s.bytes = bytes;
+  s.root = root;
+  row(algorithm).configure(s, params);
+  return s;
+}
+
+WireStep wire_step(const Schedule& schedule, std::uint32_t i) {
+  WireStep w;
+  const auto fast = row(schedule.spec().algorithm).wire_step;
+  if (fast != nullptr && fast(schedule, i, w)) return w;
+  const Step step = schedule.step(i);
+  w.out = outgoing(step);
+  w.in = incoming(step);
+  w.multicast = step.multicast;
+  w.local = step.local;
+  w.sources = step.sources;
+  w.local_bytes = step.local_bytes;
+  return w;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -335,16 +335,14 @@ workload::CollectivesConfig load_collectives(MapReader& w, bool& auto_algorithm)
   c.root = get_u32(w, "root", 0);
   if (auto dims = w.optional("dims")) {
     const auto list = dims->as_list();
-    const bool torus = !auto_algorithm && c.algorithm == collective::Algorithm::kTorus2d;
-    if (torus && list.size() != 2) dims->fail("expected two numbers for torus2d: [X, Y]");
     if (list.size() < 2 || list.size() > collective::kMaxLevels) {
       dims->fail("expected 2 to " + std::to_string(collective::kMaxLevels) +
                  " numbers: the level sizes, innermost first (torus2d: [X, Y])");
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
-      c.hierarchy[i] = as_u32(list[i], 1, std::numeric_limits<std::uint32_t>::max());
+      c.params.hierarchy[i] = as_u32(list[i], 1, std::numeric_limits<std::uint32_t>::max());
     }
-    if (list.size() == 2) c.torus = c.hierarchy;
+    c.params.torus = c.params.hierarchy;  // the 2D torus needs exactly two
   }
   if (auto g = w.optional("group")) {
     MapReader m = g->as_map();
@@ -366,7 +364,7 @@ workload::CollectivesConfig load_collectives(MapReader& w, bool& auto_algorithm)
     m.finish();
   }
   if (auto v = w.optional("ramp_broadcast")) {
-    c.ramp_tree.enabled = v->as_enum({"tree", "scatter-all-gather"}) == "tree";
+    c.params.tree_broadcast = v->as_enum({"tree", "scatter-all-gather"}) == "tree";
   }
   c.iterations = get_u32(w, "iterations", 5, 1, 1'000'000);
   c.warmup = get_u32(w, "warmup", 1, 0, 1'000'000);
@@ -412,22 +410,22 @@ collective::Dims two_dims(std::uint32_t a, std::uint32_t b) {
 void derive_dims(workload::CollectivesConfig& c, const FabricConfig& fabric, std::uint32_t p) {
   const auto* r = std::get_if<RoutedConfig>(&fabric);
   const bool cluster = r != nullptr && r->type == "cluster" && c.group.stride == 1;
-  if (c.torus[0] == 0) {
+  if (c.params.torus[0] == 0) {
     if (r != nullptr && r->type == "torus2d" && p == r->nodes) {
-      c.torus = two_dims(r->torus.dims[0], r->torus.dims[1]);
+      c.params.torus = two_dims(r->torus.dims[0], r->torus.dims[1]);
     } else if (cluster && p % r->cluster.server_size == 0 && r->cluster.server_size > 1) {
-      c.torus = two_dims(r->cluster.server_size, p / r->cluster.server_size);
+      c.params.torus = two_dims(r->cluster.server_size, p / r->cluster.server_size);
     } else {
       std::uint32_t a = 1;
       for (std::uint32_t d = 1; std::uint64_t{d} * d <= p; ++d) {
         if (p % d == 0) a = d;
       }
-      c.torus = two_dims(a, p / a);
+      c.params.torus = two_dims(a, p / a);
     }
   }
-  if (c.hierarchy[0] == 0) {
-    if (cluster) c.hierarchy = cluster_levels(r->cluster, p);
-    if (c.hierarchy[0] == 0) c.hierarchy = c.torus;
+  if (c.params.hierarchy[0] == 0) {
+    if (cluster) c.params.hierarchy = cluster_levels(r->cluster, p);
+    if (c.params.hierarchy[0] == 0) c.params.hierarchy = c.params.torus;
   }
 }
 
@@ -534,30 +532,28 @@ Scenario load_scenario(const Document& document) {
       // activates the fewest RAMP-x steps; other algorithms use `group`.
       const std::uint32_t D = r->spec.Lambda / r->spec.x;
       try {
-        c.ramp = fabric::ramp::shape_for(r->spec.x, r->spec.J, D, p);
+        c.params.ramp = fabric::ramp::shape_for(r->spec.x, r->spec.J, D, p);
         // RAMP §6.1 eq. 1: a stage costs the I/O and propagation latency, and
         // carries its chunk on one transceiver group.
-        c.ramp_tree.alpha = r->spec.io_latency + r->spec.propagation;
-        c.ramp_tree.group_rate_bps =
+        c.params.tree_alpha_ps = r->spec.io_latency + r->spec.propagation;
+        c.params.tree_group_rate_bps =
             fabric::ramp_slot_bytes(r->spec) * 8 * pdes::kSecond / r->spec.slot * r->spec.b;
-        if (c.algorithm == collective::Algorithm::kRampX || s.auto_algorithm) {
+        const bool placed = collective::traits(c.algorithm).fabric_placement;
+        if (placed || s.auto_algorithm) {
           if (w.has("group") && (c.group.first != 0 || c.group.stride != 1)) {
             w.required("group").fail("ramp-x chooses its nodes (RAMP §6.3): give only group.count");
           }
-          c.nodes = fabric::ramp::job_nodes(c.ramp);
+          c.nodes = fabric::ramp::job_nodes(c.params.ramp);
         }
         // RAMP §6.2.2 eq. 3-4: the transcoder gives a ramp-x job's pairs the extra
         // transceiver groups that are safe for its shape. Not under "auto": the one
         // network then also carries other algorithms, for which they are not proven safe.
-        if (c.algorithm == collective::Algorithm::kRampX && !s.auto_algorithm &&
-            r->extra_transceivers) {
-          r->spec.job = c.ramp;
-        }
+        if (placed && !s.auto_algorithm && r->extra_transceivers) r->spec.job = c.params.ramp;
       } catch (const std::invalid_argument& e) {
-        if (c.algorithm == collective::Algorithm::kRampX) {
+        if (!s.auto_algorithm && collective::traits(c.algorithm).fabric_placement) {
           (w.has("group") ? w.required("group") : workload_value).fail(e.what());
         }
-        c.ramp = {};  // other algorithms do not need a RAMP shape
+        c.params.ramp = {};  // other algorithms do not need a RAMP shape
       }
     }
     if (!s.auto_algorithm) {
@@ -596,10 +592,9 @@ std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
     for (std::uint64_t bytes : workload::sweep_sizes(c)) {
       std::optional<collective::Algorithm> best;
       pdes::Time best_time = pdes::kTimeMax;
-      for (const std::string& name : collective::algorithm_names()) {
+      for (const collective::Algorithm algorithm : collective::all_algorithms()) {
         const collective::CollectiveSpec spec =
-            workload::make_spec(c, static_cast<std::uint32_t>(members.size()), bytes,
-                                *collective::parse_algorithm(name));
+            workload::make_spec(c, static_cast<std::uint32_t>(members.size()), bytes, algorithm);
         if (!collective::why_invalid(spec).empty()) continue;
         analytical::CollectiveEstimate est;
         try {

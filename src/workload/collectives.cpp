@@ -79,25 +79,7 @@ CollectivesModel::CollectivesModel(const CollectivesConfig& config,
 
 collective::CollectiveSpec make_spec(const CollectivesConfig& c, std::uint32_t p,
                                      std::uint64_t bytes, collective::Algorithm algorithm) {
-  collective::CollectiveSpec s;
-  s.op = c.op;
-  s.algorithm = algorithm;
-  s.p = p;
-  s.bytes = bytes;
-  s.root = c.root;
-  if (algorithm == collective::Algorithm::kHierarchicalRing) s.dims = c.hierarchy;
-  if (algorithm == collective::Algorithm::kTorus2d) s.dims = c.torus;
-  s.ramp = c.ramp;
-  // RAMP §6.1 eq. 1: the pipelined tree's stages for this size, on RAMP
-  // fabrics whose full jobs it covers.
-  if (algorithm == collective::Algorithm::kRampX && c.op == collective::Op::kBroadcast &&
-      c.ramp_tree.enabled && c.ramp_tree.group_rate_bps > 0 &&
-      fabric::ramp::tree_broadcast_fits(c.ramp)) {
-    s.stages =
-        fabric::ramp::broadcast_stages(fabric::serialization_ps(bytes, c.ramp_tree.group_rate_bps),
-                                       c.ramp_tree.alpha, std::max<std::uint64_t>(1, bytes));
-  }
-  return s;
+  return collective::make_spec(c.op, algorithm, p, bytes, c.root, c.params);
 }
 
 std::vector<std::uint32_t> job_members(const CollectivesConfig& c, std::uint32_t fabric_nodes) {

@@ -16,6 +16,7 @@
 namespace sipsim::analytical {
 namespace {
 
+using collective::algorithm;
 using collective::Algorithm;
 using collective::CollectiveSpec;
 using collective::Op;
@@ -39,7 +40,7 @@ CollectiveSpec spec_of(Op op, Algorithm a, std::uint32_t p, std::uint64_t bytes)
   s.p = p;
   s.bytes = bytes;
   s.root = p > 3 ? 3 : 0;
-  if (a == Algorithm::kHierarchicalRing || a == Algorithm::kTorus2d) {
+  if (a == algorithm("hierarchical-ring") || a == algorithm("torus2d")) {
     s.dims[0] = 4;
     s.dims[1] = p / 4;
   }
@@ -56,7 +57,7 @@ TEST(CriticalPath, RingOnElectFlatIsTheClosedForm) {
     const std::uint64_t S = std::uint64_t{1} << 30;
     const Time alpha = kMicrosecond;
     const auto net = fabric::make_elect_flat(p, k400G, alpha);
-    const CollectiveSpec spec = spec_of(Op::kAllReduce, Algorithm::kRing, p, S);
+    const CollectiveSpec spec = spec_of(Op::kAllReduce, algorithm("ring"), p, S);
     const CollectiveEstimate e = estimate_critical_path(spec, iota(p), *net, kA100);
     const Time step = alpha + fabric::serialization_ps(S / p, k400G);
     EXPECT_EQ(e.total, 2 * (p - 1) * step + (p - 1) * kA100.reduce_ps(2, S / p)) << p;
@@ -77,7 +78,7 @@ TEST(CriticalPath, RampXIsTheLockStepEstimate) {
   for (const std::string& name : collective::op_names()) {
     const Op op = *collective::parse_op(name);
     for (std::uint32_t n : {128u, 32u, 8u, 2u}) {
-      CollectiveSpec s = spec_of(op, Algorithm::kRampX, n, op == Op::kBarrier ? 0 : 1 << 20);
+      CollectiveSpec s = spec_of(op, algorithm("ramp-x"), n, op == Op::kBarrier ? 0 : 1 << 20);
       s.ramp = fabric::ramp::shape_for(4, 4, 2, n);
       const auto nodes = fabric::ramp::job_nodes(s.ramp);
       for (bool job : {false, true}) {  // with the job, small subgroups use extra groups (eq. 4)
@@ -128,7 +129,7 @@ TEST(CriticalPath, OversubscribedNicsLoadTheAllToAll) {
   const std::uint32_t p = 8;
   std::vector<std::uint32_t> members(p);
   for (std::uint32_t i = 0; i < p; ++i) members[i] = 8 * i;
-  const CollectiveSpec spec = spec_of(Op::kAllToAll, Algorithm::kDirect, p, 64 << 20);
+  const CollectiveSpec spec = spec_of(Op::kAllToAll, algorithm("direct"), p, 64 << 20);
   const auto slow =
       fabric::make_routed(fabric::make_cluster(cluster_spec(200'000'000'000, 8), 64), 1 << 16);
   const auto fast =
@@ -145,7 +146,7 @@ TEST(CriticalPath, OversubscribedNicsLoadTheAllToAll) {
 // step, while the idle estimate sees each flow alone.
 TEST(CriticalPath, SharedUplinksSlowTheStep) {
   const std::uint32_t p = 16;  // two full servers
-  const CollectiveSpec spec = spec_of(Op::kAllToAll, Algorithm::kDirect, p, 16 << 20);
+  const CollectiveSpec spec = spec_of(Op::kAllToAll, algorithm("direct"), p, 16 << 20);
   const auto net =
       fabric::make_routed(fabric::make_cluster(cluster_spec(200'000'000'000, 2), 16), 1 << 16);
   const auto idle = estimate_collective(spec, iota(p), *net, kA100);
@@ -165,7 +166,7 @@ TEST(CriticalPath, HeterogeneousRingRunsAtItsCycleMean) {
   const std::uint32_t p = 64;
   const auto net =
       fabric::make_routed(fabric::make_cluster(cluster_spec(200'000'000'000, 8), p), 1 << 20);
-  const CollectiveSpec spec = spec_of(Op::kAllReduce, Algorithm::kRing, p, 64 << 20);
+  const CollectiveSpec spec = spec_of(Op::kAllReduce, algorithm("ring"), p, 64 << 20);
   const auto idle = estimate_collective(spec, iota(p), *net, kA100);
   const auto crit = estimate_critical_path(spec, iota(p), *net, kA100);
   const double ratio = static_cast<double>(crit.total) / static_cast<double>(idle.total);
@@ -180,10 +181,10 @@ TEST(CriticalPath, HeterogeneousRingRunsAtItsCycleMean) {
 TEST(CriticalPath, RefusesWorkAboveTheLimit) {
   const std::uint32_t p = 65536;
   const auto net = fabric::make_elect_flat(p, k400G, kMicrosecond);
-  const CollectiveSpec spec = spec_of(Op::kAllToAll, Algorithm::kDirect, p, 1 << 20);
+  const CollectiveSpec spec = spec_of(Op::kAllToAll, algorithm("direct"), p, 1 << 20);
   EXPECT_EQ(critical_path_work(spec), std::uint64_t{p} * (p - 1));
   EXPECT_THROW(estimate_critical_path(spec, iota(p), *net, kA100), EstimateTooLarge);
-  const CollectiveSpec small = spec_of(Op::kAllToAll, Algorithm::kDirect, 64, 1 << 20);
+  const CollectiveSpec small = spec_of(Op::kAllToAll, algorithm("direct"), 64, 1 << 20);
   EXPECT_THROW(estimate_critical_path(small, iota(64), *net, kA100, 100), EstimateTooLarge);
   EXPECT_NO_THROW(estimate_critical_path(small, iota(64), *net, kA100, 64 * 63));
 }

@@ -160,7 +160,7 @@ else
   failures=$((failures + 1))
 fi
 expect dims-one 2 "sipsim: error: --set workload.dims=[65536]: workload.dims: expected 2 to 8 numbers: the level sizes, innermost first (torus2d: [X, Y])" -- validate pod.yaml --set "workload.dims=[65536]"
-expect dims-torus-three 2 "sipsim: error: --set workload.dims=[8,8,1024]: workload.dims: expected two numbers for torus2d: [X, Y]" -- validate pod.yaml --set workload.algorithm=torus2d --set "workload.dims=[8,8,1024]"
+expect dims-torus-three 2 "sipsim: error: --set workload.dims=[8,8,1024]: workload.dims: algorithm torus2d needs two dims whose product is p = 65536, got 8 x 8 x 1024" -- validate pod.yaml --set workload.algorithm=torus2d --set "workload.dims=[8,8,1024]"
 expect dims-product 2 "sipsim: error: --set workload.dims=[8,8,8]: workload.dims: algorithm hierarchical-ring needs 2 to 8 dims whose product is p = 65536, got 8 x 8 x 8" -- validate pod.yaml --set workload.algorithm=hierarchical-ring --set "workload.dims=[8,8,8]"
 expect ramp-budget-refused 2 "sipsim: error: ramp.yaml:1:9: fabric: optical power budget fails (RAMP §4.2): -15.0927 dBm at the receiver (needs >= -15), -21.0721 dBm at the weakest point (needs >= -20); set ignore_power_budget: true to run anyway" -- validate ramp.yaml --set fabric.x=40 --set fabric.J=40 --set fabric.Lambda=80
 expect ramp-j-above-x 2 "sipsim: error: --set fabric.J=33: fabric.J: must not exceed x (32)" -- validate ramp.yaml --set fabric.J=33

@@ -31,35 +31,35 @@ namespace {
 constexpr Op kOps[] = {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather,
                        Op::kAllToAll,  Op::kBroadcast,     Op::kReduce,
                        Op::kGather,    Op::kScatter,       Op::kBarrier};
-constexpr Algorithm kAlgorithms[] = {
-    Algorithm::kRing,    Algorithm::kBidirectionalRing, Algorithm::kHierarchicalRing,
-    Algorithm::kTorus2d, Algorithm::kHalvingDoubling,   Algorithm::kBruck,
-    Algorithm::kDirect,  Algorithm::kBinomialTree,      Algorithm::kDoubleBinaryTree};
+const Algorithm kAlgorithms[] = {
+    algorithm("ring"),    algorithm("bidirectional-ring"), algorithm("hierarchical-ring"),
+    algorithm("torus2d"), algorithm("halving-doubling"),   algorithm("bruck"),
+    algorithm("direct"),  algorithm("binomial-tree"),      algorithm("double-binary-tree")};
 
 // The support matrix of the brief, kept independent of the implementation's own table.
 bool expected_support(Algorithm a, Op op) {
-  static const std::map<Algorithm, std::set<Op>> kTable = {
-      {Algorithm::kRing, {std::begin(kOps), std::end(kOps)}},
-      {Algorithm::kBidirectionalRing, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather}},
-      {Algorithm::kHierarchicalRing,
+  static const std::map<std::string_view, std::set<Op>> kTable = {
+      {"ring", {std::begin(kOps), std::end(kOps)}},
+      {"bidirectional-ring", {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather}},
+      {"hierarchical-ring",
        {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast, Op::kReduce}},
-      {Algorithm::kTorus2d, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kAllToAll}},
-      {Algorithm::kHalvingDoubling,
+      {"torus2d", {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kAllToAll}},
+      {"halving-doubling",
        {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast, Op::kReduce}},
-      {Algorithm::kBruck, {Op::kAllGather, Op::kAllToAll, Op::kBarrier}},
-      {Algorithm::kDirect, {std::begin(kOps), std::end(kOps)}},
-      {Algorithm::kBinomialTree,
+      {"bruck", {Op::kAllGather, Op::kAllToAll, Op::kBarrier}},
+      {"direct", {std::begin(kOps), std::end(kOps)}},
+      {"binomial-tree",
        {Op::kBroadcast, Op::kReduce, Op::kGather, Op::kScatter, Op::kAllReduce, Op::kBarrier}},
-      {Algorithm::kDoubleBinaryTree, {Op::kAllReduce, Op::kBroadcast, Op::kReduce}},
+      {"double-binary-tree", {Op::kAllReduce, Op::kBroadcast, Op::kReduce}},
   };
-  return kTable.at(a).count(op) > 0;
+  return kTable.at(to_string(a)).count(op) > 0;
 }
 
 bool rooted(Op op) {
   return op == Op::kBroadcast || op == Op::kReduce || op == Op::kGather || op == Op::kScatter;
 }
 bool two_dims(Algorithm a) {
-  return a == Algorithm::kHierarchicalRing || a == Algorithm::kTorus2d;
+  return a == algorithm("hierarchical-ring") || a == algorithm("torus2d");
 }
 
 std::string describe(const CollectiveSpec& s) {
@@ -70,7 +70,7 @@ std::string describe(const CollectiveSpec& s) {
     o << " dims=";
     for (std::size_t i = 0; i < levels(s.dims); ++i) o << (i > 0 ? "x" : "") << s.dims[i];
   }
-  if (s.algorithm == Algorithm::kRampX) {
+  if (s.algorithm == algorithm("ramp-x")) {
     o << " ramp=(" << s.ramp.x << "," << s.ramp.J << "," << s.ramp.D << ") active={"
       << s.ramp.active[0] << "," << s.ramp.active[1] << "," << s.ramp.active[2] << ","
       << s.ramp.active[3] << "}";
@@ -298,8 +298,8 @@ class Executor {
       return where(r, cur.step) + "kNone with sources or bytes";
     }
     // kCopy: Bruck's rotations and RAMP-x all-to-all's reshape (RAMP §6.1.4) only.
-    const bool may_copy = spec_.algorithm == Algorithm::kBruck ||
-                          (spec_.algorithm == Algorithm::kRampX && spec_.op == Op::kAllToAll);
+    const bool may_copy = spec_.algorithm == algorithm("bruck") ||
+                          (spec_.algorithm == algorithm("ramp-x") && spec_.op == Op::kAllToAll);
     if (s.local == LocalOp::kCopy && (s.sources != 0 || !may_copy)) {
       return where(r, cur.step) + "kCopy outside Bruck's rotations and RAMP's reshape";
     }
@@ -487,7 +487,7 @@ std::vector<CollectiveSpec> all_specs(std::uint32_t p, const std::vector<std::ui
         }
       }
       // Deeper hierarchies: every three-level shape, and one of four levels.
-      if (a == Algorithm::kHierarchicalRing) {
+      if (a == algorithm("hierarchical-ring")) {
         for (std::uint32_t d0 = 1; d0 <= p; ++d0) {
           for (std::uint32_t d1 = 1; p % d0 == 0 && d1 <= p / d0; ++d1) {
             if (p / d0 % d1 == 0) shapes.push_back(Dims{d0, d1, p / d0 / d1});
@@ -523,21 +523,23 @@ TEST(Names, RoundTrip) {
     EXPECT_EQ(parse_op(to_string(kOps[i])), kOps[i]);
   }
   for (std::size_t i = 0; i < std::size(kAlgorithms); ++i) {
-    EXPECT_EQ(static_cast<std::size_t>(kAlgorithms[i]), i);
+    EXPECT_EQ(kAlgorithms[i].row(), i);
+    EXPECT_EQ(all_algorithms()[i], kAlgorithms[i]);
     EXPECT_EQ(algorithm_names()[i], to_string(kAlgorithms[i]));
     EXPECT_EQ(parse_algorithm(to_string(kAlgorithms[i])), kAlgorithms[i]);
   }
   EXPECT_EQ(to_string(Op::kAllReduce), "all-reduce");
   EXPECT_EQ(to_string(Op::kAllToAll), "all-to-all");
-  EXPECT_EQ(to_string(Algorithm::kBidirectionalRing), "bidirectional-ring");
-  EXPECT_EQ(to_string(Algorithm::kDoubleBinaryTree), "double-binary-tree");
-  EXPECT_EQ(to_string(Algorithm::kRampX), "ramp-x");
+  EXPECT_EQ(to_string(algorithm("bidirectional-ring")), "bidirectional-ring");
+  EXPECT_EQ(to_string(algorithm("double-binary-tree")), "double-binary-tree");
+  EXPECT_EQ(to_string(algorithm("ramp-x")), "ramp-x");
   EXPECT_EQ(algorithm_names().back(), "ramp-x");
-  EXPECT_EQ(parse_algorithm("ramp-x"), Algorithm::kRampX);
+  EXPECT_EQ(parse_algorithm("ramp-x"), algorithm("ramp-x"));
   EXPECT_EQ(parse_op("allreduce"), std::nullopt);
   EXPECT_EQ(parse_op(""), std::nullopt);
   EXPECT_EQ(parse_algorithm("Ring"), std::nullopt);
   EXPECT_EQ(parse_algorithm("torus"), std::nullopt);
+  EXPECT_THROW(algorithm("torus"), std::invalid_argument);
 }
 
 TEST(BusBandwidth, NcclTestsFactors) {
@@ -566,38 +568,38 @@ TEST(WhyInvalid, SupportMatrixAndMessages) {
       }
     }
   }
-  EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, Algorithm::kBruck, 4)),
+  EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, algorithm("bruck"), 4)),
             "algorithm bruck does not implement op all-reduce");
-  EXPECT_EQ(why_invalid(make_spec(Op::kGather, Algorithm::kDoubleBinaryTree, 4)),
+  EXPECT_EQ(why_invalid(make_spec(Op::kGather, algorithm("double-binary-tree"), 4)),
             "algorithm double-binary-tree does not implement op gather");
-  EXPECT_EQ(why_invalid(make_spec(Op::kBroadcast, Algorithm::kRing, 4, 10, 4)),
+  EXPECT_EQ(why_invalid(make_spec(Op::kBroadcast, algorithm("ring"), 4, 10, 4)),
             "root 4 is not a member (p = 4)");
-  EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, Algorithm::kRing, 0)),
+  EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, algorithm("ring"), 0)),
             "a collective needs p >= 1 members");
-  EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, Algorithm::kTorus2d, 6, 10, 0, 2, 2)),
+  EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, algorithm("torus2d"), 6, 10, 0, 2, 2)),
             "algorithm torus2d needs two dims whose product is p = 6, got 2 x 2");
-  CollectiveSpec three = make_spec(Op::kAllReduce, Algorithm::kTorus2d, 8);
+  CollectiveSpec three = make_spec(Op::kAllReduce, algorithm("torus2d"), 8);
   three.dims = Dims{2, 2, 2};
   EXPECT_EQ(why_invalid(three),
             "algorithm torus2d needs two dims whose product is p = 8, got 2 x 2 x 2");
-  three.algorithm = Algorithm::kHierarchicalRing;
+  three.algorithm = algorithm("hierarchical-ring");
   EXPECT_EQ(why_invalid(three), "");
   three.dims = Dims{2, 0, 4};
   EXPECT_EQ(why_invalid(three),
             "algorithm hierarchical-ring needs 2 to 8 dims whose product is p = 8, got 2 x 0 x 4");
-  EXPECT_NE(why_invalid(make_spec(Op::kAllReduce, Algorithm::kHierarchicalRing, 6, 10, 0, 6, 0)),
+  EXPECT_NE(why_invalid(make_spec(Op::kAllReduce, algorithm("hierarchical-ring"), 6, 10, 0, 6, 0)),
             "");
-  EXPECT_THROW(Schedule(make_spec(Op::kAllReduce, Algorithm::kRing, 0), 0), InvalidCollective);
-  EXPECT_THROW(Schedule(make_spec(Op::kAllReduce, Algorithm::kRing, 4), 4), InvalidCollective);
+  EXPECT_THROW(Schedule(make_spec(Op::kAllReduce, algorithm("ring"), 0), 0), InvalidCollective);
+  EXPECT_THROW(Schedule(make_spec(Op::kAllReduce, algorithm("ring"), 4), 4), InvalidCollective);
   // dims are ignored by the one-dimensional algorithms.
-  EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, Algorithm::kRing, 6, 10, 0, 7, 7)), "");
+  EXPECT_EQ(why_invalid(make_spec(Op::kAllReduce, algorithm("ring"), 6, 10, 0, 7, 7)), "");
 }
 
 TEST(Schedule, StepOutOfRangeThrows) {
-  const Schedule s(make_spec(Op::kAllReduce, Algorithm::kRing, 4), 1);
+  const Schedule s(make_spec(Op::kAllReduce, algorithm("ring"), 4), 1);
   EXPECT_EQ(s.steps(), 6u);
   EXPECT_THROW(s.step(6), std::out_of_range);
-  const Schedule one(make_spec(Op::kAllReduce, Algorithm::kRing, 1), 0);
+  const Schedule one(make_spec(Op::kAllReduce, algorithm("ring"), 1), 0);
   EXPECT_EQ(one.steps(), 0u);
   EXPECT_THROW(one.step(0), std::out_of_range);
 }
@@ -662,7 +664,7 @@ TEST(ChunkBytes, SetBytesMatchChunkSumsForHugeSizes) {
 }
 
 TEST(Schedule, CopiesAndRepeatedCallsAgree) {
-  const Schedule a(make_spec(Op::kAllToAll, Algorithm::kBruck, 13, 1000), 4);
+  const Schedule a(make_spec(Op::kAllToAll, algorithm("bruck"), 13, 1000), 4);
   const Schedule b = a;
   for (std::uint32_t i = 0; i < a.steps(); ++i) {
     const Step x = a.step(i), y = b.step(i), z = a.step(i);
@@ -740,21 +742,23 @@ TEST(Schedule, RunsAreIdenticalStepsForEveryMember) {
   EXPECT_GT(merged, 50);
   // 1 GiB ring all-reduce on 65,536 members: two runs of 65,535 steps.
   const std::vector<Schedule::Run> big =
-      Schedule(make_spec(Op::kAllReduce, Algorithm::kRing, 65536, 1ull << 30), 77).runs();
+      Schedule(make_spec(Op::kAllReduce, algorithm("ring"), 65536, 1ull << 30), 77).runs();
   ASSERT_EQ(big.size(), 2u);
   EXPECT_EQ(big[1].first, 65535u);
   EXPECT_EQ(big[1].count, 65535u);
 }
 
 TEST(ChunkBytes, ChunkCounts) {
-  EXPECT_EQ(Schedule(make_spec(Op::kAllReduce, Algorithm::kRing, 6), 0).chunks(), 6u);
-  EXPECT_EQ(Schedule(make_spec(Op::kAllToAll, Algorithm::kRing, 6), 0).chunks(), 36u);
-  EXPECT_EQ(Schedule(make_spec(Op::kAllGather, Algorithm::kBidirectionalRing, 6), 0).chunks(), 12u);
-  EXPECT_EQ(Schedule(make_spec(Op::kAllReduce, Algorithm::kHalvingDoubling, 6), 0).chunks(), 4u);
-  EXPECT_EQ(Schedule(make_spec(Op::kReduceScatter, Algorithm::kHalvingDoubling, 6), 0).chunks(),
+  EXPECT_EQ(Schedule(make_spec(Op::kAllReduce, algorithm("ring"), 6), 0).chunks(), 6u);
+  EXPECT_EQ(Schedule(make_spec(Op::kAllToAll, algorithm("ring"), 6), 0).chunks(), 36u);
+  EXPECT_EQ(Schedule(make_spec(Op::kAllGather, algorithm("bidirectional-ring"), 6), 0).chunks(),
+            12u);
+  EXPECT_EQ(Schedule(make_spec(Op::kAllReduce, algorithm("halving-doubling"), 6), 0).chunks(), 4u);
+  EXPECT_EQ(Schedule(make_spec(Op::kReduceScatter, algorithm("halving-doubling"), 6), 0).chunks(),
             6u);
-  EXPECT_EQ(Schedule(make_spec(Op::kAllReduce, Algorithm::kDoubleBinaryTree, 6), 0).chunks(), 2u);
-  EXPECT_EQ(Schedule(make_spec(Op::kBarrier, Algorithm::kBruck, 6, 99), 0).chunk_bytes(3), 0u);
+  EXPECT_EQ(Schedule(make_spec(Op::kAllReduce, algorithm("double-binary-tree"), 6), 0).chunks(),
+            2u);
+  EXPECT_EQ(Schedule(make_spec(Op::kBarrier, algorithm("bruck"), 6, 99), 0).chunk_bytes(3), 0u);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -777,8 +781,8 @@ TEST(Executor, AllCollectivesOnSmallGroups) {
 }
 
 TEST(Executor, LargerGroupsSpotChecks) {
-  const std::vector<Algorithm> algorithms = {Algorithm::kRing, Algorithm::kHalvingDoubling,
-                                             Algorithm::kBruck, Algorithm::kDirect};
+  const std::vector<Algorithm> algorithms = {algorithm("ring"), algorithm("halving-doubling"),
+                                             algorithm("bruck"), algorithm("direct")};
   int failures = 0;
   for (std::uint32_t p : {64u, 100u, 128u}) {
     for (CollectiveSpec spec : all_specs(p, {std::uint64_t{p} * p * 3 + 1}, algorithms)) {
@@ -789,27 +793,28 @@ TEST(Executor, LargerGroupsSpotChecks) {
   }
   // The other algorithms once each at a larger size.
   for (const CollectiveSpec& spec :
-       {make_spec(Op::kAllReduce, Algorithm::kBidirectionalRing, 64, 99999),
-        make_spec(Op::kAllReduce, Algorithm::kHierarchicalRing, 96, 99999, 0, 8, 12),
-        make_spec(Op::kBroadcast, Algorithm::kHierarchicalRing, 96, 99999, 50, 8, 12),
-        make_spec(Op::kReduce, Algorithm::kHierarchicalRing, 96, 99999, 95, 12, 8),
+       {make_spec(Op::kAllReduce, algorithm("bidirectional-ring"), 64, 99999),
+        make_spec(Op::kAllReduce, algorithm("hierarchical-ring"), 96, 99999, 0, 8, 12),
+        make_spec(Op::kBroadcast, algorithm("hierarchical-ring"), 96, 99999, 50, 8, 12),
+        make_spec(Op::kReduce, algorithm("hierarchical-ring"), 96, 99999, 95, 12, 8),
         [] {
-          CollectiveSpec s = make_spec(Op::kAllReduce, Algorithm::kHierarchicalRing, 96, 99999);
+          CollectiveSpec s = make_spec(Op::kAllReduce, algorithm("hierarchical-ring"), 96, 99999);
           s.dims = Dims{4, 2, 3, 4};
           return s;
         }(),
         [] {
-          CollectiveSpec s = make_spec(Op::kBroadcast, Algorithm::kHierarchicalRing, 96, 99999, 7);
+          CollectiveSpec s =
+              make_spec(Op::kBroadcast, algorithm("hierarchical-ring"), 96, 99999, 7);
           s.dims = Dims{8, 2, 6};
           return s;
         }(),
-        make_spec(Op::kAllToAll, Algorithm::kTorus2d, 96, 99999, 0, 8, 12),
-        make_spec(Op::kAllReduce, Algorithm::kTorus2d, 100, 99999, 0, 10, 10),
-        make_spec(Op::kAllReduce, Algorithm::kDoubleBinaryTree, 100, 99999),
-        make_spec(Op::kBroadcast, Algorithm::kDoubleBinaryTree, 127, 99999, 77),
-        make_spec(Op::kReduce, Algorithm::kDoubleBinaryTree, 128, 99999, 5),
-        make_spec(Op::kGather, Algorithm::kBinomialTree, 100, 99999, 33),
-        make_spec(Op::kAllReduce, Algorithm::kBinomialTree, 100, 99999)}) {
+        make_spec(Op::kAllToAll, algorithm("torus2d"), 96, 99999, 0, 8, 12),
+        make_spec(Op::kAllReduce, algorithm("torus2d"), 100, 99999, 0, 10, 10),
+        make_spec(Op::kAllReduce, algorithm("double-binary-tree"), 100, 99999),
+        make_spec(Op::kBroadcast, algorithm("double-binary-tree"), 127, 99999, 77),
+        make_spec(Op::kReduce, algorithm("double-binary-tree"), 128, 99999, 5),
+        make_spec(Op::kGather, algorithm("binomial-tree"), 100, 99999, 33),
+        make_spec(Op::kAllReduce, algorithm("binomial-tree"), 100, 99999)}) {
     const Outcome out = execute(spec);
     EXPECT_EQ(out.error, "") << describe(spec);
   }
@@ -841,67 +846,67 @@ void expect_uniform(const CollectiveSpec& spec, std::uint64_t n) {
 TEST(StepCounts, Textbook) {
   for (std::uint32_t p : {2u, 3u, 5u, 8u, 12u, 16u, 31u, 32u}) {
     const std::uint32_t lg = ceil_log2(p);
-    expect_uniform(make_spec(Op::kAllReduce, Algorithm::kRing, p), 2 * (p - 1));
-    expect_uniform(make_spec(Op::kReduceScatter, Algorithm::kRing, p), p - 1);
-    expect_uniform(make_spec(Op::kAllGather, Algorithm::kRing, p), p - 1);
-    expect_uniform(make_spec(Op::kAllToAll, Algorithm::kRing, p), p - 1);
-    expect_uniform(make_spec(Op::kBarrier, Algorithm::kRing, p), p - 1);
-    expect_uniform(make_spec(Op::kAllReduce, Algorithm::kBidirectionalRing, p), 2 * (p - 1));
-    expect_uniform(make_spec(Op::kAllGather, Algorithm::kBruck, p), lg);
-    expect_uniform(make_spec(Op::kAllToAll, Algorithm::kBruck, p), lg);
-    expect_uniform(make_spec(Op::kBarrier, Algorithm::kBruck, p), lg);
-    expect_uniform(make_spec(Op::kAllToAll, Algorithm::kDirect, p), p - 1);
-    expect_uniform(make_spec(Op::kAllGather, Algorithm::kDirect, p), p - 1);
-    expect_uniform(make_spec(Op::kReduceScatter, Algorithm::kDirect, p), p - 1);
-    expect_uniform(make_spec(Op::kAllReduce, Algorithm::kDirect, p), 2 * (p - 1));
+    expect_uniform(make_spec(Op::kAllReduce, algorithm("ring"), p), 2 * (p - 1));
+    expect_uniform(make_spec(Op::kReduceScatter, algorithm("ring"), p), p - 1);
+    expect_uniform(make_spec(Op::kAllGather, algorithm("ring"), p), p - 1);
+    expect_uniform(make_spec(Op::kAllToAll, algorithm("ring"), p), p - 1);
+    expect_uniform(make_spec(Op::kBarrier, algorithm("ring"), p), p - 1);
+    expect_uniform(make_spec(Op::kAllReduce, algorithm("bidirectional-ring"), p), 2 * (p - 1));
+    expect_uniform(make_spec(Op::kAllGather, algorithm("bruck"), p), lg);
+    expect_uniform(make_spec(Op::kAllToAll, algorithm("bruck"), p), lg);
+    expect_uniform(make_spec(Op::kBarrier, algorithm("bruck"), p), lg);
+    expect_uniform(make_spec(Op::kAllToAll, algorithm("direct"), p), p - 1);
+    expect_uniform(make_spec(Op::kAllGather, algorithm("direct"), p), p - 1);
+    expect_uniform(make_spec(Op::kReduceScatter, algorithm("direct"), p), p - 1);
+    expect_uniform(make_spec(Op::kAllReduce, algorithm("direct"), p), 2 * (p - 1));
     if (std::has_single_bit(p)) {
-      expect_uniform(make_spec(Op::kAllReduce, Algorithm::kHalvingDoubling, p), 2 * lg);
-      expect_uniform(make_spec(Op::kReduceScatter, Algorithm::kHalvingDoubling, p), lg);
-      expect_uniform(make_spec(Op::kAllGather, Algorithm::kHalvingDoubling, p), lg);
+      expect_uniform(make_spec(Op::kAllReduce, algorithm("halving-doubling"), p), 2 * lg);
+      expect_uniform(make_spec(Op::kReduceScatter, algorithm("halving-doubling"), p), lg);
+      expect_uniform(make_spec(Op::kAllGather, algorithm("halving-doubling"), p), lg);
     } else {  // fold + log2 p' + log2 p' + unfold
-      const Outcome out = execute(make_spec(Op::kAllReduce, Algorithm::kHalvingDoubling, p));
+      const Outcome out = execute(make_spec(Op::kAllReduce, algorithm("halving-doubling"), p));
       EXPECT_EQ(out.rounds, 2 * (lg - 1) + 2) << p;
     }
     // Rooted direct: p-1 rounds at the root, one step elsewhere.
     for (Op op : {Op::kGather, Op::kScatter, Op::kBroadcast, Op::kReduce}) {
-      const CollectiveSpec s = make_spec(op, Algorithm::kDirect, p, 100, p / 2);
+      const CollectiveSpec s = make_spec(op, algorithm("direct"), p, 100, p / 2);
       EXPECT_EQ(Schedule(s, p / 2).steps(), p - 1);
       EXPECT_EQ(Schedule(s, (p / 2 + 1) % p).steps(), 1u);
       EXPECT_EQ(execute(s).rounds, p - 1);
     }
     // Binomial tree: depth ceil(log2 p) at the deepest member, log2 p sends at the root.
     for (Op op : {Op::kBroadcast, Op::kReduce, Op::kGather, Op::kScatter}) {
-      const CollectiveSpec s = make_spec(op, Algorithm::kBinomialTree, p, 100, p - 1);
+      const CollectiveSpec s = make_spec(op, algorithm("binomial-tree"), p, 100, p - 1);
       EXPECT_EQ(Schedule(s, p - 1).steps(), lg) << to_string(op) << " p=" << p;
       EXPECT_EQ(execute(s).rounds, lg) << to_string(op) << " p=" << p;
     }
-    EXPECT_EQ(execute(make_spec(Op::kAllReduce, Algorithm::kBinomialTree, p)).rounds, 2 * lg);
+    EXPECT_EQ(execute(make_spec(Op::kAllReduce, algorithm("binomial-tree"), p)).rounds, 2 * lg);
     // Pipelined ring chain: (p-1) hops + (C-1) chunks, C = p.
-    EXPECT_EQ(execute(make_spec(Op::kBroadcast, Algorithm::kRing, p, 100, 1)).rounds, 2 * p - 2);
-    EXPECT_EQ(execute(make_spec(Op::kReduce, Algorithm::kRing, p, 100, 1)).rounds, 2 * p - 2);
-    EXPECT_EQ(Schedule(make_spec(Op::kBroadcast, Algorithm::kRing, p), 0).steps(), p);
-    EXPECT_EQ(max_steps(make_spec(Op::kBroadcast, Algorithm::kRing, p)), p == 2 ? p : p + 1);
+    EXPECT_EQ(execute(make_spec(Op::kBroadcast, algorithm("ring"), p, 100, 1)).rounds, 2 * p - 2);
+    EXPECT_EQ(execute(make_spec(Op::kReduce, algorithm("ring"), p, 100, 1)).rounds, 2 * p - 2);
+    EXPECT_EQ(Schedule(make_spec(Op::kBroadcast, algorithm("ring"), p), 0).steps(), p);
+    EXPECT_EQ(max_steps(make_spec(Op::kBroadcast, algorithm("ring"), p)), p == 2 ? p : p + 1);
     // Ring relays for gather / scatter: p-1 steps at the root.
-    EXPECT_EQ(Schedule(make_spec(Op::kGather, Algorithm::kRing, p, 1, 1), 1).steps(), p - 1);
-    EXPECT_EQ(execute(make_spec(Op::kGather, Algorithm::kRing, p, 1, 1)).rounds, p - 1);
-    EXPECT_EQ(execute(make_spec(Op::kScatter, Algorithm::kRing, p, 1, 1)).rounds, p - 1);
+    EXPECT_EQ(Schedule(make_spec(Op::kGather, algorithm("ring"), p, 1, 1), 1).steps(), p - 1);
+    EXPECT_EQ(execute(make_spec(Op::kGather, algorithm("ring"), p, 1, 1)).rounds, p - 1);
+    EXPECT_EQ(execute(make_spec(Op::kScatter, algorithm("ring"), p, 1, 1)).rounds, p - 1);
     // Double binary tree all-reduce: up and down trees of depth <= floor(log2 p) + 1.
-    const Outcome dbt = execute(make_spec(Op::kAllReduce, Algorithm::kDoubleBinaryTree, p));
+    const Outcome dbt = execute(make_spec(Op::kAllReduce, algorithm("double-binary-tree"), p));
     EXPECT_EQ(dbt.error, "");
     EXPECT_LE(dbt.rounds, 2 * (lg + 1)) << p;
   }
   // Two-level rings: 2(L-1) + 2(G-1).
   for (auto [l, g] : {std::pair{2u, 3u}, {4u, 4u}, {3u, 5u}, {1u, 7u}, {7u, 1u}}) {
-    expect_uniform(make_spec(Op::kAllReduce, Algorithm::kHierarchicalRing, l * g, 100, 0, l, g),
+    expect_uniform(make_spec(Op::kAllReduce, algorithm("hierarchical-ring"), l * g, 100, 0, l, g),
                    2 * (l - 1) + 2 * (g - 1));
-    expect_uniform(make_spec(Op::kAllReduce, Algorithm::kTorus2d, l * g, 100, 0, l, g),
+    expect_uniform(make_spec(Op::kAllReduce, algorithm("torus2d"), l * g, 100, 0, l, g),
                    2 * (l - 1) + 2 * (g - 1));
-    expect_uniform(make_spec(Op::kAllToAll, Algorithm::kTorus2d, l * g, 100, 0, l, g),
+    expect_uniform(make_spec(Op::kAllToAll, algorithm("torus2d"), l * g, 100, 0, l, g),
                    (l - 1) + (g - 1));
   }
   // A ring per level: 2 * sum(d_i - 1), e.g. the 65,536-GPU SuperPod's 8 x 2 x 16 x 16 x 16
   // takes 106 steps where two levels (8 x 8192) take 16,396.
-  CollectiveSpec deep = make_spec(Op::kAllReduce, Algorithm::kHierarchicalRing, 2 * 3 * 4, 1000);
+  CollectiveSpec deep = make_spec(Op::kAllReduce, algorithm("hierarchical-ring"), 2 * 3 * 4, 1000);
   deep.dims = Dims{2, 3, 4};
   expect_uniform(deep, 2 * (1 + 2 + 3));
   deep.op = Op::kReduceScatter;
@@ -915,7 +920,7 @@ TEST(StepCounts, Textbook) {
 // trees (a member is an inner node in at most one tree).
 TEST(DoubleBinaryTree, InnerInAtMostOneTree) {
   for (std::uint32_t p : {2u, 4u, 6u, 10u, 14u, 64u}) {
-    const CollectiveSpec spec = make_spec(Op::kAllReduce, Algorithm::kDoubleBinaryTree, p, 1000);
+    const CollectiveSpec spec = make_spec(Op::kAllReduce, algorithm("double-binary-tree"), p, 1000);
     for (std::uint32_t r = 0; r < p; ++r) {
       const Schedule s(spec, r);
       std::set<std::uint64_t> reduced;
@@ -935,7 +940,7 @@ TEST(DoubleBinaryTree, InnerInAtMostOneTree) {
 TEST(Schedule, LargeGroupsOnDemand) {
   const auto t0 = std::chrono::steady_clock::now();
   {
-    const Schedule s(make_spec(Op::kAllReduce, Algorithm::kRing, 65536, 1 << 30), 12345);
+    const Schedule s(make_spec(Op::kAllReduce, algorithm("ring"), 65536, 1 << 30), 12345);
     EXPECT_EQ(s.steps(), 2u * 65535);
     const Step st = s.step(100000);  // all-gather stage, step 100000 - 65535
     ASSERT_EQ(st.sends.size(), 1u);
@@ -949,7 +954,7 @@ TEST(Schedule, LargeGroupsOnDemand) {
     // Bruck all-to-all on 65536 members: C = 2^32 chunks; step k sends the p/2 blocks of the
     // positions with bit k set as a few strided ChunkSets.
     const std::uint32_t p = 65536;
-    const Schedule s(make_spec(Op::kAllToAll, Algorithm::kBruck, p, std::uint64_t{p} * 1000), 777);
+    const Schedule s(make_spec(Op::kAllToAll, algorithm("bruck"), p, std::uint64_t{p} * 1000), 777);
     EXPECT_EQ(s.steps(), 16u);
     for (std::uint32_t k = 0; k < 16; ++k) {
       const Step st = s.step(k);
@@ -964,11 +969,13 @@ TEST(Schedule, LargeGroupsOnDemand) {
       EXPECT_LE(st.sends.size(), 512u);
     }
   }
-  EXPECT_EQ(Schedule(make_spec(Op::kAllReduce, Algorithm::kHalvingDoubling, 1 << 20), 5).steps(),
+  EXPECT_EQ(Schedule(make_spec(Op::kAllReduce, algorithm("halving-doubling"), 1 << 20), 5).steps(),
             40u);
-  EXPECT_EQ(Schedule(make_spec(Op::kBroadcast, Algorithm::kBinomialTree, 1000000), 0).steps(), 20u);
-  EXPECT_LE(Schedule(make_spec(Op::kAllReduce, Algorithm::kDoubleBinaryTree, 1000000), 999).steps(),
-            8u);
+  EXPECT_EQ(Schedule(make_spec(Op::kBroadcast, algorithm("binomial-tree"), 1000000), 0).steps(),
+            20u);
+  EXPECT_LE(
+      Schedule(make_spec(Op::kAllReduce, algorithm("double-binary-tree"), 1000000), 999).steps(),
+      8u);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(secs, 2.0);
 }
@@ -977,7 +984,7 @@ TEST(Schedule, LargeGroupsOnDemand) {
 // The executor must catch broken schedules.
 
 TEST(Executor, DetectsChunkMismatch) {
-  const Outcome out = execute(make_spec(Op::kAllReduce, Algorithm::kRing, 4, 400),
+  const Outcome out = execute(make_spec(Op::kAllReduce, algorithm("ring"), 4, 400),
                               [](std::uint32_t r, std::uint32_t i, Step& s) {
                                 if (r == 1 && i == 0) {
                                   s.recvs[0].chunks.first = (s.recvs[0].chunks.first + 1) % 4;
@@ -988,7 +995,7 @@ TEST(Executor, DetectsChunkMismatch) {
 
 TEST(Executor, DetectsDoubleCounting) {
   // Reduce instead of copy in the all-gather stage: the full sum is added to a partial one.
-  const Outcome out = execute(make_spec(Op::kAllReduce, Algorithm::kRing, 4, 400),
+  const Outcome out = execute(make_spec(Op::kAllReduce, algorithm("ring"), 4, 400),
                               [](std::uint32_t r, std::uint32_t i, Step& s) {
                                 if (r == 2 && i == 3) {
                                   s.recvs[0].combine = Combine::kReduce;
@@ -1002,7 +1009,7 @@ TEST(Executor, DetectsDoubleCounting) {
 
 TEST(Executor, DetectsDeadlock) {
   // Member 1 never sends its last block: member 2 waits forever.
-  const Outcome out = execute(make_spec(Op::kAllReduce, Algorithm::kRing, 4),
+  const Outcome out = execute(make_spec(Op::kAllReduce, algorithm("ring"), 4),
                               [](std::uint32_t r, std::uint32_t i, Step& s) {
                                 if (r == 1 && i == 5) s.sends.clear();
                               });
@@ -1011,7 +1018,7 @@ TEST(Executor, DetectsDeadlock) {
 
 TEST(Executor, DetectsUnmatchedMessage) {
   // Member 0 of a broadcast gets the data twice.
-  const Outcome out = execute(make_spec(Op::kBroadcast, Algorithm::kDirect, 3, 10, 0),
+  const Outcome out = execute(make_spec(Op::kBroadcast, algorithm("direct"), 3, 10, 0),
                               [](std::uint32_t r, std::uint32_t i, Step& s) {
                                 if (r == 0 && i == 0) s.sends.push_back(s.sends[0]);
                               });
@@ -1019,7 +1026,7 @@ TEST(Executor, DetectsUnmatchedMessage) {
 }
 
 TEST(Executor, DetectsWrongBytes) {
-  const Outcome out = execute(make_spec(Op::kAllToAll, Algorithm::kDirect, 3, 30),
+  const Outcome out = execute(make_spec(Op::kAllToAll, algorithm("direct"), 3, 30),
                               [](std::uint32_t r, std::uint32_t i, Step& s) {
                                 if (r == 1 && i == 1) s.sends[0].bytes += 1;
                               });
@@ -1027,7 +1034,7 @@ TEST(Executor, DetectsWrongBytes) {
 }
 
 TEST(Executor, DetectsSendingAbsentData) {
-  const Outcome out = execute(make_spec(Op::kAllGather, Algorithm::kRing, 4, 400),
+  const Outcome out = execute(make_spec(Op::kAllGather, algorithm("ring"), 4, 400),
                               [](std::uint32_t, std::uint32_t i, Step& s) {
                                 if (i == 0) {  // send the block the member will receive next
                                   s.sends[0].chunks.first = (s.sends[0].chunks.first + 3) % 4;
@@ -1039,7 +1046,7 @@ TEST(Executor, DetectsSendingAbsentData) {
 
 TEST(Executor, DetectsWrongFinalState) {
   // Every member forwards an already-known block in the last all-gather step.
-  const Outcome out = execute(make_spec(Op::kAllGather, Algorithm::kRing, 4, 400),
+  const Outcome out = execute(make_spec(Op::kAllGather, algorithm("ring"), 4, 400),
                               [](std::uint32_t, std::uint32_t i, Step& s) {
                                 if (i == 2) {
                                   s.sends[0].chunks.first = (s.sends[0].chunks.first + 1) % 4;
@@ -1050,7 +1057,7 @@ TEST(Executor, DetectsWrongFinalState) {
 }
 
 TEST(Executor, DetectsWrongLocalOp) {
-  const Outcome out = execute(make_spec(Op::kReduceScatter, Algorithm::kRing, 4, 400),
+  const Outcome out = execute(make_spec(Op::kReduceScatter, algorithm("ring"), 4, 400),
                               [](std::uint32_t r, std::uint32_t i, Step& s) {
                                 if (r == 0 && i == 1) s.sources = 3;
                               });
@@ -1059,7 +1066,7 @@ TEST(Executor, DetectsWrongLocalOp) {
 
 TEST(Executor, DetectsIncompleteBarrier) {
   // A dissemination barrier that skips its last round leaves members uninformed.
-  const Outcome out = execute(make_spec(Op::kBarrier, Algorithm::kBruck, 5, 0),
+  const Outcome out = execute(make_spec(Op::kBarrier, algorithm("bruck"), 5, 0),
                               [](std::uint32_t, std::uint32_t i, Step& s) {
                                 if (i == 2) {
                                   s.sends.clear();
@@ -1209,7 +1216,7 @@ std::string check_optical(const Fabric& f, const std::vector<Tx>& txs) {
 CollectiveSpec spec(Op op, const RampShape& sh, std::uint64_t bytes, std::uint32_t root = 0) {
   CollectiveSpec s;
   s.op = op;
-  s.algorithm = Algorithm::kRampX;
+  s.algorithm = algorithm("ramp-x");
   s.p = static_cast<std::uint32_t>(ramp::job_size(sh));
   s.bytes = bytes;
   s.root = root;

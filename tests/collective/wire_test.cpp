@@ -50,7 +50,7 @@ TEST(WireStep, RampAllToAllClosedFormMatchesTheChunkSchedule) {
           }
           CollectiveSpec spec;
           spec.op = Op::kAllToAll;
-          spec.algorithm = Algorithm::kRampX;
+          spec.algorithm = algorithm("ramp-x");
           spec.p = n;
           spec.bytes = std::uint64_t{n} * 48;  // uniform blocks: the closed form applies
           spec.ramp = shape;

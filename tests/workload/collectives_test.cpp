@@ -19,6 +19,7 @@
 namespace sipsim::workload {
 namespace {
 
+using collective::algorithm;
 using collective::Algorithm;
 using collective::Op;
 using pdes::kMicrosecond;
@@ -59,7 +60,7 @@ TEST(Collectives, RingAllReduceOnElectFlatEqualsTheClosedForm) {
   const std::uint32_t p = 16;
   const std::uint64_t S = std::uint64_t{1} << 24;  // divisible by p: every chunk S/p
   const Time alpha = 1 * kMicrosecond;
-  auto c = config(Op::kAllReduce, Algorithm::kRing, S);
+  auto c = config(Op::kAllReduce, algorithm("ring"), S);
   const SimRun r = simulate(c, fabric::make_elect_flat(p, k400G, alpha));
   ASSERT_EQ(r.records.size(), 1u);
   const Time simulated = r.records[0].end - r.records[0].start;
@@ -72,7 +73,7 @@ TEST(Collectives, RingAllReduceOnElectFlatEqualsTheClosedForm) {
   auto net = fabric::make_elect_flat(p, k400G, alpha);
   collective::CollectiveSpec spec;
   spec.op = Op::kAllReduce;
-  spec.algorithm = Algorithm::kRing;
+  spec.algorithm = algorithm("ring");
   spec.p = p;
   spec.bytes = S;
   std::vector<std::uint32_t> members(p);
@@ -85,7 +86,7 @@ TEST(Collectives, RingAllReduceOnElectFlatEqualsTheClosedForm) {
 // With sizes that do not divide evenly, the estimator still matches exactly.
 TEST(Collectives, EstimatorMatchesSimulationOnIdleElectFlat) {
   for (std::uint64_t bytes : {1ull, 1000ull, 999'983ull}) {
-    for (Algorithm a : {Algorithm::kRing, Algorithm::kHalvingDoubling}) {
+    for (Algorithm a : {algorithm("ring"), algorithm("halving-doubling")}) {
       auto c = config(Op::kAllReduce, a, bytes);
       const std::uint32_t p = 8;
       const SimRun r = simulate(c, fabric::make_elect_flat(p, k400G, 700 * kNanosecond));
@@ -120,7 +121,7 @@ TEST(Collectives, RoutedIoLatencyIsPaidOncePerStep) {
     t.hop_latency = hop;
     return fabric::make_routed(fabric::make_torus2d(t), 1 << 20, io);
   };
-  auto c = config(Op::kAllReduce, Algorithm::kRing, S);
+  auto c = config(Op::kAllReduce, algorithm("ring"), S);
   const SimRun r = simulate(c, make());
   const Time simulated = r.records[0].end - r.records[0].start;
   const compute::Roofline roofline(c.accelerator);
@@ -128,7 +129,7 @@ TEST(Collectives, RoutedIoLatencyIsPaidOncePerStep) {
   EXPECT_EQ(simulated, 2 * (p - 1) * step + (p - 1) * roofline.reduce_ps(2, S / p));
   collective::CollectiveSpec spec;
   spec.op = Op::kAllReduce;
-  spec.algorithm = Algorithm::kRing;
+  spec.algorithm = algorithm("ring");
   spec.p = p;
   spec.bytes = S;
   std::vector<std::uint32_t> members(p);
@@ -144,7 +145,7 @@ TEST(Collectives, IncastSerialisesAtTheReceiversPort) {
   const std::uint32_t p = 9;
   const std::uint64_t S = 9 * 100'000;  // gather: S at the root, S/p from each
   const Time alpha = 500 * kNanosecond;
-  auto c = config(Op::kGather, Algorithm::kDirect, S);
+  auto c = config(Op::kGather, algorithm("direct"), S);
   const SimRun r = simulate(c, fabric::make_elect_flat(p, k400G, alpha));
   const Time t = r.records[0].end - r.records[0].start;
   EXPECT_GE(t, alpha + (p - 1) * fabric::serialization_ps(S / p, k400G));
@@ -159,7 +160,7 @@ fabric::ClusterSpec cluster_spec(std::uint64_t nic_rate, std::uint32_t servers =
 // 200 Gb/s (1:12 against NVLink) it is >= 10x slower than with 2.4 Tb/s NICs
 // (the 1:1 variant), RAMP §7.5 / Fig. 21.
 TEST(Collectives, OversubscribedClusterIsTenTimesSlowerForAllToAll) {
-  auto c = config(Op::kAllToAll, Algorithm::kDirect, 64 << 20);
+  auto c = config(Op::kAllToAll, algorithm("direct"), 64 << 20);
   c.group = {0, 0, 8};
   const SimRun slow = simulate(
       c, fabric::make_routed(fabric::make_cluster(cluster_spec(200'000'000'000), 32), 1 << 16));
@@ -182,8 +183,8 @@ TEST(Collectives, EveryOpAndAlgorithmCompletesOnEveryFabricKind) {
       c.iterations = 2;
       c.warmup = 1;
       c.root = 3;
-      c.hierarchy = collective::Dims{2, 2, 4};
-      c.torus = collective::Dims{4, 4};
+      c.params.hierarchy = collective::Dims{2, 2, 4};
+      c.params.torus = collective::Dims{4, 4};
       if (c.op == Op::kBarrier) c.min_bytes = c.max_bytes = 0;
       collective::CollectiveSpec spec;
       spec.op = c.op;
@@ -191,8 +192,7 @@ TEST(Collectives, EveryOpAndAlgorithmCompletesOnEveryFabricKind) {
       spec.p = 16;
       spec.bytes = c.min_bytes;
       spec.root = c.root;
-      if (spec.algorithm == collective::Algorithm::kHierarchicalRing) spec.dims = c.hierarchy;
-      if (spec.algorithm == collective::Algorithm::kTorus2d) spec.dims = c.torus;
+      spec = collective::make_spec(c.op, c.algorithm, 16, c.min_bytes, c.root, c.params);
       if (!collective::why_invalid(spec).empty()) continue;
       for (int kind = 0; kind < 2; ++kind) {
         auto net =
@@ -234,22 +234,22 @@ TEST(Collectives, RampXEqualsTheEstimatorOnRamp) {
   for (const std::string& name : collective::op_names()) {
     const Op op = *collective::parse_op(name);
     for (std::uint32_t n : {128u, 32u, 8u}) {
-      auto c = config(op, Algorithm::kRampX, op == Op::kBarrier ? 0 : 1 << 20);
+      auto c = config(op, algorithm("ramp-x"), op == Op::kBarrier ? 0 : 1 << 20);
       c.root = 5;
-      c.ramp = fabric::ramp::shape_for(4, 4, 2, n);
-      c.nodes = fabric::ramp::job_nodes(c.ramp);
-      for (int k = 1; k <= 4; ++k) with_extra += fabric::ramp::extra_groups(k, c.ramp) > 0;
+      c.params.ramp = fabric::ramp::shape_for(4, 4, 2, n);
+      c.nodes = fabric::ramp::job_nodes(c.params.ramp);
+      for (int k = 1; k <= 4; ++k) with_extra += fabric::ramp::extra_groups(k, c.params.ramp) > 0;
       for (bool job : {false, true}) {
         fabric::RampSpec spec = plain;
-        if (job) spec.job = c.ramp;
+        if (job) spec.job = c.params.ramp;
         const SimRun r = simulate(c, fabric::make_ramp(spec));
         auto net = fabric::make_ramp(spec);
         collective::CollectiveSpec s;
         s.op = op;
-        s.algorithm = Algorithm::kRampX;
+        s.algorithm = algorithm("ramp-x");
         s.p = n;
         s.bytes = c.min_bytes;
-        s.ramp = c.ramp;
+        s.ramp = c.params.ramp;
         s.root = c.root;
         const auto est =
             analytical::estimate_collective(s, c.nodes, *net, compute::Roofline(c.accelerator));
@@ -298,16 +298,16 @@ TEST(Collectives, RampXExtraTransceiversFollowEq5) {
   const std::uint64_t m = 16 * 38'000;  // step 2 sends m/16 to its one peer
   for (const std::string& name : collective::op_names()) {
     const Op op = *collective::parse_op(name);
-    auto c = config(op, Algorithm::kRampX, op == Op::kBarrier ? 0 : m);
+    auto c = config(op, algorithm("ramp-x"), op == Op::kBarrier ? 0 : m);
     c.root = 3;
-    c.ramp = *spec.job;
+    c.params.ramp = *spec.job;
     c.nodes = nodes;
     collective::CollectiveSpec s;
     s.op = op;
-    s.algorithm = Algorithm::kRampX;
+    s.algorithm = algorithm("ramp-x");
     s.p = 16;
     s.bytes = c.min_bytes;
-    s.ramp = c.ramp;
+    s.ramp = c.params.ramp;
     s.root = c.root;
     const compute::Roofline roofline(c.accelerator);
     Time took[2] = {0, 0};
@@ -337,17 +337,17 @@ TEST(Collectives, RampTreeBroadcastMulticasts) {
   spec.J = 4;
   spec.Lambda = 8;
   for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 22}) {
-    auto c = config(Op::kBroadcast, Algorithm::kRampX, bytes);
+    auto c = config(Op::kBroadcast, algorithm("ramp-x"), bytes);
     c.root = 37;
-    c.ramp = fabric::ramp::full_job(4, 4, 2);
-    c.nodes = fabric::ramp::job_nodes(c.ramp);
-    c.ramp_tree.alpha = spec.io_latency + spec.propagation;
-    c.ramp_tree.group_rate_bps = fabric::ramp_slot_bytes(spec) * 8 * pdes::kSecond / spec.slot;
-    const collective::CollectiveSpec s = make_spec(c, 128, bytes, Algorithm::kRampX);
+    c.params.ramp = fabric::ramp::full_job(4, 4, 2);
+    c.nodes = fabric::ramp::job_nodes(c.params.ramp);
+    c.params.tree_alpha_ps = spec.io_latency + spec.propagation;
+    c.params.tree_group_rate_bps = fabric::ramp_slot_bytes(spec) * 8 * pdes::kSecond / spec.slot;
+    const collective::CollectiveSpec s = make_spec(c, 128, bytes, algorithm("ramp-x"));
     // Eq. 1 with s = 3: k = sqrt(m beta / alpha).
-    const double k =
-        std::sqrt(static_cast<double>(fabric::serialization_ps(bytes, c.ramp_tree.group_rate_bps)) /
-                  static_cast<double>(c.ramp_tree.alpha));
+    const double k = std::sqrt(
+        static_cast<double>(fabric::serialization_ps(bytes, c.params.tree_group_rate_bps)) /
+        static_cast<double>(c.params.tree_alpha_ps));
     EXPECT_EQ(s.stages, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::llround(k))));
     boost::mpi::communicator self(MPI_COMM_SELF, boost::mpi::comm_attach);
     CollectivesModel model(c, fabric::make_ramp(spec));

@@ -43,7 +43,7 @@ std::vector<pdes::Time> lockstep_rounds(const collective::CollectiveSpec& spec,
                                         const compute::Roofline& roofline);
 // Whether a collective runs in lock-step (RAMP-x does).
 inline bool lockstep(const collective::CollectiveSpec& spec) {
-  return spec.algorithm == collective::Algorithm::kRampX;
+  return collective::traits(spec.algorithm).lockstep;
 }
 
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,

@@ -48,6 +48,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sipsim/collective/algorithm.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::collective {
@@ -64,26 +65,10 @@ enum class Op {
   kBarrier,
 };
 
-enum class Algorithm {
-  kRing,               // unidirectional ring
-  kBidirectionalRing,  // data split in halves over both ring directions
-  kHierarchicalRing,   // one ring per level of a hierarchy (dims), innermost first, then back
-  kTorus2d,            // rows then columns of a dims[0] x dims[1] torus
-  kHalvingDoubling,    // recursive halving / doubling (Rabenseifner); non-power-of-two handled
-  kBruck,              // Bruck (all-gather, all-to-all, barrier = dissemination)
-  kDirect,             // pairwise / direct exchange: p-1 rounds, peer (r + k) mod p
-  kBinomialTree,       // binomial tree rooted at `root`
-  kDoubleBinaryTree,   // two complementary binary trees, each carries half (NCCL-style)
-  kRampX,              // RAMP-x (RAMP §5-§6): up to 4 direct-exchange steps (8 for all-reduce)
-};
-
 std::string_view to_string(Op op);
-std::string_view to_string(Algorithm a);
-std::optional<Op> parse_op(std::string_view name);                // "all-reduce", ...
-std::optional<Algorithm> parse_algorithm(std::string_view name);  // "ring", ...
-// The names accepted by the parsers, in enum order (for error messages).
+std::optional<Op> parse_op(std::string_view name);  // "all-reduce", ...
+// The names accepted by parse_op, in enum order (for error messages).
 std::vector<std::string> op_names();
-std::vector<std::string> algorithm_names();
 
 // nccl-tests bus bandwidth factor (PERFORMANCE.md of nccl-tests):
 // busbw = algbw * factor(p); 2(p-1)/p for all-reduce, (p-1)/p for reduce-scatter,
@@ -163,11 +148,13 @@ struct WireStep {
 };
 WireStep wire_step(const Schedule& schedule, std::uint32_t i);
 
-// Parameters of a collective. dims: for kHierarchicalRing the level sizes of
-// the hierarchy, innermost first (e.g. {GPUs per server, servers per leaf,
-// leaves per pod, ...}; 2 to kMaxLevels entries, the rest 0); for kTorus2d
-// exactly {dims[0], dims[1]}; p must equal their product. Members of an
-// innermost group are consecutive indices.
+// Parameters of a collective. An algorithm reads the parameters it needs (its
+// row's configure step, make_spec below): dims: the level sizes of the
+// hierarchical ring, innermost first (e.g. {GPUs per server, servers per leaf,
+// leaves per pod, ...}; 2 to kMaxLevels entries, the rest 0), or exactly two
+// for the 2D torus; p must equal their product, and members of an innermost
+// group are consecutive indices. ramp: the RAMP-x job (RAMP §6.3), stages: the
+// RAMP-x broadcast's pipelined tree.
 inline constexpr std::size_t kMaxLevels = 8;
 using Dims = std::array<std::uint32_t, kMaxLevels>;
 // The number of leading non-zero entries of dims.
@@ -175,17 +162,38 @@ std::size_t levels(const Dims& dims);
 
 struct CollectiveSpec {
   Op op = Op::kAllReduce;
-  Algorithm algorithm = Algorithm::kRing;
+  Algorithm algorithm;
   std::uint32_t p = 1;
   std::uint64_t bytes = 0;
   std::uint32_t root = 0;  // broadcast, reduce, gather, scatter
   Dims dims{};
-  fabric::ramp::RampShape ramp;  // kRampX only (RAMP §6.3 job shape)
-  // kRampX broadcast: k >= 1 runs RAMP §6.1's pipelined tree of k stages
-  // (eq. 1; ramp::broadcast_stages) with optical multicast; 0 runs scatter +
+  fabric::ramp::RampShape ramp;  // RAMP-x (RAMP §6.3 job shape)
+  // RAMP-x broadcast: k >= 1 runs RAMP §6.1's pipelined tree of k stages
+  // (eq. 1; broadcast_stages) with optical multicast; 0 runs scatter +
   // all-gather over the RAMP-x steps. The tree needs a full job with x*J >= Lambda.
   std::uint32_t stages = 0;
 };
+
+// What a communicator offers the algorithms that run on it (DESIGN.md §4):
+// the shapes of the hierarchy its members sit in, derived from the fabric or
+// given by the scenario, and the RAMP job they form. Each algorithm takes
+// what it needs (make_spec).
+struct AlgorithmParams {
+  Dims hierarchy{};  // hierarchical ring: one level per tier of the fabric, innermost first
+  Dims torus{};      // 2D torus: {X, Y}
+  fabric::ramp::RampShape ramp;  // RAMP-x: the job's shape (RAMP §6.3)
+  // RAMP §6.1 eq. 1's pipelined tree broadcast: a stage's set-up latency (I/O +
+  // propagation) and a transceiver group's data rate. A zero rate, or
+  // !tree_broadcast, runs broadcast as scatter + all-gather.
+  bool tree_broadcast = true;
+  std::uint64_t tree_alpha_ps = 0;
+  std::uint64_t tree_group_rate_bps = 0;
+};
+
+// The collective `op` of `bytes` on p members with `algorithm`, which reads its
+// parameters from `params`.
+CollectiveSpec make_spec(Op op, Algorithm algorithm, std::uint32_t p, std::uint64_t bytes,
+                         std::uint32_t root, const AlgorithmParams& params);
 
 class InvalidCollective : public std::invalid_argument {
  public:

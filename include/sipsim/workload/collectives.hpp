@@ -33,29 +33,18 @@ struct GroupSpec {
 
 struct CollectivesConfig {
   collective::Op op = collective::Op::kAllReduce;
-  collective::Algorithm algorithm = collective::Algorithm::kRing;
+  collective::Algorithm algorithm;
   // One algorithm per size of the sweep (algorithm: auto); empty: `algorithm` for all.
   std::vector<collective::Algorithm> per_size;
   std::uint32_t root = 0;
-  // Shapes of the hierarchical algorithms (collective::CollectiveSpec::dims):
-  // the levels of hierarchical-ring, and torus2d's two dimensions. The scenario
-  // gives them (workload.dims) or derives them from the fabric.
-  collective::Dims hierarchy{};
-  collective::Dims torus{};
+  // What the algorithms read (collective::make_spec): the hierarchy's levels and the
+  // torus's dimensions (workload.dims, or derived from the fabric), the RAMP job
+  // (RAMP §6.3) and RAMP §6.1's broadcast tree.
+  collective::AlgorithmParams params;
   GroupSpec group;
-  // RAMP-x: the job's geometry, and its nodes (chosen by RAMP §6.3 to
-  // minimise steps); when `nodes` is not empty it replaces `group`.
-  fabric::ramp::RampShape ramp;
+  // The job's nodes when the fabric places it (RAMP §6.3, chosen to minimise
+  // steps); when not empty it replaces `group`.
   std::vector<std::uint32_t> nodes;
-  // RAMP-x broadcast as RAMP §6.1's pipelined tree (eq. 1): a stage's set-up
-  // latency (I/O + propagation) and a transceiver group's data rate. A zero
-  // rate (other fabrics, or workload.ramp_broadcast: scatter-all-gather) runs
-  // scatter + all-gather instead.
-  struct RampTree {
-    bool enabled = true;  // workload.ramp_broadcast: tree
-    pdes::Time alpha = 0;
-    std::uint64_t group_rate_bps = 0;
-  } ramp_tree;
   std::uint64_t min_bytes = 1 << 20;
   std::uint64_t max_bytes = 1 << 20;
   std::uint32_t factor = 2;
@@ -79,7 +68,7 @@ std::vector<std::uint32_t> group_nodes(const GroupSpec& group, std::uint32_t fab
 struct CollectiveRecord {
   std::uint64_t id = 0;  // instance number in the run
   std::uint64_t bytes = 0;
-  collective::Algorithm algorithm = collective::Algorithm::kRing;
+  collective::Algorithm algorithm;
   std::uint32_t iteration = 0;  // within its size; warmup iterations come first
   bool warmup = false;
   pdes::Time start = 0;  // earliest member start
