@@ -5,23 +5,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/collective/step_cost.hpp"
 
 namespace sipsim::analytical {
 
 namespace {
-
-pdes::Time local_cost(const collective::WireStep& step, const compute::Roofline& roofline) {
-  switch (step.local) {
-    case collective::LocalOp::kReduce:
-      return roofline.reduce_ps(step.sources, step.local_bytes);
-    case collective::LocalOp::kCopy:
-      return roofline.copy_ps(step.local_bytes);
-    case collective::LocalOp::kNone:
-      return 0;
-  }
-  return 0;
-}
 
 struct Member {
   std::uint32_t step = 0;
@@ -39,53 +27,12 @@ struct Member {
 }  // namespace
 
 namespace {
-// Duration of one member's step on an idle fabric, its transfers in parallel.
-pdes::Time parallel_step_ps(const collective::Schedule& sched, std::uint32_t i,
-                            const std::vector<std::uint32_t>& members,
-                            const fabric::Network& network, const compute::Roofline& roofline) {
-  if (i >= sched.steps()) return 0;
-  const collective::WireStep step = collective::wire_step(sched, i);
-  const std::uint32_t self = members[sched.member()];
-  pdes::Time longest = 0;
-  for (const auto& m : step.out) {
-    longest = std::max(longest, network.injection_ps(self, members[m.peer], m.bytes));
-  }
-  for (const auto& m : step.in) {
-    longest = std::max(longest, network.uncongested_ps(members[m.peer], self, m.bytes));
-  }
-  return longest + local_cost(step, roofline);
-}
-}  // namespace
-
-std::vector<pdes::Time> lockstep_rounds(const collective::CollectiveSpec& spec,
-                                        const std::vector<std::uint32_t>& members,
-                                        const fabric::Network& network,
-                                        const compute::Roofline& roofline) {
-  std::vector<pdes::Time> rounds;
-  if (!lockstep(spec)) return rounds;
-  const fabric::ramp::RampShape& shape = spec.ramp;
-  const fabric::ramp::Offsets root = fabric::ramp::offsets_of_member(spec.root, shape);
-  for (unsigned mask = 0; mask < 16; ++mask) {
-    fabric::ramp::Offsets rep = root;
-    for (unsigned k = 0; k < 4; ++k) {
-      if ((mask >> k & 1u) && shape.active[k] > 1) rep[k] = (root[k] + 1) % shape.active[k];
-    }
-    const collective::Schedule sched(spec, fabric::ramp::member_of_offsets(rep, shape));
-    if (rounds.size() < sched.steps()) rounds.resize(sched.steps(), 0);
-    for (std::uint32_t i = 0; i < sched.steps(); ++i) {
-      rounds[i] = std::max(rounds[i], parallel_step_ps(sched, i, members, network, roofline));
-    }
-  }
-  return rounds;
-}
-
-namespace {
 // Extra delay of message k of member m's step i (loads), or none.
 using Waits = std::vector<std::vector<pdes::Time>>;  // [member][message of any step, in order]
 
 CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
                                 const std::vector<std::uint32_t>& members,
-                                const fabric::Network& network, const compute::Roofline& roofline,
+                                const fabric::Network& network, const compute::Device& device,
                                 const Waits* waits) {
   const std::uint32_t p = spec.p;
   std::vector<std::size_t> sent(p, 0);  // messages member m has sent so far (index into waits)
@@ -101,7 +48,8 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
   for (std::uint32_t m = 0; m < p; ++m) ready[m] = p - 1 - m;  // pop_back runs member 0 first
 
   const bool locked = lockstep(spec);
-  const std::vector<pdes::Time> lock_len = lockstep_rounds(spec, members, network, roofline);
+  const std::vector<pdes::Time> lock_len =
+      collective::lockstep_rounds(spec, members, network, device);
   auto finish_step = [&](Member& s) {
     pdes::Time end = std::max(s.sends_done, s.recv_max) + s.step_local;
     if (locked && s.step < lock_len.size()) end = std::max(end, s.lock_t + lock_len[s.step]);
@@ -166,7 +114,7 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
           ++s.waiting;
         }
       }
-      s.step_local = local_cost(step, roofline);
+      s.step_local = collective::local_ps(step, device);
       s.step_h2t = std::max(send_h2t, recv_h2t);
       if (s.waiting > 0) break;  // resumed when the missing messages are sent
       finish_step(s);
@@ -200,8 +148,8 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
                                        const fabric::Network& network,
-                                       const compute::Roofline& roofline) {
-  return longest_path(spec, members, network, roofline, nullptr);
+                                       const compute::Device& device) {
+  return longest_path(spec, members, network, device, nullptr);
 }
 
 std::uint64_t critical_path_work(const collective::CollectiveSpec& spec) {
@@ -247,8 +195,7 @@ void load_step(const std::vector<collective::Schedule>& schedules, std::uint32_t
 CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
                                           const std::vector<std::uint32_t>& members,
                                           const fabric::Network& network,
-                                          const compute::Roofline& roofline,
-                                          std::uint64_t max_work) {
+                                          const compute::Device& device, std::uint64_t max_work) {
   using Run = collective::Schedule::Run;
   const std::uint32_t p = spec.p;
   std::vector<collective::Schedule> schedules;
@@ -316,7 +263,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
       }
       unload();
     }
-    return longest_path(spec, members, network, roofline, &waits);
+    return longest_path(spec, members, network, device, &waits);
   }
 
   // A run of n identical ring steps, every member receiving from one
@@ -340,7 +287,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     for (std::uint32_t m = 0; m < p; ++m) {
       sent[m] = arrived[m] = h2t[m] = 0;
       ins[m] = outs[m] = 0;
-      local[m] = local_cost(wire[m], roofline);
+      local[m] = collective::local_ps(wire[m], device);
     }
     // A message waits, at worst, for the other bytes on its busiest resource.
     for (const Msg& g : msgs) {

@@ -26,8 +26,9 @@
 #include "sipsim/output/run_file.hpp"
 #include "sipsim/pdes/engine.hpp"
 #include "sipsim/scenario/scenario.hpp"
+#include "sipsim/setup/simulation.hpp"
 #include "sipsim/version.hpp"
-#include "sipsim/workload/collectives.hpp"
+#include "sipsim/workload/bench/collectives.hpp"
 #include "sipsim/workload/phold.hpp"
 
 namespace sipsim::app {
@@ -185,92 +186,24 @@ double gbytes_per_s(std::uint64_t bytes, pdes::Time t) {
   return t == 0 ? 0.0 : static_cast<double>(bytes) / pdes::to_seconds(t) / 1e9;
 }
 
-void copy_name(char* dst, std::size_t size, std::string_view name) {
-  std::fill(dst, dst + size, '\0');
-  std::copy_n(name.begin(), std::min(size, name.size()), dst);
-}
-
-std::vector<output::CollectiveRow> collective_rows(
-    const workload::CollectivesModel& model,
-    const std::vector<workload::CollectiveRecord>& records) {
-  const collective::Op op = model.config().op;
-  const std::uint32_t p = model.group_size();
-  std::vector<output::CollectiveRow> rows(records.size());
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const auto& r = records[i];
-    auto& row = rows[i];
-    row.id = r.id;
-    copy_name(row.op, sizeof row.op, collective::to_string(op));
-    copy_name(row.algorithm, sizeof row.algorithm, collective::to_string(r.algorithm));
-    row.group_size = p;
-    row.bytes = r.bytes;
-    row.iteration = r.iteration;
-    row.warmup = r.warmup ? 1 : 0;
-    row.start_ps = r.start;
-    row.end_ps = r.end;
-    row.h2h_ps = r.h2h;
-    row.h2t_ps = r.h2t;
-    row.compute_ps = r.compute;
-    row.algbw_gbps = gbytes_per_s(r.bytes, r.end - r.start);
-    row.busbw_gbps = row.algbw_gbps * collective::bus_bandwidth_factor(op, p);
-  }
-  return rows;
-}
-
-void write_fabric_stats(output::RunFile& file, const scenario::Scenario& s,
-                        const fabric::Network& network, const fabric::NetworkStats& stats) {
+// /fabric: the fabric's type, description and named counters combined over
+// ranks (DESIGN.md §6).
+void write_fabric(output::RunFile& file, const scenario::Scenario& s,
+                  const fabric::Network& network) {
+  const std::vector<fabric::Network::Counter> counters = network.counters();
+  std::vector<std::uint64_t> sums, maxes;
+  for (const auto& c : counters) (c.max ? maxes : sums).push_back(c.value);
+  std::vector<std::uint64_t> sum_total(sums.size()), max_total(maxes.size());
+  MPI_Allreduce(sums.data(), sum_total.data(), static_cast<int>(sums.size()), MPI_UINT64_T, MPI_SUM,
+                file.h5().comm());
+  MPI_Allreduce(maxes.data(), max_total.data(), static_cast<int>(maxes.size()), MPI_UINT64_T,
+                MPI_MAX, file.h5().comm());
   output::h5::Handle g = file.h5().create_group("/fabric");
   output::h5::write_attr(g.get(), "type", std::string_view(scenario::fabric_type(s.fabric)));
   output::h5::write_attr(g.get(), "description", std::string_view(network.describe()));
-  output::h5::write_attr(g.get(), "messages", stats.messages);
-  output::h5::write_attr(g.get(), "bytes", stats.bytes);
-  output::h5::write_attr(g.get(), "chunk_hops", stats.chunk_hops);
-  output::h5::write_attr(g.get(), "max_queueing_ps", stats.max_queueing);
-  if (const fabric::RampStats* r = fabric::ramp_stats(network)) {
-    // Optical-rule counters (RAMP §4.1, MODELS.md §1), summed over ranks.
-    std::uint64_t local[4] = {r->transfers, r->slots, r->rule_b_conflicts, r->rule_c_conflicts};
-    std::uint64_t total[4];
-    MPI_Allreduce(local, total, 4, MPI_UINT64_T, MPI_SUM, file.h5().comm());
-    output::h5::write_attr(g.get(), "transfers", total[0]);
-    output::h5::write_attr(g.get(), "slots", total[1]);
-    output::h5::write_attr(g.get(), "rule_b_conflicts", total[2]);
-    output::h5::write_attr(g.get(), "rule_c_conflicts", total[3]);
-  }
-}
-
-// nccl-tests' table: one line per size, averaged over the measured iterations.
-void print_collectives(const workload::CollectivesModel& model,
-                       const std::vector<workload::CollectiveRecord>& records) {
-  const collective::Op op = model.config().op;
-  const std::uint32_t p = model.group_size();
-  std::cout << fmt::format("# {} on {} nodes | {}\n", collective::to_string(op), p,
-                           model.network().describe());
-  std::cout << fmt::format("#{:>13} {:>20} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "size",
-                           "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "h2h(us)",
-                           "h2t(us)", "comp(us)");
-  for (std::size_t i = 0; i < records.size();) {
-    std::size_t j = i;
-    double t = 0, h2h = 0, h2t = 0, comp = 0;
-    int n = 0;
-    for (; j < records.size() && records[j].bytes == records[i].bytes; ++j) {
-      if (records[j].warmup) continue;
-      t += static_cast<double>(records[j].end - records[j].start);
-      h2h += static_cast<double>(records[j].h2h);
-      h2t += static_cast<double>(records[j].h2t);
-      comp += static_cast<double>(records[j].compute);
-      ++n;
-    }
-    if (n > 0) {
-      t /= n;
-      const double algbw = t > 0 ? static_cast<double>(records[i].bytes) / (t * 1e-12) / 1e9 : 0;
-      std::cout << fmt::format(
-          " {:>13} {:>20} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} {:>11.3f} "
-          "{:>11.3f}\n",
-          records[i].bytes, collective::to_string(records[i].algorithm), t / 1e6, algbw,
-          algbw * collective::bus_bandwidth_factor(op, p), h2h / n / 1e6, h2t / n / 1e6,
-          comp / n / 1e6);
-    }
-    i = j;
+  std::size_t si = 0, mi = 0;
+  for (const auto& c : counters) {
+    output::h5::write_attr(g.get(), c.name, c.max ? max_total[mi++] : sum_total[si++]);
   }
 }
 
@@ -625,14 +558,14 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
   }
 
   const std::string started = agree(comm, utc_now());
-  std::unique_ptr<pdes::Model> model;
+  workload::Simulation sim;
   try {
-    model = scenario::make_model(*s);
+    sim = setup::make_simulation(*s);
   } catch (const base::ScenarioError& e) {
     report(comm, e.what());
     return kExitBadInput;
   }
-  const pdes::Partition partition = model->partition(comm.size());
+  const pdes::Partition partition = sim.model->partition(comm.size());
   pdes::EngineOptions options;
   options.seed = s->seed;
   options.end_time = s->simulation.end_time;
@@ -641,7 +574,7 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
 
   pdes::RunResult result;
   try {
-    result = pdes::run(*model, partition, comm, options);
+    result = pdes::run(*sim.model, partition, comm, options);
   } catch (const pdes::EngineError& e) {
     if (e.origin()) std::cerr << "sipsim: error: rank " << comm.rank() << ": " << e.what() << "\n";
     return kExitRunFailed;
@@ -649,9 +582,18 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
     report(comm, e.what());
     return kExitBadInput;
   }
+  sim.results->collect(comm);
+  // A program that could not finish is an error, unless the scenario's time
+  // limit stopped it.
+  if (s->simulation.end_time == pdes::kTimeMax) {
+    const std::string unfinished = sim.results->unfinished(comm);
+    if (!unfinished.empty()) {
+      report(comm, "the simulation ended with work left: " + unfinished);
+      return kExitRunFailed;
+    }
+  }
 
   const MemoryStats mem = memory_stats(result, comm);
-  std::vector<workload::CollectiveRecord> records;
   try {
     output::RunMetadata meta;
     meta.sipsim_version = kVersion;
@@ -680,11 +622,8 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
     const auto lps = partition.lps_of(comm.rank());
     const std::vector<std::uint64_t> ids(lps.begin(), lps.end());
     file->write_lp_stats(partition.lp_count(), ids, result.lp_events, result.lp_digest);
-    if (const auto* coll = dynamic_cast<const workload::CollectivesModel*>(model.get())) {
-      records = coll->gather_records(comm);
-      output::write_collectives(file->h5(), collective_rows(*coll, records));
-      write_fabric_stats(*file, *s, coll->network(), coll->gather_stats(comm));
-    }
+    sim.results->write(file->h5());
+    if (sim.network != nullptr) write_fabric(*file, *s, *sim.network);
     file->commit();
   } catch (const output::h5::Error& e) {
     report(comm, std::string("writing '") + output + "': " + e.what());
@@ -692,9 +631,7 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
   }
 
   if (comm.rank() == 0) {
-    if (const auto* coll = dynamic_cast<const workload::CollectivesModel*>(model.get())) {
-      print_collectives(*coll, records);
-    }
+    sim.results->print(std::cout);
     print_summary(*s, result, mem, comm.size(), output);
   }
   return kExitOk;

@@ -1,6 +1,7 @@
 #include "sipsim/fabric/network.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace sipsim::fabric {
 
@@ -12,6 +13,20 @@ pdes::Time serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
   if (rate_bps == 0) throw std::invalid_argument("serialization at a rate of 0 bit/s");
   const U128 bits_ps = static_cast<U128>(bytes) * 8u * pdes::kSecond;
   return static_cast<pdes::Time>((bits_ps + rate_bps - 1) / rate_bps);
+}
+
+std::vector<Network::Counter> Network::counters() const {
+  return {{"messages", stats_.messages, false},
+          {"bytes", stats_.bytes, false},
+          {"chunk_hops", stats_.chunk_hops, false},
+          {"max_queueing_ps", stats_.max_queueing, true}};
+}
+
+std::uint64_t Network::counter(std::string_view name) const {
+  for (const Counter& c : counters()) {
+    if (c.name == name) return c.value;
+  }
+  throw std::out_of_range("the fabric has no counter '" + std::string(name) + "'");
 }
 
 }  // namespace sipsim::fabric

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <limits>
 
-#include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
@@ -574,50 +573,6 @@ std::unique_ptr<fabric::Network> build_network(const Scenario& s) {
     return make_network(s.fabric);
   } catch (const std::invalid_argument& e) {
     fail_at(s.fabric_location, s.fabric_key, e.what());
-  }
-}
-
-std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
-  if (const auto* phold = std::get_if<workload::PholdConfig>(&s.workload)) {
-    return std::make_unique<workload::PholdModel>(*phold);
-  }
-  workload::CollectivesConfig c = std::get<workload::CollectivesConfig>(s.workload);
-  std::unique_ptr<fabric::Network> network = build_network(s);
-  if (s.auto_algorithm) {
-    // nccl-tests' "auto": the algorithm with the smallest critical-path cost
-    // (RAMP §7.4.1: steps with their links' loads), chosen per size, among those
-    // valid for this op and group and cheap enough to estimate at this scale.
-    const auto members = workload::job_members(c, network->nodes());
-    const compute::Roofline roofline(c.accelerator);
-    for (std::uint64_t bytes : workload::sweep_sizes(c)) {
-      std::optional<collective::Algorithm> best;
-      pdes::Time best_time = pdes::kTimeMax;
-      for (const collective::Algorithm algorithm : collective::all_algorithms()) {
-        const collective::CollectiveSpec spec =
-            workload::make_spec(c, static_cast<std::uint32_t>(members.size()), bytes, algorithm);
-        if (!collective::why_invalid(spec).empty()) continue;
-        analytical::CollectiveEstimate est;
-        try {
-          est = analytical::estimate_critical_path(spec, members, *network, roofline);
-        } catch (const analytical::EstimateTooLarge&) {
-          continue;
-        }
-        if (est.total < best_time) {
-          best_time = est.total;
-          best = spec.algorithm;
-        }
-      }
-      if (!best)
-        fail_at(s.workload_location, s.workload_key,
-                "no algorithm implements this operation at a size `auto` can estimate; name one");
-      c.per_size.push_back(*best);
-    }
-    c.algorithm = c.per_size.front();
-  }
-  try {
-    return std::make_unique<workload::CollectivesModel>(c, std::move(network));
-  } catch (const std::invalid_argument& e) {
-    fail_at(s.workload_location, s.workload_key, e.what());
   }
 }
 

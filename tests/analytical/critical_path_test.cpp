@@ -7,6 +7,7 @@
 
 #include "../common/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"

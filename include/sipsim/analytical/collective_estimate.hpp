@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "sipsim/collective/schedule.hpp"
-#include "sipsim/compute/roofline.hpp"
+#include "sipsim/compute/device.hpp"
 #include "sipsim/fabric/network.hpp"
 
 namespace sipsim::analytical {
@@ -30,18 +30,7 @@ struct CollectiveEstimate {
   std::uint64_t messages = 0;
 };
 
-// RAMP §6.2.3: RAMP-x moves every node through the algorithmic steps in
-// lock-step (the time-slot map gives each step a fixed duration): round i
-// lasts as long as the slowest member needs for it on an idle fabric (its
-// longest transfer — a step's transfers run in parallel on distinct
-// transceivers — plus its local operation). A member's part in a RAMP-x round
-// depends only on which of its four step offsets equal the root's, so the
-// maximum over 16 representative members is exact.
-std::vector<pdes::Time> lockstep_rounds(const collective::CollectiveSpec& spec,
-                                        const std::vector<std::uint32_t>& members,
-                                        const fabric::Network& network,
-                                        const compute::Roofline& roofline);
-// Whether a collective runs in lock-step (RAMP-x does).
+// Whether a collective runs in lock-step (RAMP §6.2.3; collective::lockstep_rounds).
 inline bool lockstep(const collective::CollectiveSpec& spec) {
   return collective::traits(spec.algorithm).lockstep;
 }
@@ -49,7 +38,7 @@ inline bool lockstep(const collective::CollectiveSpec& spec) {
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
                                        const fabric::Network& network,
-                                       const compute::Roofline& roofline);
+                                       const compute::Device& device);
 
 // RAMP §7.4.1's critical-path estimator, the model behind the paper's
 // comparisons at 65,536 nodes (§8). The messages of every member's step k
@@ -78,7 +67,7 @@ inline constexpr std::uint64_t kDefaultMaxWork = std::uint64_t{1} << 28;
 CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
                                           const std::vector<std::uint32_t>& members,
                                           const fabric::Network& network,
-                                          const compute::Roofline& roofline,
+                                          const compute::Device& device,
                                           std::uint64_t max_work = kDefaultMaxWork);
 
 }  // namespace sipsim::analytical

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "sipsim/compute/device.hpp"
 #include "sipsim/pdes/time.hpp"
 
 namespace sipsim::compute {
@@ -27,14 +28,14 @@ enum class Dtype { kFloat32, kFloat16, kBfloat16 };
 std::uint32_t element_bytes(Dtype dtype);
 Accelerator a100(Dtype dtype = Dtype::kFloat32);
 
-class Roofline {
+class Roofline final : public Device {
  public:
   explicit Roofline(const Accelerator& acc);
   const Accelerator& accelerator() const { return acc_; }
   // k-to-1 reduction (k >= 2) of `bytes` per input.
-  pdes::Time reduce_ps(std::uint32_t sources, std::uint64_t bytes) const;
+  pdes::Time reduce_ps(std::uint32_t sources, std::uint64_t bytes) const override;
   // A device-memory copy of `bytes` (read + write).
-  pdes::Time copy_ps(std::uint64_t bytes) const;
+  pdes::Time copy_ps(std::uint64_t bytes) const override;
 
  private:
   Accelerator acc_;

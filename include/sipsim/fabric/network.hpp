@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -108,6 +109,19 @@ class Network {
   // Facts for `sipsim info`: (name, value) lines.
   virtual std::vector<std::pair<std::string, std::string>> facts() const = 0;
   const NetworkStats& stats() const { return stats_; }
+
+  // A named statistic of this rank's part of the fabric. The run file holds
+  // each one combined over ranks (/fabric attributes): summed, or the largest.
+  struct Counter {
+    std::string name;
+    std::uint64_t value = 0;
+    bool max = false;
+  };
+  // The same names in the same order on every rank: NetworkStats' counters,
+  // then the fabric's own (RAMP's optical-rule counters, ...).
+  virtual std::vector<Counter> counters() const;
+  // This rank's value of counter `name`; throws std::out_of_range for another name.
+  std::uint64_t counter(std::string_view name) const;
 
  protected:
   NetworkStats stats_;

@@ -15,7 +15,7 @@
 #include "sipsim/fabric/ramp/physical.hpp"
 #include "sipsim/fabric/ramp/transport.hpp"
 #include "sipsim/pdes/engine.hpp"
-#include "sipsim/workload/collectives.hpp"
+#include "sipsim/workload/bench/collectives.hpp"
 #include "sipsim/workload/phold.hpp"
 
 namespace sipsim::scenario {
@@ -83,10 +83,5 @@ Scenario load_scenario(const base::Document& document);
 // The scenario's network; parameter errors found while building it are
 // ScenarioErrors located at the fabric section.
 std::unique_ptr<fabric::Network> build_network(const Scenario& scenario);
-
-// Builds the fabric and, for collectives, the model; errors in the fabric's or
-// workload's parameters found while building are ScenarioErrors located at
-// their section.
-std::unique_ptr<pdes::Model> make_model(const Scenario& scenario);
 
 }  // namespace sipsim::scenario

@@ -272,7 +272,15 @@ class RampNetwork final : public Network {
             {"groups/pair (eq. 3-4)", groups_fact()}};
   }
 
-  const RampStats& ramp_stats() const { return ramp_; }
+  // Optical-rule counters (RAMP §4.1, MODELS.md §1) after the common ones.
+  std::vector<Counter> counters() const override {
+    std::vector<Counter> out = Network::counters();
+    out.push_back({"transfers", ramp_.transfers, false});
+    out.push_back({"slots", ramp_.slots, false});
+    out.push_back({"rule_b_conflicts", ramp_.rule_b_conflicts, false});
+    out.push_back({"rule_c_conflicts", ramp_.rule_c_conflicts, false});
+    return out;
+  }
 
  private:
   // RAMP §6.2.2 eq. 3-4 for the job's steps, e.g. "steps 1-4: 1, 3, -, - (job 32x4x1x1)".
@@ -406,11 +414,6 @@ class RampNetwork final : public Network {
 
 std::unique_ptr<Network> make_ramp(const RampSpec& spec) {
   return std::make_unique<RampNetwork>(spec);
-}
-
-const RampStats* ramp_stats(const Network& network) {
-  const auto* r = dynamic_cast<const RampNetwork*>(&network);
-  return r ? &r->ramp_stats() : nullptr;
 }
 
 }  // namespace sipsim::fabric

@@ -50,7 +50,8 @@ struct RampSpec {
   std::optional<ramp::RampShape> job;
 };
 
-// Counters of the optical rules, summed over ranks by the caller.
+// Counters of the optical rules (Network::counters: transfers, slots,
+// rule_b_conflicts, rule_c_conflicts).
 struct RampStats {
   std::uint64_t transfers = 0;  // transceiver-level transfers
   std::uint64_t slots = 0;      // slots occupied by them
@@ -59,8 +60,6 @@ struct RampStats {
 };
 
 std::unique_ptr<Network> make_ramp(const RampSpec& spec);
-// The RAMP statistics of a network made by make_ramp (nullptr for other fabrics).
-const RampStats* ramp_stats(const Network& network);
 // Data bytes one transceiver carries per slot.
 std::uint64_t ramp_slot_bytes(const RampSpec& spec);
 

@@ -3,24 +3,21 @@
 // collective operation with one algorithm on a group of nodes, swept over
 // message sizes, each size run `warmup` + `iterations` times back to back.
 //
-// Every group member runs its schedule (collective::Schedule) as a state
-// machine: a step posts its sends, waits for its receives (early arrivals for
-// later steps or later iterations wait in a per-sender queue), waits until its
-// sends have left the node, then performs the step's local operation (costed
-// by the roofline model) and moves on. Members start the next iteration as
-// soon as they finished the previous one, as nccl-tests does (no barrier).
+// It is a program like any other (DESIGN.md §5): every group member runs the
+// same op list, one collective op per instance, each depending on the one
+// before, on one communicator ("group"); the program interpreter and the
+// collective executor do the rest. Members start the next instance as soon as
+// they finished the previous one, as nccl-tests does (no barrier).
 #include <boost/mpi/communicator.hpp>
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "sipsim/collective/schedule.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/network.hpp"
-#include "sipsim/pdes/model.hpp"
+#include "sipsim/workload/interpreter.hpp"
+#include "sipsim/workload/results.hpp"
 
 namespace sipsim::workload {
 
@@ -81,69 +78,43 @@ struct CollectiveRecord {
   std::uint32_t last_node = 0;
 };
 
-class CollectivesModel final : public pdes::Model, public fabric::MessageSink {
+// The benchmark's results: it watches every member's collectives and keeps
+// one record per instance (written to /collectives, printed as nccl-tests'
+// table).
+class CollectivesBenchmark final : public Results, public ProgramObserver {
  public:
-  CollectivesModel(const CollectivesConfig& config, std::unique_ptr<fabric::Network> network);
+  // Checks the config against the network (distinct members, one algorithm
+  // per size, valid collectives: std::invalid_argument otherwise) and builds
+  // the program interpreter that runs the benchmark.
+  CollectivesBenchmark(const CollectivesConfig& config, std::unique_ptr<fabric::Network> network);
 
-  std::uint32_t lp_count() const override { return network_->lp_count(); }
-  pdes::Partition partition(int ranks) const override { return network_->partition(ranks); }
-  pdes::Time lookahead(const pdes::Partition& p) const override { return network_->lookahead(p); }
-  void setup(const pdes::Partition& partition, int rank) override;
-  void init(pdes::Context& ctx) override;
-  void handle(const pdes::Event& event, pdes::Context& ctx) override;
-  void delivered(const fabric::Delivery& delivery, pdes::Context& ctx) override;
-
-  const fabric::Network& network() const { return *network_; }
+  // The simulation model; the benchmark keeps a reference to it.
+  std::unique_ptr<Interpreter> take_model();
+  const fabric::Network& network() const { return interpreter_->network(); }
   const CollectivesConfig& config() const { return config_; }
   collective::CollectiveSpec spec_for(std::uint64_t bytes, collective::Algorithm algorithm) const;
   const std::vector<std::uint32_t>& members() const { return members_; }
   std::uint32_t group_size() const { return static_cast<std::uint32_t>(members_.size()); }
 
-  // Combines every rank's view of each instance; identical on all ranks.
-  std::vector<CollectiveRecord> gather_records(const boost::mpi::communicator& comm) const;
-  // Network statistics summed over ranks.
-  fabric::NetworkStats gather_stats(const boost::mpi::communicator& comm) const;
+  void op_done(const OpRecord& record) override;
+
+  void collect(const boost::mpi::communicator& comm) override;
+  std::string unfinished(const boost::mpi::communicator& comm) const override;
+  void write(output::h5::File& file) const override;
+  void print(std::ostream& out) const override;
+  // After collect(): one record per instance, identical on all ranks.
+  const std::vector<CollectiveRecord>& records() const { return records_; }
 
  private:
-  struct Instance {
-    std::uint64_t bytes;
-    collective::Algorithm algorithm;
-    std::vector<pdes::Time> lock_len;  // lock-step durations by step (RAMP-x), shared
-    std::uint32_t iteration;
-    bool warmup;
-  };
-  struct Node {
-    std::int32_t member = -1;
-    std::uint32_t instance = 0;
-    std::optional<collective::Schedule> schedule;
-    pdes::Time lock_t = 0;  // lock-step (RAMP-x): when the current step started
-    std::uint32_t step = 0;
-    std::uint32_t waiting = 0;  // receives of the current step still missing
-    pdes::Time sends_done = 0;  // when the current step's sends have left
-    pdes::Time step_h2t = 0;
-    pdes::Time step_compute = 0;
-    pdes::Time start = 0, compute = 0, h2t = 0;
-    // Messages of the current step not yet arrived: peer -> their part counts.
-    std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> expecting;
-    // Messages that arrived before their step: peer -> tags (parts << 32 | instance).
-    std::unordered_map<std::uint32_t, std::deque<std::uint64_t>> early;
-  };
-
-  void start_instance(Node& node, pdes::Context& ctx);
-  void start_step(Node& node, pdes::Context& ctx);
-  void receives_complete(Node& node, pdes::Context& ctx);
-  void finish_instance(Node& node, pdes::Context& ctx);
-  void check_parts(std::uint64_t tag, std::uint32_t parts, std::uint32_t peer,
-                   const Node& node) const;
-
   CollectivesConfig config_;
-  std::unique_ptr<fabric::Network> network_;
-  compute::Roofline roofline_;
-  std::vector<std::uint32_t> members_;   // member index -> node
-  std::vector<std::int32_t> member_of_;  // node -> member index or -1
-  std::vector<Instance> instances_;
-  std::vector<Node> nodes_;  // by local LP index (only node LPs used)
-  std::vector<CollectiveRecord> local_records_;
+  std::vector<std::uint32_t> members_;  // member index -> node
+  std::vector<CollectiveRecord> local_records_, records_;
+  std::unique_ptr<Interpreter> owned_;
+  Interpreter* interpreter_ = nullptr;
 };
+
+// The benchmark as a simulation: the interpreter and the benchmark's results.
+Simulation make_collectives_benchmark(const CollectivesConfig& config,
+                                      std::unique_ptr<fabric::Network> network);
 
 }  // namespace sipsim::workload

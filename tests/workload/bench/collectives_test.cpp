@@ -1,15 +1,16 @@
 // The collectives workload end to end on the sequential engine: exactness
 // against the closed form on an idle fabric, congestion where it must appear,
 // and every (op, algorithm) pair running to completion on every fabric kind.
-#include "sipsim/workload/collectives.hpp"
+#include "sipsim/workload/bench/collectives.hpp"
 
 #include <gtest/gtest.h>
 
 #include <boost/mpi/communicator.hpp>
 #include <cmath>
 
-#include "../common/test_fabrics.hpp"
+#include "../../common/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/fabric/ramp/transport.hpp"
@@ -33,12 +34,15 @@ struct SimRun {
 
 SimRun simulate(const CollectivesConfig& c, std::unique_ptr<fabric::Network> net) {
   boost::mpi::communicator self(MPI_COMM_SELF, boost::mpi::comm_attach);
-  CollectivesModel model(c, std::move(net));
+  CollectivesBenchmark bench(c, std::move(net));
+  const auto model = bench.take_model();
   pdes::EngineOptions o;
   o.progress_interval_s = 0;
   SimRun r;
-  r.result = pdes::run(model, model.partition(1), self, o);
-  r.records = model.gather_records(self);
+  r.result = pdes::run(*model, model->partition(1), self, o);
+  bench.collect(self);
+  EXPECT_EQ(bench.unfinished(self), "");
+  r.records = bench.records();
   return r;
 }
 
@@ -350,11 +354,13 @@ TEST(Collectives, RampTreeBroadcastMulticasts) {
         static_cast<double>(c.params.tree_alpha_ps));
     EXPECT_EQ(s.stages, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::llround(k))));
     boost::mpi::communicator self(MPI_COMM_SELF, boost::mpi::comm_attach);
-    CollectivesModel model(c, fabric::make_ramp(spec));
+    CollectivesBenchmark bench(c, fabric::make_ramp(spec));
+    const auto model = bench.take_model();
     pdes::EngineOptions o;
     o.progress_interval_s = 0;
-    pdes::run(model, model.partition(1), self, o);
-    const auto records = model.gather_records(self);
+    pdes::run(*model, model->partition(1), self, o);
+    bench.collect(self);
+    const auto records = bench.records();
     const Time t = records[0].end - records[0].start;
     const auto check = fabric::make_ramp(spec);
     const compute::Roofline roofline(c.accelerator);
@@ -364,10 +370,9 @@ TEST(Collectives, RampTreeBroadcastMulticasts) {
     EXPECT_EQ(t, crit.total) << bytes;
     EXPECT_EQ(idle.steps, s.stages + 1);
     // Per stage: the root's 4 transmissions (one per group) + 7 forwarders' 4.
-    const fabric::RampStats* st = fabric::ramp_stats(model.network());
-    ASSERT_NE(st, nullptr);
-    EXPECT_EQ(st->transfers, std::uint64_t{s.stages} * (4 + 7 * 4));
-    EXPECT_EQ(st->rule_b_conflicts + st->rule_c_conflicts, 0u);
+    const fabric::Network& net = bench.network();
+    EXPECT_EQ(net.counter("transfers"), std::uint64_t{s.stages} * (4 + 7 * 4));
+    EXPECT_EQ(net.counter("rule_b_conflicts") + net.counter("rule_c_conflicts"), 0u);
   }
 }
 

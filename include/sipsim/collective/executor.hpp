@@ -1,0 +1,112 @@
+#pragma once
+// The collective executor (DESIGN.md §4): the one piece of code that runs a
+// collective on a node. A workload's node LPs share one Executor per rank; it
+// keeps, per local node, any number of collectives in flight on any of the
+// node's communicators, each a state machine over the member's schedule:
+//
+//   a step posts its sends (Network::send, or one Network::multicast), waits
+//   for its receives (messages that arrive before their step wait, keyed by
+//   communicator, sequence number and sender), waits until its sends have left
+//   the node, then runs the step's local operation (priced by the device
+//   model) and moves on; lock-step algorithms (RAMP §6.2.3) also wait for the
+//   step's round. collective/step_cost.hpp holds these rules, shared with the
+//   estimators.
+//
+// When a member's part ends, the executor reports its timing to its host (the
+// program interpreter) at the member's LP, and nothing else: what to do next
+// is the host's business.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "sipsim/collective/communicator.hpp"
+#include "sipsim/collective/schedule.hpp"
+#include "sipsim/compute/device.hpp"
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/pdes/model.hpp"
+
+namespace sipsim::collective {
+
+// One member's view of a collective it took part in.
+struct CollectiveTiming {
+  pdes::Time start = 0, end = 0;
+  pdes::Time compute = 0;  // its local operations (device model)
+  pdes::Time h2t = 0;      // data transfer (StepTransfer), step by step
+};
+
+class ExecutorHost {
+ public:
+  virtual ~ExecutorHost() = default;
+  // At the member's node LP (ctx.self()): its part of the collective started
+  // with `handle` has ended now.
+  virtual void collective_done(pdes::Context& ctx, std::uint64_t handle,
+                               const CollectiveTiming& timing) = 0;
+};
+
+// A collective call prepared for one communicator: its spec and, for
+// lock-step algorithms, the length of every round (the same for all members).
+struct PreparedCollective {
+  CollectiveSpec spec;
+  std::vector<pdes::Time> rounds;
+};
+
+class Executor {
+ public:
+  // The executor's event kinds; hosts use others (below fabric::kFabricKindBase).
+  static constexpr std::uint32_t kStepDone = 1;    // a step's local operation has finished
+  static constexpr std::uint32_t kRoundsDone = 2;  // lock-step: the collective's last round ends
+  static bool owns(std::uint32_t kind) { return kind == kStepDone || kind == kRoundsDone; }
+
+  // The network, device and communicators must outlive the executor.
+  Executor(fabric::Network& network, const compute::Device& device,
+           const std::vector<Communicator>& comms);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Once per rank before the run: per-node state for this rank's LPs.
+  void setup(const pdes::Partition& partition, int rank);
+
+  // At node ctx.self(), member `member` of communicator `comm`: starts its part
+  // of the communicator's collective number `seq`, `call`. `handle` comes back
+  // in ExecutorHost::collective_done.
+  void start(pdes::Context& ctx, std::uint32_t comm, std::uint32_t member, std::uint32_t seq,
+             const CollectiveCall& call, std::uint64_t handle, ExecutorHost& host);
+  // An executor event (owns(event.kind)) at a node LP.
+  void handle(const pdes::Event& event, pdes::Context& ctx, ExecutorHost& host);
+  // A message whose tag names a communicator arrived at node ctx.self().
+  void delivered(const fabric::Delivery& delivery, pdes::Context& ctx, ExecutorHost& host);
+
+  // The spec and rounds of `call` on `comm`, prepared once per rank.
+  const PreparedCollective& prepared(std::uint32_t comm, const CollectiveCall& call);
+
+  // What is left at local node `local_index` at the end of a run: collectives
+  // not finished (which step, whose messages they wait for) and messages no
+  // step took. Empty when the node is clean.
+  std::string unfinished(std::uint32_t local_index) const;
+  bool idle(std::uint32_t local_index) const;
+
+ private:
+  struct Running;
+  struct Node;
+
+  void start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHost& host);
+  void receives_complete(Node& node, Running& r, pdes::Context& ctx);
+  void finish(Node& node, std::size_t index, pdes::Context& ctx, ExecutorHost& host);
+  Running* find(Node& node, std::uint32_t comm, std::uint32_t seq);
+  std::string describe(const Running& r) const;
+
+  fabric::Network& network_;
+  const compute::Device& device_;
+  const std::vector<Communicator>& comms_;
+  std::map<std::tuple<std::uint32_t, int, std::uint16_t, std::uint64_t, std::uint32_t>,
+           std::unique_ptr<PreparedCollective>>
+      prepared_;
+  std::vector<Node> nodes_;  // by local LP index (node LPs only)
+};
+
+}  // namespace sipsim::collective

@@ -1,0 +1,132 @@
+#pragma once
+// The program interpreter (DESIGN.md §5): the pdes::Model every workload that
+// runs programs on a fabric uses. Each node LP with a Binding runs its program
+// `iterations` times back to back (iteration i + 1 starts when all of
+// iteration i's ops are done on that node):
+//  - an op starts as soon as its dependencies are done;
+//  - compute ops run one at a time on the node's compute stream, in the order
+//    they became ready (lowest index first among ops ready at once);
+//  - collectives run on the collective executor, concurrently with compute and
+//    with each other, each on its communicator;
+//  - a send is done when its data has left the node; a recv when the peer's
+//    message has arrived (a pair's messages are matched in order);
+//  - a wait is done when its dependencies are.
+// Every picosecond of a node's iteration is attributed to one breakdown
+// column: the category of the compute op running, else the category of the
+// exposed communication in flight (the first in Category order, so that
+// overlapped communication is hidden behind compute), else idle.
+//
+// After the run, unfinished() names the first node whose program could not
+// finish (deadlock, a recv without a send, a collective that never completed)
+// with the op and what it waits for, so that a broken program is an error,
+// never a hang or a silent early end.
+#include <array>
+#include <boost/mpi/communicator.hpp>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sipsim/collective/executor.hpp"
+#include "sipsim/compute/device.hpp"
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/pdes/model.hpp"
+#include "sipsim/workload/program.hpp"
+
+namespace sipsim::workload {
+
+using Breakdown = std::array<pdes::Time, kBreakdownColumns>;
+
+// An op that has finished, as the interpreter reports it to its observer.
+struct OpRecord {
+  std::uint32_t node = 0;
+  std::uint32_t iteration = 0;
+  std::uint32_t op = 0;
+  pdes::Time start = 0, end = 0;
+  const collective::CollectiveTiming* collective = nullptr;  // collective ops only
+};
+
+// What a workload learns while its programs run (at the node's LP).
+class ProgramObserver {
+ public:
+  virtual ~ProgramObserver() = default;
+  virtual void op_done(const OpRecord& /*record*/) {}
+  virtual void iteration_done(std::uint32_t /*node*/, std::uint32_t /*iteration*/,
+                              pdes::Time /*start*/, pdes::Time /*end*/,
+                              const Breakdown& /*breakdown*/) {}
+};
+
+struct ProgramSet {
+  std::vector<collective::Communicator> comms;
+  std::vector<Program> programs;
+  // Per fabric node: its binding, or none (the node runs nothing).
+  std::vector<std::optional<Binding>> bindings;
+  std::uint32_t iterations = 1;
+};
+
+class Interpreter final : public pdes::Model,
+                          public fabric::MessageSink,
+                          public collective::ExecutorHost {
+ public:
+  // Event kinds of the interpreter (the executor's are 1 and 2).
+  static constexpr std::uint32_t kComputeDone = 16;
+  static constexpr std::uint32_t kSendDone = 17;
+
+  // Checks the programs against the bindings and communicators (slots,
+  // memberships) and throws std::invalid_argument naming the node and slot.
+  Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> network,
+              std::unique_ptr<compute::Device> device);
+  ~Interpreter() override;
+
+  void set_observer(ProgramObserver* observer) { observer_ = observer; }
+
+  std::uint32_t lp_count() const override { return network_->lp_count(); }
+  pdes::Partition partition(int ranks) const override { return network_->partition(ranks); }
+  pdes::Time lookahead(const pdes::Partition& p) const override { return network_->lookahead(p); }
+  void setup(const pdes::Partition& partition, int rank) override;
+  void init(pdes::Context& ctx) override;
+  void handle(const pdes::Event& event, pdes::Context& ctx) override;
+  void delivered(const fabric::Delivery& delivery, pdes::Context& ctx) override;
+  void collective_done(pdes::Context& ctx, std::uint64_t handle,
+                       const collective::CollectiveTiming& timing) override;
+
+  const fabric::Network& network() const { return *network_; }
+  const compute::Device& device() const { return *device_; }
+  const ProgramSet& programs() const { return set_; }
+
+  // This rank's first problem (lowest node id) at the end of a run, or "".
+  std::string unfinished() const;
+  // The same for the whole job: identical on every rank ("" when every
+  // program finished).
+  std::string unfinished(const boost::mpi::communicator& comm) const;
+  // Time per breakdown column of a local node, over all its iterations.
+  const Breakdown& breakdown(std::uint32_t local_index) const;
+
+ private:
+  struct Node;
+  void start_iteration(Node& node, pdes::Context& ctx);
+  void make_ready(Node& node, std::uint32_t op);
+  void drain(Node& node, pdes::Context& ctx);
+  void start(Node& node, std::uint32_t op, pdes::Context& ctx);
+  void start_compute(Node& node, pdes::Context& ctx);
+  void complete(Node& node, std::uint32_t op, pdes::Context& ctx,
+                const collective::CollectiveTiming* timing = nullptr);
+  void account(Node& node, pdes::Time now);
+  std::string problem(const Node& node, std::uint32_t local_index) const;
+  std::pair<std::uint32_t, std::string> first_problem() const;
+
+  ProgramSet set_;
+  std::unique_ptr<fabric::Network> network_;
+  std::unique_ptr<compute::Device> device_;
+  collective::Executor executor_;
+  ProgramObserver* observer_ = nullptr;
+  std::vector<std::uint32_t> local_lps_;
+  std::vector<std::unique_ptr<Node>> nodes_;  // by local LP index; null: no program
+};
+
+}  // namespace sipsim::workload

@@ -1,0 +1,38 @@
+#pragma once
+// What a workload gives back (DESIGN.md §5): a simulation model to run and a
+// Results object that reports on the run. The app talks to every workload
+// through these two and to every fabric through its named counters
+// (fabric::Network::counters), never through a concrete type.
+#include <boost/mpi/communicator.hpp>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/output/h5.hpp"
+#include "sipsim/pdes/model.hpp"
+
+namespace sipsim::workload {
+
+class Results {
+ public:
+  virtual ~Results() = default;
+  // Every rank, once after the run: combines the ranks' views (collective).
+  virtual void collect(const boost::mpi::communicator& /*comm*/) {}
+  // What the run left undone that makes it fail (a program that could not
+  // finish), identical on every rank; "" when nothing. Collective.
+  virtual std::string unfinished(const boost::mpi::communicator& /*comm*/) const { return ""; }
+  // Collective: writes the workload's tables into the run file.
+  virtual void write(output::h5::File& /*file*/) const {}
+  // Rank 0, after the run file is complete: the workload's summary (stdout).
+  virtual void print(std::ostream& /*out*/) const {}
+};
+
+// A built scenario. `results` may refer to `model` (it is destroyed first).
+struct Simulation {
+  std::unique_ptr<pdes::Model> model;
+  std::unique_ptr<Results> results;
+  const fabric::Network* network = nullptr;  // the model's fabric; null without one (PHOLD)
+};
+
+}  // namespace sipsim::workload

@@ -1,0 +1,289 @@
+#include "sipsim/collective/executor.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <sstream>
+#include <stdexcept>
+
+#include "sipsim/collective/step_cost.hpp"
+
+namespace sipsim::collective {
+
+namespace {
+
+// Messages are matched by (communicator, sequence number, sender): a sender's
+// messages of one collective arrive in the order of its steps (the fabric keeps
+// a pair's messages in order), so one queue per key suffices.
+std::uint64_t match_key(std::uint32_t comm, std::uint32_t seq, std::uint32_t src_node) {
+  return std::uint64_t{comm} << 48 | std::uint64_t{seq & Tag::kMaxSeq} << 24 | src_node;
+}
+
+// The sender joined `sent` of its Sends into this message; the receiver must
+// have joined as many Recvs, or the two schedules disagree.
+void check_parts(std::uint32_t sent, std::uint32_t expected, std::uint32_t src_node,
+                 std::uint32_t self_node) {
+  if (sent != expected) {
+    throw std::logic_error("collective schedule mismatch: node " + std::to_string(src_node) +
+                           " sent " + std::to_string(sent) + " part(s) in one message, node " +
+                           std::to_string(self_node) + " expects " + std::to_string(expected));
+  }
+}
+
+}  // namespace
+
+struct Executor::Running {
+  explicit Running(Schedule s) : schedule(std::move(s)) {}
+  std::uint64_t handle = 0;
+  std::uint32_t comm = 0, seq = 0, member = 0;
+  const PreparedCollective* prepared = nullptr;
+  Schedule schedule;
+  std::uint32_t step = 0;
+  std::uint32_t waiting = 0;   // receives of the current step still missing
+  pdes::Time round_start = 0;  // lock-step: when the current round started
+  pdes::Time sends_done = 0;   // when the current step's sends have left
+  pdes::Time step_h2t = 0, step_compute = 0;
+  CollectiveTiming timing;
+};
+
+struct Executor::Node {
+  std::vector<Running> running;
+  // Messages the current steps wait for: match key -> parts.
+  std::unordered_map<std::uint64_t, std::uint32_t> expecting;
+  // Messages that arrived before their step (or their collective): match key -> parts, in order.
+  std::unordered_map<std::uint64_t, std::deque<std::uint32_t>> early;
+};
+
+Executor::Executor(fabric::Network& network, const compute::Device& device,
+                   const std::vector<Communicator>& comms)
+    : network_(network), device_(device), comms_(comms) {
+  if (network.nodes() > (1u << 24)) {
+    throw std::invalid_argument("the collective executor supports at most 2^24 fabric nodes");
+  }
+  if (comms.size() > Tag::kMaxComm + 1u) {
+    throw std::invalid_argument("at most " + std::to_string(Tag::kMaxComm + 1u) + " communicators");
+  }
+  for (const Communicator& c : comms) {
+    for (std::uint32_t n : c.nodes) {
+      if (n >= network.nodes()) {
+        throw std::invalid_argument("communicator '" + c.name + "' names node " +
+                                    std::to_string(n) + " but the fabric has " +
+                                    std::to_string(network.nodes()) + " nodes");
+      }
+    }
+  }
+}
+
+Executor::~Executor() = default;
+
+void Executor::setup(const pdes::Partition& partition, int rank) {
+  nodes_.clear();
+  nodes_.resize(partition.lps_of(rank).size());
+}
+
+const PreparedCollective& Executor::prepared(std::uint32_t comm, const CollectiveCall& call) {
+  auto key =
+      std::make_tuple(comm, static_cast<int>(call.op), call.algorithm.row(), call.bytes, call.root);
+  auto it = prepared_.find(key);
+  if (it != prepared_.end()) return *it->second;
+  const Communicator& c = comms_.at(comm);
+  auto p = std::make_unique<PreparedCollective>();
+  p->spec = make_spec(call.op, call.algorithm, c.size(), call.bytes, call.root, c.params);
+  if (const std::string why = why_invalid(p->spec); !why.empty()) {
+    throw InvalidCollective("communicator '" + c.name + "': " + why);
+  }
+  p->rounds = lockstep_rounds(p->spec, c.nodes, network_, device_);
+  return *prepared_.emplace(key, std::move(p)).first->second;
+}
+
+void Executor::start(pdes::Context& ctx, std::uint32_t comm, std::uint32_t member,
+                     std::uint32_t seq, const CollectiveCall& call, std::uint64_t handle,
+                     ExecutorHost& host) {
+  const PreparedCollective& prep = prepared(comm, call);
+  if (seq > Tag::kMaxSeq) {
+    throw std::runtime_error("communicator '" + comms_[comm].name + "' ran more than " +
+                             std::to_string(Tag::kMaxSeq) + " collectives");
+  }
+  Node& node = nodes_[ctx.self_index()];
+  Running r(Schedule(prep.spec, member));
+  r.handle = handle;
+  r.comm = comm;
+  r.seq = seq;
+  r.member = member;
+  r.prepared = &prep;
+  r.timing.start = ctx.now();
+  r.round_start = ctx.now();
+  node.running.push_back(std::move(r));
+  start_step(node, node.running.back(), ctx, host);
+}
+
+Executor::Running* Executor::find(Node& node, std::uint32_t comm, std::uint32_t seq) {
+  for (Running& r : node.running) {
+    if (r.comm == comm && r.seq == seq) return &r;
+  }
+  return nullptr;
+}
+
+void Executor::handle(const pdes::Event& event, pdes::Context& ctx, ExecutorHost& host) {
+  Node& node = nodes_[ctx.self_index()];
+  const auto comm = static_cast<std::uint32_t>(event.data[0] >> 32);
+  const auto seq = static_cast<std::uint32_t>(event.data[0]);
+  Running* r = find(node, comm, seq);
+  if (r == nullptr) {
+    throw std::logic_error("executor: event for a collective that is not running at node " +
+                           std::to_string(ctx.self()));
+  }
+  if (event.kind == kRoundsDone) {
+    finish(node, static_cast<std::size_t>(r - node.running.data()), ctx, host);
+    return;
+  }
+  ++r->step;
+  start_step(node, *r, ctx, host);
+}
+
+void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHost& host) {
+  const std::vector<pdes::Time>& rounds = r.prepared->rounds;
+  if (r.step == r.schedule.steps()) {
+    // In lock-step a member that is done early still ends with the others.
+    const pdes::Time end = r.round_start + remaining_rounds(rounds, r.step);
+    if (end > ctx.now()) {
+      r.step = static_cast<std::uint32_t>(std::max<std::size_t>(r.step, rounds.size()));
+      ctx.send(ctx.self(), end - ctx.now(), kRoundsDone,
+               {std::uint64_t{r.comm} << 32 | r.seq, 0, 0, 0});
+      return;
+    }
+    finish(node, static_cast<std::size_t>(&r - node.running.data()), ctx, host);
+    return;
+  }
+  const Communicator& comm = comms_[r.comm];
+  const WireStep step = wire_step(r.schedule, r.step);
+  const std::uint32_t self = ctx.self();
+  r.sends_done = ctx.now();
+  StepTransfer transfer(network_.parallel_ports());
+  if (step.multicast && !step.out.empty()) {
+    // One multicast (RAMP §6.1): the same data to every peer.
+    std::vector<std::uint32_t> peers;
+    for (const WireMessage& s : step.out) {
+      if (s.bytes != step.out[0].bytes || s.parts != 1) {
+        throw std::logic_error("a multicast step must send the same data to every peer");
+      }
+      peers.push_back(comm.nodes[s.peer]);
+    }
+    const std::uint64_t bytes = step.out[0].bytes;
+    const std::uint64_t tag = Tag{r.comm, r.seq, 1}.pack();
+    r.sends_done = std::max(r.sends_done, network_.multicast(ctx, peers, bytes, tag));
+    transfer.send(transfer_ps(network_, self, peers[0], bytes));
+  } else {
+    for (const WireMessage& s : step.out) {
+      if (s.parts > Tag::kMaxParts) throw std::logic_error("a message joins too many sends");
+      const std::uint32_t peer = comm.nodes[s.peer];
+      const std::uint64_t tag = Tag{r.comm, r.seq, s.parts}.pack();
+      r.sends_done = std::max(r.sends_done, network_.send(ctx, peer, s.bytes, tag));
+      transfer.send(transfer_ps(network_, self, peer, s.bytes));
+    }
+  }
+  r.waiting = 0;
+  for (const WireMessage& in : step.in) {
+    const std::uint32_t peer = comm.nodes[in.peer];
+    transfer.receive(transfer_ps(network_, peer, self, in.bytes));
+    const std::uint64_t key = match_key(r.comm, r.seq, peer);
+    auto it = node.early.find(key);
+    if (it != node.early.end()) {
+      check_parts(it->second.front(), in.parts, peer, self);
+      it->second.pop_front();
+      if (it->second.empty()) node.early.erase(it);
+      continue;
+    }
+    if (!node.expecting.emplace(key, in.parts).second) {
+      throw std::logic_error("collective schedule lists node " + std::to_string(peer) +
+                             " twice among a step's receives");
+    }
+    ++r.waiting;
+  }
+  r.step_h2t = transfer.h2t();
+  r.step_compute = local_ps(step, device_);
+  if (r.waiting == 0) receives_complete(node, r, ctx);
+}
+
+void Executor::receives_complete(Node& /*node*/, Running& r, pdes::Context& ctx) {
+  // The step ends when its data is in and its sends have left; then the
+  // local operation runs.
+  const pdes::Time end = step_end(std::max(ctx.now(), r.sends_done), r.step_compute, r.round_start,
+                                  r.prepared->rounds, r.step);
+  r.round_start = end;
+  r.timing.compute += r.step_compute;
+  r.timing.h2t += r.step_h2t;
+  ctx.send(ctx.self(), end - ctx.now(), kStepDone, {std::uint64_t{r.comm} << 32 | r.seq, 0, 0, 0});
+}
+
+void Executor::delivered(const fabric::Delivery& d, pdes::Context& ctx, ExecutorHost& /*host*/) {
+  Node& node = nodes_[ctx.self_index()];
+  const Tag tag = Tag::unpack(d.tag);
+  const std::uint64_t key = match_key(tag.comm, tag.seq, d.src_node);
+  auto it = node.expecting.find(key);
+  if (it != node.expecting.end()) {
+    check_parts(tag.parts, it->second, d.src_node, ctx.self());
+    node.expecting.erase(it);
+    Running* r = find(node, tag.comm, tag.seq);
+    if (r == nullptr) throw std::logic_error("executor: a message for a finished collective");
+    if (--r->waiting == 0) receives_complete(node, *r, ctx);
+    return;
+  }
+  node.early[key].push_back(tag.parts);  // for a later step or a later collective
+}
+
+void Executor::finish(Node& node, std::size_t index, pdes::Context& ctx, ExecutorHost& host) {
+  CollectiveTiming timing = node.running[index].timing;
+  timing.end = ctx.now();
+  const std::uint64_t handle = node.running[index].handle;
+  node.running.erase(node.running.begin() + static_cast<std::ptrdiff_t>(index));
+  host.collective_done(ctx, handle, timing);  // may start the node's next collective
+}
+
+bool Executor::idle(std::uint32_t local_index) const {
+  const Node& node = nodes_[local_index];
+  return node.running.empty() && node.early.empty() && node.expecting.empty();
+}
+
+std::string Executor::describe(const Running& r) const {
+  const CollectiveSpec& s = r.prepared->spec;
+  std::ostringstream o;
+  o << to_string(s.op) << " (" << to_string(s.algorithm) << ", " << s.bytes
+    << " B) on communicator '" << comms_[r.comm].name << "' (its collective #" << r.seq
+    << ", member " << r.member << " of " << s.p << ")";
+  return o.str();
+}
+
+std::string Executor::unfinished(std::uint32_t local_index) const {
+  const Node& node = nodes_[local_index];
+  std::ostringstream o;
+  for (const Running& r : node.running) {
+    o << describe(r) << " stopped at step " << r.step << " of " << r.schedule.steps();
+    std::vector<std::uint32_t> from;
+    for (const auto& [key, parts] : node.expecting) {
+      if (key >> 24 == (std::uint64_t{r.comm} << 24 | (r.seq & Tag::kMaxSeq))) {
+        from.push_back(static_cast<std::uint32_t>(key & 0xFFFFFF));
+      }
+    }
+    std::sort(from.begin(), from.end());
+    if (!from.empty()) {
+      o << ", waiting for a message from node";
+      for (std::size_t i = 0; i < from.size() && i < 8; ++i) o << (i ? ", " : " ") << from[i];
+      if (from.size() > 8) o << " and " << from.size() - 8 << " more";
+    }
+    o << "; ";
+  }
+  if (!node.early.empty()) {
+    std::vector<std::uint64_t> keys;
+    for (const auto& [key, parts] : node.early) keys.push_back(key);
+    std::sort(keys.begin(), keys.end());
+    const auto comm = static_cast<std::uint32_t>(keys[0] >> 48);
+    o << node.early.size() << " message(s) no step took, e.g. from node " << (keys[0] & 0xFFFFFF)
+      << " for collective #" << (keys[0] >> 24 & Tag::kMaxSeq) << " of communicator '"
+      << (comm < comms_.size() ? comms_[comm].name : std::to_string(comm)) << "'; ";
+  }
+  std::string out = o.str();
+  if (out.size() >= 2) out.resize(out.size() - 2);
+  return out;
+}
+
+}  // namespace sipsim::collective

@@ -1,0 +1,407 @@
+#include "sipsim/workload/interpreter.hpp"
+
+#include <boost/mpi/collectives/all_reduce.hpp>
+#include <boost/mpi/collectives/broadcast.hpp>
+#include <boost/mpi/operations.hpp>
+#include <boost/serialization/string.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace sipsim::workload {
+
+namespace {
+enum class OpState : std::uint8_t { kWaiting, kStarted, kDone };
+}  // namespace
+
+struct Interpreter::Node {
+  std::uint32_t id = 0;  // fabric node
+  const Binding* binding = nullptr;
+  const Program* program = nullptr;
+  std::uint32_t iteration = 0;
+  pdes::Time iteration_start = 0;
+  std::uint32_t done = 0;              // ops done in this iteration
+  std::vector<std::uint32_t> missing;  // per op: dependencies not yet done
+  std::vector<OpState> state;
+  std::vector<pdes::Time> started;
+  std::deque<std::uint32_t> ready;  // ops whose dependencies are done, not yet started
+  bool draining = false;
+  std::deque<std::uint32_t> compute_queue;  // the compute stream's backlog
+  bool computing = false;
+  std::uint32_t computing_op = 0;
+  std::vector<std::uint32_t> comm_seq;  // per communicator slot: collectives started
+  // Point-to-point: per peer node, messages sent; unmatched arrivals (bytes) and
+  // posted receives (ops), each in order.
+  std::unordered_map<std::uint32_t, std::uint32_t> sent;
+  std::unordered_map<std::uint32_t, std::deque<std::uint64_t>> arrived;
+  std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> posted;
+  // Attribution.
+  pdes::Time last = 0;
+  std::array<std::uint32_t, kCategories> in_flight{};  // communication ops per category
+  Breakdown iteration_time{}, total{};
+};
+
+Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> network,
+                         std::unique_ptr<compute::Device> device)
+    : set_(std::move(set)),
+      network_(std::move(network)),
+      device_(std::move(device)),
+      executor_(*network_, *device_, set_.comms) {
+  if (set_.iterations == 0) throw std::invalid_argument("programs need at least one iteration");
+  if (set_.bindings.size() > network_->nodes()) {
+    throw std::invalid_argument(std::to_string(set_.bindings.size()) +
+                                " node bindings for a fabric of " +
+                                std::to_string(network_->nodes()) + " nodes");
+  }
+  for (Program& p : set_.programs) p.finish();
+  for (std::uint32_t n = 0; n < set_.bindings.size(); ++n) {
+    if (!set_.bindings[n]) continue;
+    const Binding& b = *set_.bindings[n];
+    const std::string who = "node " + std::to_string(n);
+    if (b.program >= set_.programs.size()) {
+      throw std::invalid_argument(who + " runs program " + std::to_string(b.program) +
+                                  ", but there are " + std::to_string(set_.programs.size()));
+    }
+    const Program& p = set_.programs[b.program];
+    if (b.comms.size() < p.comm_slots() || b.peers.size() < p.peer_slots()) {
+      throw std::invalid_argument(
+          who + ": program '" + p.name() + "' uses " + std::to_string(p.comm_slots()) +
+          " communicator and " + std::to_string(p.peer_slots()) + " peer slots, the node binds " +
+          std::to_string(b.comms.size()) + " and " + std::to_string(b.peers.size()));
+    }
+    for (std::size_t s = 0; s < b.comms.size(); ++s) {
+      const auto& c = b.comms[s];
+      if (c.comm >= set_.comms.size() || c.member >= set_.comms[c.comm].size() ||
+          set_.comms[c.comm].nodes[c.member] != n) {
+        throw std::invalid_argument(who + ": communicator slot " + std::to_string(s) +
+                                    " is not this node's membership of a communicator");
+      }
+    }
+    for (std::size_t s = 0; s < b.peers.size(); ++s) {
+      if (b.peers[s] >= network_->nodes() || b.peers[s] == n) {
+        throw std::invalid_argument(who + ": peer slot " + std::to_string(s) + " names node " +
+                                    std::to_string(b.peers[s]));
+      }
+    }
+  }
+}
+
+Interpreter::~Interpreter() = default;
+
+void Interpreter::setup(const pdes::Partition& partition, int rank) {
+  network_->setup(partition, rank);
+  executor_.setup(partition, rank);
+  const auto lps = partition.lps_of(rank);
+  local_lps_.assign(lps.begin(), lps.end());
+  nodes_.clear();
+  nodes_.resize(lps.size());
+  for (std::size_t i = 0; i < lps.size(); ++i) {
+    if (lps[i] >= set_.bindings.size() || !set_.bindings[lps[i]]) continue;
+    auto node = std::make_unique<Node>();
+    node->id = lps[i];
+    node->binding = &*set_.bindings[lps[i]];
+    node->program = &set_.programs[node->binding->program];
+    node->comm_seq.assign(node->binding->comms.size(), 0);
+    nodes_[i] = std::move(node);
+  }
+}
+
+void Interpreter::init(pdes::Context& ctx) {
+  if (Node* node = nodes_[ctx.self_index()].get()) start_iteration(*node, ctx);
+}
+
+void Interpreter::start_iteration(Node& node, pdes::Context& ctx) {
+  const Program& p = *node.program;
+  node.iteration_start = ctx.now();
+  node.last = ctx.now();
+  node.done = 0;
+  node.missing.resize(p.size());
+  node.state.assign(p.size(), OpState::kWaiting);
+  node.started.assign(p.size(), 0);
+  for (std::uint32_t i = 0; i < p.size(); ++i) {
+    node.missing[i] = p.op(i).deps_count;
+    if (node.missing[i] == 0) make_ready(node, i);
+  }
+  drain(node, ctx);
+}
+
+void Interpreter::make_ready(Node& node, std::uint32_t op) {
+  node.ready.push_back(op);
+}
+
+// Starts ready ops in the order they became ready; ops that finish at once
+// (waits, receives whose message is there) make others ready in the same loop.
+void Interpreter::drain(Node& node, pdes::Context& ctx) {
+  if (node.draining) return;
+  node.draining = true;
+  while (!node.ready.empty()) {
+    const std::uint32_t op = node.ready.front();
+    node.ready.pop_front();
+    start(node, op, ctx);
+  }
+  node.draining = false;
+}
+
+void Interpreter::account(Node& node, pdes::Time now) {
+  std::size_t column = kCategories;  // idle
+  if (node.computing) {
+    column = static_cast<std::size_t>(node.program->op(node.computing_op).category);
+  } else {
+    for (std::size_t c = 0; c < kCategories; ++c) {
+      if (node.in_flight[c] > 0) {
+        column = c;
+        break;
+      }
+    }
+  }
+  node.iteration_time[column] += now - node.last;
+  node.last = now;
+}
+
+void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
+  const Op& op = node.program->op(i);
+  node.state[i] = OpState::kStarted;
+  node.started[i] = ctx.now();
+  const auto category = static_cast<std::size_t>(op.category);
+  switch (op.kind) {
+    case OpKind::kCompute:
+      node.compute_queue.push_back(i);
+      if (!node.computing) start_compute(node, ctx);
+      break;
+    case OpKind::kCollective: {
+      account(node, ctx.now());
+      ++node.in_flight[category];
+      const Binding::Comm& c = node.binding->comms[op.slot];
+      executor_.start(ctx, c.comm, c.member, node.comm_seq[op.slot]++, node.program->call(op.call),
+                      i, *this);
+      break;
+    }
+    case OpKind::kSend: {
+      account(node, ctx.now());
+      ++node.in_flight[category];
+      const std::uint32_t peer = node.binding->peers[op.slot];
+      const collective::Tag tag{collective::Tag::kPointToPoint, node.sent[peer]++, 1};
+      const pdes::Time left = network_->send(ctx, peer, op.bytes, tag.pack());
+      ctx.send(ctx.self(), left - ctx.now(), kSendDone, {i, 0, 0, 0});
+      break;
+    }
+    case OpKind::kRecv: {
+      const std::uint32_t peer = node.binding->peers[op.slot];
+      auto it = node.arrived.find(peer);
+      if (it != node.arrived.end()) {
+        const std::uint64_t bytes = it->second.front();
+        it->second.pop_front();
+        if (it->second.empty()) node.arrived.erase(it);
+        if (bytes != op.bytes) {
+          throw std::runtime_error("node " + std::to_string(node.id) + ": " +
+                                   node.program->describe(i) + " expects " +
+                                   std::to_string(op.bytes) + " B, node " + std::to_string(peer) +
+                                   " sent " + std::to_string(bytes) + " B");
+        }
+        complete(node, i, ctx);
+        break;
+      }
+      account(node, ctx.now());
+      ++node.in_flight[category];
+      node.posted[peer].push_back(i);
+      break;
+    }
+    case OpKind::kWait:
+      complete(node, i, ctx);
+      break;
+  }
+}
+
+void Interpreter::start_compute(Node& node, pdes::Context& ctx) {
+  account(node, ctx.now());
+  node.computing_op = node.compute_queue.front();
+  node.compute_queue.pop_front();
+  node.computing = true;
+  ctx.send(ctx.self(), node.program->op(node.computing_op).duration, kComputeDone,
+           {node.computing_op, 0, 0, 0});
+}
+
+void Interpreter::complete(Node& node, std::uint32_t i, pdes::Context& ctx,
+                           const collective::CollectiveTiming* timing) {
+  node.state[i] = OpState::kDone;
+  ++node.done;
+  if (observer_) {
+    observer_->op_done({node.id, node.iteration, i, node.started[i], ctx.now(), timing});
+  }
+  for (std::uint32_t u : node.program->users(i)) {
+    if (--node.missing[u] == 0) make_ready(node, u);
+  }
+  if (node.done == node.program->size()) {
+    account(node, ctx.now());
+    if (observer_) {
+      observer_->iteration_done(node.id, node.iteration, node.iteration_start, ctx.now(),
+                                node.iteration_time);
+    }
+    for (std::size_t c = 0; c < kBreakdownColumns; ++c) node.total[c] += node.iteration_time[c];
+    node.iteration_time = {};
+    if (++node.iteration < set_.iterations) {
+      start_iteration(node, ctx);
+      return;
+    }
+  }
+  drain(node, ctx);
+}
+
+void Interpreter::handle(const pdes::Event& event, pdes::Context& ctx) {
+  if (event.kind >= fabric::kFabricKindBase) {
+    network_->handle(event, ctx, *this);
+    return;
+  }
+  if (collective::Executor::owns(event.kind)) {
+    executor_.handle(event, ctx, *this);
+    return;
+  }
+  Node* node = nodes_[ctx.self_index()].get();
+  if (node == nullptr) {
+    throw std::logic_error("interpreter: event kind " + std::to_string(event.kind) + " at node " +
+                           std::to_string(ctx.self()) + ", which has no program");
+  }
+  const auto op = static_cast<std::uint32_t>(event.data[0]);
+  switch (event.kind) {
+    case kComputeDone:
+      account(*node, ctx.now());
+      node->computing = false;
+      complete(*node, op, ctx);
+      if (!node->computing && !node->compute_queue.empty()) start_compute(*node, ctx);
+      break;
+    case kSendDone:
+      account(*node, ctx.now());
+      --node->in_flight[static_cast<std::size_t>(node->program->op(op).category)];
+      complete(*node, op, ctx);
+      break;
+    default:
+      throw std::logic_error("interpreter: unknown event kind " + std::to_string(event.kind));
+  }
+}
+
+void Interpreter::delivered(const fabric::Delivery& d, pdes::Context& ctx) {
+  const collective::Tag tag = collective::Tag::unpack(d.tag);
+  if (tag.comm != collective::Tag::kPointToPoint) {
+    executor_.delivered(d, ctx, *this);
+    return;
+  }
+  Node* node = nodes_[ctx.self_index()].get();
+  if (node == nullptr) {
+    throw std::logic_error("node " + std::to_string(ctx.self()) + " has no program but node " +
+                           std::to_string(d.src_node) + " sent it " + std::to_string(d.bytes) +
+                           " B");
+  }
+  auto it = node->posted.find(d.src_node);
+  if (it == node->posted.end()) {
+    node->arrived[d.src_node].push_back(d.bytes);
+    return;
+  }
+  const std::uint32_t op = it->second.front();
+  it->second.pop_front();
+  if (it->second.empty()) node->posted.erase(it);
+  const Op& o = node->program->op(op);
+  if (o.bytes != d.bytes) {
+    throw std::runtime_error("node " + std::to_string(node->id) + ": " +
+                             node->program->describe(op) + " expects " + std::to_string(o.bytes) +
+                             " B, node " + std::to_string(d.src_node) + " sent " +
+                             std::to_string(d.bytes) + " B");
+  }
+  account(*node, ctx.now());
+  --node->in_flight[static_cast<std::size_t>(o.category)];
+  complete(*node, op, ctx);
+}
+
+void Interpreter::collective_done(pdes::Context& ctx, std::uint64_t handle,
+                                  const collective::CollectiveTiming& timing) {
+  Node& node = *nodes_[ctx.self_index()];
+  const auto op = static_cast<std::uint32_t>(handle);
+  account(node, ctx.now());
+  --node.in_flight[static_cast<std::size_t>(node.program->op(op).category)];
+  complete(node, op, ctx, &timing);
+}
+
+const Breakdown& Interpreter::breakdown(std::uint32_t local_index) const {
+  static const Breakdown kNone{};
+  const Node* node = nodes_[local_index].get();
+  return node ? node->total : kNone;
+}
+
+std::string Interpreter::problem(const Node& node, std::uint32_t local_index) const {
+  const Program& p = *node.program;
+  std::ostringstream o;
+  o << "node " << node.id << " (program '" << p.name() << "', iteration " << node.iteration
+    << " of " << set_.iterations << "): ";
+  // The first op not done; if it waits, follow its first unfinished dependency
+  // down to an op that started and never finished.
+  std::uint32_t i = 0;
+  while (i < p.size() && node.state[i] == OpState::kDone) ++i;
+  o << p.describe(i);
+  while (node.state[i] == OpState::kWaiting) {
+    std::uint32_t next = i;
+    for (std::uint32_t d : p.deps(i)) {
+      if (node.state[d] != OpState::kDone) {
+        next = d;
+        break;
+      }
+    }
+    if (next == i) break;  // cannot happen: a waiting op has an unfinished dependency
+    i = next;
+    o << " waits for " << p.describe(i);
+  }
+  const Op& op = p.op(i);
+  switch (op.kind) {
+    case OpKind::kRecv:
+      o << ", which never received its message from node " << node.binding->peers[op.slot];
+      break;
+    case OpKind::kCollective: {
+      const std::string why = executor_.unfinished(local_index);
+      o << ", which never completed" << (why.empty() ? "" : ": " + why);
+      break;
+    }
+    default:
+      o << ", which was still running when the simulation ended";
+      break;
+  }
+  return o.str();
+}
+
+std::string Interpreter::unfinished() const {
+  return first_problem().second;
+}
+
+// Local LPs are in ascending id order, so the first problem found is this
+// rank's lowest-numbered node with one.
+std::pair<std::uint32_t, std::string> Interpreter::first_problem() const {
+  for (std::uint32_t li = 0; li < nodes_.size(); ++li) {
+    const Node* node = nodes_[li].get();
+    if (node != nullptr && node->iteration < set_.iterations) {
+      return {local_lps_[li], problem(*node, li)};
+    }
+    if (node != nullptr && !node->arrived.empty()) {
+      const auto& [src, q] = *node->arrived.begin();
+      return {local_lps_[li], "node " + std::to_string(node->id) + " received " +
+                                  std::to_string(q.size()) + " message(s) from node " +
+                                  std::to_string(src) + " that no recv took"};
+    }
+    if (!executor_.idle(li)) {
+      return {local_lps_[li],
+              "node " + std::to_string(local_lps_[li]) + ": " + executor_.unfinished(li)};
+    }
+  }
+  return {~std::uint32_t{0}, ""};
+}
+
+std::string Interpreter::unfinished(const boost::mpi::communicator& comm) const {
+  // The lowest node with a problem, whichever rank owns it: the same message at
+  // any rank count.
+  const auto [node, mine] = first_problem();
+  const std::uint32_t first =
+      boost::mpi::all_reduce(comm, node, boost::mpi::minimum<std::uint32_t>());
+  if (first == ~std::uint32_t{0}) return "";
+  const int owner = boost::mpi::all_reduce(comm, node == first ? comm.rank() : comm.size(),
+                                           boost::mpi::minimum<int>());
+  std::string message = mine;
+  boost::mpi::broadcast(comm, message, owner);
+  return message;
+}
+
+}  // namespace sipsim::workload
