@@ -330,36 +330,28 @@ std::string Interpreter::problem(const Node& node, std::uint32_t local_index) co
   std::ostringstream o;
   o << "node " << node.id << " (program '" << p.name() << "', iteration " << node.iteration
     << " of " << set_.iterations << "): ";
-  // The first op not done; if it waits, follow its first unfinished dependency
-  // down to an op that started and never finished.
+  // The first op not done: its dependencies are done (they are earlier ops),
+  // so it started and is what holds the node up.
   std::uint32_t i = 0;
   while (i < p.size() && node.state[i] == OpState::kDone) ++i;
   o << p.describe(i);
-  while (node.state[i] == OpState::kWaiting) {
-    std::uint32_t next = i;
-    for (std::uint32_t d : p.deps(i)) {
-      if (node.state[d] != OpState::kDone) {
-        next = d;
-        break;
-      }
-    }
-    if (next == i) break;  // cannot happen: a waiting op has an unfinished dependency
-    i = next;
-    o << " waits for " << p.describe(i);
-  }
   const Op& op = p.op(i);
   switch (op.kind) {
     case OpKind::kRecv:
-      o << ", which never received its message from node " << node.binding->peers[op.slot];
+      o << " never received its message from node " << node.binding->peers[op.slot];
       break;
     case OpKind::kCollective: {
       const std::string why = executor_.unfinished(local_index);
-      o << ", which never completed" << (why.empty() ? "" : ": " + why);
+      o << " never completed" << (why.empty() ? "" : ": " + why);
       break;
     }
     default:
-      o << ", which was still running when the simulation ended";
+      o << " was still running when the simulation ended";
       break;
+  }
+  if (const auto users = p.users(i); !users.empty()) {
+    o << "; " << p.describe(users.front()) << (users.size() > 1 ? " and others wait" : " waits")
+      << " for it";
   }
   return o.str();
 }
