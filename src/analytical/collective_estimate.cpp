@@ -47,12 +47,12 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
   std::vector<std::uint32_t> ready(p);
   for (std::uint32_t m = 0; m < p; ++m) ready[m] = p - 1 - m;  // pop_back runs member 0 first
 
-  const bool locked = lockstep(spec);
-  const std::vector<pdes::Time> lock_len =
+  // The executor's step rules (collective/step_cost.hpp).
+  const std::vector<pdes::Time> rounds =
       collective::lockstep_rounds(spec, members, network, device);
   auto finish_step = [&](Member& s) {
-    pdes::Time end = std::max(s.sends_done, s.recv_max) + s.step_local;
-    if (locked && s.step < lock_len.size()) end = std::max(end, s.lock_t + lock_len[s.step]);
+    const pdes::Time end = collective::step_end(std::max(s.sends_done, s.recv_max), s.step_local,
+                                                s.lock_t, rounds, s.step);
     s.compute += s.step_local;
     s.h2t += s.step_h2t;
     s.step_start = end;
@@ -71,7 +71,7 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
       // once through parallel ports (RAMP's transceivers).
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
-      pdes::Time send_h2t = 0, recv_h2t = 0;
+      collective::StepTransfer transfer(network.parallel_ports());
       for (const collective::WireMessage& snd : step.out) {
         const std::uint32_t a = members[m], b = members[snd.peer];
         const pdes::Time wait = waits ? (*waits)[m][sent[m]++] : 0;
@@ -79,9 +79,7 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
         const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes) + wait;
         sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes) + wait);
         tx = sends_done;
-        const pdes::Time t =
-            fabric::serialization_ps(snd.bytes, network.path_rate_bps(a, b)) + wait;
-        send_h2t = network.parallel_ports() ? std::max(send_h2t, t) : send_h2t + t;
+        transfer.send(collective::transfer_ps(network, a, b, snd.bytes) + wait);
         ++est.messages;
         const std::uint64_t key = (std::uint64_t{m} << 32) | snd.peer;
         Member& peer = state[snd.peer];
@@ -101,9 +99,7 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
       s.recv_max = 0;
       s.waiting = 0;
       for (const collective::WireMessage& r : step.in) {
-        recv_h2t = std::max(
-            recv_h2t,
-            fabric::serialization_ps(r.bytes, network.path_rate_bps(members[r.peer], members[m])));
+        transfer.receive(collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
         auto it = inflight.find((std::uint64_t{r.peer} << 32) | m);
         if (it != inflight.end() && !it->second.empty()) {
           s.recv_max = std::max(s.recv_max, it->second.front());
@@ -115,16 +111,14 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
         }
       }
       s.step_local = collective::local_ps(step, device);
-      s.step_h2t = std::max(send_h2t, recv_h2t);
+      s.step_h2t = transfer.h2t();
       if (s.waiting > 0) break;  // resumed when the missing messages are sent
       finish_step(s);
     }
     if (s.step == sched.steps() && !s.done) {
       s.done = true;
       // In lock-step a member that finished early still ends with the others.
-      for (std::uint32_t i = s.step; locked && i < lock_len.size(); ++i) {
-        s.step_start += lock_len[i];
-      }
+      s.step_start += collective::remaining_rounds(rounds, s.step);
     }
   }
   // The member that ends last (the lowest index among equals) defines the
@@ -296,8 +290,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         wait = std::max(wait, fabric::serialization_ps(load[res[k].id] - g.bytes, res[k].rate_bps));
       }
       const std::uint32_t a = members[g.from], b = members[g.to];
-      const pdes::Time transfer =
-          fabric::serialization_ps(g.bytes, network.path_rate_bps(a, b)) + wait;
+      const pdes::Time transfer = collective::transfer_ps(network, a, b, g.bytes) + wait;
       const pdes::Time arrival = network.uncongested_ps(a, b, g.bytes) + wait;
       const pdes::Time left = network.injection_ps(a, b, g.bytes) + wait;
       ++ins[g.to];
