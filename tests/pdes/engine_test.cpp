@@ -54,7 +54,7 @@ TEST(Engine, WindowedEqualsSequentialPerLp) {
   opt.progress_interval_s = 0;
 
   workload::PholdModel seq_model(small_phold());
-  const auto seq_part = Partition::blocks(seq_model.lp_count(), 1);
+  const auto seq_part = partitioners::blocks(seq_model.lp_count(), 1);
   opt.kind = EngineKind::kSequential;
   const RunResult seq = run(seq_model, seq_part, self, opt);
   const auto seq_lps = gather_lps(self, seq_part, seq);
@@ -82,7 +82,7 @@ TEST(Engine, DifferentSeedsGiveDifferentHistories) {
   opt.end_time = 50 * kMicrosecond;
   opt.progress_interval_s = 0;
   workload::PholdModel m(small_phold());
-  const auto p = Partition::blocks(m.lp_count(), 1);
+  const auto p = partitioners::blocks(m.lp_count(), 1);
   opt.seed = 1;
   const auto a = run(m, p, self, opt);
   opt.seed = 2;

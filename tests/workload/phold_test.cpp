@@ -36,7 +36,7 @@ RunResult run_seq(Model& m, Time end) {
   o.end_time = end;
   o.progress_interval_s = 0;
   o.seed = 3;
-  return run(m, Partition::blocks(m.lp_count(), 1), self, o);
+  return run(m, partitioners::blocks(m.lp_count(), 1), self, o);
 }
 
 TEST(Phold, EventRateFollowsTheIncrementMean) {

@@ -6,6 +6,7 @@
 
 #include "sipsim/pdes/event.hpp"
 #include "sipsim/pdes/partition.hpp"
+#include "sipsim/pdes/partitioners/blocks.hpp"
 #include "sipsim/pdes/random.hpp"
 
 namespace sipsim::pdes {
@@ -57,7 +58,7 @@ class Model {
   virtual std::uint32_t lp_count() const = 0;
   // Which rank runs which LP; models that know their locality override this so
   // that the links the partition cuts are the slow ones.
-  virtual Partition partition(int ranks) const { return Partition::blocks(lp_count(), ranks); }
+  virtual Partition partition(int ranks) const { return partitioners::blocks(lp_count(), ranks); }
   // The smallest latency of any link between LPs that `partition` places on
   // different ranks: the width of the conservative window.
   virtual Time lookahead(const Partition& partition) const = 0;
