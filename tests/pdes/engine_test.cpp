@@ -8,7 +8,7 @@
 #include <boost/serialization/vector.hpp>
 #include <stdexcept>
 
-#include "sipsim/workload/phold.hpp"
+#include "sipsim/pdes/models/phold.hpp"
 
 namespace sipsim::pdes {
 namespace {
@@ -33,8 +33,8 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> gather_lps(const mpi::commu
   return out;
 }
 
-workload::PholdConfig small_phold() {
-  workload::PholdConfig c;
+models::PholdConfig small_phold() {
+  models::PholdConfig c;
   c.lps = 97;  // prime: uneven blocks
   c.start_events_per_lp = 2;
   c.remote_fraction = 0.5;
@@ -53,13 +53,13 @@ TEST(Engine, WindowedEqualsSequentialPerLp) {
   opt.end_time = 300 * kMicrosecond;
   opt.progress_interval_s = 0;
 
-  workload::PholdModel seq_model(small_phold());
+  models::PholdModel seq_model(small_phold());
   const auto seq_part = partitioners::blocks(seq_model.lp_count(), 1);
   opt.kind = EngineKind::kSequential;
   const RunResult seq = run(seq_model, seq_part, self, opt);
   const auto seq_lps = gather_lps(self, seq_part, seq);
 
-  workload::PholdModel par_model(small_phold());
+  models::PholdModel par_model(small_phold());
   const auto par_part = par_model.partition(world.size());
   opt.kind = EngineKind::kWindowed;
   const RunResult par = run(par_model, par_part, world, opt);
@@ -81,7 +81,7 @@ TEST(Engine, DifferentSeedsGiveDifferentHistories) {
   EngineOptions opt;
   opt.end_time = 50 * kMicrosecond;
   opt.progress_interval_s = 0;
-  workload::PholdModel m(small_phold());
+  models::PholdModel m(small_phold());
   const auto p = partitioners::blocks(m.lp_count(), 1);
   opt.seed = 1;
   const auto a = run(m, p, self, opt);
