@@ -25,11 +25,11 @@
 #include "sipsim/output/collectives_table.hpp"
 #include "sipsim/output/run_file.hpp"
 #include "sipsim/pdes/engine.hpp"
+#include "sipsim/pdes/models/phold.hpp"
 #include "sipsim/scenario/scenario.hpp"
 #include "sipsim/setup/simulation.hpp"
 #include "sipsim/version.hpp"
 #include "sipsim/workload/bench/collectives.hpp"
-#include "sipsim/workload/phold.hpp"
 
 namespace sipsim::app {
 
@@ -83,7 +83,7 @@ std::optional<scenario::Scenario> load(const std::string& path,
 }
 
 std::string workload_type(const scenario::Scenario& s) {
-  return std::holds_alternative<workload::PholdConfig>(s.workload) ? "phold" : "collectives";
+  return std::holds_alternative<pdes::models::PholdConfig>(s.workload) ? "phold" : "collectives";
 }
 
 std::string utc_now() {
@@ -305,7 +305,7 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
                     std::uint64_t max_work, const mpi::communicator& comm) {
   auto s = load(path, overrides, comm);
   if (!s) return kExitBadInput;
-  if (const auto* phold = std::get_if<workload::PholdConfig>(&s->workload)) {
+  if (const auto* phold = std::get_if<pdes::models::PholdConfig>(&s->workload)) {
     if (comm.rank() != 0) return kExitOk;
     // docs/models.md: each event chain advances lookahead + mean per event.
     const double per_chain = pdes::to_seconds(s->simulation.end_time) /

@@ -8,7 +8,10 @@
 #include <cmath>
 #include <exception>
 #include <optional>
+#include <span>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "sipsim/pdes/event_queue.hpp"
 
@@ -140,6 +143,11 @@ class Scheduler {
     outbox_[static_cast<std::size_t>(owner)].push_back(ev);
   }
 
+  // Records a model error of this rank; the first one wins.
+  void fail(std::string message) {
+    if (!error_) error_ = std::move(message);
+  }
+
   void receive(const Event& ev) { queue_.push(ev); }
   std::vector<std::vector<Event>>& outbox() { return outbox_; }
 
@@ -183,10 +191,6 @@ class Scheduler {
     }
   }
 
-  void fail(std::string message) {
-    if (!error_) error_ = std::move(message);
-  }
-
   Model& model_;
   const Partition& partition_;
   int rank_;
@@ -220,6 +224,81 @@ namespace {
 using detail::Clock;
 using detail::Scheduler;
 using detail::seconds_since;
+using detail::time_str;
+
+// The model's epochs (DESIGN.md §2): where the next one is, and running it.
+// Every call into the model is guarded: an exception becomes a model error of
+// this rank, which the engine reports at its next check like any other.
+class Epochs {
+ public:
+  Epochs(Model& model, Scheduler& s, std::uint64_t seed) : model_(model), s_(s), seed_(seed) {
+    try {
+      counters_ = model_.epoch_counters();
+    } catch (const std::exception& e) {
+      s_.fail(std::string("Model::epoch_counters: ") + e.what());
+    }
+    local_.resize(counters_ + 1);
+    totals_.resize(counters_ + 1);
+    advance(0);
+  }
+
+  Time next() const { return next_; }
+  std::uint64_t count() const { return index_; }
+  std::size_t counters() const { return counters_; }
+
+  // Runs the epoch at next(), then moves to the one after it. `sum(local,
+  // totals)` adds up the ranks' words exactly; word 0 counts the ranks whose
+  // contribution failed, and then no rank runs the planner.
+  template <class Sum>
+  void run(Sum&& sum) {
+    const Time epoch = next_;
+    std::fill(local_.begin(), local_.end(), 0);
+    guarded(epoch, [&] { model_.epoch_contribute(epoch, std::span(local_).subspan(1)); });
+    local_[0] = s_.failed() ? 1 : 0;
+    sum(local_, totals_);
+    if (totals_[0] == 0) {
+      RandomStream rng(seed_, kEpochStreamLp, static_cast<std::uint32_t>(index_));
+      const EpochInfo info{epoch, index_, rng};
+      guarded(epoch,
+              [&] { model_.epoch_plan(info, std::span<const std::uint64_t>(totals_).subspan(1)); });
+    }
+    ++index_;
+    advance(epoch);
+  }
+
+ private:
+  template <class F>
+  void guarded(Time epoch, F&& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      s_.fail("epoch " + std::to_string(index_) + " at t=" + time_str(epoch) + ": " + e.what());
+    }
+  }
+
+  void advance(Time after) {
+    next_ = kTimeMax;
+    try {
+      const Time next = model_.next_epoch(after);
+      if (next <= after) {
+        s_.fail("Model::next_epoch(" + time_str(after) + ") returned " + time_str(next) +
+                ", not a time after it");
+        return;
+      }
+      next_ = next;
+    } catch (const std::exception& e) {
+      s_.fail("Model::next_epoch(" + time_str(after) + "): " + e.what());
+    }
+  }
+
+  Model& model_;
+  Scheduler& s_;
+  std::uint64_t seed_;
+  std::size_t counters_ = 0;
+  Time next_ = kTimeMax;
+  std::uint64_t index_ = 0;
+  std::vector<std::uint64_t> local_, totals_;
+};
 
 // What every rank contributes to the one reduction per window.
 struct WindowStats {
@@ -230,6 +309,10 @@ struct WindowStats {
   std::uint64_t busy_ns_max;    // max
   std::uint64_t error_rank;     // min: lowest rank with an error, or max
   std::uint64_t remote_events;  // sum
+  // min and max: ranks that disagree on the epochs would deadlock in the
+  // epoch reduction, so the engine stops them first.
+  std::uint64_t epoch_min, epoch_max;
+  std::uint64_t counters_min, counters_max;
 };
 constexpr int kStatsWords = sizeof(WindowStats) / sizeof(std::uint64_t);
 
@@ -244,6 +327,10 @@ void merge_stats(void* in, void* inout, int* len, MPI_Datatype*) {
     b[i].busy_ns_max = std::max(b[i].busy_ns_max, a[i].busy_ns_max);
     b[i].error_rank = std::min(b[i].error_rank, a[i].error_rank);
     b[i].remote_events += a[i].remote_events;
+    b[i].epoch_min = std::min(b[i].epoch_min, a[i].epoch_min);
+    b[i].epoch_max = std::max(b[i].epoch_max, a[i].epoch_max);
+    b[i].counters_min = std::min(b[i].counters_min, a[i].counters_min);
+    b[i].counters_max = std::max(b[i].counters_max, a[i].counters_max);
   }
 }
 
@@ -307,12 +394,21 @@ class Progress {
   bool enabled_;
 };
 
-// Sequential: every event in key order, no windows, no communication.
-void run_sequential(Scheduler& s, const EngineOptions& options, RunResult& result) {
+// Sequential: every event in key order, no windows, no communication. Epochs
+// are run where the windowed engine runs them; the sum is this rank's own.
+void run_sequential(Scheduler& s, Epochs& epochs, const EngineOptions& options, RunResult& result) {
   Progress progress(options.progress_interval_s, options.end_time, true);
   constexpr std::uint64_t kChunk = 1u << 16;  // events between progress checks
-  while (!s.failed() && s.next_time() < options.end_time) {
-    s.process_until(options.end_time, kChunk);
+  while (!s.failed()) {
+    const Time next = s.next_time();
+    if (next >= options.end_time) break;
+    if (next >= epochs.next()) {
+      epochs.run([](const std::vector<std::uint64_t>& local, std::vector<std::uint64_t>& totals) {
+        totals = local;
+      });
+      continue;
+    }
+    s.process_until(std::min(epochs.next(), options.end_time), kChunk);
     progress.maybe_report(s.last_time(), s.committed(), 1.0);
   }
   if (s.failed()) throw EngineError(s.error(), true);
@@ -320,11 +416,14 @@ void run_sequential(Scheduler& s, const EngineOptions& options, RunResult& resul
   result.last_event_time = s.last_time();
   result.lookahead = kTimeMax;
   result.windows = 1;
+  result.epochs = epochs.count();
 }
 
-// Conservative windows: process [T, T + lookahead), exchange, agree on the next T.
-void run_windowed(Scheduler& s, const boost::mpi::communicator& comm, const EngineOptions& options,
-                  Time lookahead, RunResult& result) {
+// Conservative windows: process [T, min(T + lookahead, next epoch, end)),
+// exchange, agree on the next T. When T reaches the next epoch, every event
+// before it has run on every rank and none after it: the epoch runs there.
+void run_windowed(Scheduler& s, Epochs& epochs, const boost::mpi::communicator& comm,
+                  const EngineOptions& options, Time lookahead, RunResult& result) {
   const MPI_Comm c = comm;
   const int ranks = comm.size();
   const int rank = comm.rank();
@@ -374,15 +473,33 @@ void run_windowed(Scheduler& s, const boost::mpi::communicator& comm, const Engi
   exchange();
   for (;;) {
     const WindowStats local{
-        s.next_time(), s.committed(),
-        s.last_time(), busy_ns,
-        busy_ns,       s.failed() ? static_cast<std::uint64_t>(rank) : ~std::uint64_t{0},
-        remote_sent};
+        .next_time = s.next_time(),
+        .committed = s.committed(),
+        .last_time = s.last_time(),
+        .busy_ns = busy_ns,
+        .busy_ns_max = busy_ns,
+        .error_rank = s.failed() ? static_cast<std::uint64_t>(rank) : ~std::uint64_t{0},
+        .remote_events = remote_sent,
+        .epoch_min = epochs.next(),
+        .epoch_max = epochs.next(),
+        .counters_min = epochs.counters(),
+        .counters_max = epochs.counters(),
+    };
     MPI_Allreduce(&local, &global, 1, types.stats(), types.merge(), c);
     if (global.error_rank != ~std::uint64_t{0}) {
-      if (s.failed()) throw EngineError(s.error(), true);
+      // The lowest failed rank prints; a planner that throws fails them all.
+      const bool origin = global.error_rank == static_cast<std::uint64_t>(rank);
+      if (s.failed()) throw EngineError(s.error(), origin);
       throw EngineError(
           "stopped: rank " + std::to_string(global.error_rank) + " reported a model error", false);
+    }
+    if (global.epoch_min != global.epoch_max || global.counters_min != global.counters_max) {
+      throw EngineError(
+          "the ranks disagree on the model's epochs (next epoch " + time_str(global.epoch_min) +
+              " to " + time_str(global.epoch_max) + ", " + std::to_string(global.counters_min) +
+              " to " + std::to_string(global.counters_max) +
+              " counters): Model::next_epoch and epoch_counters must not depend on the rank",
+          rank == 0);
     }
     const double mean_busy = static_cast<double>(global.busy_ns) / ranks;
     progress.maybe_report(
@@ -390,8 +507,18 @@ void run_windowed(Scheduler& s, const boost::mpi::communicator& comm, const Engi
         mean_busy > 0 ? static_cast<double>(global.busy_ns_max) / mean_busy : 1.0);
     const Time start = global.next_time;
     if (start >= options.end_time) break;  // also when no events are left (kTimeMax)
+    if (start >= epochs.next()) {
+      // One exact reduction; then back to the window reduction, which
+      // reports a planner's error before any event runs.
+      epochs.run([&](const std::vector<std::uint64_t>& mine, std::vector<std::uint64_t>& totals) {
+        MPI_Allreduce(mine.data(), totals.data(), static_cast<int>(mine.size()), MPI_UINT64_T,
+                      MPI_SUM, c);
+      });
+      continue;
+    }
     // Idle stretches are skipped: the window opens at the next event anywhere.
-    const Time bound = std::min(saturating_add(start, lookahead), options.end_time);
+    const Time bound =
+        std::min({saturating_add(start, lookahead), epochs.next(), options.end_time});
     const auto t0 = Clock::now();
     s.process_until(bound, ~std::uint64_t{0});
     busy_ns += static_cast<std::uint64_t>(
@@ -403,6 +530,7 @@ void run_windowed(Scheduler& s, const boost::mpi::communicator& comm, const Engi
   result.last_event_time = global.last_time;
   result.lookahead = lookahead;
   result.windows = windows;
+  result.epochs = epochs.count();
   result.remote_events = global.remote_events;
   result.busy_seconds_max = static_cast<double>(global.busy_ns_max) * 1e-9;
   result.busy_seconds_mean = static_cast<double>(global.busy_ns) * 1e-9 / ranks;
@@ -433,13 +561,14 @@ RunResult run(Model& model, const Partition& partition, const boost::mpi::commun
   model.setup(partition, comm.rank());
   Scheduler scheduler(model, partition, comm.rank(), options, lookahead);
   scheduler.init_all();
+  Epochs epochs(model, scheduler, options.seed);
 
   RunResult result;
   if (sequential) {
     if (scheduler.failed()) throw EngineError(scheduler.error(), true);
-    run_sequential(scheduler, options, result);
+    run_sequential(scheduler, epochs, options, result);
   } else {
-    run_windowed(scheduler, comm, options, lookahead, result);
+    run_windowed(scheduler, epochs, comm, options, lookahead, result);
   }
   scheduler.collect(result);
   const double wall = seconds_since(t0);

@@ -5,17 +5,6 @@
 
 namespace sipsim::pdes {
 
-Partition Partition::blocks(std::uint32_t lps, int ranks) {
-  if (ranks < 1) throw std::invalid_argument("a partition needs at least one rank");
-  std::vector<std::uint32_t> owner(lps);
-  const std::uint64_t r = static_cast<std::uint64_t>(ranks);
-  // LP i goes to rank floor(i * ranks / lps): block sizes differ by at most one.
-  for (std::uint32_t i = 0; i < lps; ++i) {
-    owner[i] = static_cast<std::uint32_t>(std::uint64_t{i} * r / lps);
-  }
-  return Partition(std::move(owner), ranks);
-}
-
 Partition Partition::from_owners(std::vector<std::uint32_t> owner, int ranks) {
   if (ranks < 1) throw std::invalid_argument("a partition needs at least one rank");
   for (std::size_t i = 0; i < owner.size(); ++i) {

@@ -8,6 +8,7 @@
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
+#include "sipsim/pdes/models/phold_config.hpp"
 
 namespace sipsim::scenario {
 
@@ -37,20 +38,6 @@ std::uint64_t positive_rate(const Value& v) {
   const std::uint64_t r = v.as_bandwidth_bps();
   if (r == 0) v.fail("must be greater than 0");
   return r;
-}
-
-workload::PholdConfig load_phold(MapReader& w) {
-  workload::PholdConfig c;
-  c.lps = as_u32(w.required("lps"), 1, std::numeric_limits<std::uint32_t>::max());
-  c.start_events_per_lp = get_u32(w, "start_events_per_lp", c.start_events_per_lp, 1, 1'000'000);
-  c.remote_fraction = w.get_double("remote_fraction", c.remote_fraction);
-  if (c.remote_fraction < 0 || c.remote_fraction > 1) {
-    w.required("remote_fraction").fail("must be between 0 and 1");
-  }
-  c.lookahead = w.required("lookahead").as_time_ps();
-  if (c.lookahead == 0) w.required("lookahead").fail("must be greater than 0");
-  c.mean_increment = w.get_time_ps("mean_increment", c.mean_increment);
-  return c;
 }
 
 // --- fabrics ---------------------------------------------------------------
@@ -504,7 +491,7 @@ Scenario load_scenario(const Document& document) {
   MapReader w = workload_value.as_map();
   const std::string type = w.required("type").as_enum({"phold", "collectives"});
   if (type == "phold") {
-    s.workload = load_phold(w);
+    s.workload = pdes::models::read_phold(w);
     if (s.simulation.end_time == pdes::kTimeMax) {
       workload_value.fail(
           "PHOLD never ends by itself: set simulation.end_time (e.g. end_time: 4000us)");

@@ -5,7 +5,7 @@
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/workload/bench/collectives.hpp"
-#include "sipsim/workload/phold.hpp"
+#include "sipsim/pdes/models/phold.hpp"
 
 namespace sipsim::setup {
 
@@ -17,9 +17,9 @@ namespace {
 }  // namespace
 
 workload::Simulation make_simulation(const scenario::Scenario& s) {
-  if (const auto* phold = std::get_if<workload::PholdConfig>(&s.workload)) {
+  if (const auto* phold = std::get_if<pdes::models::PholdConfig>(&s.workload)) {
     workload::Simulation sim;
-    sim.model = std::make_unique<workload::PholdModel>(*phold);
+    sim.model = std::make_unique<pdes::models::PholdModel>(*phold);
     sim.results = std::make_unique<workload::Results>();
     return sim;
   }

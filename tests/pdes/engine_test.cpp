@@ -6,9 +6,13 @@
 #include <boost/mpi/collectives/all_gather.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/serialization/vector.hpp>
+#include <numeric>
+#include <span>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
-#include "sipsim/workload/phold.hpp"
+#include "sipsim/pdes/models/phold.hpp"
 
 namespace sipsim::pdes {
 namespace {
@@ -33,8 +37,8 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> gather_lps(const mpi::commu
   return out;
 }
 
-workload::PholdConfig small_phold() {
-  workload::PholdConfig c;
+models::PholdConfig small_phold() {
+  models::PholdConfig c;
   c.lps = 97;  // prime: uneven blocks
   c.start_events_per_lp = 2;
   c.remote_fraction = 0.5;
@@ -53,13 +57,13 @@ TEST(Engine, WindowedEqualsSequentialPerLp) {
   opt.end_time = 300 * kMicrosecond;
   opt.progress_interval_s = 0;
 
-  workload::PholdModel seq_model(small_phold());
-  const auto seq_part = Partition::blocks(seq_model.lp_count(), 1);
+  models::PholdModel seq_model(small_phold());
+  const auto seq_part = partitioners::blocks(seq_model.lp_count(), 1);
   opt.kind = EngineKind::kSequential;
   const RunResult seq = run(seq_model, seq_part, self, opt);
   const auto seq_lps = gather_lps(self, seq_part, seq);
 
-  workload::PholdModel par_model(small_phold());
+  models::PholdModel par_model(small_phold());
   const auto par_part = par_model.partition(world.size());
   opt.kind = EngineKind::kWindowed;
   const RunResult par = run(par_model, par_part, world, opt);
@@ -81,8 +85,8 @@ TEST(Engine, DifferentSeedsGiveDifferentHistories) {
   EngineOptions opt;
   opt.end_time = 50 * kMicrosecond;
   opt.progress_interval_s = 0;
-  workload::PholdModel m(small_phold());
-  const auto p = Partition::blocks(m.lp_count(), 1);
+  models::PholdModel m(small_phold());
+  const auto p = partitioners::blocks(m.lp_count(), 1);
   opt.seed = 1;
   const auto a = run(m, p, self, opt);
   opt.seed = 2;
@@ -203,6 +207,324 @@ TEST(Engine, ZeroLookaheadCannotRunWindowed) {
   EngineOptions opt;
   opt.kind = EngineKind::kWindowed;
   EXPECT_THROW(run(m, m.partition(world.size()), world, opt), EngineError);
+}
+
+// ---------------------------------------------------------------------------
+// Epochs (DESIGN.md §2)
+
+// Gathers every rank's `v` and expects them all equal; returns rank 0's.
+std::vector<std::uint64_t> same_on_every_rank(const mpi::communicator& comm,
+                                              const std::vector<std::uint64_t>& v) {
+  std::vector<std::vector<std::uint64_t>> all;
+  mpi::all_gather(comm, v, all);
+  for (int r = 1; r < comm.size(); ++r) {
+    EXPECT_EQ(all[static_cast<std::size_t>(r)], all[0]) << "rank " << r << " differs from rank 0";
+  }
+  return all[0];
+}
+
+// Every LP sends to a random LP every lookahead + U[0, 3 lookahead); epochs
+// every `period`. It checks the kernel's promise at each event: the last plan
+// that ran is the one of the last epoch at or before the event's time (so no
+// event at or after an epoch ran before its plan, none before it after). The
+// counters are the events each LP handled in the period; the plan, drawn
+// from the totals and the epoch's stream, shifts every LP's destinations.
+class EpochProbe : public Model {
+ public:
+  EpochProbe(std::uint32_t lps, Time lookahead, Time period)
+      : lps_(lps), lookahead_(lookahead), period_(period) {}
+  std::uint32_t lp_count() const override { return lps_; }
+  Time lookahead(const Partition&) const override { return lookahead_; }
+  void setup(const Partition& p, int rank) override {
+    local_ = p.lps_of(rank);
+    period_events_.assign(local_.size(), 0);
+    offset_ = 0;
+    last_plan_ = 0;
+    violations = 0;
+    plans.clear();
+  }
+  void init(Context& ctx) override { send(ctx); }
+  void handle(const Event& e, Context& ctx) override {
+    if (last_plan_ != e.time / period_ * period_) ++violations;
+    ++period_events_[ctx.self_index()];
+    send(ctx);
+  }
+  Time next_epoch(Time after) const override { return (after / period_ + 1) * period_; }
+  std::size_t epoch_counters() const override { return lps_; }
+  void epoch_contribute(Time epoch, std::span<std::uint64_t> counters) override {
+    if (epoch != last_plan_ + period_) ++violations;
+    for (std::size_t i = 0; i < local_.size(); ++i) {
+      counters[local_[i]] = period_events_[i];
+      period_events_[i] = 0;
+    }
+  }
+  void epoch_plan(const EpochInfo& info, std::span<const std::uint64_t> totals) override {
+    const std::uint64_t sum = std::accumulate(totals.begin(), totals.end(), std::uint64_t{0});
+    const std::uint64_t draw = info.rng.next_u64();
+    offset_ = static_cast<std::uint32_t>((draw + sum + totals[info.index % lps_]) % lps_);
+    last_plan_ = info.time;
+    plans.insert(plans.end(), {info.time, info.index, draw});
+    plans.insert(plans.end(), totals.begin(), totals.end());
+  }
+
+  std::uint64_t violations = 0;
+  std::vector<std::uint64_t> plans;  // per plan: time, index, first draw, totals
+
+ private:
+  void send(Context& ctx) {
+    const auto dst = static_cast<LpId>((ctx.rng().below(lps_) + offset_) % lps_);
+    ctx.send(dst, lookahead_ + ctx.rng().below(3 * lookahead_), 1);
+  }
+
+  std::uint32_t lps_;
+  Time lookahead_, period_;
+  std::span<const LpId> local_;
+  std::vector<std::uint64_t> period_events_;
+  std::uint32_t offset_ = 0;
+  Time last_plan_ = 0;
+};
+
+TEST(Epochs, AreHitExactlyWithTheSameTotalsEverywhere) {
+  mpi::communicator world;
+  mpi::communicator self(MPI_COMM_SELF, mpi::comm_attach);
+  constexpr Time kPeriod = 5 * kMicrosecond;
+  EngineOptions opt;
+  opt.seed = 5;
+  opt.end_time = 203 * kMicrosecond;
+  opt.progress_interval_s = 0;
+
+  EpochProbe seq_model(61, 700 * kNanosecond, kPeriod);
+  const auto seq_part = partitioners::blocks(seq_model.lp_count(), 1);
+  opt.kind = EngineKind::kSequential;
+  const RunResult seq = run(seq_model, seq_part, self, opt);
+  const auto seq_lps = gather_lps(self, seq_part, seq);
+
+  EpochProbe par_model(61, 700 * kNanosecond, kPeriod);
+  const auto par_part = par_model.partition(world.size());
+  opt.kind = EngineKind::kWindowed;
+  const RunResult par = run(par_model, par_part, world, opt);
+  const auto par_lps = gather_lps(world, par_part, par);
+
+  EXPECT_EQ(seq_model.violations, 0u);
+  EXPECT_EQ(par_model.violations, 0u);
+  // Epochs at 5, 10, ..., 200 us: all before the last event, none at or after
+  // the end time.
+  EXPECT_EQ(seq.epochs, 40u);
+  EXPECT_EQ(par.epochs, 40u);
+  EXPECT_EQ(seq.epochs, seq.last_event_time / kPeriod);
+  // The planner saw the same totals on every rank, and the same as on one.
+  EXPECT_EQ(same_on_every_rank(world, par_model.plans), seq_model.plans);
+  ASSERT_EQ(seq_model.plans.size(), 40u * (3 + 61));
+  std::uint64_t planned = 0;
+  for (std::size_t k = 0; k < 40; ++k) {
+    const auto* plan = &seq_model.plans[k * (3 + 61)];
+    EXPECT_EQ(plan[0], (k + 1) * kPeriod);
+    EXPECT_EQ(plan[1], k);
+    const std::uint64_t events = std::accumulate(plan + 3, plan + 3 + 61, std::uint64_t{0});
+    EXPECT_GT(events, 100u) << "epoch " << k;
+    planned += events;
+  }
+  EXPECT_LT(planned, seq.committed_events);  // the events after 200 us are in no epoch
+  EXPECT_EQ(par.committed_events, seq.committed_events);
+  EXPECT_EQ(par_lps, seq_lps);
+  // The plans matter: without epochs every LP's history is different.
+  EpochProbe no_epochs(61, 700 * kNanosecond, kTimeMax);
+  opt.kind = EngineKind::kSequential;
+  const RunResult plain = run(no_epochs, seq_part, self, opt);
+  EXPECT_EQ(plain.epochs, 0u);
+  EXPECT_NE(gather_lps(self, seq_part, plain), seq_lps);
+}
+
+// Ticker with epochs every `period` and no counters; counts the plans.
+class EpochTicker : public Model {
+ public:
+  EpochTicker(Time lookahead, Time tick, Time period, std::uint32_t ticks = ~0u)
+      : lookahead_(lookahead), tick_(tick), period_(period), ticks_(ticks) {}
+  std::uint32_t lp_count() const override { return 4; }
+  Time lookahead(const Partition&) const override { return lookahead_; }
+  void setup(const Partition&, int) override {
+    plans = 0;
+    sent_ = 0;
+  }
+  void init(Context& ctx) override {
+    if (ctx.self() == 0) tick(ctx);
+  }
+  void handle(const Event&, Context& ctx) override { tick(ctx); }
+  Time next_epoch(Time after) const override { return (after / period_ + 1) * period_; }
+  void epoch_plan(const EpochInfo& info, std::span<const std::uint64_t> totals) override {
+    EXPECT_TRUE(totals.empty());
+    EXPECT_EQ(info.index, plans);
+    ++plans;
+  }
+  std::uint64_t plans = 0;
+
+ private:
+  void tick(Context& ctx) {
+    if (sent_++ < ticks_) ctx.send(0, tick_, 1);
+  }
+  Time lookahead_, tick_, period_;
+  std::uint32_t ticks_;
+  std::uint32_t sent_ = 0;
+};
+
+TEST(Epochs, AtOrAfterTheEndAndAfterTheLastEventAreNotRun) {
+  mpi::communicator world;
+  EngineOptions opt;
+  opt.progress_interval_s = 0;
+  for (EngineKind kind : {EngineKind::kAuto, EngineKind::kWindowed}) {
+    opt.kind = kind;
+    // Ticks at 10, ..., 90 (100 is the end time); epochs at 50 and 100.
+    EpochTicker ends(10, 10, 50);
+    opt.end_time = 100;
+    auto r = run(ends, ends.partition(world.size()), world, opt);
+    EXPECT_EQ(r.committed_events, 9u);
+    EXPECT_EQ(r.epochs, 1u);
+    EXPECT_EQ(ends.plans, 1u);
+    // Ticks at 10, 20, 30 and no more; epochs at 25, 50, ...: only 25 runs.
+    EpochTicker stops(10, 10, 25, 3);
+    opt.end_time = kTimeMax;
+    r = run(stops, stops.partition(world.size()), world, opt);
+    EXPECT_EQ(r.committed_events, 3u);
+    EXPECT_EQ(r.epochs, 1u);
+    EXPECT_EQ(stops.plans, 1u);
+  }
+}
+
+TEST(Epochs, RunInIdleStretchesWithoutExtraWindows) {
+  mpi::communicator world;
+  // One tick per simulated second, 1 ns lookahead, epochs every 250 ms with
+  // no counters: 20 epochs up to the last tick at 5 s, 5 windows.
+  EpochTicker m(kNanosecond, kSecond, kSecond / 4);
+  EngineOptions opt;
+  opt.kind = EngineKind::kWindowed;
+  opt.end_time = 5 * kSecond + 1;
+  opt.progress_interval_s = 0;
+  const auto r = run(m, m.partition(world.size()), world, opt);
+  EXPECT_EQ(r.committed_events, 5u);
+  EXPECT_EQ(r.windows, 5u);
+  EXPECT_EQ(r.epochs, 20u);
+  EXPECT_EQ(m.plans, 20u);
+}
+
+// Epochs every 100 ps; the planner (on `rank`, or every rank if -1) throws at
+// epoch 2, or the contribution does.
+class EpochThrower : public Model {
+ public:
+  EpochThrower(int rank, bool in_contribute) : bad_rank_(rank), in_contribute_(in_contribute) {}
+  std::uint32_t lp_count() const override { return 6; }
+  Time lookahead(const Partition&) const override { return 100; }
+  void setup(const Partition&, int rank) override {
+    rank_ = rank;
+    plans = 0;
+  }
+  void init(Context& ctx) override { ctx.send(ctx.self(), 30 * (ctx.self() + 1), 1); }
+  void handle(const Event&, Context& ctx) override { ctx.send(ctx.self(), 70, 1); }
+  Time next_epoch(Time after) const override { return (after / 100 + 1) * 100; }
+  std::size_t epoch_counters() const override { return 2; }
+  void epoch_contribute(Time epoch, std::span<std::uint64_t>) override {
+    if (in_contribute_ && epoch == 300 && rank_ == bad_rank_) {
+      throw std::runtime_error("contribution bug");
+    }
+  }
+  void epoch_plan(const EpochInfo& info, std::span<const std::uint64_t>) override {
+    ++plans;
+    if (!in_contribute_ && info.index == 2 && (bad_rank_ < 0 || rank_ == bad_rank_)) {
+      throw std::runtime_error("planner bug");
+    }
+  }
+  std::uint64_t plans = 0;
+
+ private:
+  int bad_rank_;
+  bool in_contribute_;
+  int rank_ = 0;
+};
+
+TEST(Epochs, APlannerThatThrowsStopsEveryRank) {
+  mpi::communicator world;
+  EngineOptions opt;
+  opt.progress_interval_s = 0;
+  opt.end_time = 10'000;
+  {
+    EpochThrower m(-1, false);  // every rank throws: the lowest one reports
+    try {
+      run(m, m.partition(world.size()), world, opt);
+      ADD_FAILURE() << "the planner's exception went unnoticed";
+    } catch (const EngineError& e) {
+      EXPECT_STREQ(e.what(), "epoch 2 at t=300 ps: planner bug");
+      EXPECT_EQ(e.origin(), world.rank() == 0);
+    }
+  }
+  const int last = world.size() - 1;
+  {
+    EpochThrower m(last, false);  // only the last rank throws
+    try {
+      run(m, m.partition(world.size()), world, opt);
+      ADD_FAILURE() << "the planner's exception went unnoticed";
+    } catch (const EngineError& e) {
+      if (world.rank() == last) {
+        EXPECT_TRUE(e.origin());
+        EXPECT_STREQ(e.what(), "epoch 2 at t=300 ps: planner bug");
+      } else {
+        EXPECT_FALSE(e.origin());
+        EXPECT_EQ(e.what(), "stopped: rank " + std::to_string(last) + " reported a model error");
+      }
+    }
+  }
+  {
+    EpochThrower m(last, true);  // a contribution throws: no rank plans epoch 2
+    try {
+      run(m, m.partition(world.size()), world, opt);
+      ADD_FAILURE() << "the contribution's exception went unnoticed";
+    } catch (const EngineError& e) {
+      EXPECT_EQ(m.plans, 2u);
+      if (world.rank() == last) {
+        EXPECT_STREQ(e.what(), "epoch 2 at t=300 ps: contribution bug");
+      }
+    }
+  }
+}
+
+// next_epoch that does not advance, or that depends on the rank.
+class BadEpochs : public Ticker {
+ public:
+  explicit BadEpochs(bool by_rank) : Ticker(4, 10, 10), by_rank_(by_rank) {}
+  void setup(const Partition&, int rank) override { rank_ = rank; }
+  Time next_epoch(Time after) const override {
+    if (by_rank_) return after + 25 + static_cast<Time>(rank_);
+    return after < 40 ? 40 : after;
+  }
+
+ private:
+  bool by_rank_;
+  int rank_ = 0;
+};
+
+TEST(Epochs, ModelErrorsInNextEpochStopTheRun) {
+  mpi::communicator world;
+  EngineOptions opt;
+  opt.progress_interval_s = 0;
+  opt.end_time = 1000;
+  BadEpochs stuck(false);
+  try {
+    run(stuck, stuck.partition(world.size()), world, opt);
+    ADD_FAILURE() << "a next_epoch that does not advance went unnoticed";
+  } catch (const EngineError& e) {
+    EXPECT_STREQ(e.what(), "Model::next_epoch(40 ps) returned 40 ps, not a time after it");
+  }
+  if (world.size() == 1) return;
+  BadEpochs by_rank(true);
+  try {
+    run(by_rank, by_rank.partition(world.size()), world, opt);
+    ADD_FAILURE() << "ranks that disagree on epochs went unnoticed";
+  } catch (const EngineError& e) {
+    EXPECT_EQ(e.origin(), world.rank() == 0);
+    EXPECT_EQ(std::string(e.what()),
+              "the ranks disagree on the model's epochs (next epoch 25 ps to " +
+                  std::to_string(25 + world.size() - 1) +
+                  " ps, 0 to 0 counters): Model::next_epoch and epoch_counters must not depend "
+                  "on the rank");
+  }
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ struct RunResult {
   Time last_event_time = 0;         // timestamp of the last committed event
   Time lookahead = 0;               // window width used (kTimeMax when sequential)
   std::uint64_t windows = 0;        // synchronisation rounds
+  std::uint64_t epochs = 0;         // epochs run (Model::next_epoch), at any rank count
   double wall_seconds = 0;          // slowest rank, engine only (no set-up, no output)
   std::uint64_t remote_events = 0;  // events that crossed ranks
   // Time spent processing events (windowed engine): the slowest rank and the

@@ -2,10 +2,13 @@
 // What a simulation model gives the kernel, and what the kernel gives a model
 // while it handles an event. pdes/ knows nothing about networks or training.
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "sipsim/pdes/event.hpp"
 #include "sipsim/pdes/partition.hpp"
+#include "sipsim/pdes/partitioners/blocks.hpp"
 #include "sipsim/pdes/random.hpp"
 
 namespace sipsim::pdes {
@@ -16,6 +19,19 @@ struct LpRecord;
 }  // namespace detail
 
 using Payload = std::array<std::uint64_t, 4>;
+
+// The planner's random stream at epoch k is RandomStream(seed, kEpochStreamLp,
+// k mod 2^32): a reserved LP id that no LP has (ids are below lp_count() <=
+// 2^32 - 1), so its draws are the same on every rank and independent of every
+// LP's stream.
+inline constexpr LpId kEpochStreamLp = 0xFFFFFFFF;
+
+// Handed to Model::epoch_plan; valid only during that call.
+struct EpochInfo {
+  Time time;            // the epoch: every event before it has run, none at or after it
+  std::uint64_t index;  // 0, 1, ... in the order the run reaches epochs
+  RandomStream& rng;    // keyed by (seed, kEpochStreamLp, index): identical on every rank
+};
 
 // Handed to Model::init and Model::handle; valid only during that call.
 class Context {
@@ -57,7 +73,7 @@ class Model {
   virtual std::uint32_t lp_count() const = 0;
   // Which rank runs which LP; models that know their locality override this so
   // that the links the partition cuts are the slow ones.
-  virtual Partition partition(int ranks) const { return Partition::blocks(lp_count(), ranks); }
+  virtual Partition partition(int ranks) const { return partitioners::blocks(lp_count(), ranks); }
   // The smallest latency of any link between LPs that `partition` places on
   // different ranks: the width of the conservative window.
   virtual Time lookahead(const Partition& partition) const = 0;
@@ -66,6 +82,32 @@ class Model {
   // Once per local LP (ctx.self()) at time 0: schedule its first events.
   virtual void init(Context& ctx) = 0;
   virtual void handle(const Event& event, Context& ctx) = 0;
+
+  // Epochs (DESIGN.md §2), for a global controller such as a wavelength
+  // planner, a circuit allocator or a fault schedule. At an epoch every event
+  // before it has run on every rank and none at or after it; each rank then
+  // contributes counters, the engine sums them exactly over the ranks, and
+  // every rank runs epoch_plan on the same totals; then the run goes on.
+  // Windows never straddle an epoch. An epoch is run only if some event at or
+  // after it is committed (not after the last event, not at or after
+  // end_time). The defaults declare no epochs and cost nothing per event.
+  //
+  // The first epoch strictly after `after` (kTimeMax: none). Every rank must
+  // give the same answer: a function of `after` and the configuration only.
+  virtual Time next_epoch(Time /*after*/) const { return kTimeMax; }
+  // How many counters each rank contributes; fixed for the run, equal on
+  // every rank.
+  virtual std::size_t epoch_counters() const { return 0; }
+  // This rank's counters (zeroed by the engine), e.g. the traffic its LPs saw
+  // since the last epoch. Summed over the ranks modulo 2^64, so the totals do
+  // not depend on the partition.
+  virtual void epoch_contribute(Time /*epoch*/, std::span<std::uint64_t> /*counters*/) {}
+  // Runs on every rank with the same totals and random stream, so every rank
+  // computes the same plan. A planner cannot send events: its plan takes
+  // effect through model state, after the fabric's reconfiguration delay,
+  // which is what keeps the lookahead positive. An exception stops the run
+  // on every rank like any model error, naming the epoch.
+  virtual void epoch_plan(const EpochInfo& /*info*/, std::span<const std::uint64_t> /*totals*/) {}
 };
 
 }  // namespace sipsim::pdes

@@ -1,6 +1,7 @@
 #pragma once
 // Which rank runs which LP (DESIGN.md §2). Chosen by the model, which knows the
-// locality of its links; the default is contiguous balanced blocks.
+// locality of its links, through the partitioners in pdes/partitioners/ (the
+// default is partitioners::blocks); every partitioner builds it with from_owners.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -11,8 +12,6 @@ namespace sipsim::pdes {
 
 class Partition {
  public:
-  // LP ids [0, lps) in `ranks` contiguous blocks whose sizes differ by at most one.
-  static Partition blocks(std::uint32_t lps, int ranks);
   // owner[lp] = rank; every rank in [0, ranks) may own any set of LPs.
   static Partition from_owners(std::vector<std::uint32_t> owner, int ranks);
 

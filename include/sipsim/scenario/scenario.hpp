@@ -15,8 +15,8 @@
 #include "sipsim/fabric/ramp/physical.hpp"
 #include "sipsim/fabric/ramp/transport.hpp"
 #include "sipsim/pdes/engine.hpp"
+#include "sipsim/pdes/models/phold.hpp"
 #include "sipsim/workload/bench/collectives.hpp"
-#include "sipsim/workload/phold.hpp"
 
 namespace sipsim::scenario {
 
@@ -60,7 +60,7 @@ using FabricConfig = std::variant<std::monostate, ElectFlatConfig, RoutedConfig,
 std::unique_ptr<fabric::Network> make_network(const FabricConfig& config);
 std::string fabric_type(const FabricConfig& config);
 
-using WorkloadConfig = std::variant<workload::PholdConfig, workload::CollectivesConfig>;
+using WorkloadConfig = std::variant<pdes::models::PholdConfig, workload::CollectivesConfig>;
 
 struct Scenario {
   std::string name;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../describe.hpp"
+#include "sipsim/pdes/partitioners/blocks.hpp"
 
 namespace sipsim::fabric {
 
@@ -32,7 +33,7 @@ class FlatNetwork final : public Network {
   std::uint32_t nodes() const override { return nodes_; }
   std::uint32_t lp_count() const override { return nodes_; }
   pdes::Partition partition(int ranks) const override {
-    return pdes::Partition::blocks(nodes_, ranks);
+    return pdes::partitioners::blocks(nodes_, ranks);
   }
   // Every node reaches every other through the ideal switch in `latency`.
   pdes::Time lookahead(const pdes::Partition&) const override { return latency_; }

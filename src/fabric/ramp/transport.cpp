@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/pdes/partitioners/blocks.hpp"
 
 namespace sipsim::fabric {
 
@@ -97,7 +98,7 @@ class RampNetwork final : public Network {
   // Node ids are group-major: contiguous blocks keep communication groups and
   // racks together (DESIGN.md §2: RAMP partitions by group and rack).
   pdes::Partition partition(int ranks) const override {
-    return pdes::Partition::blocks(nodes_, ranks);
+    return pdes::partitioners::blocks(nodes_, ranks);
   }
   // Every cross-LP event waits at least the I/O latency (sender -> arbiter)
   // or the propagation (arbiter -> receiver).

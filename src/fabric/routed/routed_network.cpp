@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../describe.hpp"
+#include "sipsim/pdes/partitioners/groups.hpp"
 
 namespace sipsim::fabric {
 
@@ -42,25 +43,16 @@ class RoutedNetwork final : public Network {
   // Locality groups in contiguous, node-balanced blocks of ranks, so that a
   // server (and its leaf) never straddles two ranks.
   pdes::Partition partition(int ranks) const override {
-    const std::uint32_t groups = topo_->groups();
-    std::vector<std::uint64_t> nodes_in(groups + 1, 0);
-    for (Vertex v = 0; v < topo_->nodes(); ++v) ++nodes_in[topo_->group_of(v) + 1];
-    for (std::uint32_t g = 0; g < groups; ++g) nodes_in[g + 1] += nodes_in[g];
-    const std::uint64_t total = std::max<std::uint64_t>(1, nodes_in[groups]);
-    std::vector<std::uint32_t> owner(topo_->vertices());
-    std::uint32_t spread = 0;
+    std::vector<std::uint64_t> nodes_in(topo_->groups(), 0);
+    for (Vertex v = 0; v < topo_->nodes(); ++v) ++nodes_in[topo_->group_of(v)];
+    std::vector<std::uint32_t> group(topo_->vertices());
     for (Vertex v = 0; v < topo_->vertices(); ++v) {
-      const std::uint32_t g = topo_->group_of(v);
-      if (topo_->is_switch(v) && !mostly_local(v)) {
-        // A switch joining many groups (a spine, a top-level BCube switch)
-        // belongs to none: spread them so that no rank carries all of them.
-        owner[v] = spread++ % static_cast<std::uint32_t>(ranks);
-        continue;
-      }
-      owner[v] =
-          static_cast<std::uint32_t>(nodes_in[g] * static_cast<std::uint64_t>(ranks) / total);
+      // A switch joining many groups (a spine, a top-level BCube switch)
+      // belongs to none: spread them so that no rank carries all of them.
+      group[v] = topo_->is_switch(v) && !mostly_local(v) ? pdes::partitioners::kSpread
+                                                         : topo_->group_of(v);
     }
-    return pdes::Partition::from_owners(std::move(owner), ranks);
+    return pdes::partitioners::groups(group, nodes_in, ranks);
   }
 
   pdes::Time lookahead(const pdes::Partition& p) const override {

@@ -12,34 +12,34 @@
 
 #include "sipsim/pdes/model.hpp"
 
-namespace sipsim::workload {
+namespace sipsim::pdes::models {
 
 struct PholdConfig {
   std::uint32_t lps = 1024;
   std::uint32_t start_events_per_lp = 1;
   double remote_fraction = 0.25;
-  pdes::Time lookahead = pdes::kMicrosecond;
-  pdes::Time mean_increment = pdes::kMicrosecond;
+  Time lookahead = kMicrosecond;
+  Time mean_increment = kMicrosecond;
 };
 
-class PholdModel final : public pdes::Model {
+class PholdModel final : public Model {
  public:
   explicit PholdModel(const PholdConfig& config);
 
   std::uint32_t lp_count() const override { return config_.lps; }
   // Every LP may send to every other with delay >= lookahead.
-  pdes::Time lookahead(const pdes::Partition&) const override { return config_.lookahead; }
-  void init(pdes::Context& ctx) override;
-  void handle(const pdes::Event& event, pdes::Context& ctx) override;
+  Time lookahead(const Partition&) const override { return config_.lookahead; }
+  void init(Context& ctx) override;
+  void handle(const Event& event, Context& ctx) override;
 
  private:
   // One Philox block per event: 64 bits for the increment, 32 for the
   // remote decision, 32 for the destination.
-  void send_next(pdes::Context& ctx);
+  void send_next(Context& ctx);
 
   PholdConfig config_;
   std::uint64_t remote_threshold_;  // P(remote) scaled to 2^32
   double mean_ps_;
 };
 
-}  // namespace sipsim::workload
+}  // namespace sipsim::pdes::models

@@ -1,16 +1,13 @@
-#include "sipsim/workload/phold.hpp"
+#include "sipsim/pdes/models/phold.hpp"
 
 #include <gtest/gtest.h>
 
 #include <boost/mpi/communicator.hpp>
-#include <boost/mpi/environment.hpp>
 
 #include "sipsim/pdes/engine.hpp"
 
-namespace sipsim::workload {
+namespace sipsim::pdes::models {
 namespace {
-
-using namespace sipsim::pdes;
 
 // Wraps PHOLD to count what it sends to whom.
 class Counting final : public Model {
@@ -36,7 +33,7 @@ RunResult run_seq(Model& m, Time end) {
   o.end_time = end;
   o.progress_interval_s = 0;
   o.seed = 3;
-  return run(m, Partition::blocks(m.lp_count(), 1), self, o);
+  return run(m, partitioners::blocks(m.lp_count(), 1), self, o);
 }
 
 TEST(Phold, EventRateFollowsTheIncrementMean) {
@@ -75,10 +72,4 @@ TEST(Phold, SingleLpOnlySendsToItself) {
 }
 
 }  // namespace
-}  // namespace sipsim::workload
-
-int main(int argc, char** argv) {
-  boost::mpi::environment env(argc, argv, false);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
+}  // namespace sipsim::pdes::models

@@ -1,0 +1,152 @@
+// RoutedNetwork::partition through pdes::partitioners::groups gives exactly
+// the partition of the fabric's own algorithm before the partitioners moved
+// to pdes/ (kept below as the reference), on the topologies of
+// topology_test.cpp, so that moving it changed no run.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sipsim/fabric/circuit/topoopt.hpp"
+#include "sipsim/fabric/electrical/bcube.hpp"
+#include "sipsim/fabric/electrical/cluster.hpp"
+#include "sipsim/fabric/electrical/torus2d.hpp"
+#include "sipsim/fabric/routed/routed_network.hpp"
+
+namespace sipsim::fabric {
+namespace {
+
+using pdes::kNanosecond;
+using Nic = ClusterSpec::Nic;
+
+// The reference: RoutedNetwork::partition as of db6f4cf, verbatim but for
+// member access.
+std::vector<std::uint32_t> reference_owners(const Topology& topo, int ranks) {
+  auto mostly_local = [&](Vertex v) {
+    std::size_t same = 0, all = 0;
+    for (LinkId l : topo.out_links(v)) {
+      ++all;
+      if (topo.group_of(topo.link(l).to) == topo.group_of(v)) ++same;
+    }
+    return 2 * same >= all;
+  };
+  const std::uint32_t groups = topo.groups();
+  std::vector<std::uint64_t> nodes_in(groups + 1, 0);
+  for (Vertex v = 0; v < topo.nodes(); ++v) ++nodes_in[topo.group_of(v) + 1];
+  for (std::uint32_t g = 0; g < groups; ++g) nodes_in[g + 1] += nodes_in[g];
+  const std::uint64_t total = std::max<std::uint64_t>(1, nodes_in[groups]);
+  std::vector<std::uint32_t> owner(topo.vertices());
+  std::uint32_t spread = 0;
+  for (Vertex v = 0; v < topo.vertices(); ++v) {
+    const std::uint32_t g = topo.group_of(v);
+    if (topo.is_switch(v) && !mostly_local(v)) {
+      owner[v] = spread++ % static_cast<std::uint32_t>(ranks);
+      continue;
+    }
+    owner[v] = static_cast<std::uint32_t>(nodes_in[g] * static_cast<std::uint64_t>(ranks) / total);
+  }
+  return owner;
+}
+
+using Factory = std::function<std::unique_ptr<Topology>()>;
+
+void expect_same_partitions(const std::string& name, const Factory& make) {
+  const auto topo = make();
+  const auto net = make_routed(make(), 4096);
+  for (int ranks : {1, 2, 3, 4, 5, 7, 8, 13, 64}) {
+    const auto expected = reference_owners(*topo, ranks);
+    const pdes::Partition p = net->partition(ranks);
+    ASSERT_EQ(p.lp_count(), expected.size()) << name;
+    std::size_t differ = 0;
+    for (pdes::LpId lp = 0; lp < p.lp_count(); ++lp) {
+      if (static_cast<std::uint32_t>(p.owner(lp)) != expected[lp]) ++differ;
+    }
+    EXPECT_EQ(differ, 0u) << name << " on " << ranks << " ranks";
+  }
+}
+
+ClusterSpec cluster_spec(std::uint32_t server_size, Nic nic, std::vector<std::uint32_t> down,
+                         std::vector<std::uint32_t> oversub) {
+  ClusterSpec s;
+  s.server_size = server_size;
+  s.intra_rate_bps = 2'400'000'000'000;
+  s.intra_switch_latency = 100 * kNanosecond;
+  s.intra_propagation = 20 * kNanosecond;
+  s.nic = nic;
+  s.nic_rate_bps = 200'000'000'000;
+  for (std::size_t i = 0; i < down.size(); ++i) {
+    s.tiers.push_back(
+        {down[i], oversub[i], 1'000'000'000'000, 350 * kNanosecond, (10 + 100 * i) * kNanosecond});
+  }
+  return s;
+}
+
+TEST(RoutedPartition, ClustersMatchTheFabricsOwnAlgorithm) {
+  struct Case {
+    std::uint32_t nodes, server;
+    Nic nic;
+    std::vector<std::uint32_t> down, oversub;
+  };
+  const std::vector<Case> cases = {
+      {16, 4, Nic::kPerNode, {4, 4}, {1, 1}},
+      {16, 4, Nic::kPerNode, {4, 4}, {2, 1}},
+      {16, 4, Nic::kPerServer, {2, 2}, {1, 1}},
+      {16, 4, Nic::kPerServer, {2, 2}, {2, 1}},
+      {16, 1, Nic::kPerServer, {4, 4}, {1, 1}},
+      {16, 4, Nic::kPerNode, {2, 8}, {1, 1}},
+      {8, 4, Nic::kPerNode, {8}, {1}},
+      {64, 2, Nic::kPerNode, {4, 4, 4}, {2, 1, 1}},
+      {64, 4, Nic::kPerServer, {2, 4, 2}, {1, 2, 1}},
+      {48, 2, Nic::kPerNode, {3, 4, 4}, {1, 2, 1}},
+      {1024, 8, Nic::kPerNode, {16, 64}, {1, 1}},
+  };
+  for (const Case& c : cases) {
+    const ClusterSpec s = cluster_spec(c.server, c.nic, c.down, c.oversub);
+    expect_same_partitions("cluster of " + std::to_string(c.nodes),
+                           [&] { return make_cluster(s, c.nodes); });
+  }
+}
+
+TEST(RoutedPartition, ToriMatchTheFabricsOwnAlgorithm) {
+  for (auto [x, y] :
+       {std::pair{1u, 1u}, {2u, 3u}, {4u, 4u}, {5u, 3u}, {1u, 4u}, {6u, 1u}, {16u, 16u}}) {
+    Torus2dSpec s;
+    s.dims[0] = x;
+    s.dims[1] = y;
+    s.link_rate_bps = 400'000'000'000;
+    s.hop_latency = 13 * kNanosecond;
+    expect_same_partitions("torus " + std::to_string(x) + "x" + std::to_string(y),
+                           [&] { return make_torus2d(s); });
+  }
+}
+
+TEST(RoutedPartition, BcubesMatchTheFabricsOwnAlgorithm) {
+  for (auto [n, levels] :
+       {std::pair{2u, 1u}, {2u, 3u}, {3u, 2u}, {4u, 1u}, {4u, 2u}, {4u, 3u}, {8u, 3u}}) {
+    BcubeSpec s;
+    s.ports = n;
+    s.levels = levels;
+    s.link_rate_bps = 100'000'000'000;
+    s.switch_latency = 300 * kNanosecond;
+    s.propagation = 5 * kNanosecond;
+    expect_same_partitions("bcube " + std::to_string(n) + "," + std::to_string(levels),
+                           [&] { return make_bcube(s); });
+  }
+}
+
+TEST(RoutedPartition, TopooptsMatchTheFabricsOwnAlgorithm) {
+  for (auto [n, degree] : {std::pair{2u, 2u}, {12u, 4u}, {32u, 6u}, {100u, 2u}, {257u, 4u}}) {
+    TopooptSpec s;
+    s.degree = degree;
+    s.link_rate_bps = 100'000'000'000;
+    s.link_latency = 1300 * kNanosecond;
+    expect_same_partitions("topoopt " + std::to_string(n) + " degree " + std::to_string(degree),
+                           [&] { return make_topoopt(s, n); });
+  }
+}
+
+}  // namespace
+}  // namespace sipsim::fabric
