@@ -60,7 +60,7 @@ compare() {
       failed=1
     elif ! h5diff --exclude-path /meta "$f" "$b/$name" > /dev/null 2>&1; then
       echo "DIFFERS $name (h5diff outside /meta):"
-      h5diff -r --exclude-path /meta "$f" "$b/$name" | head -20
+      h5diff -r --exclude-path /meta "$f" "$b/$name" | head -20 || true
       failed=1
     fi
   done
@@ -70,7 +70,7 @@ compare() {
     checked=$((checked + 1))
     if ! diff -q "$f" "$b/$name" > /dev/null 2>&1; then
       echo "DIFFERS $name:"
-      diff "$f" "$b/$name" | head -20
+      diff "$f" "$b/$name" | head -20 || true
       failed=1
     fi
   done

@@ -273,6 +273,14 @@ std::uint64_t Value::as_uint() const {
   return v;
 }
 
+std::uint32_t Value::as_u32(std::uint64_t min, std::uint64_t max) const {
+  const std::uint64_t x = as_uint();
+  if (x < min || x > max) {
+    fail("must be between " + std::to_string(min) + " and " + std::to_string(max));
+  }
+  return static_cast<std::uint32_t>(x);
+}
+
 double Value::as_double() const {
   if (!is_scalar()) fail("expected a number, got " + describe(node_));
   std::string_view s = node_.Scalar();
@@ -311,6 +319,12 @@ std::uint64_t Value::as_bytes() const {
 
 std::uint64_t Value::as_bandwidth_bps() const {
   return with_units(*this, parse_bandwidth_bps, "a bandwidth such as 400Gbps");
+}
+
+std::uint64_t Value::as_positive_bandwidth_bps() const {
+  const std::uint64_t r = as_bandwidth_bps();
+  if (r == 0) fail("must be greater than 0");
+  return r;
 }
 
 std::string Value::as_enum(const std::vector<std::string>& choices) const {
@@ -386,6 +400,12 @@ std::int64_t MapReader::get_int(std::string_view key, std::int64_t fallback) {
 std::uint64_t MapReader::get_uint(std::string_view key, std::uint64_t fallback) {
   auto v = optional(key);
   return v ? v->as_uint() : fallback;
+}
+
+std::uint32_t MapReader::get_u32(std::string_view key, std::uint32_t fallback, std::uint64_t min,
+                                 std::uint64_t max) {
+  auto v = optional(key);
+  return v ? v->as_u32(min, max) : fallback;
 }
 
 double MapReader::get_double(std::string_view key, double fallback) {

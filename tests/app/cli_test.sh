@@ -152,8 +152,8 @@ fi
 printf 'fabric: {type: cluster, preset: superpod, nodes: 65536}\nworkload: {type: collectives, op: all-reduce, algorithm: auto, size: 1MiB}\n' > pod.yaml
 shapes=$("$sipsim" info pod.yaml | grep "collective shapes")
 shapes32=$("$sipsim" info pod.yaml --set workload.group.count=96 | grep "collective shapes")
-if [[ "$shapes" == *"hierarchical-ring 8 x 2 x 16 x 16 x 16, torus2d 8 x 8192" ]] &&
-   [[ "$shapes32" == *"hierarchical-ring 8 x 2 x 6, torus2d 8 x 12" ]]; then
+if [[ "$shapes" == *"hierarchy 8 x 2 x 16 x 16 x 16, torus 8 x 8192" ]] &&
+   [[ "$shapes32" == *"hierarchy 8 x 2 x 6, torus 8 x 12" ]]; then
   passed=$((passed + 1))
 else
   echo "FAIL info-collective-shapes: '$shapes' / '$shapes32'"

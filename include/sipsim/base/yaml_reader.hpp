@@ -62,11 +62,14 @@ class Value {
   std::string as_string() const;
   std::int64_t as_int() const;
   std::uint64_t as_uint() const;  // rejects negative numbers
-  double as_double() const;       // finite only
-  bool as_bool() const;           // true/false only
+  // as_uint() within [min, max]; otherwise "must be between min and max".
+  std::uint32_t as_u32(std::uint64_t min = 0, std::uint64_t max = 0xFFFFFFFFu) const;
+  double as_double() const;  // finite only
+  bool as_bool() const;      // true/false only
   std::uint64_t as_time_ps() const;
   std::uint64_t as_bytes() const;
   std::uint64_t as_bandwidth_bps() const;
+  std::uint64_t as_positive_bandwidth_bps() const;  // > 0
   // One of `choices`; otherwise "expected one of a, b, c" plus a suggestion.
   std::string as_enum(const std::vector<std::string>& choices) const;
   MapReader as_map() const;
@@ -94,6 +97,8 @@ class MapReader {
   std::string get_string(std::string_view key, std::string_view fallback);
   std::int64_t get_int(std::string_view key, std::int64_t fallback);
   std::uint64_t get_uint(std::string_view key, std::uint64_t fallback);
+  std::uint32_t get_u32(std::string_view key, std::uint32_t fallback, std::uint64_t min = 0,
+                        std::uint64_t max = 0xFFFFFFFFu);
   double get_double(std::string_view key, double fallback);
   bool get_bool(std::string_view key, bool fallback);
   std::uint64_t get_time_ps(std::string_view key, std::uint64_t fallback);

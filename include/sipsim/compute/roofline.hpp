@@ -6,8 +6,10 @@
 // memory time and the compute time. Everything is integer arithmetic, so a
 // cost is exact and identical on every rank.
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/compute/device.hpp"
 #include "sipsim/pdes/time.hpp"
 
@@ -27,6 +29,10 @@ struct Accelerator {
 enum class Dtype { kFloat32, kFloat16, kBfloat16 };
 std::uint32_t element_bytes(Dtype dtype);
 Accelerator a100(Dtype dtype = Dtype::kFloat32);
+
+// The `compute:` section (preset a100, dtype, memory_bandwidth, peak_tflops);
+// the A100 at float32 when there is none.
+Accelerator read_accelerator(const std::optional<base::Value>& section);
 
 class Roofline final : public Device {
  public:

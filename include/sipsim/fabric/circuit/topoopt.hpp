@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/routed/topology.hpp"
 
 namespace sipsim::fabric {
@@ -22,5 +23,9 @@ struct TopooptSpec {
   pdes::Time link_latency = 0;
 };
 std::unique_ptr<Topology> make_topoopt(const TopooptSpec& spec, std::uint32_t nodes);
+
+// The keys of a `fabric: {type: topoopt}` section after `nodes`: degree,
+// link_bandwidth, latency.
+TopooptSpec read_topoopt(base::MapReader& section);
 
 }  // namespace sipsim::fabric

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/routed/topology.hpp"
 
 namespace sipsim::fabric {
@@ -22,5 +23,10 @@ struct BcubeSpec {
   pdes::Time propagation = 0;
 };
 std::unique_ptr<Topology> make_bcube(const BcubeSpec& spec);
+
+// The keys of a `fabric: {type: bcube}` section: ports, levels, link_bandwidth,
+// switch_latency, propagation (at most 2^24 nodes).
+BcubeSpec read_bcube(base::MapReader& section);
+std::uint32_t bcube_nodes(const BcubeSpec& spec);  // ports^levels
 
 }  // namespace sipsim::fabric

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/routed/topology.hpp"
 
 namespace sipsim::fabric {
@@ -48,5 +49,16 @@ struct ClusterSpec {
 // take their leaf's group, higher-tier switches the group of their pod's first
 // leaf. Throws std::invalid_argument on an inconsistent spec.
 std::unique_ptr<Topology> make_cluster(const ClusterSpec& spec, std::uint32_t nodes);
+
+// The keys of a `fabric: {type: cluster}` section for `nodes` accelerators
+// (docs/scenarios.md): preset (superpod, superpod-1to1, elect-cluster),
+// server_size, intra, nic, tiers. Errors are base::ScenarioErrors at the key.
+ClusterSpec read_cluster(base::MapReader& section, std::uint32_t nodes);
+
+// The levels of the cluster's hierarchy that a group of p consecutive nodes
+// spans, innermost first (RAMP §7.5's hierarchical strategies: the server,
+// then each tier's share of the group), or empty when the group does not
+// follow the hierarchy (fewer than 2 levels).
+std::vector<std::uint32_t> cluster_levels(const ClusterSpec& spec, std::uint32_t p);
 
 }  // namespace sipsim::fabric

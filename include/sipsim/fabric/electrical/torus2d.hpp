@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/routed/topology.hpp"
 
 namespace sipsim::fabric {
@@ -18,5 +19,8 @@ struct Torus2dSpec {
   pdes::Time hop_latency = 0;
 };
 std::unique_ptr<Topology> make_torus2d(const Torus2dSpec& spec);
+
+// The keys of a `fabric: {type: torus2d}` section: dims, link_bandwidth, hop_latency.
+Torus2dSpec read_torus2d(base::MapReader& section);
 
 }  // namespace sipsim::fabric

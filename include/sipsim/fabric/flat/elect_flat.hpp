@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/network.hpp"
 
 namespace sipsim::fabric {
@@ -13,5 +14,13 @@ namespace sipsim::fabric {
 // `latency` + bytes/rate after it starts, when uncontended.
 std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate_bps,
                                          pdes::Time latency);
+
+struct ElectFlatSpec {
+  std::uint32_t nodes = 0;
+  std::uint64_t bandwidth_bps = 0;
+  pdes::Time latency = 0;
+};
+// The keys of a `fabric: {type: elect-flat}` section: nodes, bandwidth, latency.
+ElectFlatSpec read_elect_flat(base::MapReader& section);
 
 }  // namespace sipsim::fabric

@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/collective/schedule.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/network.hpp"
@@ -55,6 +56,13 @@ collective::CollectiveSpec make_spec(const CollectivesConfig& config, std::uint3
                                      std::uint64_t bytes, collective::Algorithm algorithm);
 // The job's fabric nodes: `nodes` when set (RAMP-x), else the group.
 std::vector<std::uint32_t> job_members(const CollectivesConfig& config, std::uint32_t fabric_nodes);
+
+// The keys of the section after `type` (op, algorithm, root, dims, group,
+// size/sizes, ramp_broadcast, iterations, warmup); `auto_algorithm` says
+// whether algorithm is `auto` (resolved later by the estimator, in setup/).
+// What depends on the fabric (the group fitting, the shapes, RAMP placement)
+// is checked when the workload is set up on it.
+CollectivesConfig read_collectives(base::MapReader& section, bool& auto_algorithm);
 
 // The sizes of the sweep: min, min*factor, ... up to max inclusive.
 std::vector<std::uint64_t> sweep_sizes(const CollectivesConfig& config);

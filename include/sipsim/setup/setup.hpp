@@ -1,0 +1,120 @@
+#pragma once
+// The composition root (DESIGN.md §1): a parsed scenario becomes a runnable
+// simulation through two explicit registry tables, one of fabrics and one of
+// workloads (setup/fabrics.cpp, setup/workloads.cpp). Each entry reads its own
+// section with its module's reader (fabric/<family>/..._config.cpp,
+// workload/..., pdes/models/...) and knows how to build it; nothing else tests
+// a type string. Adding a fabric or a workload is its module plus one row.
+//
+// Only setup/ and app/ read analytical/: `algorithm: auto` is resolved here,
+// with the critical-path estimator, before the simulator is built.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sipsim/collective/schedule.hpp"
+#include "sipsim/compute/roofline.hpp"
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/scenario/scenario.hpp"
+#include "sipsim/workload/bench/collectives.hpp"
+#include "sipsim/workload/results.hpp"
+
+namespace sipsim::setup {
+
+// A fabric section, read and checked.
+class FabricSetup {
+ public:
+  virtual ~FabricSetup() = default;
+  virtual std::string_view type() const = 0;
+  virtual std::uint32_t nodes() const = 0;
+  // Throws std::invalid_argument for parameters only the model can refuse.
+  virtual std::unique_ptr<fabric::Network> build() const = 0;
+
+  // The shapes of the hierarchy a group of p nodes sits in, for the
+  // hierarchical algorithms (consecutive nodes when `contiguous`): the 2D
+  // torus's {X, Y} and the hierarchical ring's levels, innermost first. By
+  // default the most square split, and the same for the hierarchy.
+  virtual collective::AlgorithmParams algorithm_params(std::uint32_t p, bool contiguous) const;
+  // A fabric that places collective jobs itself (RAMP §6.3) returns the nodes
+  // of an n-member job, by member, and sets the job's parameters in `params`;
+  // throws std::invalid_argument when it cannot place n nodes. nullopt: the
+  // scenario's group is used.
+  virtual std::optional<std::vector<std::uint32_t>> place_job(
+      std::uint32_t n, collective::AlgorithmParams& params) const;
+  // The placed job is the only one on the fabric, with an algorithm that the
+  // fabric serves (RAMP §6.2.2 eq. 3-4: extra transceiver groups).
+  virtual void serve_job(const collective::AlgorithmParams& /*params*/) {}
+  // Extra text for `sipsim info` (RAMP's power budget, power and cost), or "".
+  virtual std::string physical_report() const { return ""; }
+
+  // The section, for errors found when building.
+  std::string location, key;
+};
+
+// What the estimators need of a collectives workload (`analyze`, `compare`, `info`).
+struct CollectiveJob {
+  workload::CollectivesConfig config;
+  std::vector<std::uint32_t> members;
+  bool auto_algorithm = false;
+};
+
+// A workload section, read and checked against its fabric.
+class WorkloadSetup {
+ public:
+  virtual ~WorkloadSetup() = default;
+  virtual std::string_view type() const = 0;
+  // Builds the model on `network` (null for workloads without a fabric);
+  // throws std::invalid_argument for parameters only the model can refuse.
+  virtual workload::Simulation build(std::unique_ptr<fabric::Network> network) const = 0;
+  // The collective job the workload runs, or null.
+  virtual const CollectiveJob* collective_job() const { return nullptr; }
+  // `sipsim analyze` for workloads without a collective job: a closed-form
+  // expectation, one line.
+  virtual std::string analysis(const scenario::SimulationSettings& /*simulation*/) const {
+    return "";
+  }
+
+  std::string location, key;
+};
+
+// What a workload's reader may look at besides its own section.
+struct WorkloadContext {
+  const scenario::Scenario& scenario;
+  FabricSetup* fabric;  // null without a fabric: section
+  const base::Value& section;
+  const compute::Accelerator& accelerator;  // the compute: section
+};
+
+// The registry tables, in the order their type names are listed in errors.
+struct FabricEntry {
+  std::string_view type;
+  std::unique_ptr<FabricSetup> (*read)(base::MapReader& section);
+};
+struct WorkloadEntry {
+  std::string_view type;
+  std::unique_ptr<WorkloadSetup> (*read)(base::MapReader& section, const WorkloadContext& context);
+};
+const std::vector<FabricEntry>& fabric_registry();
+const std::vector<WorkloadEntry>& workload_registry();
+
+// A scenario with its sections read by their modules.
+struct Setup {
+  scenario::Scenario scenario;
+  std::unique_ptr<FabricSetup> fabric;  // null without a fabric: section
+  std::unique_ptr<WorkloadSetup> workload;
+};
+
+// Reads and checks every key of every section; throws base::ScenarioError
+// (file:line:col: key: message) on the first problem.
+Setup read(scenario::Scenario scenario);
+Setup read(const base::Document& document);
+
+// The fabric's network (errors located at the fabric section).
+std::unique_ptr<fabric::Network> build_network(const Setup& setup);
+// The simulation (errors located at the section whose parameters fail).
+workload::Simulation build(const Setup& setup);
+
+}  // namespace sipsim::setup

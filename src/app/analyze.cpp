@@ -1,0 +1,71 @@
+// `sipsim analyze`: closed-form estimates of a scenario (DESIGN.md §7).
+#include <spdlog/fmt/fmt.h>
+
+#include <iostream>
+
+#include "estimates.hpp"
+#include "sipsim/app/commands.hpp"
+#include "sipsim/app/common.hpp"
+#include "sipsim/compute/roofline.hpp"
+
+namespace sipsim::app {
+
+namespace mpi = boost::mpi;
+
+namespace {
+double us(pdes::Time t) {
+  return static_cast<double>(t) / 1e6;
+}
+}  // namespace
+
+int analyze_command(const std::string& path, const std::vector<std::string>& overrides,
+                    std::uint64_t max_work, const mpi::communicator& comm) {
+  auto s = load(path, overrides, comm);
+  if (!s) return kExitBadInput;
+  const setup::CollectiveJob* job = s->workload->collective_job();
+  if (job == nullptr) {
+    if (comm.rank() == 0) std::cout << s->workload->analysis(s->scenario.simulation) << "\n";
+    return kExitOk;
+  }
+  const workload::CollectivesConfig& c = job->config;
+  const std::unique_ptr<fabric::Network> network = network_or_report(*s, comm);
+  if (!network) return kExitBadInput;
+  const std::vector<std::uint32_t>& members = job->members;
+  const compute::Roofline roofline(c.accelerator);
+  const auto p = static_cast<std::uint32_t>(members.size());
+  const std::vector<Estimated> rows = estimate_job(*job, max_work, *network, comm);
+  if (comm.rank() != 0) return kExitOk;
+  // RAMP §7.4.1's critical-path estimate (steps with their links' loads), and
+  // the idle-fabric longest path beside it (a lower bound; the simulator's
+  // exact result where no two messages share a port).
+  std::cout << fmt::format("# critical-path estimate (RAMP §7.4.1): {} on {} nodes | {}\n",
+                           collective::to_string(c.op), p, network->describe());
+  std::cout << fmt::format(
+      "#{:>13} {:>20} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11} {:>12}\n", "size",
+      "algorithm", "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "h2h(us)", "h2t(us)",
+      "comp(us)", "idle(us)");
+  for (const Estimated& r : rows) {
+    const std::string_view name = collective::to_string(r.algorithm);
+    if (!r.estimate) {
+      std::cout << fmt::format(" {:>13} {:>20} skipped: {}\n", r.bytes, name, r.skipped);
+      continue;
+    }
+    const analytical::CollectiveEstimate& e = *r.estimate;
+    std::string idle = "-";
+    if (std::uint64_t{p} * e.steps <= max_work) {
+      const collective::CollectiveSpec spec = workload::make_spec(c, p, r.bytes, r.algorithm);
+      idle = fmt::format(
+          "{:.3f}", us(analytical::estimate_collective(spec, members, *network, roofline).total));
+    }
+    const double algbw = gbytes_per_s(r.bytes, e.total);
+    std::cout << fmt::format(
+        " {:>13} {:>20} {:>6} {:>12.3f} {:>11.2f} {:>11.2f} {:>11.3f} {:>11.3f} {:>11.3f} "
+        "{:>12}\n",
+        r.bytes, name, e.steps, us(e.total), algbw,
+        algbw * collective::bus_bandwidth_factor(c.op, p), us(e.h2h), us(e.h2t), us(e.compute),
+        idle);
+  }
+  return kExitOk;
+}
+
+}  // namespace sipsim::app

@@ -1,0 +1,83 @@
+#include "estimates.hpp"
+
+#include <mpi.h>
+
+#include <iostream>
+
+#include "sipsim/compute/roofline.hpp"
+
+namespace sipsim::app {
+
+std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64_t max_work,
+                                    const fabric::Network& network,
+                                    const boost::mpi::communicator& comm) {
+  const workload::CollectivesConfig& c = job.config;
+  const std::vector<std::uint32_t>& members = job.members;
+  const bool all = job.auto_algorithm;
+  const compute::Roofline roofline(c.accelerator);
+  std::vector<collective::CollectiveSpec> tasks;
+  const auto p = static_cast<std::uint32_t>(members.size());
+  for (std::uint64_t bytes : workload::sweep_sizes(c)) {
+    for (const collective::Algorithm algorithm : collective::all_algorithms()) {
+      if (!all && algorithm != c.algorithm) continue;
+      const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
+      if (collective::why_invalid(spec).empty()) tasks.push_back(spec);
+    }
+  }
+  // Per task: total, compute, h2t, h2h, steps, messages, state (1 done,
+  // 2 too large, 3 failed: the rank that ran it reports why).
+  constexpr std::size_t kFields = 7;
+  std::vector<std::uint64_t> mine(tasks.size() * kFields, 0), all_rows(mine.size(), 0);
+  for (std::size_t i = static_cast<std::size_t>(comm.rank()); i < tasks.size();
+       i += static_cast<std::size_t>(comm.size())) {
+    std::uint64_t* row = &mine[i * kFields];
+    try {
+      const analytical::CollectiveEstimate e =
+          analytical::estimate_critical_path(tasks[i], members, network, roofline, max_work);
+      row[0] = e.total;
+      row[1] = e.compute;
+      row[2] = e.h2t;
+      row[3] = e.h2h;
+      row[4] = e.steps;
+      row[5] = e.messages;
+      row[6] = 1;
+    } catch (const analytical::EstimateTooLarge&) {
+      row[6] = 2;
+    } catch (const std::exception& e) {
+      std::cerr << "sipsim: error: rank " << comm.rank() << ": estimating "
+                << collective::to_string(tasks[i].algorithm) << ": " << e.what() << "\n";
+      row[6] = 3;
+    }
+  }
+  MPI_Reduce(mine.data(), all_rows.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_SUM, 0,
+             comm);
+  std::vector<Estimated> out;
+  if (comm.rank() != 0) return out;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const std::uint64_t* row = &all_rows[i * kFields];
+    Estimated e{tasks[i].bytes, tasks[i].algorithm, std::nullopt, {}};
+    if (row[6] == 1) {
+      analytical::CollectiveEstimate est;
+      est.total = row[0];
+      est.compute = row[1];
+      est.h2t = row[2];
+      est.h2h = row[3];
+      est.steps = static_cast<std::uint32_t>(row[4]);
+      est.messages = row[5];
+      e.estimate = est;
+    } else if (row[6] == 2) {
+      // Refused before any work is done: asking again gives the reason.
+      try {
+        analytical::estimate_critical_path(tasks[i], members, network, roofline, max_work);
+      } catch (const analytical::EstimateTooLarge& err) {
+        e.skipped = err.what();
+      }
+    } else {
+      e.skipped = "the estimate failed (see the error above)";
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace sipsim::app

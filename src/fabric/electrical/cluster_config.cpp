@@ -1,0 +1,151 @@
+// The cluster's scenario keys (docs/scenarios.md, fabric type cluster), its
+// presets (RAMP §7.5's DGX-A100 SuperPod, SiP-ML §4.1's Elect-Cluster) and the
+// hierarchy it offers the collective algorithms.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sipsim/fabric/electrical/cluster.hpp"
+
+namespace sipsim::fabric {
+
+namespace {
+
+constexpr std::size_t kMaxLevels = 8;  // collective::kMaxLevels
+
+// RAMP §7.5: DGX-A100 SuperPod scaled to `nodes` GPUs. NVLink 2.4 Tb/s per GPU
+// through a 100 ns NVSwitch (20 ns propagation); one NIC per GPU into a
+// non-blocking fat-tree of 350 ns QM8790 switches; 10/50/1250 ns between tiers.
+// Leaves take 16 NICs (a power of two below the QM8790's 20 down ports), each
+// upper tier 16 children, the top tier the rest: 4 tiers at 65,536 GPUs.
+void superpod_tiers(ClusterSpec& c, std::uint32_t endpoints, std::uint64_t rate) {
+  static constexpr pdes::Time kProp[] = {10 * pdes::kNanosecond, 10 * pdes::kNanosecond,
+                                         50 * pdes::kNanosecond, 1250 * pdes::kNanosecond};
+  std::vector<std::uint32_t> downs;
+  std::uint32_t rest = endpoints;
+  while (downs.size() < 3 && rest > 16 && rest % 16 == 0) {
+    downs.push_back(16);
+    rest /= 16;
+  }
+  downs.push_back(rest);
+  c.tiers.clear();
+  for (std::size_t t = 0; t < downs.size(); ++t) {
+    TierSpec tier;
+    tier.down = downs[t];
+    tier.oversubscription = 1;
+    tier.up_rate_bps = rate;
+    tier.switch_latency = 350 * pdes::kNanosecond;
+    tier.propagation = kProp[std::min<std::size_t>(t, 3)];
+    c.tiers.push_back(tier);
+  }
+}
+
+}  // namespace
+
+ClusterSpec read_cluster(base::MapReader& f, std::uint32_t nodes) {
+  ClusterSpec c;
+  const std::string preset =
+      f.has("preset") ? f.required("preset").as_enum({"superpod", "superpod-1to1", "elect-cluster"})
+                      : std::string();
+  c.server_size = f.get_u32("server_size", 8, 1);
+  if (nodes % c.server_size != 0) {
+    f.required("server_size").fail("must divide the node count (" + std::to_string(nodes) + ")");
+  }
+  std::uint64_t nic_rate = 0;
+  if (preset == "superpod" || preset == "superpod-1to1") {
+    // 1:12 = 200 Gb/s NIC per GPU against 2.4 Tb/s NVLink; 1:1 = 2.4 Tb/s NIC (RAMP §7.5, Fig. 21).
+    c.intra_rate_bps = 2'400'000'000'000;
+    c.intra_switch_latency = 100 * pdes::kNanosecond;
+    c.intra_propagation = 20 * pdes::kNanosecond;
+    c.nic = ClusterSpec::Nic::kPerNode;
+    nic_rate = preset == "superpod" ? 200'000'000'000 : 2'400'000'000'000;
+  } else if (preset == "elect-cluster") {
+    // SiP-ML §4.1: 8 GPUs per server on an internal switch, servers at 400 Gb/s.
+    c.intra_switch_latency = 100 * pdes::kNanosecond;
+    c.intra_propagation = 20 * pdes::kNanosecond;
+    c.nic = ClusterSpec::Nic::kPerServer;
+    nic_rate = 400'000'000'000;
+  }
+  if (auto intra = f.optional("intra")) {
+    base::MapReader m = intra->as_map();
+    if (auto b = m.optional("bandwidth")) c.intra_rate_bps = b->as_positive_bandwidth_bps();
+    c.intra_switch_latency = m.get_time_ps("switch_latency", c.intra_switch_latency);
+    c.intra_propagation = m.get_time_ps("propagation", c.intra_propagation);
+    m.finish();
+  }
+  if (c.server_size > 1 && c.intra_rate_bps == 0) {
+    f.value().fail("needs intra.bandwidth (the accelerators' bandwidth to their server switch)");
+  }
+  if (auto nic = f.optional("nic")) {
+    base::MapReader m = nic->as_map();
+    if (auto per = m.optional("per")) {
+      c.nic = per->as_enum({"node", "server"}) == "node" ? ClusterSpec::Nic::kPerNode
+                                                         : ClusterSpec::Nic::kPerServer;
+    }
+    if (auto b = m.optional("bandwidth")) nic_rate = b->as_positive_bandwidth_bps();
+    m.finish();
+  }
+  if (nic_rate == 0) f.value().fail("needs nic.bandwidth (or a preset)");
+  c.nic_rate_bps = nic_rate;
+  const std::uint32_t endpoints =
+      c.nic == ClusterSpec::Nic::kPerNode ? nodes : nodes / c.server_size;
+  if (auto tiers = f.optional("tiers")) {
+    c.tiers.clear();
+    for (const base::Value& t : tiers->as_list()) {
+      base::MapReader m = t.as_map();
+      TierSpec tier;
+      tier.down = m.required("down").as_u32(1);
+      tier.oversubscription = m.get_u32("oversubscription", 1, 1);
+      tier.up_rate_bps =
+          m.has("uplink") ? m.required("uplink").as_positive_bandwidth_bps() : nic_rate;
+      tier.switch_latency = m.get_time_ps("switch_latency", 0);
+      tier.propagation = m.get_time_ps("propagation", 0);
+      m.finish();
+      c.tiers.push_back(tier);
+    }
+    if (c.tiers.empty()) tiers->fail("needs at least one tier");
+  } else if (preset == "elect-cluster") {
+    TierSpec tier;  // one non-blocking switch joining every server
+    tier.down = endpoints;
+    tier.up_rate_bps = nic_rate;
+    tier.switch_latency = 350 * pdes::kNanosecond;
+    tier.propagation = 10 * pdes::kNanosecond;
+    c.tiers = {tier};
+  } else if (!preset.empty()) {
+    superpod_tiers(c, endpoints, nic_rate);
+  } else {
+    f.value().fail("needs tiers (or a preset)");
+  }
+  return c;
+}
+
+// RAMP §7.5's hierarchical strategies take "the number of active nodes in each
+// dimension of the hierarchy": on a cluster, the server, then each fat-tree
+// tier's share of the group (e.g. 8 x 2 x 16 x 16 x 16 for the 65,536-GPU
+// SuperPod).
+std::vector<std::uint32_t> cluster_levels(const ClusterSpec& spec, std::uint32_t p) {
+  std::vector<std::uint32_t> d;
+  std::size_t n = 0;
+  std::uint64_t below = 1;               // nodes under one group of the levels so far
+  auto push = [&](std::uint64_t span) {  // the next level ends at `span` nodes
+    span = std::min<std::uint64_t>(span, p);
+    if (span <= below || span % below != 0 || p % span != 0 || n == kMaxLevels) return;
+    d.push_back(static_cast<std::uint32_t>(span / below));
+    ++n;
+    below = span;
+  };
+  const bool per_server = spec.nic == ClusterSpec::Nic::kPerServer;
+  std::uint64_t span = spec.server_size;
+  push(span);
+  if (!per_server) span = 1;  // tier spans count NICs: one per node
+  for (const TierSpec& t : spec.tiers) {
+    span *= t.down;
+    push(per_server ? span * spec.server_size : span);
+  }
+  push(p);
+  if (below != p || n < 2) return {};
+  return d;
+}
+
+}  // namespace sipsim::fabric

@@ -1,0 +1,212 @@
+// The fabric registry: one row per `fabric: type`, each reading its section
+// with its module's reader and building its network. To add a fabric: its
+// folder under fabric/ (transport, cost model, reader, tests), a FabricSetup
+// here, and one row in fabric_registry().
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "sipsim/fabric/circuit/topoopt.hpp"
+#include "sipsim/fabric/electrical/bcube.hpp"
+#include "sipsim/fabric/electrical/cluster.hpp"
+#include "sipsim/fabric/electrical/torus2d.hpp"
+#include "sipsim/fabric/flat/elect_flat.hpp"
+#include "sipsim/fabric/ramp/config.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/fabric/routed/routed_network.hpp"
+#include "sipsim/setup/setup.hpp"
+
+namespace sipsim::setup {
+
+namespace {
+
+collective::Dims two_dims(std::uint32_t a, std::uint32_t b) {
+  collective::Dims d{};
+  d[0] = a;
+  d[1] = b;
+  return d;
+}
+
+// The most square split of p: a x (p / a) with the largest divisor a <= sqrt(p).
+collective::Dims most_square(std::uint32_t p) {
+  std::uint32_t a = 1;
+  for (std::uint32_t d = 1; std::uint64_t{d} * d <= p; ++d) {
+    if (p % d == 0) a = d;
+  }
+  return two_dims(a, p / a);
+}
+
+class ElectFlatSetup final : public FabricSetup {
+ public:
+  explicit ElectFlatSetup(base::MapReader& f) : spec_(fabric::read_elect_flat(f)) {}
+  std::string_view type() const override { return "elect-flat"; }
+  std::uint32_t nodes() const override { return spec_.nodes; }
+  std::unique_ptr<fabric::Network> build() const override {
+    return fabric::make_elect_flat(spec_.nodes, spec_.bandwidth_bps, spec_.latency);
+  }
+
+ private:
+  fabric::ElectFlatSpec spec_;
+};
+
+// The routed fabrics: chunk and io_latency, then their topology's keys.
+class RoutedSetup : public FabricSetup {
+ public:
+  explicit RoutedSetup(base::MapReader& f) : routed_(fabric::read_routed(f)) {}
+  std::uint32_t nodes() const override { return nodes_; }
+  std::unique_ptr<fabric::Network> build() const override {
+    return fabric::make_routed(topology(), routed_.chunk_bytes, routed_.io_latency);
+  }
+
+ protected:
+  virtual std::unique_ptr<fabric::Topology> topology() const = 0;
+  std::uint32_t nodes_ = 0;
+
+ private:
+  fabric::RoutedSpec routed_;
+};
+
+class ClusterSetup final : public RoutedSetup {
+ public:
+  explicit ClusterSetup(base::MapReader& f) : RoutedSetup(f) {
+    nodes_ = f.required("nodes").as_u32(2, 1u << 24);
+    spec_ = fabric::read_cluster(f, nodes_);
+  }
+  std::string_view type() const override { return "cluster"; }
+  // The 2D torus: servers x the rest; the hierarchical ring: one level per
+  // tier (fabric::cluster_levels), for a group of consecutive nodes.
+  collective::AlgorithmParams algorithm_params(std::uint32_t p, bool contiguous) const override {
+    collective::AlgorithmParams params;
+    const std::uint32_t server = spec_.server_size;
+    params.torus =
+        contiguous && p % server == 0 && server > 1 ? two_dims(server, p / server) : most_square(p);
+    params.hierarchy = params.torus;
+    if (contiguous) {
+      const std::vector<std::uint32_t> levels = fabric::cluster_levels(spec_, p);
+      if (!levels.empty()) {
+        params.hierarchy = {};
+        std::copy(levels.begin(), levels.end(), params.hierarchy.begin());
+      }
+    }
+    return params;
+  }
+
+ private:
+  std::unique_ptr<fabric::Topology> topology() const override {
+    return fabric::make_cluster(spec_, nodes_);
+  }
+  fabric::ClusterSpec spec_;
+};
+
+class Torus2dSetup final : public RoutedSetup {
+ public:
+  explicit Torus2dSetup(base::MapReader& f) : RoutedSetup(f), spec_(fabric::read_torus2d(f)) {
+    nodes_ = spec_.dims[0] * spec_.dims[1];
+  }
+  std::string_view type() const override { return "torus2d"; }
+  // The whole torus runs on its own dimensions.
+  collective::AlgorithmParams algorithm_params(std::uint32_t p, bool contiguous) const override {
+    collective::AlgorithmParams params = FabricSetup::algorithm_params(p, contiguous);
+    if (p == nodes_) params.torus = params.hierarchy = two_dims(spec_.dims[0], spec_.dims[1]);
+    return params;
+  }
+
+ private:
+  std::unique_ptr<fabric::Topology> topology() const override {
+    return fabric::make_torus2d(spec_);
+  }
+  fabric::Torus2dSpec spec_;
+};
+
+class BcubeSetup final : public RoutedSetup {
+ public:
+  explicit BcubeSetup(base::MapReader& f) : RoutedSetup(f), spec_(fabric::read_bcube(f)) {
+    nodes_ = fabric::bcube_nodes(spec_);
+  }
+  std::string_view type() const override { return "bcube"; }
+
+ private:
+  std::unique_ptr<fabric::Topology> topology() const override { return fabric::make_bcube(spec_); }
+  fabric::BcubeSpec spec_;
+};
+
+class TopooptSetup final : public RoutedSetup {
+ public:
+  explicit TopooptSetup(base::MapReader& f) : RoutedSetup(f) {
+    nodes_ = f.required("nodes").as_u32(2, 1u << 24);
+    spec_ = fabric::read_topoopt(f);
+  }
+  std::string_view type() const override { return "topoopt"; }
+
+ private:
+  std::unique_ptr<fabric::Topology> topology() const override {
+    return fabric::make_topoopt(spec_, nodes_);
+  }
+  fabric::TopooptSpec spec_;
+};
+
+class RampSetup final : public FabricSetup {
+ public:
+  explicit RampSetup(base::MapReader& f) : config_(fabric::ramp::read_ramp(f)) {}
+  std::string_view type() const override { return "ramp"; }
+  std::uint32_t nodes() const override {
+    return config_.spec.x * config_.spec.J * config_.spec.Lambda;
+  }
+  std::unique_ptr<fabric::Network> build() const override {
+    return fabric::make_ramp(config_.spec);
+  }
+  // RAMP §6.3: a job of n nodes takes the sub-box of the network that
+  // activates the fewest RAMP-x steps. RAMP §6.1 eq. 1: a stage of the tree
+  // broadcast costs the I/O and propagation latency, and carries its chunk on
+  // one transceiver group.
+  std::optional<std::vector<std::uint32_t>> place_job(
+      std::uint32_t n, collective::AlgorithmParams& params) const override {
+    const fabric::RampSpec& s = config_.spec;
+    params.ramp = fabric::ramp::shape_for(s.x, s.J, s.Lambda / s.x, n);
+    params.tree_alpha_ps = s.io_latency + s.propagation;
+    params.tree_group_rate_bps = fabric::ramp_slot_bytes(s) * 8 * pdes::kSecond / s.slot * s.b;
+    return fabric::ramp::job_nodes(params.ramp);
+  }
+  // RAMP §6.2.2 eq. 3-4: the transcoder gives the job's pairs the extra
+  // transceiver groups that are safe for its shape (fabric.extra_transceivers).
+  void serve_job(const collective::AlgorithmParams& params) override {
+    if (config_.extra_transceivers) config_.spec.job = params.ramp;
+  }
+  std::string physical_report() const override {
+    return fabric::ramp::describe_physical(config_.geometry, config_.optics, config_.cost,
+                                           config_.power);
+  }
+
+ private:
+  fabric::ramp::RampConfig config_;
+};
+
+template <class T>
+std::unique_ptr<FabricSetup> read_as(base::MapReader& section) {
+  return std::make_unique<T>(section);
+}
+
+}  // namespace
+
+collective::AlgorithmParams FabricSetup::algorithm_params(std::uint32_t p, bool) const {
+  collective::AlgorithmParams params;
+  params.torus = most_square(p);
+  params.hierarchy = params.torus;
+  return params;
+}
+
+std::optional<std::vector<std::uint32_t>> FabricSetup::place_job(
+    std::uint32_t, collective::AlgorithmParams&) const {
+  return std::nullopt;
+}
+
+const std::vector<FabricEntry>& fabric_registry() {
+  static const std::vector<FabricEntry> kFabrics = {
+      {"elect-flat", read_as<ElectFlatSetup>}, {"cluster", read_as<ClusterSetup>},
+      {"torus2d", read_as<Torus2dSetup>},      {"bcube", read_as<BcubeSetup>},
+      {"topoopt", read_as<TopooptSetup>},      {"ramp", read_as<RampSetup>},
+  };
+  return kFabrics;
+}
+
+}  // namespace sipsim::setup

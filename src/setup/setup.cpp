@@ -1,0 +1,70 @@
+#include "sipsim/setup/setup.hpp"
+
+namespace sipsim::setup {
+
+namespace {
+
+template <class Entry>
+std::vector<std::string> types_of(const std::vector<Entry>& registry) {
+  std::vector<std::string> out;
+  for (const Entry& e : registry) out.emplace_back(e.type);
+  return out;
+}
+
+template <class Entry>
+const Entry& entry(const std::vector<Entry>& registry, std::string_view type) {
+  for (const Entry& e : registry) {
+    if (e.type == type) return e;
+  }
+  throw std::logic_error("no registry entry for '" + std::string(type) + "'");
+}
+
+}  // namespace
+
+Setup read(scenario::Scenario scenario) {
+  Setup out;
+  out.scenario = std::move(scenario);
+  const scenario::Scenario& s = out.scenario;
+  if (s.fabric) {
+    base::MapReader f = s.fabric->as_map();
+    const std::string type = f.required("type").as_enum(types_of(fabric_registry()));
+    out.fabric = entry(fabric_registry(), type).read(f);
+    f.finish();
+    out.fabric->location = s.fabric->location();
+    out.fabric->key = s.fabric->path();
+  }
+  const compute::Accelerator accelerator = compute::read_accelerator(s.compute);
+  const base::Value& section = *s.workload;
+  base::MapReader w = section.as_map();
+  const std::string type = w.required("type").as_enum(types_of(workload_registry()));
+  const WorkloadContext context{s, out.fabric.get(), section, accelerator};
+  out.workload = entry(workload_registry(), type).read(w, context);
+  w.finish();
+  out.workload->location = section.location();
+  out.workload->key = section.path();
+  return out;
+}
+
+Setup read(const base::Document& document) {
+  return read(scenario::load_scenario(document));
+}
+
+std::unique_ptr<fabric::Network> build_network(const Setup& setup) {
+  if (!setup.fabric) return nullptr;
+  try {
+    return setup.fabric->build();
+  } catch (const std::invalid_argument& e) {
+    throw base::ScenarioError(setup.fabric->location, setup.fabric->key, e.what());
+  }
+}
+
+workload::Simulation build(const Setup& setup) {
+  std::unique_ptr<fabric::Network> network = build_network(setup);
+  try {
+    return setup.workload->build(std::move(network));
+  } catch (const std::invalid_argument& e) {
+    throw base::ScenarioError(setup.workload->location, setup.workload->key, e.what());
+  }
+}
+
+}  // namespace sipsim::setup
