@@ -35,6 +35,7 @@
 #include <sstream>
 #include <utility>
 
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 
@@ -1694,8 +1695,8 @@ void configure_ramp(CollectiveSpec& s, const AlgorithmParams& params) {
   // fabrics whose full jobs it covers.
   if (s.op == Op::kBroadcast && params.tree_broadcast && params.tree_group_rate_bps > 0 &&
       ramp::tree_broadcast_fits(s.ramp)) {
-    s.stages = ramp::broadcast_stages(fabric::serialization_ps(s.bytes, params.tree_group_rate_bps),
-                                      params.tree_alpha_ps, std::max<std::uint64_t>(1, s.bytes));
+    s.stages = broadcast_stages(fabric::serialization_ps(s.bytes, params.tree_group_rate_bps),
+                                params.tree_alpha_ps, std::max<std::uint64_t>(1, s.bytes));
   }
 }
 

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::collective {
@@ -1967,9 +1968,9 @@ TEST(RampX, PipelinedTreeBroadcast) {
   s.stages = 2;
   EXPECT_NE(why_invalid(s), "");
   // Eq. 1: k = sqrt((s - 2) m beta / alpha), s = 3.
-  EXPECT_EQ(ramp::broadcast_stages(1'600'000, 100'000, 1000), 4u);
-  EXPECT_EQ(ramp::broadcast_stages(1'000, 100'000, 1000), 1u);
-  EXPECT_EQ(ramp::broadcast_stages(1'000'000'000'000, 1, 16), 16u);
+  EXPECT_EQ(broadcast_stages(1'600'000, 100'000, 1000), 4u);
+  EXPECT_EQ(broadcast_stages(1'000, 100'000, 1000), 1u);
+  EXPECT_EQ(broadcast_stages(1'000'000'000'000, 1, 16), 16u);
 }
 
 // Mutated RAMP schedules are caught by the checks above.
