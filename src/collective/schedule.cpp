@@ -1,198 +1,31 @@
-// Collective schedules from closed-form per-member rules (contract: schedule.hpp).
-//
-// A member's schedule is a short list of stages run back to back (ring all-reduce =
-// reduce-scatter stage + all-gather stage, Rabenseifner = fold + halving + doubling + fold);
-// a stage produces its i-th step on demand from the member index, so nothing is materialised
-// for the other members. Messages between a pair are matched in order, so stages compose:
-// every stage is consistent and deadlock-free on its own and all members run the same stage
-// sequence.
-//
-// References:
-//  [PY09]  P. Patarasuk, X. Yuan, "Bandwidth optimal all-reduce algorithms for clusters of
-//          workstations", JPDC 69(2), 2009 (ring reduce-scatter + all-gather).
-//  [TRG05] R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication
-//          operations in MPICH", IJHPCA 19(1), 2005 (recursive halving/doubling, Rabenseifner's
-//          all-reduce and reduce, van de Geijn's broadcast, binomial trees, pairwise exchange,
-//          the non-power-of-two fold).
-//  [B97]   J. Bruck, C.-T. Ho, S. Kipnis, E. Upfal, D. Weathersby, "Efficient algorithms for
-//          all-to-all communications in multiport message-passing systems", IEEE TPDS 8(11),
-//          1997 (concatenation = all-gather, index = all-to-all).
-//  [HFM88] D. Hensgen, R. Finkel, U. Manber, "Two algorithms for barrier synchronization",
-//          IJPP 17(1), 1988 (dissemination barrier).
-//  [NCCL]  NCCL 2.4 double binary trees (src/graph/trees.cc), after P. Sanders, J. Speck,
-//          J. L. Träff, "Two-tree algorithms for full bandwidth broadcast, reduction and scan",
-//          Parallel Computing 35(12), 2009.
-//  [RAMP]  RAMP paper (shared/papers/001), §5-§6 (RAMP-x collectives), with the subgroups,
-//          digits and transceivers of shared/docs/MODELS.md §1.
+// Collective schedules from closed-form per-member rules (contract: schedule.hpp): the parts
+// every algorithm shares. The algorithms themselves are rows of one table (registry.cpp), one
+// file per family under algorithms/ and RAMP-x under ramp_x/; common.hpp holds what they share.
 #include "sipsim/collective/schedule.hpp"
 
-#include <algorithm>
 #include <array>
 #include <bit>
-#include <functional>
-#include <initializer_list>
+#include <memory>
 #include <span>
 #include <sstream>
 #include <utility>
 
+#include "algorithms/common.hpp"
 #include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::collective {
 
+namespace detail {
+
 // RAMP-x reads the RAMP geometry of fabric/ramp/ (DESIGN.md §1).
 namespace ramp = fabric::ramp;
 using fabric::ramp::RampShape;
+
 namespace {
 
-__extension__ typedef unsigned __int128 U128;
-
-constexpr std::array<std::string_view, 9> kOpNames = {"all-reduce", "reduce-scatter", "all-gather",
-                                                      "all-to-all", "broadcast",      "reduce",
-                                                      "gather",     "scatter",        "barrier"};
-
-// ---------------------------------------------------------------------------------------------
-// Integer helpers.
-
-// x mod n in [0, n) for a signed x.
-std::uint64_t umod(std::int64_t x, std::uint64_t n) {
-  const auto sn = static_cast<std::int64_t>(n);
-  const std::int64_t r = x % sn;
-  return static_cast<std::uint64_t>(r < 0 ? r + sn : r);
-}
-std::uint32_t umod32(std::int64_t x, std::uint32_t n) {
-  return static_cast<std::uint32_t>(umod(x, n));
-}
-std::int64_t sgn(std::uint64_t x) {
-  return static_cast<std::int64_t>(x);
-}
-std::uint32_t ceil_log2(std::uint64_t x) {  // x >= 1
-  return x <= 1 ? 0u : static_cast<std::uint32_t>(std::bit_width(x - 1));
-}
-std::uint32_t ctz(std::uint64_t x) {
-  return static_cast<std::uint32_t>(std::countr_zero(x));
-}
-std::uint32_t bit_len(std::uint64_t x) {
-  return static_cast<std::uint32_t>(std::bit_width(x));
-}
-std::uint64_t pow2(std::uint32_t k) {
-  return std::uint64_t{1} << k;
-}
-std::uint32_t u32(std::uint64_t x) {
-  return static_cast<std::uint32_t>(x);
-}
-
-// sum_{i<n} floor((a*i + b)/m), the AtCoder Library recursion. Sums accumulate modulo 2^128
-// (only the final difference of two such sums is used, and it is small); the quantities that
-// are divided or compared stay exact as long as m < 2^64 and n < 2^64.
-U128 floor_sum(U128 n, U128 m, U128 a, U128 b) {
-  U128 ans = 0;
-  while (true) {
-    if (a >= m) {
-      ans += n * (n - 1) / 2 * (a / m);
-      a %= m;
-    }
-    if (b >= m) {
-      ans += n * (b / m);
-      b %= m;
-    }
-    const U128 y_max = a * n + b;
-    if (y_max < m) break;
-    n = y_max / m;
-    b = y_max % m;
-    std::swap(m, a);
-  }
-  return ans;
-}
-
-// Exact byte counts. Chunk c spans bytes [G(c), G(c+1)) of the T-byte buffer with
-// G(x) = floor(T*x/C); since G(x + C) = G(x) + T, a ChunkSet that wraps modulo C can be summed
-// with unreduced indices: bytes = sum_k G(first + k*stride + run) - G(first + k*stride), two
-// floor sums over arithmetic progressions, O(log C) whatever the number of runs.
-class ByteMap {
- public:
-  ByteMap(U128 total, std::uint64_t chunks)
-      : chunks_(chunks), q_(total / chunks), r_(total % chunks) {}
-  std::uint64_t chunk(std::uint64_t c) const {
-    return static_cast<std::uint64_t>(sum_g(U128{c} + 1, 0, 1) - sum_g(c, 0, 1));
-  }
-  std::uint64_t of(const ChunkSet& s) const {
-    if (s.run == 0 || s.runs == 0) return 0;
-    return static_cast<std::uint64_t>(sum_g(U128{s.first} + s.run, s.stride, s.runs) -
-                                      sum_g(s.first, s.stride, s.runs));
-  }
-
- private:
-  // sum_{k<n} G(b + k*s) modulo 2^128, n >= 1. With T = qC + r, G(x) = q*x + floor(r*x/C);
-  // b and s are split as b1*C + b0, s1*C + s0 so that floor_sum only sees values below C^2.
-  U128 sum_g(U128 b, U128 s, U128 n) const {
-    const U128 c = chunks_;
-    const U128 b1 = b / c, b0 = b % c, s1 = s / c, s0 = s % c;
-    const U128 tri = n * (n - 1) / 2;
-    return q_ * (n * b + tri * s) + r_ * (n * b1 + tri * s1) + floor_sum(n, c, r_ * s0, r_ * b0);
-  }
-  std::uint64_t chunks_;
-  U128 q_, r_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// What every stage generator needs: the spec, the member, chunk/byte accounting.
-
-struct Ctx {
-  CollectiveSpec spec;
-  std::uint32_t p = 1;
-  std::uint32_t me = 0;
-  std::uint64_t chunks = 1;
-  ByteMap map{0, 1};
-
-  Send send(std::uint32_t peer, const ChunkSet& s) const { return Send{peer, s, map.of(s)}; }
-  Recv recv(std::uint32_t peer, const ChunkSet& s, Combine how) const {
-    return Recv{peer, s, map.of(s), how};
-  }
-  ChunkSet range(std::int64_t first, std::uint64_t n) const {
-    return ChunkSet{umod(first, chunks), n, 0, 1};
-  }
-  ChunkSet one(std::int64_t c) const { return range(c, 1); }
-  ChunkSet all() const { return range(0, chunks); }
-  std::uint32_t abs(std::int64_t relative, std::uint32_t root) const {
-    return umod32(relative + root, p);
-  }
-};
-
-void add_reduce(Step& s, std::uint32_t sources, std::uint64_t bytes) {
-  s.local = LocalOp::kReduce;
-  s.sources = std::max(s.sources, sources);
-  s.local_bytes += bytes;
-}
-void add_copy(Step& s, std::uint64_t bytes) {
-  s.local = LocalOp::kCopy;
-  s.local_bytes += bytes;
-}
-// Appends a receive combined by reduction with the member's own copy (2 inputs).
-void recv_reduce(const Ctx& c, Step& out, std::uint32_t peer, const ChunkSet& s) {
-  Recv r = c.recv(peer, s, Combine::kReduce);
-  add_reduce(out, 2, r.bytes);
-  out.recvs.push_back(r);
-}
-void recv_copy(const Ctx& c, Step& out, std::uint32_t peer, const ChunkSet& s) {
-  out.recvs.push_back(c.recv(peer, s, Combine::kCopy));
-}
-
-using Emit = std::function<void(std::uint32_t, Step&)>;
-// `uniform`: every step of the stage is the same on the wire for every member
-// when all chunks have equal size (Schedule::runs).
-struct Stage {
-  std::uint32_t steps = 0;
-  Emit emit;
-  bool uniform = false;
-};
-struct Stages {
-  void add(std::uint64_t n, Emit e, bool uniform = false) {
-    if (n > 0) list.push_back(Stage{u32(n), std::move(e), uniform});
-  }
-  std::vector<Stage> list;
-};
+std::string why_invalid_dims(const CollectiveSpec& spec, bool torus);
 
 // ---------------------------------------------------------------------------------------------
 // Rings [PY09]. A ring of n members member(i) = base + i*mstride walked in direction dir;
@@ -252,57 +85,11 @@ Ring flat_ring(const Ctx& c, std::int64_t dir, std::uint64_t seg_first) {
 
 // Rings on the levels of a hierarchy (hierarchical-ring: the fabric's tiers; torus2d: rows and
 // columns). With level sizes d_0 (innermost) .. d_{k-1} and P_i = d_0 * ... * d_{i-1}, member r
-// has digit l_i = (r / P_i) mod d_i, and level i's ring joins the members that differ only in
-// digit i. After reduce-scattering levels 0..i-1 a member holds the chunks whose low digits
-// (c mod P_i) equal its own, so level i's segment s is the strided set
-// {c : c mod P_{i+1} == (r mod P_i) + s * P_i}. Reduce-scattering every level leaves member r
-// with chunk r, as the contract wants; all-gather walks the levels back (Ueno and Yokota 2019,
-// RAMP ref. [71]; RAMP §7.5: steps depend on "the number of active nodes in each dimension of the
-// hierarchy").
-std::vector<Ring> level_rings(const Ctx& c, std::span<const std::uint32_t> dims) {
-  std::vector<Ring> rings;
-  std::uint64_t below = 1;  // P_i
-  for (const std::uint32_t d : dims) {
-    const auto digit = static_cast<std::uint32_t>(c.me / below % d);
-    Ring g;
-    g.n = d;
-    g.k = digit;
-    g.base = u32(c.me - digit * below);
-    g.mstride = u32(below);
-    g.seg_first = c.me % below;
-    g.seg_step = below;
-    g.seg_stride = below * d;
-    g.seg_runs = c.p / (below * d);
-    rings.push_back(g);
-    below *= d;
-  }
-  return rings;
-}
-void add_levels(Stages& st, const Ctx& c, std::span<const std::uint32_t> dims) {
-  const std::vector<Ring> rings = level_rings(c, dims);
-  const bool rs = c.spec.op == Op::kAllReduce || c.spec.op == Op::kReduceScatter;
-  const bool ag = c.spec.op == Op::kAllReduce || c.spec.op == Op::kAllGather;
-  if (rs) {
-    for (const Ring& g : rings) add_ring_rs(st, c, g);
-  }
-  if (ag) {
-    for (auto g = rings.rbegin(); g != rings.rend(); ++g) add_ring_ag(st, c, *g);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Pipelined trees (ring and hierarchical-ring broadcast / reduce). The buffer is C chunks
 // streamed down (broadcast) or up (reduce) a tree of out-degree <= 2: chunk j leaves the root
 // (resp. the leaves) at step j and moves one hop per step; an inner member receives chunk j at
 // its step j and forwards it at step j+1, so inner members have C+1 steps, the others C.
-
-struct TreeLinks {
-  bool has_parent = false;
-  std::uint32_t parent = 0;
-  std::uint32_t nchild = 0;
-  std::array<std::uint32_t, 2> child{};
-  void add_child(std::uint32_t x) { child[nchild++] = x; }
-};
 
 std::uint64_t pipeline_steps(const TreeLinks& t, std::uint64_t chunks) {
   if (!t.has_parent && t.nchild == 0) return 0;
@@ -458,6 +245,158 @@ void add_ring_all_to_all(Stages& st, const Ctx& c) {
       recv_copy(c, out, prev, b);
     }
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Algorithm dispatch.
+
+void build_ring(Stages& st, const Ctx& c) {
+  const Ring g = flat_ring(c, 1, 0);
+  switch (c.spec.op) {
+    case Op::kAllReduce:
+      add_ring_rs(st, c, g);
+      add_ring_ag(st, c, g);
+      break;
+    case Op::kReduceScatter:
+      add_ring_rs(st, c, g);
+      break;
+    case Op::kAllGather:
+    case Op::kBarrier:  // all-gather of p zero-byte arrival chunks
+      add_ring_ag(st, c, g);
+      break;
+    case Op::kBroadcast:
+      add_pipeline(st, c, hierarchical_links(c, 1, c.p, c.spec.root, false), false);
+      break;
+    case Op::kReduce:
+      add_pipeline(st, c, hierarchical_links(c, 1, c.p, c.spec.root, true), true);
+      break;
+    case Op::kGather:
+      add_ring_gather(st, c);
+      break;
+    case Op::kScatter:
+      add_ring_scatter(st, c);
+      break;
+    case Op::kAllToAll:
+      add_ring_all_to_all(st, c);
+      break;
+  }
+}
+
+// Both directions at once: chunks 0..p-1 clockwise, p..2p-1 counter-clockwise (member r's
+// counter-clockwise segment is p + r).
+void build_bidirectional_ring(Stages& st, const Ctx& c) {
+  const Ring cw = flat_ring(c, 1, 0), ccw = flat_ring(c, -1, c.p);
+  auto rs = [c, cw, ccw](std::uint32_t s, Step& out) {
+    ring_rs_step(c, cw, s, out);
+    ring_rs_step(c, ccw, s, out);
+  };
+  auto ag = [c, cw, ccw](std::uint32_t s, Step& out) {
+    ring_ag_step(c, cw, s, out);
+    ring_ag_step(c, ccw, s, out);
+  };
+  if (c.spec.op != Op::kAllGather) st.add(c.p - 1, rs, true);
+  if (c.spec.op != Op::kReduceScatter) st.add(c.p - 1, ag, true);
+}
+
+// has digit l_i = (r / P_i) mod d_i, and level i's ring joins the members that differ only in
+// digit i. After reduce-scattering levels 0..i-1 a member holds the chunks whose low digits
+// (c mod P_i) equal its own, so level i's segment s is the strided set
+// {c : c mod P_{i+1} == (r mod P_i) + s * P_i}. Reduce-scattering every level leaves member r
+// with chunk r, as the contract wants; all-gather walks the levels back (Ueno and Yokota 2019,
+// RAMP ref. [71]; RAMP §7.5: steps depend on "the number of active nodes in each dimension of the
+// hierarchy").
+std::vector<Ring> level_rings(const Ctx& c, std::span<const std::uint32_t> dims) {
+  std::vector<Ring> rings;
+  std::uint64_t below = 1;  // P_i
+  for (const std::uint32_t d : dims) {
+    const auto digit = static_cast<std::uint32_t>(c.me / below % d);
+    Ring g;
+    g.n = d;
+    g.k = digit;
+    g.base = u32(c.me - digit * below);
+    g.mstride = u32(below);
+    g.seg_first = c.me % below;
+    g.seg_step = below;
+    g.seg_stride = below * d;
+    g.seg_runs = c.p / (below * d);
+    rings.push_back(g);
+    below *= d;
+  }
+  return rings;
+}
+void add_levels(Stages& st, const Ctx& c, std::span<const std::uint32_t> dims) {
+  const std::vector<Ring> rings = level_rings(c, dims);
+  const bool rs = c.spec.op == Op::kAllReduce || c.spec.op == Op::kReduceScatter;
+  const bool ag = c.spec.op == Op::kAllReduce || c.spec.op == Op::kAllGather;
+  if (rs) {
+    for (const Ring& g : rings) add_ring_rs(st, c, g);
+  }
+  if (ag) {
+    for (auto g = rings.rbegin(); g != rings.rend(); ++g) add_ring_ag(st, c, *g);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Torus all-to-all: a pairwise exchange along the row moves every block to its destination
+// column (to (x+k, y): the blocks for column x+k, Y of them, stride X), then a pairwise
+// exchange along the column delivers them (to (x, y+k): the X blocks of row y for (x, y+k)).
+
+void add_torus_all_to_all(Stages& st, const Ctx& c, std::uint32_t nx, std::uint32_t ny) {
+  const std::uint32_t p = c.p, x = c.me % nx, y = c.me / nx;
+  st.add(nx - 1, [c, p, nx, ny, x, y](std::uint32_t s, Step& out) {
+    const std::int64_t k = sgn(s) + 1;
+    const std::uint32_t tx = umod32(x + k, nx), fx = umod32(x - k, nx);
+    const std::uint64_t from = y * nx + fx;
+    out.sends.push_back(c.send(y * nx + tx, ChunkSet{std::uint64_t{c.me} * p + tx, 1, nx, ny}));
+    recv_copy(c, out, u32(from), ChunkSet{from * p + x, 1, nx, ny});
+  });
+  st.add(ny - 1, [c, p, nx, ny, x, y](std::uint32_t s, Step& out) {
+    const std::int64_t k = sgn(s) + 1;
+    const std::uint64_t ty = umod(y + k, ny), fy = umod(y - k, ny);
+    const std::uint64_t to = ty * nx + x;
+    out.sends.push_back(c.send(u32(to), ChunkSet{std::uint64_t{y} * nx * p + to, 1, p, nx}));
+    recv_copy(c, out, u32(fy * nx + x), ChunkSet{fy * nx * p + c.me, 1, p, nx});
+  });
+}
+
+void build_hierarchical_ring(Stages& st, const Ctx& c) {
+  const CollectiveSpec& s = c.spec;
+  if (s.op == Op::kBroadcast || s.op == Op::kReduce) {
+    const bool reduce = s.op == Op::kReduce;
+    // A two-level pipelined tree: the innermost groups, and across them.
+    add_pipeline(st, c, hierarchical_links(c, s.dims[0], s.p / s.dims[0], s.root, reduce), reduce);
+  } else {
+    add_levels(st, c, std::span(s.dims).first(levels(s.dims)));
+  }
+}
+
+void build_torus2d(Stages& st, const Ctx& c) {
+  const CollectiveSpec& s = c.spec;
+  if (s.op == Op::kAllToAll) {
+    add_torus_all_to_all(st, c, s.dims[0], s.dims[1]);
+  } else {
+    add_levels(st, c, std::span(s.dims).first(2));
+  }
+}
+
+std::string why_invalid_dims(const CollectiveSpec& spec, bool torus) {
+  const std::size_t n = levels(spec.dims);
+  std::uint64_t product = 1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (product <= spec.p) product *= spec.dims[i];  // no overflow: both factors < 2^32
+  }
+  bool trailing = false;  // a non-zero entry after the first zero
+  for (std::size_t i = n; i < kMaxLevels; ++i) trailing = trailing || spec.dims[i] != 0;
+  if (product == spec.p && !trailing && n >= 2 && (!torus || n == 2)) return "";
+  std::ostringstream why;
+  why << "algorithm " << to_string(spec.algorithm) << " needs "
+      << (torus ? "two dims" : "2 to " + std::to_string(kMaxLevels) + " dims")
+      << " whose product is p = " << spec.p << ", got ";
+  std::size_t last = kMaxLevels;  // one past the last non-zero entry
+  while (last > 0 && spec.dims[last - 1] == 0) --last;
+  for (std::size_t i = 0; i < last; ++i) why << (i > 0 ? " x " : "") << spec.dims[i];
+  if (last == 0) why << "none";
+  return why.str();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -715,6 +654,20 @@ void add_bruck_all_to_all(Stages& st, const Ctx& c) {
   });
 }
 
+void build_bruck(Stages& st, const Ctx& c) {
+  switch (c.spec.op) {
+    case Op::kAllGather:
+      add_bruck_all_gather(st, c);
+      break;
+    case Op::kAllToAll:
+      add_bruck_all_to_all(st, c);
+      break;
+    default:
+      add_dissemination(st, c);
+      break;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Direct / pairwise exchange [TRG05]: round k (1..p-1) talks to r+k and r-k.
 
@@ -766,6 +719,35 @@ void add_direct_rooted(Stages& st, const Ctx& c, bool down, bool reduce, bool pe
         out.sends.push_back(c.send(root, data(c.me)));
       }
     });
+  }
+}
+
+void build_direct(Stages& st, const Ctx& c) {
+  switch (c.spec.op) {
+    case Op::kAllReduce:
+      add_direct_rounds(st, c, Op::kReduceScatter);
+      add_direct_rounds(st, c, Op::kAllGather);
+      break;
+    case Op::kReduceScatter:
+    case Op::kAllGather:
+    case Op::kAllToAll:
+      add_direct_rounds(st, c, c.spec.op);
+      break;
+    case Op::kBarrier:
+      add_direct_rounds(st, c, Op::kAllGather);
+      break;
+    case Op::kGather:
+      add_direct_rooted(st, c, false, false, true);
+      break;
+    case Op::kScatter:
+      add_direct_rooted(st, c, true, false, true);
+      break;
+    case Op::kReduce:
+      add_direct_rooted(st, c, false, true, false);
+      break;
+    case Op::kBroadcast:
+      add_direct_rooted(st, c, true, false, false);
+      break;
   }
 }
 
@@ -1028,29 +1010,6 @@ void build_double_binary_tree(Stages& st, const Ctx& c) {
              if (reduced[t] > 0) add_reduce(out, 1 + reduced[t], c.map.chunk(t));
            }
          });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Torus all-to-all: a pairwise exchange along the row moves every block to its destination
-// column (to (x+k, y): the blocks for column x+k, Y of them, stride X), then a pairwise
-// exchange along the column delivers them (to (x, y+k): the X blocks of row y for (x, y+k)).
-
-void add_torus_all_to_all(Stages& st, const Ctx& c, std::uint32_t nx, std::uint32_t ny) {
-  const std::uint32_t p = c.p, x = c.me % nx, y = c.me / nx;
-  st.add(nx - 1, [c, p, nx, ny, x, y](std::uint32_t s, Step& out) {
-    const std::int64_t k = sgn(s) + 1;
-    const std::uint32_t tx = umod32(x + k, nx), fx = umod32(x - k, nx);
-    const std::uint64_t from = y * nx + fx;
-    out.sends.push_back(c.send(y * nx + tx, ChunkSet{std::uint64_t{c.me} * p + tx, 1, nx, ny}));
-    recv_copy(c, out, u32(from), ChunkSet{from * p + x, 1, nx, ny});
-  });
-  st.add(ny - 1, [c, p, nx, ny, x, y](std::uint32_t s, Step& out) {
-    const std::int64_t k = sgn(s) + 1;
-    const std::uint64_t ty = umod(y + k, ny), fy = umod(y - k, ny);
-    const std::uint64_t to = ty * nx + x;
-    out.sends.push_back(c.send(u32(to), ChunkSet{std::uint64_t{y} * nx * p + to, 1, p, nx}));
-    recv_copy(c, out, u32(fy * nx + x), ChunkSet{fy * nx * p + c.me, 1, p, nx});
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1554,141 +1513,6 @@ std::string why_invalid_ramp(const CollectiveSpec& spec) {
   return why.str();
 }
 
-// ---------------------------------------------------------------------------------------------
-// Algorithm dispatch.
-
-void build_ring(Stages& st, const Ctx& c) {
-  const Ring g = flat_ring(c, 1, 0);
-  switch (c.spec.op) {
-    case Op::kAllReduce:
-      add_ring_rs(st, c, g);
-      add_ring_ag(st, c, g);
-      break;
-    case Op::kReduceScatter:
-      add_ring_rs(st, c, g);
-      break;
-    case Op::kAllGather:
-    case Op::kBarrier:  // all-gather of p zero-byte arrival chunks
-      add_ring_ag(st, c, g);
-      break;
-    case Op::kBroadcast:
-      add_pipeline(st, c, hierarchical_links(c, 1, c.p, c.spec.root, false), false);
-      break;
-    case Op::kReduce:
-      add_pipeline(st, c, hierarchical_links(c, 1, c.p, c.spec.root, true), true);
-      break;
-    case Op::kGather:
-      add_ring_gather(st, c);
-      break;
-    case Op::kScatter:
-      add_ring_scatter(st, c);
-      break;
-    case Op::kAllToAll:
-      add_ring_all_to_all(st, c);
-      break;
-  }
-}
-
-// Both directions at once: chunks 0..p-1 clockwise, p..2p-1 counter-clockwise (member r's
-// counter-clockwise segment is p + r).
-void build_bidirectional_ring(Stages& st, const Ctx& c) {
-  const Ring cw = flat_ring(c, 1, 0), ccw = flat_ring(c, -1, c.p);
-  auto rs = [c, cw, ccw](std::uint32_t s, Step& out) {
-    ring_rs_step(c, cw, s, out);
-    ring_rs_step(c, ccw, s, out);
-  };
-  auto ag = [c, cw, ccw](std::uint32_t s, Step& out) {
-    ring_ag_step(c, cw, s, out);
-    ring_ag_step(c, ccw, s, out);
-  };
-  if (c.spec.op != Op::kAllGather) st.add(c.p - 1, rs, true);
-  if (c.spec.op != Op::kReduceScatter) st.add(c.p - 1, ag, true);
-}
-
-void build_bruck(Stages& st, const Ctx& c) {
-  switch (c.spec.op) {
-    case Op::kAllGather:
-      add_bruck_all_gather(st, c);
-      break;
-    case Op::kAllToAll:
-      add_bruck_all_to_all(st, c);
-      break;
-    default:
-      add_dissemination(st, c);
-      break;
-  }
-}
-
-void build_direct(Stages& st, const Ctx& c) {
-  switch (c.spec.op) {
-    case Op::kAllReduce:
-      add_direct_rounds(st, c, Op::kReduceScatter);
-      add_direct_rounds(st, c, Op::kAllGather);
-      break;
-    case Op::kReduceScatter:
-    case Op::kAllGather:
-    case Op::kAllToAll:
-      add_direct_rounds(st, c, c.spec.op);
-      break;
-    case Op::kBarrier:
-      add_direct_rounds(st, c, Op::kAllGather);
-      break;
-    case Op::kGather:
-      add_direct_rooted(st, c, false, false, true);
-      break;
-    case Op::kScatter:
-      add_direct_rooted(st, c, true, false, true);
-      break;
-    case Op::kReduce:
-      add_direct_rooted(st, c, false, true, false);
-      break;
-    case Op::kBroadcast:
-      add_direct_rooted(st, c, true, false, false);
-      break;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The algorithm table (algorithm.hpp). A row: name, traits, the operations it implements, its
-// chunk count (all-to-all always has p*p chunks), its own validity checks, the parameters it
-// reads (make_spec), its stage builder and an optional closed-form wire step (wire_step).
-
-bool any_op(Op) {
-  return true;
-}
-bool ops_of(Op op, std::initializer_list<Op> ops) {
-  return std::find(ops.begin(), ops.end(), op) != ops.end();
-}
-std::uint64_t per_member(const CollectiveSpec& s) {
-  return s.p;
-}
-std::string valid(const CollectiveSpec&) {
-  return "";
-}
-void no_params(CollectiveSpec&, const AlgorithmParams&) {}
-
-void build_hierarchical_ring(Stages& st, const Ctx& c) {
-  const CollectiveSpec& s = c.spec;
-  if (s.op == Op::kBroadcast || s.op == Op::kReduce) {
-    const bool reduce = s.op == Op::kReduce;
-    // A two-level pipelined tree: the innermost groups, and across them.
-    add_pipeline(st, c, hierarchical_links(c, s.dims[0], s.p / s.dims[0], s.root, reduce), reduce);
-  } else {
-    add_levels(st, c, std::span(s.dims).first(levels(s.dims)));
-  }
-}
-
-void build_torus2d(Stages& st, const Ctx& c) {
-  const CollectiveSpec& s = c.spec;
-  if (s.op == Op::kAllToAll) {
-    add_torus_all_to_all(st, c, s.dims[0], s.dims[1]);
-  } else {
-    add_levels(st, c, std::span(s.dims).first(2));
-  }
-}
-
-std::string why_invalid_dims(const CollectiveSpec& spec, bool torus);
-
 void configure_ramp(CollectiveSpec& s, const AlgorithmParams& params) {
   s.ramp = params.ramp;
   // RAMP §6.1 eq. 1: the pipelined tree's stages for this size, on RAMP
@@ -1731,141 +1555,158 @@ bool ramp_all_to_all_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   return true;
 }
 
-struct AlgorithmRow {
-  std::string_view name;
-  AlgorithmTraits traits;
-  bool (*implements)(Op);
-  std::uint64_t (*chunks)(const CollectiveSpec&);
-  std::string (*why_invalid)(const CollectiveSpec&);
-  void (*configure)(CollectiveSpec&, const AlgorithmParams&);
-  void (*build)(Stages&, const Ctx&);
-  // A closed form of wire_step(schedule, i), or nullptr; returns false where it does not apply.
-  bool (*wire_step)(const Schedule&, std::uint32_t, WireStep&) = nullptr;
+}  // namespace
+
+extern constinit const AlgorithmRow kRingRow = {
+    "ring", {}, any_op, per_member, valid, no_params, build_ring,
 };
 
-const std::array<AlgorithmRow, 10> kAlgorithms = {{
-    {"ring", {}, any_op, per_member, valid, no_params, build_ring},
-    {"bidirectional-ring",
-     {},
-     [](Op op) {
-       return ops_of(op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather});
-     },
-     [](const CollectiveSpec& s) { return 2 * std::uint64_t{s.p}; },
-     valid,
-     no_params,
-     build_bidirectional_ring},
-    {"hierarchical-ring",
-     {},
-     [](Op op) {
-       return ops_of(
-           op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast, Op::kReduce});
-     },
-     per_member,
-     [](const CollectiveSpec& s) { return why_invalid_dims(s, false); },
-     [](CollectiveSpec& s, const AlgorithmParams& params) { s.dims = params.hierarchy; },
-     build_hierarchical_ring},
-    {"torus2d",
-     {},
-     [](Op op) {
-       return ops_of(op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kAllToAll});
-     },
-     per_member,
-     [](const CollectiveSpec& s) { return why_invalid_dims(s, true); },
-     [](CollectiveSpec& s, const AlgorithmParams& params) { s.dims = params.torus; },
-     build_torus2d},
-    {"halving-doubling",
-     {},
-     [](Op op) {
-       return ops_of(
-           op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast, Op::kReduce});
-     },
-     // per new rank, except the per-member results
-     [](const CollectiveSpec& s) -> std::uint64_t {
-       return s.op == Op::kReduceScatter || s.op == Op::kAllGather ? s.p : std::bit_floor(s.p);
-     },
-     valid,
-     no_params,
-     build_halving_doubling},
-    {"bruck",
-     {},
-     [](Op op) {
-       return ops_of(op, {Op::kAllGather, Op::kAllToAll, Op::kBarrier});
-     },
-     per_member,
-     valid,
-     no_params,
-     build_bruck},
-    {"direct",
-     {},
-     any_op,
-     // the whole buffer in one piece for the rooted whole-buffer ops
-     [](const CollectiveSpec& s) -> std::uint64_t {
-       return s.op == Op::kBroadcast || s.op == Op::kReduce ? 1 : s.p;
-     },
-     valid,
-     no_params,
-     build_direct},
-    {"binomial-tree",
-     {},
-     [](Op op) {
-       return ops_of(op, {Op::kBroadcast, Op::kReduce, Op::kGather, Op::kScatter, Op::kAllReduce,
-                          Op::kBarrier});
-     },
-     [](const CollectiveSpec& s) -> std::uint64_t {
-       return s.op == Op::kBroadcast || s.op == Op::kReduce || s.op == Op::kAllReduce ? 1 : s.p;
-     },
-     valid,
-     no_params,
-     build_binomial},
-    {"double-binary-tree",
-     {},
-     [](Op op) {
-       return ops_of(op, {Op::kAllReduce, Op::kBroadcast, Op::kReduce});
-     },
-     [](const CollectiveSpec&) -> std::uint64_t { return 2; },
-     valid,
-     no_params,
-     build_double_binary_tree},
-    {"ramp-x",
-     {.lockstep = true, .fabric_placement = true},
-     any_op,
-     // one chunk per stage of the pipelined tree broadcast
-     [](const CollectiveSpec& s) -> std::uint64_t { return s.stages > 0 ? s.stages : s.p; },
-     why_invalid_ramp,
-     configure_ramp,
-     build_ramp,
-     ramp_all_to_all_fast},
-}};
+extern constinit const AlgorithmRow kBidirectionalRingRow = {
+    "bidirectional-ring",
+    {},
+    [](Op op) {
+      return ops_of(op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather});
+    },
+    [](const CollectiveSpec& s) { return 2 * std::uint64_t{s.p}; },
+    valid,
+    no_params,
+    build_bidirectional_ring,
+};
 
-const AlgorithmRow& row(Algorithm a) {
-  if (a.row() >= kAlgorithms.size()) {
-    throw InvalidCollective("unknown algorithm (row " + std::to_string(a.row()) + ")");
-  }
-  return kAlgorithms[a.row()];
-}
+extern constinit const AlgorithmRow kHierarchicalRingRow = {
+    "hierarchical-ring",
+    {},
+    [](Op op) {
+      return ops_of(
+          op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast, Op::kReduce});
+    },
+    per_member,
+    [](const CollectiveSpec& s) { return why_invalid_dims(s, false); },
+    [](CollectiveSpec& s, const AlgorithmParams& params) { s.dims = params.hierarchy; },
+    build_hierarchical_ring,
+};
 
-std::vector<Stage> build(const Ctx& c) {
-  Stages st;
-  row(c.spec.algorithm).build(st, c);
+extern constinit const AlgorithmRow kTorus2dRow = {
+    "torus2d",
+    {},
+    [](Op op) {
+      return ops_of(op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kAllToAll});
+    },
+    per_member,
+    [](const CollectiveSpec& s) { return why_invalid_dims(s, true); },
+    [](CollectiveSpec& s, const AlgorithmParams& params) { s.dims = params.torus; },
+    build_torus2d,
+};
+
+extern constinit const AlgorithmRow kHalvingDoublingRow = {
+    "halving-doubling",
+    {},
+    [](Op op) {
+      return ops_of(
+          op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast, Op::kReduce});
+    },
+    // per new rank, except the per-member results
+    [](const CollectiveSpec& s) -> std::uint64_t {
+      return s.op == Op::kReduceScatter || s.op == Op::kAllGather ? s.p : std::bit_floor(s.p);
+    },
+    valid,
+    no_params,
+    build_halving_doubling,
+};
+
+extern constinit const AlgorithmRow kBruckRow = {
+    "bruck",
+    {},
+    [](Op op) {
+      return ops_of(op, {Op::kAllGather, Op::kAllToAll, Op::kBarrier}); },
+    per_member,
+    valid,
+    no_params,
+    build_bruck,
+};
+
+extern constinit const AlgorithmRow kDirectRow = {
+    "direct",
+    {},
+    any_op,
+    // the whole buffer in one piece for the rooted whole-buffer ops
+    [](const CollectiveSpec& s) -> std::uint64_t {
+      return s.op == Op::kBroadcast || s.op == Op::kReduce ? 1 : s.p;
+    },
+    valid,
+    no_params,
+    build_direct,
+};
+
+extern constinit const AlgorithmRow kBinomialTreeRow = {
+    "binomial-tree",
+    {},
+    [](Op op) {
+      return ops_of(op, {Op::kBroadcast, Op::kReduce, Op::kGather, Op::kScatter, Op::kAllReduce,
+                         Op::kBarrier});
+    },
+    [](const CollectiveSpec& s) -> std::uint64_t {
+      return s.op == Op::kBroadcast || s.op == Op::kReduce || s.op == Op::kAllReduce ? 1 : s.p;
+    },
+    valid,
+    no_params,
+    build_binomial,
+};
+
+extern constinit const AlgorithmRow kDoubleBinaryTreeRow = {
+    "double-binary-tree",
+    {},
+    [](Op op) {
+      return ops_of(op, {Op::kAllReduce, Op::kBroadcast, Op::kReduce});
+    },
+    [](const CollectiveSpec&) -> std::uint64_t { return 2; },
+    valid,
+    no_params,
+    build_double_binary_tree,
+};
+
+extern constinit const AlgorithmRow kRampXRow = {
+    "ramp-x",
+    {.lockstep = true, .fabric_placement = true},
+    any_op,
+    // one chunk per stage of the pipelined tree broadcast
+    [](const CollectiveSpec& s) -> std::uint64_t { return s.stages > 0 ? s.stages : s.p; },
+    why_invalid_ramp,
+    configure_ramp,
+    build_ramp,
+    ramp_all_to_all_fast,
+};
+
+}  // namespace detail
+
+namespace {
+
+constexpr std::array<std::string_view, 9> kOpNames = {"all-reduce", "reduce-scatter", "all-gather",
+                                                      "all-to-all", "broadcast",      "reduce",
+                                                      "gather",     "scatter",        "barrier"};
+
+std::vector<detail::Stage> build(const detail::Ctx& c) {
+  detail::Stages st;
+  detail::row(c.spec.algorithm).build(st, c);
   return std::move(st.list);
 }
 
 std::uint64_t chunk_count(const CollectiveSpec& s) {
   if (s.op == Op::kAllToAll) return std::uint64_t{s.p} * s.p;
-  return row(s.algorithm).chunks(s);
+  return detail::row(s.algorithm).chunks(s);
 }
 
-U128 total_bytes(const CollectiveSpec& s) {
+detail::U128 total_bytes(const CollectiveSpec& s) {
   if (s.op == Op::kBarrier) return 0;
-  if (s.op == Op::kAllToAll) return U128{s.bytes} * s.p;
+  if (s.op == Op::kAllToAll) return detail::U128{s.bytes} * s.p;
   return s.bytes;
 }
 
 }  // namespace
 
 struct Schedule::Plan {
-  Ctx ctx;
-  std::vector<Stage> stages;
+  detail::Ctx ctx;
+  std::vector<detail::Stage> stages;
   bool even_chunks = false;  // every chunk has the same size
 };
 
@@ -1876,43 +1717,14 @@ std::string_view to_string(Op op) {
   const auto i = static_cast<std::size_t>(op);
   return i < kOpNames.size() ? kOpNames[i] : std::string_view("unknown-op");
 }
-std::string_view to_string(Algorithm a) {
-  return a.row() < kAlgorithms.size() ? kAlgorithms[a.row()].name
-                                      : std::string_view("unknown-algorithm");
-}
 std::optional<Op> parse_op(std::string_view name) {
   for (std::size_t i = 0; i < kOpNames.size(); ++i) {
     if (kOpNames[i] == name) return static_cast<Op>(i);
   }
   return std::nullopt;
 }
-std::optional<Algorithm> parse_algorithm(std::string_view name) {
-  for (std::size_t i = 0; i < kAlgorithms.size(); ++i) {
-    if (kAlgorithms[i].name == name) return Algorithm(static_cast<std::uint16_t>(i));
-  }
-  return std::nullopt;
-}
-Algorithm algorithm(std::string_view name) {
-  if (auto a = parse_algorithm(name)) return *a;
-  throw std::invalid_argument("unknown collective algorithm '" + std::string(name) + "'");
-}
-const AlgorithmTraits& traits(Algorithm a) {
-  return row(a).traits;
-}
-std::vector<Algorithm> all_algorithms() {
-  std::vector<Algorithm> out;
-  for (std::size_t i = 0; i < kAlgorithms.size(); ++i) {
-    out.push_back(Algorithm(static_cast<std::uint16_t>(i)));
-  }
-  return out;
-}
 std::vector<std::string> op_names() {
   return {kOpNames.begin(), kOpNames.end()};
-}
-std::vector<std::string> algorithm_names() {
-  std::vector<std::string> out;
-  for (const AlgorithmRow& r : kAlgorithms) out.emplace_back(r.name);
-  return out;
 }
 
 double bus_bandwidth_factor(Op op, std::uint32_t p) {
@@ -1942,33 +1754,12 @@ std::size_t levels(const Dims& dims) {
   return n;
 }
 
-namespace {
-std::string why_invalid_dims(const CollectiveSpec& spec, bool torus) {
-  const std::size_t n = levels(spec.dims);
-  std::uint64_t product = 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (product <= spec.p) product *= spec.dims[i];  // no overflow: both factors < 2^32
-  }
-  bool trailing = false;  // a non-zero entry after the first zero
-  for (std::size_t i = n; i < kMaxLevels; ++i) trailing = trailing || spec.dims[i] != 0;
-  if (product == spec.p && !trailing && n >= 2 && (!torus || n == 2)) return "";
-  std::ostringstream why;
-  why << "algorithm " << to_string(spec.algorithm) << " needs "
-      << (torus ? "two dims" : "2 to " + std::to_string(kMaxLevels) + " dims")
-      << " whose product is p = " << spec.p << ", got ";
-  std::size_t last = kMaxLevels;  // one past the last non-zero entry
-  while (last > 0 && spec.dims[last - 1] == 0) --last;
-  for (std::size_t i = 0; i < last; ++i) why << (i > 0 ? " x " : "") << spec.dims[i];
-  if (last == 0) why << "none";
-  return why.str();
-}
-}  // namespace
-
 std::string why_invalid(const CollectiveSpec& spec) {
   std::ostringstream why;
-  if (spec.algorithm.row() >= kAlgorithms.size()) {
+  const detail::AlgorithmRow* row = detail::find_row(spec.algorithm);
+  if (row == nullptr) {
     why << "unknown algorithm (row " << spec.algorithm.row() << ")";
-  } else if (!row(spec.algorithm).implements(spec.op)) {
+  } else if (!row->implements(spec.op)) {
     why << "algorithm " << to_string(spec.algorithm) << " does not implement op "
         << to_string(spec.op);
   } else if (spec.p == 0) {
@@ -1976,7 +1767,7 @@ std::string why_invalid(const CollectiveSpec& spec) {
   } else if (spec.root >= spec.p) {
     why << "root " << spec.root << " is not a member (p = " << spec.p << ")";
   } else {
-    return row(spec.algorithm).why_invalid(spec);
+    return row->why_invalid(spec);
   }
   return why.str();
 }
@@ -1989,13 +1780,13 @@ CollectiveSpec make_spec(Op op, Algorithm algorithm, std::uint32_t p, std::uint6
   s.p = p;
   s.bytes = bytes;
   s.root = root;
-  row(algorithm).configure(s, params);
+  detail::row(algorithm).configure(s, params);
   return s;
 }
 
 WireStep wire_step(const Schedule& schedule, std::uint32_t i) {
   WireStep w;
-  const auto fast = row(schedule.spec().algorithm).wire_step;
+  const auto fast = detail::row(schedule.spec().algorithm).wire_step;
   if (fast != nullptr && fast(schedule, i, w)) return w;
   const Step step = schedule.step(i);
   w.out = outgoing(step);
@@ -2021,12 +1812,13 @@ Schedule::Schedule(const CollectiveSpec& spec, std::uint32_t member)
   if (!why.empty()) throw InvalidCollective(why);
   chunks_ = chunk_count(spec);
   auto plan = std::make_shared<Plan>();
-  plan->ctx = Ctx{spec, spec.p, member, chunks_, ByteMap(total_bytes(spec), chunks_)};
+  plan->ctx =
+      detail::Ctx{spec, spec.p, member, chunks_, detail::ByteMap(total_bytes(spec), chunks_)};
   plan->stages = build(plan->ctx);
   plan->even_chunks = total_bytes(spec) % chunks_ == 0;
   std::uint64_t steps = 0;
-  for (const Stage& s : plan->stages) steps += s.steps;
-  steps_ = u32(steps);
+  for (const detail::Stage& s : plan->stages) steps += s.steps;
+  steps_ = detail::u32(steps);
   plan_ = std::move(plan);
 }
 
@@ -2041,7 +1833,7 @@ Step Schedule::step(std::uint32_t i) const {
     throw std::out_of_range(s.str());
   }
   Step out;
-  for (const Stage& s : plan_->stages) {
+  for (const detail::Stage& s : plan_->stages) {
     if (i < s.steps) {
       s.emit(i, out);
       break;
@@ -2054,7 +1846,7 @@ Step Schedule::step(std::uint32_t i) const {
 std::vector<Schedule::Run> Schedule::runs() const {
   std::vector<Run> out;
   std::uint32_t first = 0;
-  for (const Stage& s : plan_->stages) {
+  for (const detail::Stage& s : plan_->stages) {
     if (s.uniform && plan_->even_chunks) {
       out.push_back({first, s.steps});
     } else {
