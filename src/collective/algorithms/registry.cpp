@@ -1,6 +1,5 @@
 // The algorithm table (algorithm.hpp; DESIGN.md §1, §4): one line per algorithm, in the
-// order users see (algorithm_names(), error messages) and records store (Algorithm is the
-// row index, so rows are only ever appended).
+// order users see (algorithm_names(), error messages); an Algorithm is a row's index.
 //
 // Adding an algorithm: write src/collective/algorithms/<family>.cpp with its stage builder
 // and its row (`extern constinit const AlgorithmRow kMyRow = {"my-name", ...};`, see
@@ -31,12 +30,18 @@ extern const AlgorithmRow kRampXRow;
 namespace {
 
 // Pointers (address constants): the table is ready before any dynamic initialisation.
-constinit const std::array<const AlgorithmRow*, 10> kAlgorithms = {
-    &kRingRow,    &kBidirectionalRingRow, &kHierarchicalRingRow,
-    &kTorus2dRow, &kHalvingDoublingRow,   &kBruckRow,
-    &kDirectRow,  &kBinomialTreeRow,      &kDoubleBinaryTreeRow,
+constinit const auto kAlgorithms = std::to_array<const AlgorithmRow*>({
+    &kRingRow,
+    &kBidirectionalRingRow,
+    &kHierarchicalRingRow,
+    &kTorus2dRow,
+    &kHalvingDoublingRow,
+    &kBruckRow,
+    &kDirectRow,
+    &kBinomialTreeRow,
+    &kDoubleBinaryTreeRow,
     &kRampXRow,
-};
+});
 
 }  // namespace
 
