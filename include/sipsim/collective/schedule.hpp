@@ -169,7 +169,7 @@ struct CollectiveSpec {
   Dims dims{};
   fabric::ramp::RampShape ramp;  // RAMP-x (RAMP §6.3 job shape)
   // RAMP-x broadcast: k >= 1 runs RAMP §6.1's pipelined tree of k stages
-  // (eq. 1; broadcast_stages) with optical multicast; 0 runs scatter +
+  // (eq. 1; broadcast_stages, ramp_x.hpp) with optical multicast; 0 runs scatter +
   // all-gather over the RAMP-x steps. The tree needs a full job with x*J >= Lambda.
   std::uint32_t stages = 0;
 };

@@ -27,7 +27,6 @@
 // full job these are the digits above); the portion index is ((d1*s2 + d2)*s3 + d3)*s4 + d4.
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -302,7 +301,8 @@ inline RampShape shape_for(std::uint32_t x, std::uint32_t J, std::uint32_t D, st
 // the broadcast-and-select subnet, every rack of g on the destination wavelength. The
 // root reaches the x*J nodes of its wavelength (level 1); Lambda - 1 of them each
 // reach the x*J nodes of another wavelength (level 2): a tree of diameter s = 3
-// covering the fabric when x*J >= Lambda. Only full jobs (every node a member).
+// covering the fabric when x*J >= Lambda. Only full jobs (every node a member). How
+// many pipeline stages it runs (eq. 1) is RAMP-x's choice (collective/ramp_x.hpp).
 inline bool tree_broadcast_fits(const RampShape& s) {
   return s.active[0] == s.x && s.active[1] == s.x && s.active[2] == s.J && s.active[3] == s.D &&
          std::uint64_t{s.x} * s.J >= rack_size(s);
@@ -321,23 +321,6 @@ inline Coord tree_forwarder(const Coord& root, std::uint32_t lambda, const RampS
   c.delta = lr / s.x;
   c.p = lr % s.x;
   return c;
-}
-// Eq. 1: the number of stages k of the pipeline that minimises (k + s - 2)(alpha +
-// m*beta/k): k = sqrt((s - 2) * m * beta / alpha), with m*beta the time the whole
-// message takes on one transceiver group (`message_ps`; a multicast sends all of it
-// on every transceiver, so beta is the inverse of a transceiver group's rate, not of
-// the node's total capacity as the paper's text reads) and alpha the stage's set-up
-// latency (I/O + propagation). At least 1, at most one stage per slot of data.
-inline std::uint32_t broadcast_stages(std::uint64_t message_ps, std::uint64_t alpha_ps,
-                                      std::uint64_t max_stages) {
-  constexpr double s = 3;  // the tree's diameter
-  const double k =
-      alpha_ps == 0
-          ? 1.0
-          : std::sqrt((s - 2) * static_cast<double>(message_ps) / static_cast<double>(alpha_ps));
-  const auto rounded = static_cast<std::uint64_t>(std::llround(std::max(1.0, k)));
-  return static_cast<std::uint32_t>(
-      std::clamp<std::uint64_t>(rounded, 1, std::max<std::uint64_t>(1, max_stages)));
 }
 
 }  // namespace sipsim::fabric::ramp

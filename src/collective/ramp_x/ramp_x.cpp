@@ -1,0 +1,342 @@
+// RAMP-x [RAMP §5-§6; MODELS.md §1]: ramp-x, the four-step collectives of a RAMP job (the
+// steps and the boxes they move: boxes.hpp), RAMP §6.1's pipelined tree broadcast with optical
+// multicast, the closed-form all-to-all wire step (RAMP Table 8), its validity checks and the
+// parameters it reads (the job's shape; eq. 1's stages: collective/ramp_x.hpp).
+//
+// References:
+//  [RAMP]  RAMP paper (shared/papers/001), §5-§6 (RAMP-x collectives), with the subgroups,
+//          digits and transceivers of shared/docs/MODELS.md §1.
+#include "sipsim/collective/ramp_x.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "algorithms/common.hpp"
+#include "ramp_x/boxes.hpp"
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
+
+namespace sipsim::collective::detail {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The four steps (boxes.hpp).
+
+// Reduce-scatter (RAMP §5, Table 8): at step t (row k) send to each subgroup peer the box it
+// will hold (own offsets, c_k = peer's, later steps free), receive the own box from every peer
+// and reduce the s_k inputs (x-to-1, RAMP §6.1.4).
+void add_ramp_rs(Stages& st, const RampRun& R, RampLayout lay) {
+  st.add(R.T(), [R, lay](std::uint32_t t, Step& out) {
+    const std::uint32_t k = R.G.rows[t];
+    const std::uint64_t s = R.G.s[k];
+    const unsigned later = R.mask(t + 1, R.T());
+    for (std::uint64_t i = 1; i < s; ++i) {
+      const ramp::Offsets peer = R.with(k, (R.me[k] + i) % s);
+      for (const ChunkSet& cs : R.box(lay, peer, later)) {
+        out.sends.push_back(R.c.send(R.member(peer), cs));
+      }
+    }
+    const std::vector<ChunkSet> mine = R.box(lay, R.me, later);
+    for (std::uint64_t i = 1; i < s; ++i) {
+      const std::uint32_t peer = R.member(R.with(k, (R.me[k] + s - i) % s));
+      for (const ChunkSet& cs : mine) out.recvs.push_back(R.c.recv(peer, cs, Combine::kReduce));
+    }
+    add_reduce(out, u32(s), R.bytes(mine));
+  });
+}
+
+// All-gather: the reduce-scatter steps in reverse; send the held box to every peer, copy theirs.
+void add_ramp_ag(Stages& st, const RampRun& R, RampLayout lay) {
+  st.add(R.T(), [R, lay](std::uint32_t i, Step& out) {
+    const std::uint32_t t = R.T() - 1 - i, k = R.G.rows[t];
+    const std::uint64_t s = R.G.s[k];
+    const unsigned later = R.mask(t + 1, R.T());
+    const std::vector<ChunkSet> mine = R.box(lay, R.me, later);
+    for (std::uint64_t j = 1; j < s; ++j) {
+      const std::uint32_t peer = R.member(R.with(k, (R.me[k] + j) % s));
+      for (const ChunkSet& cs : mine) out.sends.push_back(R.c.send(peer, cs));
+    }
+    for (std::uint64_t j = 1; j < s; ++j) {
+      const ramp::Offsets peer = R.with(k, (R.me[k] + s - j) % s);
+      for (const ChunkSet& cs : R.box(lay, peer, later)) {
+        recv_copy(R.c, out, R.member(peer), cs);
+      }
+    }
+  });
+}
+
+// Gather to the root (RAMP §6.1.5, Table 8): the all-gather steps, but in every subgroup only
+// the member with the root's offset collects. A member sends its box once, at the first step
+// whose offset differs from the root's, and collects at the steps before.
+void add_ramp_gather(Stages& st, const RampRun& R, RampLayout lay) {
+  std::uint32_t n = 0;
+  while (n < R.T() && R.me[R.G.rows[R.T() - 1 - n]] == R.root[R.G.rows[R.T() - 1 - n]]) ++n;
+  st.add(std::min(n + 1, R.T()), [R, lay](std::uint32_t i, Step& out) {
+    const std::uint32_t t = R.T() - 1 - i, k = R.G.rows[t];
+    const unsigned gathered = R.mask(t + 1, R.T());
+    if (R.me[k] != R.root[k]) {
+      const std::uint32_t collector = R.member(R.with(k, R.root[k]));
+      for (const ChunkSet& cs : R.box(lay, R.me, gathered)) {
+        out.sends.push_back(R.c.send(collector, cs));
+      }
+      return;
+    }
+    const std::uint64_t s = R.G.s[k];
+    for (std::uint64_t j = 1; j < s; ++j) {
+      const ramp::Offsets peer = R.with(k, (R.me[k] + j) % s);
+      for (const ChunkSet& cs : R.box(lay, peer, gathered)) {
+        recv_copy(R.c, out, R.member(peer), cs);
+      }
+    }
+  });
+}
+
+// Scatter from the root: the reduce-scatter steps; at step t the members holding data (root's
+// offsets at steps t.. ) hand every peer the box it will hold. A member receives at the last
+// step whose offset differs from the root's and forwards at the following ones.
+void add_ramp_scatter(Stages& st, const RampRun& R, RampLayout lay) {
+  std::uint32_t first = 0;  // the receiving step (0 for the root, which only sends)
+  bool receives = false;
+  for (std::uint32_t t = 0; t < R.T(); ++t) {
+    if (R.me[R.G.rows[t]] != R.root[R.G.rows[t]]) {
+      first = t;
+      receives = true;
+    }
+  }
+  // Idle rounds before the data arrives: RAMP-x runs in lock-step (RAMP §6.2.3),
+  // so every member's step i is the same round of the operation.
+  st.add(first, [](std::uint32_t, Step&) {});
+  st.add(R.T() - first, [R, lay, first, receives](std::uint32_t i, Step& out) {
+    const std::uint32_t t = first + i, k = R.G.rows[t];
+    const unsigned later = R.mask(t + 1, R.T());
+    if (receives && i == 0) {
+      const std::uint32_t holder = R.member(R.with(k, R.root[k]));
+      for (const ChunkSet& cs : R.box(lay, R.me, later)) recv_copy(R.c, out, holder, cs);
+      return;
+    }
+    const std::uint64_t s = R.G.s[k];
+    for (std::uint64_t j = 1; j < s; ++j) {
+      const ramp::Offsets peer = R.with(k, (R.me[k] + j) % s);
+      for (const ChunkSet& cs : R.box(lay, peer, later)) {
+        out.sends.push_back(R.c.send(R.member(peer), cs));
+      }
+    }
+  });
+}
+
+// All-to-all (RAMP Table 8: m/s_k per peer at step k, m/x, m/x, m/J, m*x/Lambda for a full
+// job; m = a member's send buffer): at step t (row k) a member holds the blocks of the sources
+// differing from it in the earlier steps whose destinations agree with it in those steps; it
+// forwards to each peer the ones whose c_k is the peer's. Received blocks are reshaped
+// (RAMP §6.1.4): a copy of the received bytes.
+void add_ramp_all_to_all(Stages& st, const RampRun& R) {
+  st.add(R.T(), [R](std::uint32_t t, Step& out) {
+    const std::uint32_t k = R.G.rows[t];
+    const std::uint64_t s = R.G.s[k];
+    const unsigned done = R.mask(0, t), later = R.mask(t + 1, R.T());
+    for (std::uint64_t i = 1; i < s; ++i) {
+      const ramp::Offsets peer = R.with(k, (R.me[k] + i) % s);
+      for (const ChunkSet& cs : R.blocks(R.me, done, peer, later)) {
+        out.sends.push_back(R.c.send(R.member(peer), cs));
+      }
+    }
+    std::uint64_t received = 0;
+    for (std::uint64_t i = 1; i < s; ++i) {
+      const ramp::Offsets peer = R.with(k, (R.me[k] + s - i) % s);
+      for (const ChunkSet& cs : R.blocks(peer, done, R.me, later)) {
+        recv_copy(R.c, out, R.member(peer), cs);
+        received += out.recvs.back().bytes;
+      }
+    }
+    add_copy(out, received);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// RAMP §6.1's pipelined tree broadcast (eq. 1; ramp::tree_broadcast_fits), k =
+// spec.stages chunks: the root multicasts chunk i at step i to level 1 (the x*J
+// nodes of its wavelength); the forwarder of wavelength l (ramp::tree_forwarder)
+// multicasts chunk i at step i+1 to the x*J nodes of l (level 2). Members are
+// fabric nodes (a full job). Wavelengths differ between the root's and every
+// forwarder's transmissions, so rule (c) holds; every node receives at most one
+// transfer per step.
+void add_ramp_tree_broadcast(Stages& st, const Ctx& c) {
+  const RampShape& sh = c.spec.ramp;
+  const std::uint32_t k = c.spec.stages, x = sh.x, J = sh.J, L = ramp::rack_size(sh);
+  const ramp::Coord me = ramp::coord_of_node(c.me, sh);
+  const ramp::Coord root = ramp::coord_of_node(c.spec.root, sh);
+  const std::uint32_t lr = root.lambda(x), lm = me.lambda(x);
+  // The x*J nodes of wavelength l, except `skip`.
+  auto level = [x, J, sh](std::uint32_t l, std::uint32_t skip) {
+    std::vector<std::uint32_t> nodes;
+    for (std::uint32_t g = 0; g < x; ++g) {
+      for (std::uint32_t j = 0; j < J; ++j) {
+        const std::uint32_t n = ramp::node_id(ramp::Coord{g, j, l / x, l % x}, sh);
+        if (n != skip) nodes.push_back(n);
+      }
+    }
+    return nodes;
+  };
+  if (c.me == c.spec.root) {
+    const std::vector<std::uint32_t> l1 = level(lr, c.me);
+    st.add(k, [c, l1](std::uint32_t i, Step& out) {
+      for (std::uint32_t n : l1) out.sends.push_back(c.send(n, c.one(i)));
+      out.multicast = true;
+    });
+    return;
+  }
+  if (lm != lr) {  // level 2: chunk i from the forwarder at step i + 1
+    const std::uint32_t from = ramp::node_id(ramp::tree_forwarder(root, lm, sh), sh);
+    st.add(1, [](std::uint32_t, Step&) {});
+    st.add(k, [c, from](std::uint32_t i, Step& out) { recv_copy(c, out, from, c.one(i)); });
+    return;
+  }
+  // Level 1: chunk i from the root at step i; a forwarder passes chunk i on at step i + 1.
+  const std::uint32_t r = root.g * J + root.j, q = me.g * J + me.j;
+  const std::uint32_t idx = q < r ? q : q - 1;
+  const std::uint32_t l2 = idx < lr ? idx : idx + 1;
+  const std::uint32_t from = c.spec.root;
+  if (l2 >= L) {
+    st.add(k, [c, from](std::uint32_t i, Step& out) { recv_copy(c, out, from, c.one(i)); });
+    return;
+  }
+  const std::vector<std::uint32_t> targets = level(l2, c.me);
+  st.add(k + 1, [c, from, targets, k](std::uint32_t i, Step& out) {
+    if (i < k) recv_copy(c, out, from, c.one(i));
+    if (i > 0) {
+      for (std::uint32_t n : targets) out.sends.push_back(c.send(n, c.one(i - 1)));
+      out.multicast = true;
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The algorithm.
+
+void build_ramp(Stages& st, const Ctx& c) {
+  RampRun R;
+  R.c = c;
+  R.G = make_ramp_geom(c.spec.ramp);
+  R.me = ramp::offsets_of_member(c.me, c.spec.ramp);
+  R.root = ramp::offsets_of_member(c.spec.root, c.spec.ramp);
+  switch (c.spec.op) {
+    case Op::kAllReduce:  // Rabenseifner-style (RAMP §6.1.5): reduce-scatter + all-gather
+      add_ramp_rs(st, R, RampLayout::kDigit);
+      add_ramp_ag(st, R, RampLayout::kDigit);
+      break;
+    case Op::kReduceScatter:
+      add_ramp_rs(st, R, RampLayout::kMember);
+      break;
+    case Op::kAllGather:
+    case Op::kBarrier:  // all-gather of the 0-byte arrival chunks (RAMP Table 8)
+      add_ramp_ag(st, R, RampLayout::kMember);
+      break;
+    case Op::kAllToAll:
+      add_ramp_all_to_all(st, R);
+      break;
+    case Op::kBroadcast:
+      if (c.spec.stages > 0) {
+        add_ramp_tree_broadcast(st, c);
+      } else {  // van de Geijn: scatter + all-gather over the RAMP steps
+        add_ramp_scatter(st, R, RampLayout::kDigit);
+        add_ramp_ag(st, R, RampLayout::kDigit);
+      }
+      break;
+    case Op::kReduce:  // RAMP §6.1.5: reduce-scatter + gather
+      add_ramp_rs(st, R, RampLayout::kDigit);
+      add_ramp_gather(st, R, RampLayout::kDigit);
+      break;
+    case Op::kGather:
+      add_ramp_gather(st, R, RampLayout::kMember);
+      break;
+    case Op::kScatter:
+      add_ramp_scatter(st, R, RampLayout::kMember);
+      break;
+  }
+}
+
+std::string why_invalid_ramp(const CollectiveSpec& spec) {
+  const RampShape& r = spec.ramp;
+  std::ostringstream why;
+  if (r.x == 0 || r.J == 0 || r.D == 0) {
+    why << "ramp-x needs a RAMP fabric (x, J, D)";
+  } else if (r.J > r.x || r.D > r.x) {
+    why << "ramp-x needs J <= x and D <= x (Lambda = D*x), got x = " << r.x << ", J = " << r.J
+        << ", D = " << r.D;
+  } else if (r.active[0] == 0 || r.active[0] > r.x || r.active[1] == 0 || r.active[1] > r.x ||
+             r.active[2] == 0 || r.active[2] > r.J || r.active[3] == 0 || r.active[3] > r.D) {
+    why << "ramp-x active sizes {" << r.active[0] << ", " << r.active[1] << ", " << r.active[2]
+        << ", " << r.active[3] << "} out of range (s1, s2 <= x = " << r.x << ", s3 <= J = " << r.J
+        << ", s4 <= D = " << r.D << ")";
+  } else if (ramp::job_size(r) != spec.p) {
+    why << "ramp-x needs p = product of the active sizes = " << ramp::job_size(r)
+        << ", got p = " << spec.p;
+  } else if (spec.stages > 0 && spec.op != Op::kBroadcast) {
+    why << "pipeline stages are for ramp-x broadcast only";
+  } else if (spec.stages > 0 && !ramp::tree_broadcast_fits(r)) {
+    why << "ramp-x's pipelined tree broadcast needs a full job with x*J >= Lambda";
+  }
+  return why.str();
+}
+
+void configure_ramp(CollectiveSpec& s, const AlgorithmParams& params) {
+  s.ramp = params.ramp;
+  // RAMP §6.1 eq. 1: the pipelined tree's stages for this size, on RAMP
+  // fabrics whose full jobs it covers.
+  if (s.op == Op::kBroadcast && params.tree_broadcast && params.tree_group_rate_bps > 0 &&
+      ramp::tree_broadcast_fits(s.ramp)) {
+    s.stages = broadcast_stages(fabric::serialization_ps(s.bytes, params.tree_group_rate_bps),
+                                params.tree_alpha_ps, std::max<std::uint64_t>(1, s.bytes));
+  }
+}
+
+// RAMP-x all-to-all (RAMP Table 8): at step t (row k of the active rows, in
+// order) a member forwards to each of the s_k - 1 members that differ from it
+// only in offset k the blocks whose destination digit k is that member's:
+// p/s_k blocks of bytes/p each, i.e. bytes/s_k; it receives as much from each,
+// and reshapes (copies) what it received.
+bool ramp_all_to_all_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
+  const CollectiveSpec& spec = sched.spec();
+  if (spec.op != Op::kAllToAll || spec.p == 0 || spec.bytes % spec.p != 0) {
+    return false;
+  }
+  const RampShape& shape = spec.ramp;
+  std::uint32_t row = 4;
+  for (std::uint32_t k = 0, t = 0; k < 4; ++k) {
+    if (shape.active[k] > 1 && t++ == i) row = k;
+  }
+  if (row == 4) return false;
+  const std::uint32_t s = shape.active[row];
+  const std::uint64_t per_peer = spec.bytes / s;
+  const ramp::Offsets me = ramp::offsets_of_member(sched.member(), shape);
+  for (std::uint32_t j = 1; j < s; ++j) {
+    ramp::Offsets to = me, from = me;
+    to[row] = (me[row] + j) % s;
+    from[row] = (me[row] + s - j) % s;
+    w.out.push_back({ramp::member_of_offsets(to, shape), per_peer, 1});
+    w.in.push_back({ramp::member_of_offsets(from, shape), per_peer, 1});
+  }
+  w.local = LocalOp::kCopy;
+  w.local_bytes = per_peer * (s - 1);
+  return true;
+}
+
+}  // namespace
+
+extern constinit const AlgorithmRow kRampXRow = {
+    "ramp-x",
+    {.lockstep = true, .fabric_placement = true},
+    any_op,
+    // one chunk per stage of the pipelined tree broadcast
+    [](const CollectiveSpec& s) -> std::uint64_t { return s.stages > 0 ? s.stages : s.p; },
+    why_invalid_ramp,
+    configure_ramp,
+    build_ramp,
+    ramp_all_to_all_fast,
+};
+
+}  // namespace sipsim::collective::detail
