@@ -1,5 +1,7 @@
 #include "sipsim/collective/step_cost.hpp"
 
+#include "algorithms/common.hpp"
+
 namespace sipsim::collective {
 
 pdes::Time local_ps(const WireStep& step, const compute::Device& device) {
@@ -43,15 +45,17 @@ std::vector<pdes::Time> lockstep_rounds(const CollectiveSpec& spec,
                                         const fabric::Network& network,
                                         const compute::Device& device) {
   std::vector<pdes::Time> rounds;
-  if (!traits(spec.algorithm).lockstep) return rounds;
-  const fabric::ramp::RampShape& shape = spec.ramp;
-  const fabric::ramp::Offsets root = fabric::ramp::offsets_of_member(spec.root, shape);
-  for (unsigned mask = 0; mask < 16; ++mask) {
-    fabric::ramp::Offsets rep = root;
-    for (unsigned k = 0; k < 4; ++k) {
-      if ((mask >> k & 1u) && shape.active[k] > 1) rep[k] = (root[k] + 1) % shape.active[k];
-    }
-    const Schedule sched(spec, fabric::ramp::member_of_offsets(rep, shape));
+  const detail::AlgorithmRow& row = detail::row(spec.algorithm);
+  if (!row.traits.lockstep) return rounds;
+  std::vector<std::uint32_t> who;
+  if (row.round_members != nullptr) {
+    who = row.round_members(spec);
+  } else {
+    who.resize(spec.p);
+    for (std::uint32_t m = 0; m < spec.p; ++m) who[m] = m;
+  }
+  for (std::uint32_t m : who) {
+    const Schedule sched(spec, m);
     if (rounds.size() < sched.steps()) rounds.resize(sched.steps(), 0);
     for (std::uint32_t i = 0; i < sched.steps(); ++i) {
       rounds[i] = std::max(rounds[i], parallel_step_ps(sched, i, members, network, device));

@@ -60,10 +60,9 @@ inline pdes::Time remaining_rounds(const std::vector<pdes::Time>& rounds, std::u
 // lock-step (the time-slot map gives each step a fixed duration): round i
 // lasts as long as the slowest member needs for it on an idle fabric (its
 // longest transfer — a step's transfers run in parallel on distinct
-// transceivers — plus its local operation). A member's part in a RAMP-x round
-// depends only on which of its four step offsets equal the root's, so the
-// maximum over 16 representative members is exact. Empty when the algorithm
-// is not lock-step (AlgorithmTraits::lockstep).
+// transceivers — plus its local operation), over the members the algorithm
+// names as bounding its rounds (all by default). Empty when the algorithm is
+// not lock-step (AlgorithmTraits::lockstep).
 std::vector<pdes::Time> lockstep_rounds(const CollectiveSpec& spec,
                                         const std::vector<std::uint32_t>& members,
                                         const fabric::Network& network,

@@ -194,6 +194,9 @@ struct AlgorithmRow {
   void (*build)(Stages&, const Ctx&);
   // A closed form of wire_step(schedule, i), or nullptr; returns false where it does not apply.
   bool (*wire_step)(const Schedule&, std::uint32_t, WireStep&) = nullptr;
+  // Lock-step algorithms (traits.lockstep): members whose steps include the slowest of every
+  // round (collective::lockstep_rounds); nullptr: every member.
+  std::vector<std::uint32_t> (*round_members)(const CollectiveSpec&) = nullptr;
 };
 
 // Row helpers.

@@ -327,6 +327,26 @@ bool ramp_all_to_all_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
 
 }  // namespace
 
+namespace {
+
+// RAMP §6.2.3's lock-step rounds: a member's part in a RAMP-x round depends only on which of
+// its four step offsets equal the root's, so 16 representatives bound every round exactly.
+std::vector<std::uint32_t> round_members(const CollectiveSpec& spec) {
+  const fabric::ramp::RampShape& shape = spec.ramp;
+  const fabric::ramp::Offsets root = fabric::ramp::offsets_of_member(spec.root, shape);
+  std::vector<std::uint32_t> out;
+  for (unsigned mask = 0; mask < 16; ++mask) {
+    fabric::ramp::Offsets rep = root;
+    for (unsigned k = 0; k < 4; ++k) {
+      if ((mask >> k & 1u) && shape.active[k] > 1) rep[k] = (root[k] + 1) % shape.active[k];
+    }
+    out.push_back(fabric::ramp::member_of_offsets(rep, shape));
+  }
+  return out;
+}
+
+}  // namespace
+
 extern constinit const AlgorithmRow kRampXRow = {
     "ramp-x",
     {.lockstep = true, .fabric_placement = true},
@@ -337,6 +357,7 @@ extern constinit const AlgorithmRow kRampXRow = {
     configure_ramp,
     build_ramp,
     ramp_all_to_all_fast,
+    round_members,
 };
 
 }  // namespace sipsim::collective::detail
