@@ -1,7 +1,9 @@
 #include "sipsim/base/units.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <span>
@@ -278,7 +280,8 @@ constexpr Scale kBandwidthScales[] = {{"bps", 1},
                                       {"Mbps", 1'000'000},
                                       {"Gbps", 1'000'000'000},
                                       {"Tbps", 1'000'000'000'000},
-                                      {"Pbps", 1'000'000'000'000'000}};
+                                      {"Pbps", 1'000'000'000'000'000},
+                                      {"Ebps", 1'000'000'000'000'000'000}};
 
 constexpr int kSignificant = 4;
 
@@ -304,7 +307,8 @@ struct Rendering {
 
 // Renders value in the largest scale it reaches, with the integer part in full
 // and at most enough fraction digits for kSignificant significant digits.
-Rendering render(std::uint64_t value, std::span<const Scale> scales) {
+Rendering render(std::uint64_t value, std::span<const Scale> scales,
+                 int significant = kSignificant) {
   std::size_t idx = 0;
   for (std::size_t k = 0; k < scales.size(); ++k) {
     if (value >= scales[k].factor) idx = k;
@@ -312,7 +316,7 @@ Rendering render(std::uint64_t value, std::span<const Scale> scales) {
   const std::uint64_t factor = scales[idx].factor;
   std::uint64_t whole = value / factor;
   std::uint64_t rem = value % factor;
-  const int frac_digits = std::max(0, kSignificant - digit_count(whole));
+  const int frac_digits = std::max(0, significant - digit_count(whole));
   // fraction = floor(rem / factor * 10^frac_digits), computed exactly
   std::uint64_t frac = 0;
   u128 r = rem;
@@ -360,6 +364,10 @@ std::string format_time_ps(std::uint64_t ps) {
   return render(ps, kTimeScales).text;
 }
 
+std::string format_time_ps_exact(std::uint64_t ps) {
+  return render(ps, kTimeScales, 20).text;  // 20 digits: every uint64 exactly
+}
+
 std::string format_bytes(std::uint64_t bytes) {
   // Binary units read better for powers of two (1GiB, 1.5KiB) but only when exact.
   if (bytes >= 1024) {
@@ -371,6 +379,14 @@ std::string format_bytes(std::uint64_t bytes) {
 
 std::string format_bandwidth_bps(std::uint64_t bps) {
   return render(bps, kBandwidthScales).text;
+}
+
+std::string format_capacity_bps(double bps) {
+  if (!(bps >= 0)) return "0bps";
+  if (bps < 1.8e19) return format_bandwidth_bps(static_cast<std::uint64_t>(std::llround(bps)));
+  char buf[32];  // beyond 64 bits: 4 significant digits of exabits per second
+  std::snprintf(buf, sizeof buf, "%.4gEbps", bps / 1e18);
+  return buf;
 }
 
 }  // namespace sipsim::base

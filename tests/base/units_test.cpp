@@ -205,5 +205,16 @@ TEST(UnitsFormat, ExactValuesRoundTrip) {
   }
 }
 
+TEST(Format, ExactTimesAndCapacities) {
+  EXPECT_EQ(format_time_ps_exact(1'234'567), "1.234567us");
+  EXPECT_EQ(format_time_ps_exact(1'300'000), "1.3us");
+  EXPECT_EQ(format_time_ps_exact(18'446'744'073'709'551'615ull), "18446744.073709551615s");
+  EXPECT_EQ(format_time_ps(1'234'567), "1.235us");
+  EXPECT_EQ(format_capacity_bps(12.8e12), "12.8Tbps");
+  EXPECT_EQ(format_capacity_bps(838.8608e15), "838.9Pbps");
+  EXPECT_EQ(format_capacity_bps(1.5e18), "1.5Ebps");
+  EXPECT_EQ(format_capacity_bps(2.749e19), "27.49Ebps");
+}
+
 }  // namespace
 }  // namespace sipsim::base

@@ -783,7 +783,7 @@ TEST(Topoopt, EcmpUsesEveryShortestFirstHop) {
 TEST(Topoopt, DescribeDeterminismAndInvalidSpecs) {
   const auto t = make_topoopt(MakeTopooptSpec(6), 32);
   EXPECT_EQ(t->describe(),
-            "topoopt: 32 nodes, degree 6 (offsets 1,3,5), 100Gbps links, latency 1300ns");
+            "topoopt: 32 nodes, degree 6 (offsets 1,3,5), 100Gbps links, latency 1.3us");
   ExpectSameFabric(*t, *make_topoopt(MakeTopooptSpec(6), 32));
   ExpectInvalid([] { make_topoopt(MakeTopooptSpec(2), 1); }, "nodes must be >= 2 (got 1)");
   ExpectInvalid([] { make_topoopt(MakeTopooptSpec(3), 16); },

@@ -37,9 +37,15 @@ std::uint64_t parse_bandwidth_bps(std::string_view text);
 
 // Human-readable forms for summaries and error messages, shortest exact or
 // 4-significant-digit rendering: 1300000 -> "1.3us", 1073741824 -> "1GiB"
-// (binary when exact, else decimal), 400000000000 -> "400Gbps".
+// (binary when exact, else decimal), 400000000000 -> "400Gbps" (up to Ebps).
+// The one formatter of times, sizes and rates: every summary, description and
+// error message renders them with these.
 std::string format_time_ps(std::uint64_t ps);
+// Every digit, for messages that name an exact simulated time: "1.234567us".
+std::string format_time_ps_exact(std::uint64_t ps);
 std::string format_bytes(std::uint64_t bytes);
 std::string format_bandwidth_bps(std::uint64_t bps);
+// A computed (floating-point) rate, e.g. a capacity: rounded to bit/s.
+std::string format_capacity_bps(double bps);
 
 }  // namespace sipsim::base

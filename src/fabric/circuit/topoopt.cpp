@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "sipsim/base/units.hpp"
+
 namespace sipsim::fabric {
 namespace {
 
@@ -121,7 +123,8 @@ Topoopt::Topoopt(const TopooptSpec& spec, std::uint32_t nodes) : n_(nodes) {
   std::ostringstream d;
   d << "topoopt: " << n_ << " nodes, degree " << spec.degree << " (offsets ";
   for (std::size_t k = 0; k < offsets_.size(); ++k) d << (k ? "," : "") << offsets_[k];
-  d << "), " << rate_str(spec.link_rate_bps) << " links, latency " << time_str(spec.link_latency);
+  d << "), " << base::format_bandwidth_bps(spec.link_rate_bps) << " links, latency "
+    << base::format_time_ps(spec.link_latency);
   description_ = d.str();
 }
 

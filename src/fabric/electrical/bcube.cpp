@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sipsim/base/units.hpp"
+
 namespace sipsim::fabric {
 namespace {
 
@@ -72,7 +74,7 @@ Bcube::Bcube(const BcubeSpec& spec) : n_(spec.ports), levels_(spec.levels), per_
   std::ostringstream d;
   d << "bcube: BCube(" << n_ << "," << levels_ - 1 << "), " << nodes << " nodes, " << switches()
     << " switches of " << n_ << " ports in " << levels_ << (levels_ == 1 ? " level, " : " levels, ")
-    << rate_str(spec.link_rate_bps) << " links";
+    << base::format_bandwidth_bps(spec.link_rate_bps) << " links";
   description_ = d.str();
 }
 

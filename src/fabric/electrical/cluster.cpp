@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "sipsim/base/units.hpp"
+
 namespace sipsim::fabric {
 namespace {
 
@@ -211,8 +213,9 @@ Cluster::Cluster(const ClusterSpec& spec, std::uint32_t nodes)
 
   std::ostringstream d;
   d << "cluster: " << nodes << " nodes, " << servers_ << " servers of " << server_size_
-    << ", NIC per " << (per_server_ ? "server " : "node ") << rate_str(spec.nic_rate_bps) << ", "
-    << n_tiers << (n_tiers == 1 ? " tier" : " tiers") << " (down ";
+    << ", NIC per " << (per_server_ ? "server " : "node ")
+    << base::format_bandwidth_bps(spec.nic_rate_bps) << ", " << n_tiers
+    << (n_tiers == 1 ? " tier" : " tiers") << " (down ";
   for (std::uint32_t t = 0; t < n_tiers; ++t) d << (t ? "/" : "") << spec.tiers[t].down;
   d << ", oversubscription ";
   for (std::uint32_t t = 0; t < n_tiers; ++t) d << (t ? "/" : "") << spec.tiers[t].oversubscription;

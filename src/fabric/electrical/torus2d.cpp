@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sipsim/base/units.hpp"
+
 namespace sipsim::fabric {
 namespace {
 
@@ -85,7 +87,8 @@ Torus2d::Torus2d(const Torus2dSpec& spec) : dim_x_(spec.dims[0]), dim_y_(spec.di
   finalize();
   std::ostringstream d;
   d << "torus2d: " << dim_x_ << "x" << dim_y_ << " = " << nodes << " nodes, "
-    << rate_str(spec.link_rate_bps) << " links, hop latency " << time_str(spec.hop_latency);
+    << base::format_bandwidth_bps(spec.link_rate_bps) << " links, hop latency "
+    << base::format_time_ps(spec.hop_latency);
   description_ = d.str();
 }
 

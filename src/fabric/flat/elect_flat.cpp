@@ -5,15 +5,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "../describe.hpp"
+#include "sipsim/base/units.hpp"
 #include "sipsim/pdes/partitioners/blocks.hpp"
 
 namespace sipsim::fabric {
 
 namespace {
-
-using detail::gbps;
-using detail::ns;
 
 enum Kind : std::uint32_t {
   kFlatArrive = kFabricKindBase,  // head of a message reaches the receiver's port
@@ -86,14 +83,14 @@ class FlatNetwork final : public Network {
     out.push_back({nodes_ + b, rate_});
   }
   std::string describe() const override {
-    return "elect-flat: " + std::to_string(nodes_) + " nodes at " + gbps(rate_) + ", latency " +
-           ns(latency_);
+    return "elect-flat: " + std::to_string(nodes_) + " nodes at " +
+           base::format_bandwidth_bps(rate_) + ", latency " + base::format_time_ps(latency_);
   }
   std::vector<std::pair<std::string, std::string>> facts() const override {
     // Non-blocking: any half of the nodes can send to the other half at full rate.
-    return {{"node bandwidth", gbps(rate_)},
-            {"latency", ns(latency_)},
-            {"bisection bandwidth", gbps(rate_ * (nodes_ / 2))}};
+    return {{"node bandwidth", base::format_bandwidth_bps(rate_)},
+            {"latency", base::format_time_ps(latency_)},
+            {"bisection bandwidth", base::format_bandwidth_bps(rate_ * (nodes_ / 2))}};
   }
 
  private:

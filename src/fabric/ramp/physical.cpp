@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "sipsim/base/units.hpp"
+
 namespace sipsim::fabric::ramp {
 namespace {
 
@@ -33,17 +35,6 @@ __attribute__((format(printf, 1, 2))) std::string Format(const char* fmt, ...) {
   va_end(args);
   out.resize(len);
   return out;
-}
-
-// "12.8 Tb/s", "400 Gb/s", "838.9 Pb/s".
-std::string Rate(double bps) {
-  static constexpr const char* kUnits[] = {"b/s", "kb/s", "Mb/s", "Gb/s", "Tb/s", "Pb/s", "Eb/s"};
-  std::size_t u = 0;
-  while (std::fabs(bps) >= 1000.0 && u + 1 < std::size(kUnits)) {
-    bps /= 1000.0;
-    ++u;
-  }
-  return Format("%.4g %s", bps, kUnits[u]);
 }
 
 // Loss in dB of an ideal 1:n split (or n:1 combination): 10·log10(n).
@@ -349,9 +340,9 @@ PowerReport power(const RampGeometry& g, const PowerInputs& p) {
 
 std::string describe_physical(const RampGeometry& g, const OpticalParams& optics,
                               const CostInputs& costs, const PowerInputs& powers) {
-  std::string s =
-      Format("RAMP physical model (%s subnets): x=%u J=%u Lambda=%u b=%u B=%s\n", to_string(g.kind),
-             g.x, g.J, g.Lambda, g.b, Rate(static_cast<double>(g.line_rate_bps)).c_str());
+  std::string s = Format("RAMP physical model (%s subnets): x=%u J=%u Lambda=%u b=%u B=%s\n",
+                         to_string(g.kind), g.x, g.J, g.Lambda, g.b,
+                         base::format_capacity_bps(static_cast<double>(g.line_rate_bps)).c_str());
   if (const auto errors = validate(g); !errors.empty()) {
     for (const auto& e : errors) s += "  INVALID: " + e + "\n";
     return s;
@@ -360,16 +351,16 @@ std::string describe_physical(const RampGeometry& g, const OpticalParams& optics
   s += Format("  nodes            %llu (%u groups x %u racks x %u nodes/rack)\n",
               static_cast<unsigned long long>(g.nodes()), g.x, g.J, g.Lambda);
   s += Format("  node capacity    %s (%llu transceivers x %s)\n",
-              Rate(g.node_capacity_bps()).c_str(),
+              base::format_capacity_bps(g.node_capacity_bps()).c_str(),
               static_cast<unsigned long long>(g.transceivers_per_node()),
-              Rate(static_cast<double>(g.line_rate_bps)).c_str());
+              base::format_capacity_bps(static_cast<double>(g.line_rate_bps)).c_str());
   s += Format("  subnets          %llu (b*x^3), %llu ports per side\n",
               static_cast<unsigned long long>(g.subnets()),
               static_cast<unsigned long long>(g.subnet_ports()));
   s += Format("  system capacity  %s (subnets x Lambda x B)\n",
-              Rate(g.system_capacity_bps()).c_str());
+              base::format_capacity_bps(g.system_capacity_bps()).c_str());
   s += Format("  bisection        %s (half the total node capacity)\n",
-              Rate(g.bisection_bps()).c_str());
+              base::format_capacity_bps(g.bisection_bps()).c_str());
   s += Format("  transceivers     %llu; edge SOAs %llu; edge fibres %llu; cables (2Jx^2) %llu\n",
               static_cast<unsigned long long>(links.transceivers),
               static_cast<unsigned long long>(links.edge_soas),
@@ -422,15 +413,16 @@ std::vector<std::string> deviations() {
       "RAMP §3.1 bisection bandwidth: the paper's 'ΛJx³/2' has no line rate and, read in units of "
       "b·B, gives %s, more than the total capacity; we use half the total node capacity, "
       "x·J·Λ·x·b·B/2 = %s at the reference point.",
-      Rate(static_cast<double>(ref.Lambda) * ref.J * ref.x * ref.x * ref.x / 2.0 *
-           static_cast<double>(ref.line_rate_bps))
+      base::format_capacity_bps(static_cast<double>(ref.Lambda) * ref.J * ref.x * ref.x * ref.x /
+                                2.0 * static_cast<double>(ref.line_rate_bps))
           .c_str(),
-      Rate(ref.bisection_bps()).c_str()));
+      base::format_capacity_bps(ref.bisection_bps()).c_str()));
   d.push_back(Format(
       "RAMP §3.1 total capacity: the paper's 'bBΛx²' is the capacity of one communication group; "
       "the network's node capacity is x·J·Λ·x·b·B = %s and its subnet capacity b·x³·Λ·B = %s "
       "(the abstract's 0.84 Ebps).",
-      Rate(ref.total_node_capacity_bps()).c_str(), Rate(ref.system_capacity_bps()).c_str()));
+      base::format_capacity_bps(ref.total_node_capacity_bps()).c_str(),
+      base::format_capacity_bps(ref.system_capacity_bps()).c_str()));
   d.push_back(Format(
       "RAMP §4.2, Fig. 6: component losses are ideal split losses (10·log10 n) with zero excess "
       "loss and a 22 dB SOA gain; Fig. 6 shows them rounded to whole dB (max difference %.2f dB). "

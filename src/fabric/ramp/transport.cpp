@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sipsim/base/units.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/pdes/partitioners/blocks.hpp"
 
@@ -33,10 +34,6 @@ std::uint32_t unpack_t(std::uint64_t w) {
 }
 std::uint64_t unpack_slots(std::uint64_t w) {
   return w & ((std::uint64_t{1} << 48) - 1);
-}
-
-std::string ps_str(pdes::Time t) {
-  return std::to_string(t) + " ps";
 }
 
 }  // namespace
@@ -242,24 +239,20 @@ class RampNetwork final : public Network {
   }
 
   std::string describe() const override {
-    char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "ramp: %u nodes (x=%u, J=%u, Lambda=%u, b=%u), %g Tbps per node, slot %g ns "
-                  "(%llu B), propagation %g us%s",
-                  nodes_, s_.x, s_.J, s_.Lambda, s_.b, static_cast<double>(node_rate_bps()) / 1e12,
-                  static_cast<double>(s_.slot) / 1e3, static_cast<unsigned long long>(slot_bytes_),
-                  static_cast<double>(s_.propagation) / 1e6, s_.permissive ? ", permissive" : "");
-    return buf;
+    return "ramp: " + std::to_string(nodes_) + " nodes (x=" + std::to_string(s_.x) +
+           ", J=" + std::to_string(s_.J) + ", Lambda=" + std::to_string(s_.Lambda) +
+           ", b=" + std::to_string(s_.b) + "), " + base::format_bandwidth_bps(node_rate_bps()) +
+           " per node, slot " + base::format_time_ps(s_.slot) + " (" +
+           base::format_bytes(slot_bytes_) + "), propagation " +
+           base::format_time_ps(s_.propagation) + (s_.permissive ? ", permissive" : "");
   }
 
   std::vector<std::pair<std::string, std::string>> facts() const override {
     const std::uint64_t subnets = std::uint64_t{s_.b} * s_.x * s_.x * s_.x;
-    char rate[64];
-    std::snprintf(rate, sizeof rate, "%g Tbps (x*b*B)",
-                  static_cast<double>(node_rate_bps()) / 1e12);
-    char bis[64];
-    std::snprintf(bis, sizeof bis, "%g Pbps (nodes/2 x capacity: non-blocking)",
-                  static_cast<double>(node_rate_bps()) * (nodes_ / 2) / 1e15);
+    const std::string rate = base::format_bandwidth_bps(node_rate_bps()) + " (x*b*B)";
+    const std::string bis =
+        base::format_capacity_bps(static_cast<double>(node_rate_bps()) * (nodes_ / 2)) +
+        " (nodes/2 x capacity: non-blocking)";
     return {{"geometry", "x=" + std::to_string(s_.x) + " groups, J=" + std::to_string(s_.J) +
                              " racks/group, Lambda=" + std::to_string(s_.Lambda) +
                              " nodes/rack, b=" + std::to_string(s_.b)},
@@ -267,7 +260,7 @@ class RampNetwork final : public Network {
             {"transceivers per node", std::to_string(s_.x * s_.b)},
             {"subnets", std::to_string(subnets) + " (b*x^3)"},
             {"bisection bandwidth", bis},
-            {"slot", std::to_string(s_.slot) + " ps, " + std::to_string(slot_bytes_) +
+            {"slot", base::format_time_ps(s_.slot) + ", " + std::to_string(slot_bytes_) +
                          " B per transceiver"},
             {"rules (b), (c)", s_.permissive ? "serialised and counted (permissive)" : "errors"},
             {"groups/pair (eq. 3-4)", groups_fact()}};
@@ -335,8 +328,9 @@ class RampNetwork final : public Network {
             "optical rule (c) violated: wavelength " + std::to_string(dst % s_.Lambda) +
             " of subnet (" + std::to_string(g_src) + ", " +
             std::to_string(dst / (s_.J * s_.Lambda)) + ", " + std::to_string(t) +
-            ") is busy until " + ps_str(free) + " when node " + std::to_string(src) +
-            " starts sending to node " + std::to_string(dst) + " at " + ps_str(start) +
+            ") is busy until " + base::format_time_ps_exact(free) + " when node " +
+            std::to_string(src) + " starts sending to node " + std::to_string(dst) + " at " +
+            base::format_time_ps_exact(start) +
             " (set fabric.permissive: true to serialise instead)");
       }
       start = free;  // permissive: wait for the wavelength
@@ -378,8 +372,9 @@ class RampNetwork final : public Network {
       if (!s_.permissive) {
         throw std::runtime_error("optical rule (b) violated: receiver transceiver " +
                                  std::to_string(t) + " of node " + std::to_string(ctx.self()) +
-                                 " is busy until " + ps_str(free) + " when a transfer from node " +
-                                 std::to_string(ev.data[2] >> 32) + " starts at " + ps_str(start) +
+                                 " is busy until " + base::format_time_ps_exact(free) +
+                                 " when a transfer from node " + std::to_string(ev.data[2] >> 32) +
+                                 " starts at " + base::format_time_ps_exact(start) +
                                  " (set fabric.permissive: true to serialise instead)");
       }
       free += dur;

@@ -6,16 +6,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../describe.hpp"
+#include "sipsim/base/units.hpp"
 #include "sipsim/pdes/partitioners/groups.hpp"
 
 namespace sipsim::fabric {
 
 namespace {
-
-using detail::gbps;
-using detail::kib;
-using detail::ns;
 
 enum Kind : std::uint32_t {
   kChunk = kFabricKindBase + 2,  // a chunk has fully arrived at a vertex
@@ -194,8 +190,8 @@ class RoutedNetwork final : public Network {
     return rate;
   }
   std::string describe() const override {
-    return topo_->describe() + ", chunks of " + kib(chunk_) +
-           (io_ > 0 ? ", node I/O latency " + ns(io_) : std::string());
+    return topo_->describe() + ", chunks of " + base::format_bytes(chunk_) +
+           (io_ > 0 ? ", node I/O latency " + base::format_time_ps(io_) : std::string());
   }
   const Topology& topology() const { return *topo_; }
   std::vector<std::pair<std::string, std::string>> facts() const override {
@@ -208,11 +204,12 @@ class RoutedNetwork final : public Network {
     }
     return {{"switches", std::to_string(topo_->switches())},
             {"directed links", std::to_string(topo_->links().size())},
-            {"total link capacity", gbps(capacity)},
-            {"node injection bandwidth", gbps(node_rate_bps())},
-            {"link latency", ns(min_latency) + " .. " + ns(max_latency)},
-            {"chunk size", kib(chunk_)},
-            {"node I/O latency", ns(io_)},
+            {"total link capacity", base::format_bandwidth_bps(capacity)},
+            {"node injection bandwidth", base::format_bandwidth_bps(node_rate_bps())},
+            {"link latency",
+             base::format_time_ps(min_latency) + " .. " + base::format_time_ps(max_latency)},
+            {"chunk size", base::format_bytes(chunk_)},
+            {"node I/O latency", base::format_time_ps(io_)},
             {"locality groups", std::to_string(topo_->groups())}};
   }
 

@@ -62,33 +62,6 @@ void Topology::finalize() {
   }
 }
 
-std::string Topology::rate_str(std::uint64_t bps) {
-  // Exact units only: 200Gbps, 12800Gbps stays exact instead of "12.8Tbps".
-  std::ostringstream s;
-  if (bps != 0 && bps % 1'000'000'000'000 == 0) {
-    s << bps / 1'000'000'000'000 << "Tbps";
-  } else if (bps != 0 && bps % 1'000'000'000 == 0) {
-    s << bps / 1'000'000'000 << "Gbps";
-  } else if (bps != 0 && bps % 1'000'000 == 0) {
-    s << bps / 1'000'000 << "Mbps";
-  } else {
-    s << bps << "bps";
-  }
-  return s.str();
-}
-
-std::string Topology::time_str(pdes::Time t) {
-  std::ostringstream s;
-  if (t != 0 && t % pdes::kMicrosecond == 0) {
-    s << t / pdes::kMicrosecond << "us";
-  } else if (t != 0 && t % pdes::kNanosecond == 0) {
-    s << t / pdes::kNanosecond << "ns";
-  } else {
-    s << t << "ps";
-  }
-  return s.str();
-}
-
 namespace {
 // splitmix64 finaliser (Steele, Lea & Flood, OOPSLA'14): full avalanche, so
 // consecutive flow ids spread evenly over any modulus.

@@ -282,7 +282,7 @@ TEST(RampPower, ScalesWithInputs) {
 TEST(RampDescribe, ReferenceAndViolation) {
   const std::string ok = describe_physical(RampGeometry{});
   for (const char* needle :
-       {"nodes            65536", "12.8 Tb/s", "32768 (b*x^3)", "2048x2048 star coupler", ": OK",
+       {"nodes            65536", "12.8Tbps", "32768 (b*x^3)", "2048x2048 star coupler", ": OK",
         "7.109 MW", "1.62-6.12 $/Gbit", "93:7 - 98:2"}) {
     EXPECT_NE(ok.find(needle), std::string::npos) << needle << "\n" << ok;
   }

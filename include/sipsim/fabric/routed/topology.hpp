@@ -66,9 +66,6 @@ class Topology {
   LinkId add_duplex(Vertex a, Vertex b, std::uint64_t rate_bps, pdes::Time latency);
   // Builds out_links(); call once after the last add_link.
   void finalize();
-  // Exact human-readable units for describe(): "200Gbps", "350ns", "1250ns".
-  static std::string rate_str(std::uint64_t bps);
-  static std::string time_str(pdes::Time t);
 
  private:
   std::uint32_t nodes_ = 0;
