@@ -566,7 +566,7 @@ std::unique_ptr<fabric::Network> build_network(const Scenario& s) {
 
 std::unique_ptr<pdes::Model> make_model(const Scenario& s) {
   if (const auto* phold = std::get_if<pdes::models::PholdConfig>(&s.workload)) {
-    return std::make_unique<pdes::models::PholdModel>(*phold);
+    return pdes::models::make_phold(*phold);
   }
   workload::CollectivesConfig c = std::get<workload::CollectivesConfig>(s.workload);
   std::unique_ptr<fabric::Network> network = build_network(s);

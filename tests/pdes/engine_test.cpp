@@ -347,13 +347,13 @@ TEST(Epochs, PholdWithEpochsIsRankInvariant) {
   models::PholdConfig c = small_phold();
   c.epoch = 10 * kMicrosecond;
 
-  models::PholdModel seq_model(c);
+  models::PholdEpochModel seq_model(c);
   const auto seq_part = partitioners::blocks(seq_model.lp_count(), 1);
   opt.kind = EngineKind::kSequential;
   const RunResult seq = run(seq_model, seq_part, self, opt);
   const auto seq_lps = gather_lps(self, seq_part, seq);
 
-  models::PholdModel par_model(c);
+  models::PholdEpochModel par_model(c);
   const auto par_part = par_model.partition(world.size());
   opt.kind = EngineKind::kWindowed;
   const RunResult par = run(par_model, par_part, world, opt);

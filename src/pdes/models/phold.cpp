@@ -22,40 +22,27 @@ std::uint64_t lp_fingerprint(LpId lp, std::uint64_t events) {
 
 }  // namespace
 
-PholdModel::PholdModel(const PholdConfig& config)
+PholdModel::PholdModel(const PholdConfig& config) : PholdModel(config, Planned{}) {
+  if (config.epoch != 0) {
+    throw std::invalid_argument("PHOLD with epochs is PholdEpochModel (make_phold picks)");
+  }
+}
+
+PholdModel::PholdModel(const PholdConfig& config, Planned)
     : config_(config),
       remote_threshold_(
           static_cast<std::uint64_t>(std::ldexp(std::clamp(config.remote_fraction, 0.0, 1.0), 32))),
       mean_ps_(static_cast<double>(config.mean_increment)),
-      buckets_(std::min(config.lps, kPlanBuckets)) {
+      buckets_(std::min(config.lps, PholdEpochModel::kPlanBuckets)) {
   if (config.lps == 0) throw std::invalid_argument("PHOLD needs at least one LP");
 }
 
-void PholdModel::setup(const Partition& partition, int rank) {
-  if (config_.epoch == 0) return;
-  local_ = partition.lps_of(rank);
-  period_events_.assign(local_.size(), 0);
-  bucket_threshold_.assign(buckets_, remote_threshold_);  // the plan before the first epoch
-  offset_ = 0;
-}
-
 void PholdModel::init(Context& ctx) {
-  for (std::uint32_t i = 0; i < config_.start_events_per_lp; ++i) {
-    if (config_.epoch == 0) {
-      send_next<false>(ctx);
-    } else {
-      send_next<true>(ctx);
-    }
-  }
+  for (std::uint32_t i = 0; i < config_.start_events_per_lp; ++i) send_next<false>(ctx);
 }
 
 void PholdModel::handle(const Event&, Context& ctx) {
-  if (config_.epoch == 0) {
-    send_next<false>(ctx);
-    return;
-  }
-  ++period_events_[ctx.self_index()];
-  send_next<true>(ctx);
+  send_next<false>(ctx);
 }
 
 template <bool kPlanned>
@@ -63,10 +50,8 @@ void PholdModel::send_next(Context& ctx) {
   const PhiloxBlock r = ctx.rng().next_block();
   const double u = RandomStream::to_unit((std::uint64_t{r[1]} << 32) | r[0]);
   const auto increment = static_cast<Time>(std::llround(-std::log1p(-u) * mean_ps_));
-  std::uint64_t threshold = remote_threshold_;
-  if constexpr (kPlanned) threshold = bucket_threshold_[ctx.self() % buckets_];
   LpId dst = ctx.self();
-  if (config_.lps > 1 && r[2] < threshold) {
+  if (config_.lps > 1 && r[2] < remote_threshold<kPlanned>(ctx.self())) {
     // Uniform over the other lps - 1 LPs (multiply-shift on 32 bits).
     auto pick = static_cast<LpId>((std::uint64_t{r[3]} * (config_.lps - 1)) >> 32);
     if constexpr (kPlanned) {
@@ -78,17 +63,36 @@ void PholdModel::send_next(Context& ctx) {
   ctx.send(dst, config_.lookahead + increment, kPholdEvent);
 }
 
-Time PholdModel::next_epoch(Time after) const {
-  if (config_.epoch == 0) return kTimeMax;
+PholdEpochModel::PholdEpochModel(const PholdConfig& config) : PholdModel(config, Planned{}) {
+  if (config.epoch == 0) throw std::invalid_argument("PHOLD's epoch variant needs epoch > 0");
+}
+
+void PholdEpochModel::setup(const Partition& partition, int rank) {
+  local_ = partition.lps_of(rank);
+  period_events_.assign(local_.size(), 0);
+  bucket_threshold_.assign(buckets_, remote_threshold_);  // the plan before the first epoch
+  offset_ = 0;
+}
+
+void PholdEpochModel::init(Context& ctx) {
+  for (std::uint32_t i = 0; i < config_.start_events_per_lp; ++i) send_next<true>(ctx);
+}
+
+void PholdEpochModel::handle(const Event&, Context& ctx) {
+  ++period_events_[ctx.self_index()];
+  send_next<true>(ctx);
+}
+
+Time PholdEpochModel::next_epoch(Time after) const {
   const Time k = after / config_.epoch + 1;
   return k > kTimeMax / config_.epoch ? kTimeMax : k * config_.epoch;
 }
 
-std::size_t PholdModel::epoch_counters() const {
-  return config_.epoch == 0 ? 0 : std::size_t{buckets_} + 1;
+std::size_t PholdEpochModel::epoch_counters() const {
+  return std::size_t{buckets_} + 1;
 }
 
-void PholdModel::epoch_contribute(Time, std::span<std::uint64_t> counters) {
+void PholdEpochModel::epoch_contribute(Time, std::span<std::uint64_t> counters) {
   for (std::size_t i = 0; i < local_.size(); ++i) {
     counters[local_[i] % buckets_] += period_events_[i];
     counters[buckets_] += lp_fingerprint(local_[i], period_events_[i]);
@@ -98,7 +102,7 @@ void PholdModel::epoch_contribute(Time, std::span<std::uint64_t> counters) {
 
 // Integer arithmetic only, from the totals and the epoch's stream: every rank
 // computes the same plan.
-void PholdModel::epoch_plan(const EpochInfo& info, std::span<const std::uint64_t> totals) {
+void PholdEpochModel::epoch_plan(const EpochInfo& info, std::span<const std::uint64_t> totals) {
   std::uint64_t events = 0;
   for (std::uint32_t b = 0; b < buckets_; ++b) events += totals[b];
   // Busy buckets (above the mean) send twice the configured share of their
@@ -113,6 +117,11 @@ void PholdModel::epoch_plan(const EpochInfo& info, std::span<const std::uint64_t
     offset_ =
         static_cast<std::uint32_t>((info.rng.below(others) + totals[buckets_] % others) % others);
   }
+}
+
+std::unique_ptr<Model> make_phold(const PholdConfig& config) {
+  if (config.epoch == 0) return std::make_unique<PholdModel>(config);
+  return std::make_unique<PholdEpochModel>(config);
 }
 
 }  // namespace sipsim::pdes::models

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <boost/mpi/communicator.hpp>
 #include <cstdint>
+#include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "sipsim/pdes/engine.hpp"
@@ -15,28 +17,28 @@ namespace {
 // Wraps PHOLD to count what it sends to whom.
 class Counting final : public Model {
  public:
-  explicit Counting(const PholdConfig& c) : inner_(c) {}
-  std::uint32_t lp_count() const override { return inner_.lp_count(); }
-  Time lookahead(const Partition& p) const override { return inner_.lookahead(p); }
-  void setup(const Partition& p, int rank) override { inner_.setup(p, rank); }
-  void init(Context& ctx) override { inner_.init(ctx); }
+  explicit Counting(const PholdConfig& c) : inner_(make_phold(c)) {}
+  std::uint32_t lp_count() const override { return inner_->lp_count(); }
+  Time lookahead(const Partition& p) const override { return inner_->lookahead(p); }
+  void setup(const Partition& p, int rank) override { inner_->setup(p, rank); }
+  void init(Context& ctx) override { inner_->init(ctx); }
   void handle(const Event& e, Context& ctx) override {
     ++events;
     if (e.src != e.dst) ++remote;
-    inner_.handle(e, ctx);
+    inner_->handle(e, ctx);
   }
-  Time next_epoch(Time after) const override { return inner_.next_epoch(after); }
-  std::size_t epoch_counters() const override { return inner_.epoch_counters(); }
+  Time next_epoch(Time after) const override { return inner_->next_epoch(after); }
+  std::size_t epoch_counters() const override { return inner_->epoch_counters(); }
   void epoch_contribute(Time epoch, std::span<std::uint64_t> counters) override {
-    inner_.epoch_contribute(epoch, counters);
+    inner_->epoch_contribute(epoch, counters);
   }
   void epoch_plan(const EpochInfo& info, std::span<const std::uint64_t> totals) override {
-    inner_.epoch_plan(info, totals);
+    inner_->epoch_plan(info, totals);
   }
   std::uint64_t events = 0, remote = 0;
 
  private:
-  PholdModel inner_;
+  std::unique_ptr<Model> inner_;
 };
 
 RunResult run_seq(Model& m, Time end) {
@@ -102,6 +104,17 @@ TEST(Phold, WithoutEpochsHistoriesAreUnchanged) {
   EXPECT_EQ(r.epochs, 0u);
 }
 
+TEST(Phold, MakePholdPicksTheVariant) {
+  PholdConfig c;
+  c.lps = 8;
+  EXPECT_NE(dynamic_cast<PholdModel*>(make_phold(c).get()), nullptr);
+  EXPECT_EQ(dynamic_cast<PholdEpochModel*>(make_phold(c).get()), nullptr);
+  EXPECT_THROW(PholdEpochModel{c}, std::invalid_argument);
+  c.epoch = kMicrosecond;
+  EXPECT_NE(dynamic_cast<PholdEpochModel*>(make_phold(c).get()), nullptr);
+  EXPECT_THROW(PholdModel{c}, std::invalid_argument);
+}
+
 TEST(Phold, EpochsAreCountedAndPlansChangeTheHistories) {
   PholdConfig c;
   c.lps = 256;
@@ -125,25 +138,25 @@ TEST(Phold, EpochsAreCountedAndPlansChangeTheHistories) {
 // the most loaded LP handles fewer events than without.
 class Loads final : public Model {
  public:
-  explicit Loads(const PholdConfig& c) : inner_(c), per_lp(c.lps, 0) {}
-  std::uint32_t lp_count() const override { return inner_.lp_count(); }
-  Time lookahead(const Partition& p) const override { return inner_.lookahead(p); }
-  void setup(const Partition& p, int rank) override { inner_.setup(p, rank); }
-  void init(Context& ctx) override { inner_.init(ctx); }
+  explicit Loads(const PholdConfig& c) : inner_(make_phold(c)), per_lp(c.lps, 0) {}
+  std::uint32_t lp_count() const override { return inner_->lp_count(); }
+  Time lookahead(const Partition& p) const override { return inner_->lookahead(p); }
+  void setup(const Partition& p, int rank) override { inner_->setup(p, rank); }
+  void init(Context& ctx) override { inner_->init(ctx); }
   void handle(const Event& e, Context& ctx) override {
     ++per_lp[ctx.self()];
-    inner_.handle(e, ctx);
+    inner_->handle(e, ctx);
   }
-  Time next_epoch(Time after) const override { return inner_.next_epoch(after); }
-  std::size_t epoch_counters() const override { return inner_.epoch_counters(); }
+  Time next_epoch(Time after) const override { return inner_->next_epoch(after); }
+  std::size_t epoch_counters() const override { return inner_->epoch_counters(); }
   void epoch_contribute(Time epoch, std::span<std::uint64_t> counters) override {
-    inner_.epoch_contribute(epoch, counters);
+    inner_->epoch_contribute(epoch, counters);
   }
   void epoch_plan(const EpochInfo& info, std::span<const std::uint64_t> totals) override {
-    inner_.epoch_plan(info, totals);
+    inner_->epoch_plan(info, totals);
   }
 
-  PholdModel inner_;
+  std::unique_ptr<Model> inner_;
   std::vector<std::uint64_t> per_lp;
 };
 
