@@ -30,7 +30,7 @@ class PholdSetup final : public WorkloadSetup {
   std::string_view type() const override { return "phold"; }
   workload::Simulation build(std::unique_ptr<fabric::Network>) const override {
     workload::Simulation sim;
-    sim.model = std::make_unique<pdes::models::PholdModel>(config_);
+    sim.model = pdes::models::make_phold(config_);
     sim.results = std::make_unique<workload::Results>();
     return sim;
   }

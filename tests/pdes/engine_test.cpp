@@ -335,6 +335,40 @@ TEST(Epochs, AreHitExactlyWithTheSameTotalsEverywhere) {
   EXPECT_NE(gather_lps(self, seq_part, plain), seq_lps);
 }
 
+// PHOLD's epoch variant: per-LP histories identical at every rank count and
+// between the engines, and different from PHOLD without epochs.
+TEST(Epochs, PholdWithEpochsIsRankInvariant) {
+  mpi::communicator world;
+  mpi::communicator self(MPI_COMM_SELF, mpi::comm_attach);
+  EngineOptions opt;
+  opt.seed = 11;
+  opt.end_time = 300 * kMicrosecond;
+  opt.progress_interval_s = 0;
+  models::PholdConfig c = small_phold();
+  c.epoch = 10 * kMicrosecond;
+
+  models::PholdEpochModel seq_model(c);
+  const auto seq_part = partitioners::blocks(seq_model.lp_count(), 1);
+  opt.kind = EngineKind::kSequential;
+  const RunResult seq = run(seq_model, seq_part, self, opt);
+  const auto seq_lps = gather_lps(self, seq_part, seq);
+
+  models::PholdEpochModel par_model(c);
+  const auto par_part = par_model.partition(world.size());
+  opt.kind = EngineKind::kWindowed;
+  const RunResult par = run(par_model, par_part, world, opt);
+
+  EXPECT_EQ(seq.epochs, 29u);  // 10, 20, ..., 290 us
+  EXPECT_EQ(par.epochs, seq.epochs);
+  EXPECT_EQ(par.committed_events, seq.committed_events);
+  EXPECT_EQ(par.last_event_time, seq.last_event_time);
+  EXPECT_EQ(gather_lps(world, par_part, par), seq_lps);
+
+  models::PholdModel plain(small_phold());
+  opt.kind = EngineKind::kSequential;
+  EXPECT_NE(gather_lps(self, seq_part, run(plain, seq_part, self, opt)), seq_lps);
+}
+
 // Ticker with epochs every `period` and no counters; counts the plans.
 class EpochTicker : public Model {
  public:

@@ -12,13 +12,14 @@
 
 namespace sipsim::pdes {
 
-// A model broke a kernel rule (lookahead, causality, unknown LP) or threw. The
-// rank that saw it carries the message; the others name that rank.
+// A model broke a kernel rule (lookahead, causality, unknown LP, epochs) or
+// threw. The ranks that saw it carry the message; the others name the lowest
+// of them, which is the one that prints it (origin()).
 class EngineError : public std::runtime_error {
  public:
   EngineError(const std::string& message, bool origin)
       : std::runtime_error(message), origin_(origin) {}
-  // True on the rank where the error happened (the one that should print it).
+  // True on the lowest rank where the error happened (the one that prints it).
   bool origin() const { return origin_; }
 
  private:

@@ -92,8 +92,10 @@ class Model {
   // after it is committed (not after the last event, not at or after
   // end_time). The defaults declare no epochs and cost nothing per event.
   //
-  // The first epoch strictly after `after` (kTimeMax: none). Every rank must
-  // give the same answer: a function of `after` and the configuration only.
+  // The first epoch strictly after `after` (kTimeMax: none); the engine starts
+  // from next_epoch(0), so the plan before the first epoch is set in setup().
+  // Every rank must give the same answer: a function of `after` and the
+  // configuration only.
   virtual Time next_epoch(Time /*after*/) const { return kTimeMax; }
   // How many counters each rank contributes; fixed for the run, equal on
   // every rank.

@@ -31,6 +31,10 @@ PholdConfig read_phold(base::MapReader& w) {
   c.lookahead = w.required("lookahead").as_time_ps();
   if (c.lookahead == 0) w.required("lookahead").fail("must be greater than 0");
   c.mean_increment = w.get_time_ps("mean_increment", c.mean_increment);
+  if (auto v = w.optional("epoch")) {
+    c.epoch = v->as_time_ps();
+    if (c.epoch == 0) v->fail("must be greater than 0");
+  }
   return c;
 }
 
