@@ -159,7 +159,7 @@ class RampNetwork final : public Network {
                        std::uint64_t bytes, std::uint64_t tag) override {
     const std::uint32_t src = ctx.self();
     const ramp::Coord cs = coord(src);
-    std::map<std::uint32_t, std::uint64_t> racks;  // arbiter (g_dst, 0, lambda) -> rack mask
+    std::map<std::uint32_t, std::uint64_t> racks;  // arbiter of (g_dst, lambda) -> rack mask
     for (std::uint32_t dst : dsts) {
       if (dst >= nodes_ || dst == src || groups_of(src, dst) != 1) {
         throw std::logic_error("ramp: node " + std::to_string(src) + " cannot multicast to node " +
@@ -306,10 +306,16 @@ class RampNetwork final : public Network {
     const std::uint64_t part = (bytes + parts - 1) / parts;
     return std::max<std::uint64_t>(1, (part + slot_bytes_ - 1) / slot_bytes_);
   }
-  // Node (g, 0, lambda) arbitrates wavelength lambda on every subnet into group g.
+  // Node (g, lambda mod J, lambda) arbitrates wavelength lambda on every subnet into
+  // group g: the Lambda arbiters of a group are spread over its J racks (and so over
+  // ranks), instead of all sitting in rack 0, whose LPs would do most of the work.
   std::uint32_t arbiter_of(std::uint32_t node) const {
-    const std::uint32_t per_group = s_.J * s_.Lambda;
-    return node / per_group * per_group + node % s_.Lambda;
+    const std::uint32_t lambda = node % s_.Lambda;
+    return rack_node(node / (s_.J * s_.Lambda), lambda % s_.J, lambda);
+  }
+  // Node (g, j, lambda).
+  std::uint32_t rack_node(std::uint32_t g, std::uint32_t j, std::uint32_t lambda) const {
+    return (g * s_.J + j) * s_.Lambda + lambda;
   }
 
   // Rule (c): one transmitter per wavelength per subnet (g_src, g_dst, t). At
@@ -355,7 +361,8 @@ class RampNetwork final : public Network {
     const pdes::Time start = claim_wavelength(ctx, src, ctx.self(), t, slots * s_.slot);
     for (std::uint64_t mask = ev.data[3]; mask != 0; mask &= mask - 1) {
       const auto j = static_cast<std::uint32_t>(std::countr_zero(mask));
-      const std::uint32_t dst = ctx.self() + j * s_.Lambda;
+      const std::uint32_t dst =
+          rack_node(ctx.self() / (s_.J * s_.Lambda), j, ctx.self() % s_.Lambda);
       ctx.send(dst, start + s_.propagation + slots * s_.slot - ctx.now(), kToReceiver,
                {ev.data[0], ev.data[1], (std::uint64_t{src} << 32) | dst, pack(t, slots)});
     }

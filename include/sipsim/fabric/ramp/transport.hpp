@@ -21,7 +21,8 @@
 //      the receiver;
 //  (c) one transmitter per wavelength per subnet at a time: checked by the
 //      arbiter of (destination group, wavelength), the LP of node
-//      (g_dst, 0, lambda_dst).
+//      (g_dst, lambda_dst mod J, lambda_dst), so that a group's arbiters are
+//      spread over its racks.
 // A violation of (b) or (c) stops the run unless `permissive`, in which case the
 // conflicting transfer waits (serialised) and is counted.
 #include <cstdint>
