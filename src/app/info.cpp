@@ -1,5 +1,7 @@
 // `sipsim info`: fabric facts (DESIGN.md §7).
+#include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/common.hpp"
@@ -9,11 +11,38 @@ namespace sipsim::app {
 
 namespace mpi = boost::mpi;
 
-int info_command(const std::string& path, const std::vector<std::string>& overrides, int ranks,
+namespace {
+
+// The owning rank of every LP, one line each, in LP order: what
+// scripts/load-balance.sh combines with a run file's /lp/events.
+int write_owners(const setup::Setup& s, int ranks, const std::string& path,
                  const mpi::communicator& comm) {
+  std::unique_ptr<pdes::Partition> part;
+  try {
+    workload::Simulation sim = setup::build(s);
+    part = std::make_unique<pdes::Partition>(sim.model->partition(ranks));
+  } catch (const base::ScenarioError& e) {
+    report(comm, e.what());
+    return kExitBadInput;
+  }
+  std::ofstream out(path);
+  for (pdes::LpId lp = 0; lp < part->lp_count(); ++lp) out << part->owner(lp) << "\n";
+  out.close();
+  if (!out) {
+    report(comm, "cannot write '" + path + "'");
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int info_command(const std::string& path, const std::vector<std::string>& overrides, int ranks,
+                 const std::string& owners, const mpi::communicator& comm) {
   auto s = load(path, overrides, comm);
   if (!s) return kExitBadInput;
   if (comm.rank() != 0) return kExitOk;
+  if (!owners.empty()) return write_owners(*s, ranks > 0 ? ranks : 1, owners, comm);
   if (!s->fabric) {
     std::cout << path << ": workload " << s->workload->type() << " has no fabric\n";
     return kExitOk;

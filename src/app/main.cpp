@@ -73,6 +73,9 @@ int main(int argc, char** argv) {
   info_cmd->add_option("scenario", info_path, "scenario YAML file")->required();
   info_cmd->add_option("--ranks", info_ranks, "rank count for the partition and lookahead")
       ->check(CLI::PositiveNumber);
+  std::string info_owners;
+  info_cmd->add_option("--owners", info_owners,
+                       "write the owning rank of every LP (one per line) to this file instead");
   info_cmd->add_option("--set", info_overrides, "override a scenario key: key.path=value")
       ->allow_extra_args(false);
 
@@ -91,7 +94,7 @@ int main(int argc, char** argv) {
     return compare_command(compare_paths, compare_overrides, compare_csv, max_work, world);
   if (*info_cmd) {
     return info_command(info_path, info_overrides, info_ranks > 0 ? info_ranks : world.size(),
-                        world);
+                        info_owners, world);
   }
   return kExitBadInput;
 }

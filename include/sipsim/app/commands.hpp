@@ -34,7 +34,10 @@ int compare_command(const std::vector<std::string>& scenarios,
                     const boost::mpi::communicator& comm);
 // Fabric facts (DESIGN.md §7): nodes, links, bisection, lookahead for a rank
 // count, and for RAMP its physical budget, power and cost.
+// `owners` (not empty): instead, write the owning rank of every LP for `ranks`
+// ranks to that file, one line per LP.
 int info_command(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
+                 const std::string& owners,
                  const boost::mpi::communicator& comm);
 int validate_command(const std::string& scenario, const std::vector<std::string>& overrides,
                      const boost::mpi::communicator& comm);
