@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sipsim/base/units.hpp"
 #include "sipsim/pdes/event_queue.hpp"
 
 namespace sipsim::pdes {
@@ -39,10 +40,9 @@ inline std::uint64_t mix(std::uint64_t h, const Event& e) {
   return (h ^ x) * 0x94D049BB133111EBull + 0x2545F4914F6CDD1Dull;
 }
 
+// Exact: a message names the simulated time to the picosecond.
 std::string time_str(Time t) {
-  std::ostringstream s;
-  s << t << " ps";
-  return s.str();
+  return base::format_time_ps_exact(t);
 }
 
 using Clock = std::chrono::steady_clock;

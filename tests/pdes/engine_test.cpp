@@ -163,9 +163,9 @@ TEST(Engine, LookaheadViolationStopsEveryRank) {
     if (world.rank() == 0) {
       EXPECT_TRUE(e.origin());
       EXPECT_STREQ(e.what(),
-                   ("lookahead violation: LP 0 (rank 0) at t=5000 ps sent an event to LP 7 (rank " +
+                   ("lookahead violation: LP 0 (rank 0) at t=5ns sent an event to LP 7 (rank " +
                     std::to_string(world.size() - 1) +
-                    ") for t=5010 ps, earlier than now + lookahead = 6000 ps; the model's "
+                    ") for t=5.01ns, earlier than now + lookahead = 6ns; the model's "
                     "lookahead promise is wrong")
                        .c_str());
     } else {
@@ -196,7 +196,7 @@ TEST(Engine, ModelExceptionStopsEveryRank) {
     FAIL() << "the exception went unnoticed";
   } catch (const EngineError& e) {
     if (world.rank() == p.owner(5)) {
-      EXPECT_STREQ(e.what(), "LP 5 at t=600 ps: model bug");
+      EXPECT_STREQ(e.what(), "LP 5 at t=600ps: model bug");
     }
   }
 }
@@ -485,7 +485,7 @@ TEST(Epochs, APlannerThatThrowsStopsEveryRank) {
       run(m, m.partition(world.size()), world, opt);
       ADD_FAILURE() << "the planner's exception went unnoticed";
     } catch (const EngineError& e) {
-      EXPECT_STREQ(e.what(), "epoch 2 at t=300 ps: planner bug");
+      EXPECT_STREQ(e.what(), "epoch 2 at t=300ps: planner bug");
       EXPECT_EQ(e.origin(), world.rank() == 0);
     }
   }
@@ -498,7 +498,7 @@ TEST(Epochs, APlannerThatThrowsStopsEveryRank) {
     } catch (const EngineError& e) {
       if (world.rank() == last) {
         EXPECT_TRUE(e.origin());
-        EXPECT_STREQ(e.what(), "epoch 2 at t=300 ps: planner bug");
+        EXPECT_STREQ(e.what(), "epoch 2 at t=300ps: planner bug");
       } else {
         EXPECT_FALSE(e.origin());
         EXPECT_EQ(e.what(), "stopped: rank " + std::to_string(last) + " reported a model error");
@@ -513,7 +513,7 @@ TEST(Epochs, APlannerThatThrowsStopsEveryRank) {
     } catch (const EngineError& e) {
       EXPECT_EQ(m.plans, 2u);
       if (world.rank() == last) {
-        EXPECT_STREQ(e.what(), "epoch 2 at t=300 ps: contribution bug");
+        EXPECT_STREQ(e.what(), "epoch 2 at t=300ps: contribution bug");
       }
     }
   }
@@ -544,7 +544,7 @@ TEST(Epochs, ModelErrorsInNextEpochStopTheRun) {
     run(stuck, stuck.partition(world.size()), world, opt);
     ADD_FAILURE() << "a next_epoch that does not advance went unnoticed";
   } catch (const EngineError& e) {
-    EXPECT_STREQ(e.what(), "Model::next_epoch(40 ps) returned 40 ps, not a time after it");
+    EXPECT_STREQ(e.what(), "Model::next_epoch(40ps) returned 40ps, not a time after it");
   }
   if (world.size() == 1) return;
   BadEpochs by_rank(true);
@@ -554,9 +554,9 @@ TEST(Epochs, ModelErrorsInNextEpochStopTheRun) {
   } catch (const EngineError& e) {
     EXPECT_EQ(e.origin(), world.rank() == 0);
     EXPECT_EQ(std::string(e.what()),
-              "the ranks disagree on the model's epochs (next epoch 25 ps to " +
+              "the ranks disagree on the model's epochs (next epoch 25ps to " +
                   std::to_string(25 + world.size() - 1) +
-                  " ps, 0 to 0 counters): Model::next_epoch and epoch_counters must not depend "
+                  "ps, 0 to 0 counters): Model::next_epoch and epoch_counters must not depend "
                   "on the rank");
   }
 }
