@@ -1,28 +1,13 @@
+// PHOLD's scenario keys (docs/scenarios.md, workload type phold).
 #include "sipsim/pdes/models/phold_config.hpp"
-
-#include <cstdint>
-#include <limits>
-#include <string>
 
 namespace sipsim::pdes::models {
 
-namespace {
-
-std::uint32_t as_u32(const base::Value& v, std::uint64_t min, std::uint64_t max) {
-  const std::uint64_t x = v.as_uint();
-  if (x < min || x > max) {
-    v.fail("must be between " + std::to_string(min) + " and " + std::to_string(max));
-  }
-  return static_cast<std::uint32_t>(x);
-}
-
-}  // namespace
-
 PholdConfig read_phold(base::MapReader& w) {
   PholdConfig c;
-  c.lps = as_u32(w.required("lps"), 1, std::numeric_limits<std::uint32_t>::max());
+  c.lps = w.required("lps").as_u32(1);
   if (auto v = w.optional("start_events_per_lp")) {
-    c.start_events_per_lp = as_u32(*v, 1, 1'000'000);
+    c.start_events_per_lp = v->as_u32(1, 1'000'000);
   }
   c.remote_fraction = w.get_double("remote_fraction", c.remote_fraction);
   if (c.remote_fraction < 0 || c.remote_fraction > 1) {
