@@ -1,7 +1,7 @@
 // RoutedNetwork::partition through pdes::partitioners::groups gives exactly
 // the partition of the fabric's own algorithm before the partitioners moved
 // to pdes/ (kept below as the reference), on the topologies of
-// topology_test.cpp, so that moving it changed no run.
+// the cluster, torus, BCube and TopoOpt tests, so that moving it changed no run.
 #include <gtest/gtest.h>
 
 #include <cstdint>
