@@ -1,0 +1,150 @@
+// The composition root: scenario/ parses only the top level, the registries
+// read each section with its module, and a collectives workload takes its
+// shapes and placement from the fabric.
+#include "sipsim/setup/setup.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace sipsim::setup {
+namespace {
+
+Setup read_text(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+  return read(base::Document::load_string(yaml, "s.yaml", overrides));
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    read_text(yaml);
+  } catch (const base::ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Setup, ScenarioParsesOnlyTheTopLevel) {
+  // A bad fabric key passes the scenario's own parse; its module refuses it.
+  const std::string yaml =
+      "fabric: {type: elect-flat, nodes: 4, bandwidth: 1Gbps, latency: 1us, colour: red}\n"
+      "workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1MiB}\n";
+  const scenario::Scenario s = scenario::load_scenario(base::Document::load_string(yaml, "s.yaml"));
+  ASSERT_TRUE(s.fabric && s.workload);
+  EXPECT_EQ(error_of(yaml), "s.yaml:1:70: fabric.colour: unknown key");
+}
+
+TEST(Setup, EveryRegisteredTypeIsOffered) {
+  const std::string fabric_error = error_of("fabric: {type: mesh}\nworkload: {type: phold}\n");
+  for (const FabricEntry& e : fabric_registry()) {
+    EXPECT_NE(fabric_error.find(std::string(e.type)), std::string::npos) << e.type;
+  }
+  const std::string workload_error = error_of("workload: {type: trainer}\n");
+  for (const WorkloadEntry& e : workload_registry()) {
+    EXPECT_NE(workload_error.find(std::string(e.type)), std::string::npos) << e.type;
+  }
+}
+
+TEST(Setup, EachFabricReadsItsSectionAndBuilds) {
+  const std::vector<std::pair<std::string, std::uint32_t>> cases = {
+      {"{type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}", 8},
+      {"{type: cluster, preset: superpod, nodes: 64}", 64},
+      {"{type: torus2d, dims: [4, 4], link_bandwidth: 100Gbps, hop_latency: 10ns}", 16},
+      {"{type: bcube, ports: 4, levels: 2, link_bandwidth: 100Gbps}", 16},
+      {"{type: topoopt, nodes: 32, link_bandwidth: 100Gbps, latency: 100ns}", 32},
+      {"{type: ramp, x: 4, J: 4, Lambda: 8}", 128},
+  };
+  std::vector<std::string> seen;
+  for (const auto& [fabric, nodes] : cases) {
+    const setup::Setup s =
+        read_text("fabric: " + fabric +
+                  "\nworkload: {type: collectives, op: all-gather, algorithm: ring, "
+                  "size: 64KiB}\n");
+    ASSERT_TRUE(s.fabric);
+    EXPECT_EQ(s.fabric->nodes(), nodes) << fabric;
+    EXPECT_EQ(build_network(s)->nodes(), nodes) << fabric;
+    seen.emplace_back(s.fabric->type());
+  }
+  EXPECT_EQ(seen.size(), fabric_registry().size());  // every row exercised
+}
+
+TEST(Setup, CollectiveShapesComeFromTheFabricUnlessGiven) {
+  const std::string workload =
+      "\nworkload: {type: collectives, op: all-reduce, algorithm: auto, size: 1MiB}\n";
+  {
+    // One hierarchy level per tier of the 1,024-GPU SuperPod: servers of 8, leaves of 16 NICs.
+    const setup::Setup s =
+        read_text("fabric: {type: cluster, preset: superpod, nodes: 1024}" + workload);
+    const collective::AlgorithmParams& p = s.workload->collective_job()->config.params;
+    EXPECT_EQ(collective::levels(p.hierarchy), 4u);
+    EXPECT_EQ(p.hierarchy[0], 8u);
+    EXPECT_EQ(p.hierarchy[1], 2u);
+    EXPECT_EQ(p.torus[0], 8u);
+    EXPECT_EQ(p.torus[1], 128u);
+  }
+  {
+    const setup::Setup s = read_text(
+        "fabric: {type: torus2d, dims: [8, 4], link_bandwidth: 100Gbps, "
+        "hop_latency: 10ns}" +
+            workload,
+        {"workload.dims=[2,16]"});
+    const collective::AlgorithmParams& p = s.workload->collective_job()->config.params;
+    EXPECT_EQ(p.hierarchy[0], 2u);
+    EXPECT_EQ(p.torus[1], 16u);
+  }
+}
+
+// RAMP §6.3: a ramp-x job is placed by the fabric (the sub-box with the fewest
+// active steps) and the transcoder serves it (RAMP §6.2.2 eq. 3-4).
+TEST(Setup, TheFabricPlacesJobsWhoseAlgorithmAsks) {
+  const std::string fabric = "fabric: {type: ramp, x: 4, J: 4, Lambda: 8}\n";
+  const setup::Setup placed =
+      read_text(fabric +
+                "workload: {type: collectives, op: all-reduce, algorithm: ramp-x, size: 1MiB, "
+                "group: {count: 8}}\n");
+  const CollectiveJob& job = *placed.workload->collective_job();
+  EXPECT_EQ(job.members.size(), 8u);
+  EXPECT_EQ(fabric::ramp::job_size(job.config.params.ramp), 8u);
+  EXPECT_EQ(job.members, fabric::ramp::job_nodes(job.config.params.ramp));
+  bool served = false;
+  for (const auto& [k, v] : build_network(placed)->facts()) {
+    served = served || (k == "groups/pair (eq. 3-4)" && v.find("job 4x2x1x1") != std::string::npos);
+  }
+  EXPECT_TRUE(served);
+  // The ring keeps the scenario's group: nodes 0..7.
+  const setup::Setup ring =
+      read_text(fabric +
+                "workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1MiB, "
+                "group: {count: 8}}\n");
+  const auto& members = ring.workload->collective_job()->members;
+  EXPECT_EQ(members, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(error_of(fabric + "workload: {type: collectives, op: all-reduce, algorithm: ramp-x, "
+                              "size: 1MiB, group: {count: 8, stride: 2}}\n"),
+            "s.yaml:2:85: workload.group: the fabric chooses this job's nodes (RAMP §6.3): give "
+            "only group.count");
+}
+
+TEST(Setup, AutoIsResolvedWhenBuilding) {
+  const setup::Setup s = read_text(
+      "fabric: {type: elect-flat, nodes: 16, bandwidth: 100Gbps, latency: 1us}\n"
+      "workload: {type: collectives, op: all-reduce, algorithm: auto, sizes: {min: 1KiB, max: "
+      "16MiB, factor: 128}}\n");
+  EXPECT_TRUE(s.workload->collective_job()->auto_algorithm);
+  const workload::Simulation sim = build(s);
+  ASSERT_TRUE(sim.model && sim.results && sim.network);
+  EXPECT_EQ(sim.network->nodes(), 16u);
+}
+
+TEST(Setup, WorkloadsWithoutAFabric) {
+  EXPECT_EQ(error_of("workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1B}\n"),
+            "s.yaml:1:11: workload: collectives need a fabric: add a fabric section");
+  const setup::Setup phold =
+      read_text("simulation: {end_time: 10us}\nworkload: {type: phold, lps: 4, lookahead: 1us}\n");
+  EXPECT_FALSE(phold.fabric);
+  EXPECT_EQ(phold.workload->collective_job(), nullptr);
+  EXPECT_NE(phold.workload->analysis(phold.scenario.simulation).find("events expected"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace sipsim::setup
