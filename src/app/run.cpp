@@ -99,6 +99,7 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
                             r.busy_seconds_max, r.busy_seconds_mean,
                             r.wall_seconds > 0 ? 100 * r.busy_seconds_mean / r.wall_seconds : 0.0));
   }
+  if (r.epochs > 0) row("epochs", std::to_string(r.epochs));
   row("peak memory",
       fmt::format("{:.1f} MiB (all ranks)", static_cast<double>(mem.peak_rss_bytes) / (1 << 20)));
   if (mem.peak_pending > 0) {
@@ -216,6 +217,7 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
     meta.lookahead_ps = result.lookahead;
     meta.windows = result.windows;
     meta.remote_events = result.remote_events;
+    meta.epochs = result.epochs;
     meta.engine = engine_name(result);
     meta.peak_rss_bytes = mem.peak_rss_bytes;
     file->write_meta(meta);

@@ -50,6 +50,7 @@ void RunFile::write_meta(const RunMetadata& m) {
   h5::write_attr(id, "lookahead_ps", m.lookahead_ps);
   h5::write_attr(id, "windows", m.windows);
   h5::write_attr(id, "remote_events", m.remote_events);
+  h5::write_attr(id, "epochs", m.epochs);
   h5::write_attr(id, "engine", std::string_view(m.engine));
   h5::write_attr(id, "peak_rss_bytes", m.peak_rss_bytes);
 }

@@ -33,6 +33,7 @@ struct RunMetadata {
   std::uint64_t lookahead_ps = 0;   // window width (2^64-1: sequential engine)
   std::uint64_t windows = 0;
   std::uint64_t remote_events = 0;
+  std::uint64_t epochs = 0;  // global controller epochs run (DESIGN.md §2)
   std::string engine;
   std::uint64_t peak_rss_bytes = 0;  // sum over ranks of each rank's peak resident memory
 };
