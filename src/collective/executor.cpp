@@ -1,10 +1,10 @@
 #include "sipsim/collective/executor.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <sstream>
 #include <stdexcept>
 
+#include "sipsim/base/fifo.hpp"
 #include "sipsim/collective/step_cost.hpp"
 
 namespace sipsim::collective {
@@ -50,7 +50,7 @@ struct Executor::Node {
   // Messages the current steps wait for: match key -> parts.
   std::unordered_map<std::uint64_t, std::uint32_t> expecting;
   // Messages that arrived before their step (or their collective): match key -> parts, in order.
-  std::unordered_map<std::uint64_t, std::deque<std::uint32_t>> early;
+  std::unordered_map<std::uint64_t, base::Fifo<std::uint32_t>> early;
 };
 
 Executor::Executor(fabric::Network& network, const compute::Device& device,

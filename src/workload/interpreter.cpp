@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sipsim/base/fifo.hpp"
+
 namespace sipsim::workload {
 
 namespace {
@@ -23,17 +25,17 @@ struct Interpreter::Node {
   std::vector<std::uint32_t> missing;  // per op: dependencies not yet done
   std::vector<OpState> state;
   std::vector<pdes::Time> started;
-  std::deque<std::uint32_t> ready;  // ops whose dependencies are done, not yet started
+  base::Fifo<std::uint32_t> ready;  // ops whose dependencies are done, not yet started
   bool draining = false;
-  std::deque<std::uint32_t> compute_queue;  // the compute stream's backlog
+  base::Fifo<std::uint32_t> compute_queue;  // the compute stream's backlog
   bool computing = false;
   std::uint32_t computing_op = 0;
   std::vector<std::uint32_t> comm_seq;  // per communicator slot: collectives started
   // Point-to-point: per peer node, messages sent; unmatched arrivals (bytes) and
   // posted receives (ops), each in order.
   std::unordered_map<std::uint32_t, std::uint32_t> sent;
-  std::unordered_map<std::uint32_t, std::deque<std::uint64_t>> arrived;
-  std::unordered_map<std::uint32_t, std::deque<std::uint32_t>> posted;
+  std::unordered_map<std::uint32_t, base::Fifo<std::uint64_t>> arrived;
+  std::unordered_map<std::uint32_t, base::Fifo<std::uint32_t>> posted;
   // Attribution.
   pdes::Time last = 0;
   std::array<std::uint32_t, kCategories> in_flight{};  // communication ops per category

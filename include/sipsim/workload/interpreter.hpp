@@ -23,7 +23,6 @@
 #include <array>
 #include <boost/mpi/communicator.hpp>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
