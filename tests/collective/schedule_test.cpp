@@ -23,10 +23,6 @@ namespace {
 
 using namespace oracle;
 
-std::uint32_t ceil_log2(std::uint64_t x) {
-  return x <= 1 ? 0u : static_cast<std::uint32_t>(std::bit_width(x - 1));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Names, factors, validation.
 
@@ -336,103 +332,6 @@ TEST(Executor, LargerGroupsSpotChecks) {
   }
   EXPECT_EQ(failures, 0);
 }
-
-// ---------------------------------------------------------------------------------------------
-// Step counts against the textbook values.
-
-std::uint32_t max_steps(const CollectiveSpec& spec) {
-  std::uint32_t m = 0;
-  for (std::uint32_t r = 0; r < spec.p; ++r) m = std::max(m, Schedule(spec, r).steps());
-  return m;
-}
-std::uint32_t min_steps(const CollectiveSpec& spec) {
-  std::uint32_t m = UINT32_MAX;
-  for (std::uint32_t r = 0; r < spec.p; ++r) m = std::min(m, Schedule(spec, r).steps());
-  return m;
-}
-// Every member has exactly n steps and the critical path is n rounds.
-void expect_uniform(const CollectiveSpec& spec, std::uint64_t n) {
-  EXPECT_EQ(max_steps(spec), n) << describe(spec);
-  EXPECT_EQ(min_steps(spec), n) << describe(spec);
-  const Outcome out = execute(spec);
-  EXPECT_EQ(out.error, "") << describe(spec);
-  EXPECT_EQ(out.rounds, n) << describe(spec);
-}
-
-TEST(StepCounts, Textbook) {
-  for (std::uint32_t p : {2u, 3u, 5u, 8u, 12u, 16u, 31u, 32u}) {
-    const std::uint32_t lg = ceil_log2(p);
-    expect_uniform(make_spec(Op::kAllReduce, algorithm("ring"), p), 2 * (p - 1));
-    expect_uniform(make_spec(Op::kReduceScatter, algorithm("ring"), p), p - 1);
-    expect_uniform(make_spec(Op::kAllGather, algorithm("ring"), p), p - 1);
-    expect_uniform(make_spec(Op::kAllToAll, algorithm("ring"), p), p - 1);
-    expect_uniform(make_spec(Op::kBarrier, algorithm("ring"), p), p - 1);
-    expect_uniform(make_spec(Op::kAllReduce, algorithm("bidirectional-ring"), p), 2 * (p - 1));
-    expect_uniform(make_spec(Op::kAllGather, algorithm("bruck"), p), lg);
-    expect_uniform(make_spec(Op::kAllToAll, algorithm("bruck"), p), lg);
-    expect_uniform(make_spec(Op::kBarrier, algorithm("bruck"), p), lg);
-    expect_uniform(make_spec(Op::kAllToAll, algorithm("direct"), p), p - 1);
-    expect_uniform(make_spec(Op::kAllGather, algorithm("direct"), p), p - 1);
-    expect_uniform(make_spec(Op::kReduceScatter, algorithm("direct"), p), p - 1);
-    expect_uniform(make_spec(Op::kAllReduce, algorithm("direct"), p), 2 * (p - 1));
-    if (std::has_single_bit(p)) {
-      expect_uniform(make_spec(Op::kAllReduce, algorithm("halving-doubling"), p), 2 * lg);
-      expect_uniform(make_spec(Op::kReduceScatter, algorithm("halving-doubling"), p), lg);
-      expect_uniform(make_spec(Op::kAllGather, algorithm("halving-doubling"), p), lg);
-    } else {  // fold + log2 p' + log2 p' + unfold
-      const Outcome out = execute(make_spec(Op::kAllReduce, algorithm("halving-doubling"), p));
-      EXPECT_EQ(out.rounds, 2 * (lg - 1) + 2) << p;
-    }
-    // Rooted direct: p-1 rounds at the root, one step elsewhere.
-    for (Op op : {Op::kGather, Op::kScatter, Op::kBroadcast, Op::kReduce}) {
-      const CollectiveSpec s = make_spec(op, algorithm("direct"), p, 100, p / 2);
-      EXPECT_EQ(Schedule(s, p / 2).steps(), p - 1);
-      EXPECT_EQ(Schedule(s, (p / 2 + 1) % p).steps(), 1u);
-      EXPECT_EQ(execute(s).rounds, p - 1);
-    }
-    // Binomial tree: depth ceil(log2 p) at the deepest member, log2 p sends at the root.
-    for (Op op : {Op::kBroadcast, Op::kReduce, Op::kGather, Op::kScatter}) {
-      const CollectiveSpec s = make_spec(op, algorithm("binomial-tree"), p, 100, p - 1);
-      EXPECT_EQ(Schedule(s, p - 1).steps(), lg) << to_string(op) << " p=" << p;
-      EXPECT_EQ(execute(s).rounds, lg) << to_string(op) << " p=" << p;
-    }
-    EXPECT_EQ(execute(make_spec(Op::kAllReduce, algorithm("binomial-tree"), p)).rounds, 2 * lg);
-    // Pipelined ring chain: (p-1) hops + (C-1) chunks, C = p.
-    EXPECT_EQ(execute(make_spec(Op::kBroadcast, algorithm("ring"), p, 100, 1)).rounds, 2 * p - 2);
-    EXPECT_EQ(execute(make_spec(Op::kReduce, algorithm("ring"), p, 100, 1)).rounds, 2 * p - 2);
-    EXPECT_EQ(Schedule(make_spec(Op::kBroadcast, algorithm("ring"), p), 0).steps(), p);
-    EXPECT_EQ(max_steps(make_spec(Op::kBroadcast, algorithm("ring"), p)), p == 2 ? p : p + 1);
-    // Ring relays for gather / scatter: p-1 steps at the root.
-    EXPECT_EQ(Schedule(make_spec(Op::kGather, algorithm("ring"), p, 1, 1), 1).steps(), p - 1);
-    EXPECT_EQ(execute(make_spec(Op::kGather, algorithm("ring"), p, 1, 1)).rounds, p - 1);
-    EXPECT_EQ(execute(make_spec(Op::kScatter, algorithm("ring"), p, 1, 1)).rounds, p - 1);
-    // Double binary tree all-reduce: up and down trees of depth <= floor(log2 p) + 1.
-    const Outcome dbt = execute(make_spec(Op::kAllReduce, algorithm("double-binary-tree"), p));
-    EXPECT_EQ(dbt.error, "");
-    EXPECT_LE(dbt.rounds, 2 * (lg + 1)) << p;
-  }
-  // Two-level rings: 2(L-1) + 2(G-1).
-  for (auto [l, g] : {std::pair{2u, 3u}, {4u, 4u}, {3u, 5u}, {1u, 7u}, {7u, 1u}}) {
-    expect_uniform(make_spec(Op::kAllReduce, algorithm("hierarchical-ring"), l * g, 100, 0, l, g),
-                   2 * (l - 1) + 2 * (g - 1));
-    expect_uniform(make_spec(Op::kAllReduce, algorithm("torus2d"), l * g, 100, 0, l, g),
-                   2 * (l - 1) + 2 * (g - 1));
-    expect_uniform(make_spec(Op::kAllToAll, algorithm("torus2d"), l * g, 100, 0, l, g),
-                   (l - 1) + (g - 1));
-  }
-  // A ring per level: 2 * sum(d_i - 1), e.g. the 65,536-GPU SuperPod's 8 x 2 x 16 x 16 x 16
-  // takes 106 steps where two levels (8 x 8192) take 16,396.
-  CollectiveSpec deep = make_spec(Op::kAllReduce, algorithm("hierarchical-ring"), 2 * 3 * 4, 1000);
-  deep.dims = Dims{2, 3, 4};
-  expect_uniform(deep, 2 * (1 + 2 + 3));
-  deep.op = Op::kReduceScatter;
-  expect_uniform(deep, 1 + 2 + 3);
-  deep.p = 65536;
-  deep.dims = Dims{8, 2, 16, 16, 16};
-  EXPECT_EQ(Schedule(deep, 12345).steps(), 53u);
-}
-// ---------------------------------------------------------------------------------------------
-// On-demand schedules of very large groups.
 
 TEST(Schedule, LargeGroupsOnDemand) {
   const auto t0 = std::chrono::steady_clock::now();

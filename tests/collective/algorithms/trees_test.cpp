@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <set>
 
+#include "collective/algorithms/step_counts.hpp"
 #include "sipsim/collective/schedule.hpp"
 #include "support/schedule_oracle.hpp"
 
@@ -28,6 +29,23 @@ TEST(DoubleBinaryTree, InnerInAtMostOneTree) {
       }
       EXPECT_LE(reduced.size(), 1u) << "p=" << p << " member " << r;
     }
+  }
+}
+
+// Binomial tree: depth ceil(log2 p) at the deepest member, log2 p sends at the root; double
+// binary trees: up and down trees of depth <= floor(log2 p) + 1.
+TEST(Trees, StepCounts) {
+  for (std::uint32_t p : kStepCountSizes) {
+    const std::uint32_t lg = ceil_log2(p);
+    for (Op op : {Op::kBroadcast, Op::kReduce, Op::kGather, Op::kScatter}) {
+      const CollectiveSpec s = make_spec(op, algorithm("binomial-tree"), p, 100, p - 1);
+      EXPECT_EQ(Schedule(s, p - 1).steps(), lg) << to_string(op) << " p=" << p;
+      EXPECT_EQ(execute(s).rounds, lg) << to_string(op) << " p=" << p;
+    }
+    EXPECT_EQ(execute(make_spec(Op::kAllReduce, algorithm("binomial-tree"), p)).rounds, 2 * lg);
+    const Outcome dbt = execute(make_spec(Op::kAllReduce, algorithm("double-binary-tree"), p));
+    EXPECT_EQ(dbt.error, "");
+    EXPECT_LE(dbt.rounds, 2 * (lg + 1)) << p;
   }
 }
 

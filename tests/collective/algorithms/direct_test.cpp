@@ -1,0 +1,32 @@
+// Tests of direct / pairwise exchange (src/collective/algorithms/direct.cpp).
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <utility>
+
+#include "collective/algorithms/step_counts.hpp"
+
+namespace sipsim::collective {
+namespace {
+
+using namespace oracle;
+
+// p-1 rounds (2(p-1) for all-reduce); rooted: p-1 rounds at the root, one step elsewhere.
+TEST(Direct, StepCounts) {
+  for (std::uint32_t p : kStepCountSizes) {
+    expect_uniform(make_spec(Op::kAllToAll, algorithm("direct"), p), p - 1);
+    expect_uniform(make_spec(Op::kAllGather, algorithm("direct"), p), p - 1);
+    expect_uniform(make_spec(Op::kReduceScatter, algorithm("direct"), p), p - 1);
+    expect_uniform(make_spec(Op::kAllReduce, algorithm("direct"), p), 2 * (p - 1));
+    for (Op op : {Op::kGather, Op::kScatter, Op::kBroadcast, Op::kReduce}) {
+      const CollectiveSpec s = make_spec(op, algorithm("direct"), p, 100, p / 2);
+      EXPECT_EQ(Schedule(s, p / 2).steps(), p - 1);
+      EXPECT_EQ(Schedule(s, (p / 2 + 1) % p).steps(), 1u);
+      EXPECT_EQ(execute(s).rounds, p - 1);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sipsim::collective
