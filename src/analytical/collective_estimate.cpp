@@ -1,10 +1,10 @@
 #include "sipsim/analytical/collective_estimate.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "sipsim/base/fifo.hpp"
 #include "sipsim/collective/step_cost.hpp"
 
 namespace sipsim::analytical {
@@ -41,7 +41,7 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
   for (std::uint32_t m = 0; m < p; ++m) schedules.emplace_back(spec, m);
   std::vector<Member> state(p);
   // Arrival times of messages sent but not yet consumed, per (src, dst) pair in order.
-  std::unordered_map<std::uint64_t, std::deque<pdes::Time>> inflight;
+  std::unordered_map<std::uint64_t, base::Fifo<pdes::Time>> inflight;
   CollectiveEstimate est;
 
   std::vector<std::uint32_t> ready(p);
