@@ -37,7 +37,7 @@ struct AlgorithmTraits {
   bool fabric_placement = false;
 };
 
-// The algorithm named `name` ("ring", ...), or nullopt.
+// The algorithm named `name` (algorithm_names()), or nullopt.
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 // The algorithm named `name`; throws std::invalid_argument for an unknown name.
 Algorithm algorithm(std::string_view name);

@@ -10,7 +10,7 @@ namespace sipsim::output {
 struct CollectiveRow {
   std::uint64_t id;
   char op[16];         // "all-reduce", ...
-  char algorithm[24];  // "ring", ...
+  char algorithm[24];  // collective::to_string(Algorithm)
   std::uint32_t group_size;
   std::uint64_t bytes;
   std::uint32_t iteration;
