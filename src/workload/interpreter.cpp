@@ -108,7 +108,13 @@ void Interpreter::setup(const pdes::Partition& partition, int rank) {
 }
 
 void Interpreter::init(pdes::Context& ctx) {
-  if (Node* node = nodes_[ctx.self_index()].get()) start_iteration(*node, ctx);
+  Node* node = nodes_[ctx.self_index()].get();
+  if (node == nullptr) return;
+  if (node->program->size() == 0) {  // nothing to do, in every iteration
+    node->iteration = set_.iterations;
+    return;
+  }
+  start_iteration(*node, ctx);
 }
 
 void Interpreter::start_iteration(Node& node, pdes::Context& ctx) {

@@ -262,6 +262,16 @@ TEST(Interpreter, DeadlocksAreErrorsNamingTheNodeAndOp) {
   }
 }
 
+// A node whose program is empty has nothing to wait for: the run ends clean.
+TEST(Interpreter, EmptyProgramsFinishAtOnce) {
+  ProgramSet set;
+  set.programs.push_back(Program("empty"));
+  set.bindings = {bind(0, {}), bind(0, {})};
+  set.iterations = 3;
+  Recorder rec(2);
+  EXPECT_EQ(run(std::move(set), 2, rec).unfinished, "");
+}
+
 TEST(Interpreter, ProgramsAreCheckedWhenBuilt) {
   Program p("p");
   const std::uint32_t deps[] = {0};
