@@ -1,4 +1,4 @@
-// sipsim: argument parsing only; the work is in commands.cpp.
+// sipsim: argument parsing only; each command is in its own file of src/app/.
 #include <CLI/CLI.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
