@@ -33,7 +33,10 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
   const std::vector<std::uint32_t>& members = job->members;
   const compute::Roofline roofline(c.accelerator);
   const auto p = static_cast<std::uint32_t>(members.size());
-  const std::vector<Estimated> rows = estimate_job(*job, max_work, *network, comm);
+  EstimateProgress progress(comm);
+  progress.add(estimate_tasks(*job).size());
+  const std::vector<Estimated> rows = estimate_job(*job, max_work, *network, comm, progress);
+  progress.finish();
   if (comm.rank() != 0) return kExitOk;
   // RAMP §7.4.1's critical-path estimate (steps with their links' loads), and
   // the idle-fabric longest path beside it (a lower bound; the simulator's

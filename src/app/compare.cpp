@@ -61,12 +61,16 @@ int compare_command(const std::vector<std::string>& paths,
     }
     op = c->op;
   }
+  EstimateProgress progress(comm);
+  for (const setup::Setup& s : scenarios) {
+    progress.add(estimate_tasks(*s.workload->collective_job()).size());
+  }
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const setup::Setup* s = &scenarios[i];
     const setup::CollectiveJob& job = *s->workload->collective_job();
     const std::unique_ptr<fabric::Network> network = network_or_report(*s, comm);
     if (!network) return kExitBadInput;
-    for (const Estimated& r : estimate_job(job, max_work, *network, comm)) {
+    for (const Estimated& r : estimate_job(job, max_work, *network, comm, progress)) {
       if (std::find(sizes.begin(), sizes.end(), r.bytes) == sizes.end()) sizes.push_back(r.bytes);
       if (!r.estimate) {
         skipped[i].try_emplace(r.bytes, r.skipped);
@@ -80,19 +84,20 @@ int compare_command(const std::vector<std::string>& paths,
       }
     }
   }
+  progress.finish();
   if (comm.rank() != 0) return kExitOk;
   std::sort(sizes.begin(), sizes.end());
   if (csv) {
     std::cout << "op,size,scenario,fabric,nodes,algorithm,time_us,h2h_us,h2t_us,compute_us,"
-                 "speedup_of_first\n";
+                 "time_over_first\n";
   } else {
     std::cout << fmt::format(
         "# {}: best algorithm per scenario, critical-path estimates (RAMP §7.4.1);\n"
-        "# speed-up = this scenario's time / {}'s\n",
+        "# time/first = this scenario's time / {}'s (above 1: slower than it)\n",
         collective::to_string(*op), fs::path(paths[0]).stem().string());
     std::cout << fmt::format(
         "#{:>13} {:>28} {:>9} {:>7} {:>20} {:>13} {:>11} {:>11} {:>11} {:>9}\n", "size", "scenario",
-        "fabric", "nodes", "algorithm", "time(us)", "h2h(us)", "h2t(us)", "comp(us)", "speed-up");
+        "fabric", "nodes", "algorithm", "time(us)", "h2h(us)", "h2t(us)", "comp(us)", "time/first");
   }
   for (std::uint64_t bytes : sizes) {
     const auto ref = best[0].find(bytes);
@@ -111,21 +116,21 @@ int compare_command(const std::vector<std::string>& paths,
         continue;
       }
       const Best& b = it->second;
-      std::string speedup = "-";
+      std::string ratio = "-";
       if (ref != best[0].end() && ref->second.e.total > 0) {
-        speedup = fmt::format(
+        ratio = fmt::format(
             "{:.2f}", static_cast<double>(b.e.total) / static_cast<double>(ref->second.e.total));
       }
       if (csv) {
         std::cout << fmt::format("{},{},{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{}\n",
                                  collective::to_string(*op), bytes, b.name, b.fabric, b.p,
                                  b.algorithm, us(b.e.total), us(b.e.h2h), us(b.e.h2t),
-                                 us(b.e.compute), speedup);
+                                 us(b.e.compute), ratio);
       } else {
         std::cout << fmt::format(
             " {:>13} {:>28} {:>9} {:>7} {:>20} {:>13.3f} {:>11.3f} {:>11.3f} {:>11.3f} {:>9}\n",
             bytes, b.name, b.fabric, b.p, b.algorithm, us(b.e.total), us(b.e.h2h), us(b.e.h2t),
-            us(b.e.compute), speedup);
+            us(b.e.compute), ratio);
       }
     }
   }

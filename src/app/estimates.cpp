@@ -1,29 +1,77 @@
 #include "estimates.hpp"
 
 #include <mpi.h>
+#include <spdlog/fmt/fmt.h>
 
+#include <chrono>
 #include <iostream>
 
 #include "sipsim/compute/roofline.hpp"
 
 namespace sipsim::app {
 
-std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64_t max_work,
-                                    const fabric::Network& network,
-                                    const boost::mpi::communicator& comm) {
+namespace {
+double wall_now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+EstimateProgress::EstimateProgress(const boost::mpi::communicator& comm)
+    : report_(comm.rank() == 0),
+      rank_(comm.rank()),
+      ranks_(comm.size()),
+      start_(wall_now()),
+      last_(start_) {}
+
+void EstimateProgress::add(std::size_t tasks) {
+  const auto r = static_cast<std::size_t>(rank_), n = static_cast<std::size_t>(ranks_);
+  share_ += tasks > r ? (tasks - r + n - 1) / n : 0;
+}
+
+void EstimateProgress::done_one() {
+  ++done_;
+  const double now = wall_now();
+  if (!report_ || now - last_ < 5.0 || done_ >= share_) return;
+  last_ = now;
+  const double elapsed = now - start_;
+  std::cerr << fmt::format(
+                   "sipsim: estimating: {} of {} done on rank 0, {:.0f} s elapsed, ETA {:.0f} s\n",
+                   done_, share_, elapsed,
+                   elapsed * static_cast<double>(share_ - done_) / static_cast<double>(done_))
+            << std::flush;
+}
+
+void EstimateProgress::finish() {
+  const double elapsed = wall_now() - start_;
+  if (report_ && elapsed >= 5.0) {
+    std::cerr << fmt::format("sipsim: estimating: {} estimates on rank 0 in {:.0f} s\n", done_,
+                             elapsed)
+              << std::flush;
+  }
+}
+
+std::vector<collective::CollectiveSpec> estimate_tasks(const setup::CollectiveJob& job) {
   const workload::CollectivesConfig& c = job.config;
-  const std::vector<std::uint32_t>& members = job.members;
-  const bool all = job.auto_algorithm;
-  const compute::Roofline roofline(c.accelerator);
   std::vector<collective::CollectiveSpec> tasks;
-  const auto p = static_cast<std::uint32_t>(members.size());
+  const auto p = static_cast<std::uint32_t>(job.members.size());
   for (std::uint64_t bytes : workload::sweep_sizes(c)) {
     for (const collective::Algorithm algorithm : collective::all_algorithms()) {
-      if (!all && algorithm != c.algorithm) continue;
+      if (!job.auto_algorithm && algorithm != c.algorithm) continue;
       const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
       if (collective::why_invalid(spec).empty()) tasks.push_back(spec);
     }
   }
+  return tasks;
+}
+
+std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64_t max_work,
+                                    const fabric::Network& network,
+                                    const boost::mpi::communicator& comm,
+                                    EstimateProgress& progress) {
+  const workload::CollectivesConfig& c = job.config;
+  const std::vector<std::uint32_t>& members = job.members;
+  const compute::Roofline roofline(c.accelerator);
+  const std::vector<collective::CollectiveSpec> tasks = estimate_tasks(job);
   // Per task: total, compute, h2t, h2h, steps, messages, state (1 done,
   // 2 too large, 3 failed: the rank that ran it reports why).
   constexpr std::size_t kFields = 7;
@@ -48,6 +96,7 @@ std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64
                 << collective::to_string(tasks[i].algorithm) << ": " << e.what() << "\n";
       row[6] = 3;
     }
+    progress.done_one();
   }
   MPI_Reduce(mine.data(), all_rows.data(), static_cast<int>(mine.size()), MPI_UINT64_T, MPI_SUM, 0,
              comm);

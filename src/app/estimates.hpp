@@ -25,8 +25,31 @@ struct Estimated {
 // ones for `auto`), estimated with RAMP §7.4.1's critical path. The estimates
 // are independent, so the ranks share them (round robin) and rank 0 gets all
 // of them; the other ranks get an empty list.
+// Rank 0's progress over a command's estimates, on stderr at most every 5 s of
+// wall time: estimates done out of its share, elapsed time and an ETA from the
+// rate so far (estimates at 65,536 nodes take seconds to minutes each).
+class EstimateProgress {
+ public:
+  explicit EstimateProgress(const boost::mpi::communicator& comm);
+  // A job of `tasks` estimates, shared round robin among the ranks (estimate_job).
+  void add(std::size_t tasks);
+  void done_one();
+  void finish();
+
+ private:
+  bool report_;
+  int rank_, ranks_;
+  std::size_t share_ = 0, done_ = 0;
+  double start_ = 0, last_ = 0;
+};
+
+// The (size, algorithm) estimates a job asks for: every size of the sweep with
+// the job's algorithm, or with every valid algorithm for `auto`.
+std::vector<collective::CollectiveSpec> estimate_tasks(const setup::CollectiveJob& job);
+
 std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64_t max_work,
                                     const fabric::Network& network,
-                                    const boost::mpi::communicator& comm);
+                                    const boost::mpi::communicator& comm,
+                                    EstimateProgress& progress);
 
 }  // namespace sipsim::app

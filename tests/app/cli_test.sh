@@ -111,7 +111,7 @@ else
   failures=$((failures + 1))
 fi
 
-# compare: the first scenario is the reference (speed-up 1.00); a 4x faster
+# compare: the first scenario is the reference (time/first 1.00); a 4x faster
 # fabric makes the other nearly 4x slower for a bandwidth-bound ring (the
 # reductions cost the same on both); op mismatch refused.
 printf 'fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1ns}\nworkload: {type: collectives, op: all-reduce, algorithm: ring, size: 64MiB, iterations: 1, warmup: 0}\n' > slow.yaml
