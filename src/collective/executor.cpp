@@ -76,6 +76,7 @@ Executor::Executor(fabric::Network& network, const compute::Device& device,
 Executor::~Executor() = default;
 
 void Executor::setup(const pdes::Partition& partition, int rank) {
+  steps_done_ = 0;
   nodes_.clear();
   nodes_.resize(partition.lps_of(rank).size());
 }
@@ -137,6 +138,7 @@ void Executor::handle(const pdes::Event& event, pdes::Context& ctx, ExecutorHost
     return;
   }
   ++r->step;
+  ++steps_done_;
   start_step(node, *r, ctx, host);
 }
 

@@ -309,6 +309,7 @@ struct WindowStats {
   std::uint64_t busy_ns_max;    // max
   std::uint64_t error_rank;     // min: lowest rank with an error, or max
   std::uint64_t remote_events;  // sum
+  std::uint64_t work_done;      // sum: Model::progress_done
   // min and max: ranks that disagree on the epochs would deadlock in the
   // epoch reduction, so the engine stops them first.
   std::uint64_t epoch_min, epoch_max;
@@ -327,6 +328,7 @@ void merge_stats(void* in, void* inout, int* len, MPI_Datatype*) {
     b[i].busy_ns_max = std::max(b[i].busy_ns_max, a[i].busy_ns_max);
     b[i].error_rank = std::min(b[i].error_rank, a[i].error_rank);
     b[i].remote_events += a[i].remote_events;
+    b[i].work_done += a[i].work_done;
     b[i].epoch_min = std::min(b[i].epoch_min, a[i].epoch_min);
     b[i].epoch_max = std::max(b[i].epoch_max, a[i].epoch_max);
     b[i].counters_min = std::min(b[i].counters_min, a[i].counters_min);
@@ -363,26 +365,32 @@ class MpiTypes {
 // Rank 0's progress line, at most once per interval of wall time.
 class Progress {
  public:
-  Progress(double interval_s, Time end_time, bool enabled)
-      : interval_s_(interval_s), end_time_(end_time), enabled_(enabled && interval_s > 0) {}
+  Progress(double interval_s, Time end_time, std::uint64_t work_total, bool enabled)
+      : interval_s_(interval_s),
+        end_time_(end_time),
+        work_total_(work_total),
+        enabled_(enabled && interval_s > 0) {}
 
-  void maybe_report(Time sim_time, std::uint64_t committed, double imbalance) {
+  // The ETA comes from the model's work done when it counts its work
+  // (Model::progress_total), else from the simulated time against the end time.
+  void maybe_report(Time sim_time, std::uint64_t committed, double imbalance,
+                    std::uint64_t work_done) {
     if (!enabled_) return;
     const double now = seconds_since(start_);
     if (now - last_ < interval_s_) return;
     last_ = now;
     const double rate = now > 0 ? static_cast<double>(committed) / now : 0.0;
-    std::string eta = "unknown";
-    if (end_time_ != kTimeMax && sim_time > 0 && sim_time < end_time_) {
-      const double frac = static_cast<double>(sim_time) / static_cast<double>(end_time_);
-      eta = fmt::format("{:.0f} s", now * (1 - frac) / frac);
+    double frac = -1;
+    if (work_total_ > 0) {
+      frac = static_cast<double>(work_done) / static_cast<double>(work_total_);
+    } else if (end_time_ != kTimeMax) {
+      frac = static_cast<double>(sim_time) / static_cast<double>(end_time_);
     }
-    spdlog::info("sim {:.6g} s{} | {} events | {:.3g} M events/s | ETA {} | imbalance {:.2f}",
-                 to_seconds(sim_time),
-                 end_time_ == kTimeMax
-                     ? std::string()
-                     : fmt::format(" ({:.1f}%)", 100.0 * static_cast<double>(sim_time) /
-                                                     static_cast<double>(end_time_)),
+    std::string eta = "unknown";
+    if (frac > 0 && frac < 1) eta = fmt::format("{:.0f} s", now * (1 - frac) / frac);
+    spdlog::info("sim {}{} | {} events | {:.3g} M events/s | ETA {} | imbalance {:.2f}",
+                 base::format_time_ps(sim_time),
+                 frac >= 0 ? fmt::format(" ({:.1f}% done)", 100.0 * frac) : std::string(),
                  committed, rate / 1e6, eta, imbalance);
   }
 
@@ -391,13 +399,15 @@ class Progress {
   double last_ = 0;
   double interval_s_;
   Time end_time_;
+  std::uint64_t work_total_;
   bool enabled_;
 };
 
 // Sequential: every event in key order, no windows, no communication. Epochs
 // are run where the windowed engine runs them; the sum is this rank's own.
-void run_sequential(Scheduler& s, Epochs& epochs, const EngineOptions& options, RunResult& result) {
-  Progress progress(options.progress_interval_s, options.end_time, true);
+void run_sequential(const Model& model, Scheduler& s, Epochs& epochs, const EngineOptions& options,
+                    RunResult& result) {
+  Progress progress(options.progress_interval_s, options.end_time, model.progress_total(), true);
   constexpr std::uint64_t kChunk = 1u << 16;  // events between progress checks
   while (!s.failed()) {
     const Time next = s.next_time();
@@ -409,7 +419,7 @@ void run_sequential(Scheduler& s, Epochs& epochs, const EngineOptions& options, 
       continue;
     }
     s.process_until(std::min(epochs.next(), options.end_time), kChunk);
-    progress.maybe_report(s.last_time(), s.committed(), 1.0);
+    progress.maybe_report(s.last_time(), s.committed(), 1.0, model.progress_done());
   }
   if (s.failed()) throw EngineError(s.error(), true);
   result.committed_events = s.committed();
@@ -422,13 +432,15 @@ void run_sequential(Scheduler& s, Epochs& epochs, const EngineOptions& options, 
 // Conservative windows: process [T, min(T + lookahead, next epoch, end)),
 // exchange, agree on the next T. When T reaches the next epoch, every event
 // before it has run on every rank and none after it: the epoch runs there.
-void run_windowed(Scheduler& s, Epochs& epochs, const boost::mpi::communicator& comm,
-                  const EngineOptions& options, Time lookahead, RunResult& result) {
+void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
+                  const boost::mpi::communicator& comm, const EngineOptions& options,
+                  Time lookahead, RunResult& result) {
   const MPI_Comm c = comm;
   const int ranks = comm.size();
   const int rank = comm.rank();
   const MpiTypes types;
-  Progress progress(options.progress_interval_s, options.end_time, rank == 0);
+  Progress progress(options.progress_interval_s, options.end_time, model.progress_total(),
+                    rank == 0);
 
   std::vector<int> send_counts(static_cast<std::size_t>(ranks)), recv_counts(send_counts.size());
   std::vector<std::vector<Event>> inbox(send_counts.size());
@@ -480,6 +492,7 @@ void run_windowed(Scheduler& s, Epochs& epochs, const boost::mpi::communicator& 
         .busy_ns_max = busy_ns,
         .error_rank = s.failed() ? static_cast<std::uint64_t>(rank) : ~std::uint64_t{0},
         .remote_events = remote_sent,
+        .work_done = model.progress_done(),
         .epoch_min = epochs.next(),
         .epoch_max = epochs.next(),
         .counters_min = epochs.counters(),
@@ -502,9 +515,9 @@ void run_windowed(Scheduler& s, Epochs& epochs, const boost::mpi::communicator& 
           rank == 0);
     }
     const double mean_busy = static_cast<double>(global.busy_ns) / ranks;
-    progress.maybe_report(
-        global.last_time, global.committed,
-        mean_busy > 0 ? static_cast<double>(global.busy_ns_max) / mean_busy : 1.0);
+    progress.maybe_report(global.last_time, global.committed,
+                          mean_busy > 0 ? static_cast<double>(global.busy_ns_max) / mean_busy : 1.0,
+                          global.work_done);
     const Time start = global.next_time;
     if (start >= options.end_time) break;  // also when no events are left (kTimeMax)
     if (start >= epochs.next()) {
@@ -566,9 +579,9 @@ RunResult run(Model& model, const Partition& partition, const boost::mpi::commun
   RunResult result;
   if (sequential) {
     if (scheduler.failed()) throw EngineError(scheduler.error(), true);
-    run_sequential(scheduler, epochs, options, result);
+    run_sequential(model, scheduler, epochs, options, result);
   } else {
-    run_windowed(scheduler, epochs, comm, options, lookahead, result);
+    run_windowed(model, scheduler, epochs, comm, options, lookahead, result);
   }
   scheduler.collect(result);
   const double wall = seconds_since(t0);

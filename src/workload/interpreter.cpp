@@ -4,8 +4,10 @@
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/operations.hpp>
 #include <boost/serialization/string.hpp>
+#include <map>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "sipsim/base/fifo.hpp"
 
@@ -85,12 +87,37 @@ Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> networ
       }
     }
   }
+  // The progress line's work: every op once, plus each collective's steps
+  // (member 0's count times the members, an estimate for trees).
+  std::map<std::tuple<std::uint32_t, const Program*, std::uint32_t>, std::uint64_t> steps;
+  for (const auto& b : set_.bindings) {
+    if (!b) continue;
+    const Program& p = set_.programs[b->program];
+    std::uint64_t work = p.size();
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+      const Op& op = p.op(i);
+      if (op.kind != OpKind::kCollective) continue;
+      const std::uint32_t comm = b->comms[op.slot].comm;
+      auto [it, fresh] = steps.try_emplace({comm, &p, op.call}, 0);
+      if (fresh) {
+        const collective::CollectiveCall& c = p.call(op.call);
+        const collective::Communicator& cm = set_.comms[comm];
+        const collective::CollectiveSpec spec =
+            collective::make_spec(c.op, c.algorithm, cm.size(), c.bytes, c.root, cm.params);
+        if (collective::why_invalid(spec).empty())
+          it->second = collective::Schedule(spec, 0).steps();
+      }
+      work += it->second;
+    }
+    total_work_ += work * set_.iterations;
+  }
 }
 
 Interpreter::~Interpreter() = default;
 
 void Interpreter::setup(const pdes::Partition& partition, int rank) {
   network_->setup(partition, rank);
+  ops_done_ = 0;
   executor_.setup(partition, rank);
   const auto lps = partition.lps_of(rank);
   local_lps_.assign(lps.begin(), lps.end());
@@ -232,6 +259,7 @@ void Interpreter::complete(Node& node, std::uint32_t i, pdes::Context& ctx,
                            const collective::CollectiveTiming* timing) {
   node.state[i] = OpState::kDone;
   ++node.done;
+  ++ops_done_;
   if (observer_) {
     observer_->op_done({node.id, node.iteration, i, node.started[i], ctx.now(), timing});
   }

@@ -89,6 +89,8 @@ class Executor {
   // step took. Empty when the node is clean.
   std::string unfinished(std::uint32_t local_index) const;
   bool idle(std::uint32_t local_index) const;
+  // Steps this rank's nodes have finished (for progress reports).
+  std::uint64_t steps_done() const { return steps_done_; }
 
  private:
   struct Running;
@@ -107,6 +109,7 @@ class Executor {
            std::unique_ptr<PreparedCollective>>
       prepared_;
   std::vector<Node> nodes_;  // by local LP index (node LPs only)
+  std::uint64_t steps_done_ = 0;
 };
 
 }  // namespace sipsim::collective

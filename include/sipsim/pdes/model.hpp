@@ -83,6 +83,13 @@ class Model {
   virtual void init(Context& ctx) = 0;
   virtual void handle(const Event& event, Context& ctx) = 0;
 
+  // Progress (rank 0's progress line): the model's work in units of its
+  // choice (e.g. ops of the nodes' programs), the same total on every rank,
+  // and how many of them this rank's LPs have done. 0: no estimate (the
+  // engine then reports progress against simulation.end_time, if set).
+  virtual std::uint64_t progress_total() const { return 0; }
+  virtual std::uint64_t progress_done() const { return 0; }
+
   // Epochs (DESIGN.md §2), for a global controller such as a wavelength
   // planner, a circuit allocator or a fault schedule. At an epoch every event
   // before it has run on every rank and none at or after it; each rank then

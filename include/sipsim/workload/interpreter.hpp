@@ -93,6 +93,10 @@ class Interpreter final : public pdes::Model,
   void delivered(const fabric::Delivery& delivery, pdes::Context& ctx) override;
   void collective_done(pdes::Context& ctx, std::uint64_t handle,
                        const collective::CollectiveTiming& timing) override;
+  // Work for the progress line: every node's ops over all iterations, plus
+  // the steps of its collectives.
+  std::uint64_t progress_total() const override { return total_work_; }
+  std::uint64_t progress_done() const override { return ops_done_ + executor_.steps_done(); }
 
   const fabric::Network& network() const { return *network_; }
   const compute::Device& device() const { return *device_; }
@@ -124,6 +128,8 @@ class Interpreter final : public pdes::Model,
   std::unique_ptr<compute::Device> device_;
   collective::Executor executor_;
   ProgramObserver* observer_ = nullptr;
+  std::uint64_t total_work_ = 0;  // over every node and iteration
+  std::uint64_t ops_done_ = 0;    // by this rank's nodes
   std::vector<std::uint32_t> local_lps_;
   std::vector<std::unique_ptr<Node>> nodes_;  // by local LP index; null: no program
 };
