@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The run file against docs/output.md (its "Index" section), both ways: every
+# group, dataset, attribute and table column of a real run file is listed
+# there for that kind of run, and everything listed for that kind of run is in
+# the file; and every listed name is described in the document's tables.
+# Three runs: PHOLD (no fabric), collectives on elect-flat, collectives on RAMP.
+# Usage: schema_test.sh SIPSIM SOURCE_DIR
+set -euo pipefail
+sipsim=$(realpath "$1")
+src=$(realpath "$2")
+doc=$src/docs/output.md
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+failures=0
+
+# The index: "item condition" lines of the code block under "## Index".
+awk '/^## Index/ {inside = 1} inside && /^```/ {block = !block; next} inside && block && NF == 2 {print}' \
+  "$doc" > "$work/index"
+[ "$(wc -l < "$work/index")" -gt 40 ] || { echo "FAIL: no index in $doc"; exit 1; }
+
+# Every listed name is described in the document outside the index, in backticks.
+awk '/^## Index/ {exit} {print}' "$doc" > "$work/prose"
+while read -r item _; do
+  case "$item" in
+    *@* | *:*) pattern="\`${item##*[@:]}\`" ;;  # an attribute or a column: its name
+    *) pattern="\`$item[\`/]" ;;               # a group or dataset: its path (or a path below it)
+  esac
+  grep -q "$pattern" "$work/prose" || { echo "FAIL: $item is in the index but not described"; failures=$((failures + 1)); }
+done < "$work/index"
+
+check() {  # check NAME CONDITIONS... -- RUN ARGS
+  local name=$1 conds=()
+  shift
+  while [ "$1" != "--" ]; do conds+=("$1"); shift; done
+  shift
+  "$sipsim" run "$@" -o "$work/$name.h5" -q > /dev/null
+  h5dump -H "$work/$name.h5" | awk -f "$src/tests/app/h5items.awk" | sort -u > "$work/$name.actual"
+  : > "$work/$name.expected"
+  for c in "${conds[@]}"; do awk -v c="$c" '$2 == c {print $1}' "$work/index" >> "$work/$name.expected"; done
+  sort -u -o "$work/$name.expected" "$work/$name.expected"
+  if ! diff "$work/$name.expected" "$work/$name.actual" > "$work/$name.diff"; then
+    echo "FAIL $name: '<' listed in docs/output.md but not in the file, '>' in the file but not listed:"
+    cat "$work/$name.diff"
+    failures=$((failures + 1))
+  fi
+}
+check phold always -- "$src/scenarios/quickstart.yaml" --set simulation.end_time=20us
+check flat always fabric -- "$src/scenarios/nccl/elect-flat.yaml" --set workload.sizes.max=64KiB
+check ramp always fabric ramp -- "$src/scenarios/ramp/small-ramp.yaml" --set workload.sizes.max=64KiB
+
+[ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
+echo "3 run files match docs/output.md"
