@@ -2,6 +2,7 @@
 // with its module's reader and building its network. To add a fabric: its
 // folder under fabric/ (transport, cost model, reader, tests), a FabricSetup
 // here, and one row in fabric_registry().
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -134,7 +135,7 @@ class TopooptSetup final : public RoutedSetup {
  public:
   explicit TopooptSetup(base::MapReader& f) : RoutedSetup(f) {
     nodes_ = f.required("nodes").as_u32(2, 1u << 24);
-    spec_ = fabric::read_topoopt(f);
+    spec_ = fabric::read_topoopt(f, nodes_);
   }
   std::string_view type() const override { return "topoopt"; }
 
@@ -164,7 +165,11 @@ class RampSetup final : public FabricSetup {
     const fabric::RampSpec& s = config_.spec;
     params.ramp = fabric::ramp::shape_for(s.x, s.J, s.Lambda / s.x, n);
     params.tree_alpha_ps = s.io_latency + s.propagation;
-    params.tree_group_rate_bps = fabric::ramp_slot_bytes(s) * 8 * pdes::kSecond / s.slot * s.b;
+    // The slot's data at the slot's pace (in 128 bits: at most line_rate x b).
+    __extension__ typedef unsigned __int128 U128;
+    const U128 rate = U128{fabric::ramp_slot_bytes(s)} * 8 * pdes::kSecond / s.slot * s.b;
+    params.tree_group_rate_bps =
+        static_cast<std::uint64_t>(std::min<U128>(rate, ~std::uint64_t{0}));
     return fabric::ramp::job_nodes(params.ramp);
   }
   // RAMP §6.2.2 eq. 3-4: the transcoder gives the job's pairs the extra

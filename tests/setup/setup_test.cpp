@@ -135,6 +135,58 @@ TEST(Setup, AutoIsResolvedWhenBuilding) {
   EXPECT_EQ(sim.network->nodes(), 16u);
 }
 
+// Every fabric parameter the builders would refuse is refused by the reader,
+// at its key (docs/scenarios.md); what a reader accepts builds.
+TEST(Setup, FabricErrorsNameTheirKey) {
+  const std::string coll =
+      "workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1MiB}\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{type: cluster, preset: superpod, nodes: 100}",
+       "s.yaml:1:50: fabric.nodes: must be a multiple of the server size (8, the default "
+       "server_size)"},
+      {"{type: cluster, nodes: 64, server_size: 1, nic: {bandwidth: 1Gbps}, tiers: [{down: 8}]}",
+       "s.yaml:1:84: fabric.tiers: the product of the tiers' down (8) must equal the number of "
+       "nodes (64, one NIC per node)"},
+      {"{type: cluster, nodes: 64, server_size: 1, nic: {bandwidth: 1Gbps}, tiers: [{down: 8, "
+       "oversubscription: 3}, {down: 8}]}",
+       "s.yaml:1:113: fabric.tiers[0].oversubscription: must divide down (8): each switch has "
+       "down / oversubscription uplinks"},
+      {"{type: cluster, nodes: 64, server_size: 8, intra: {bandwidth: 1Tbps}, nic: {per: server, "
+       "bandwidth: 1Gbps}, tiers: [{down: 64}]}",
+       "s.yaml:1:124: fabric.tiers: the product of the tiers' down (64) must equal the number of "
+       "servers (8, one NIC per server)"},
+      {"{type: topoopt, nodes: 64, degree: 5, link_bandwidth: 1Gbps, latency: 1ns}",
+       "s.yaml:1:44: fabric.degree: must be even and at least 2 (got 5): a node's links form "
+       "degree / 2 bidirectional rings"},
+      {"{type: topoopt, nodes: 12, degree: 6, link_bandwidth: 1Gbps, latency: 1ns}",
+       "s.yaml:1:44: fabric.degree: degree 6 needs 3 ring offsets coprime with 12 in [1, 6], but "
+       "only 2 exist (1, 5); the largest degree for 12 nodes is 4"},
+      {"{type: ramp, x: 4, J: 4, Lambda: 16, line_rate: 1bps}",
+       "s.yaml:1:57: fabric.line_rate: a slot must carry at least one byte, but 19ns of data at "
+       "1bps is less than 8 bits"},
+      {"{type: ramp, x: 4, J: 4, Lambda: 16, slot: 1010ps}",
+       "s.yaml:1:52: fabric.slot: a slot must carry at least one byte, but 10ps of data at "
+       "400Gbps is less than 8 bits"},
+      {"{type: ramp, x: 128, J: 1, Lambda: 128}",
+       "s.yaml:1:44: fabric.Lambda: exceeds the 122 wavelength channels of the tunable source "
+       "(RAMP §4.1)"},
+      {"{type: torus2d, dims: [65536, 65536], link_bandwidth: 1Gbps, hop_latency: 1ns}",
+       "s.yaml:1:31: fabric.dims: 65536 x 65536 = 4294967296 nodes; at most 2^24 = 16777216"},
+  };
+  for (const auto& [fabric, message] : cases) {
+    EXPECT_EQ(error_of("fabric: " + fabric + "\n" + coll), message);
+  }
+  // Through --set, the error names the argument.
+  try {
+    read_text("fabric: {type: topoopt, nodes: 64, link_bandwidth: 1Gbps, latency: 1ns}\n" + coll,
+              {"fabric.degree=7"});
+    ADD_FAILURE() << "degree 7 accepted";
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(e.location(), "--set fabric.degree=7");
+    EXPECT_EQ(e.key_path(), "fabric.degree");
+  }
+}
+
 TEST(Setup, WorkloadsWithoutAFabric) {
   EXPECT_EQ(error_of("workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1B}\n"),
             "s.yaml:1:11: workload: collectives need a fabric: add a fabric section");
