@@ -46,6 +46,15 @@ std::optional<setup::Setup> load(const std::string& path, const std::vector<std:
     auto doc = base::Document::load_string(text, path, overrides);
     auto s = scenario::load_scenario(doc);
     s.overrides = overrides;
+    if (s.simulation.engine == pdes::EngineKind::kSequential && comm.size() > 1) {
+      doc.root()
+          .as_map()
+          .required("simulation")
+          .as_map()
+          .required("engine")
+          .fail("the sequential engine runs on one rank only, and this job has " +
+                std::to_string(comm.size()) + " ranks (use auto or windowed)");
+    }
     return setup::read(std::move(s));
   } catch (const base::ScenarioError& e) {
     report(comm, e.what());

@@ -42,6 +42,7 @@ class ElectFlatSetup final : public FabricSetup {
   explicit ElectFlatSetup(base::MapReader& f) : spec_(fabric::read_elect_flat(f)) {}
   std::string_view type() const override { return "elect-flat"; }
   std::uint32_t nodes() const override { return spec_.nodes; }
+  std::uint64_t slowest_rate_bps() const override { return spec_.bandwidth_bps; }
   std::unique_ptr<fabric::Network> build() const override {
     return fabric::make_elect_flat(spec_.nodes, spec_.bandwidth_bps, spec_.latency);
   }
@@ -74,6 +75,15 @@ class ClusterSetup final : public RoutedSetup {
     spec_ = fabric::read_cluster(f, nodes_);
   }
   std::string_view type() const override { return "cluster"; }
+  // The top tier has no uplinks; servers of one node no intra-server switch.
+  std::uint64_t slowest_rate_bps() const override {
+    std::uint64_t rate = spec_.nic_rate_bps;
+    if (spec_.server_size > 1) rate = std::min(rate, spec_.intra_rate_bps);
+    for (std::size_t t = 0; t + 1 < spec_.tiers.size(); ++t) {
+      rate = std::min(rate, spec_.tiers[t].up_rate_bps);
+    }
+    return rate;
+  }
   // The 2D torus: servers x the rest; the hierarchical ring: one level per
   // tier (fabric::cluster_levels), for a group of consecutive nodes.
   collective::AlgorithmParams algorithm_params(std::uint32_t p, bool contiguous) const override {
@@ -105,6 +115,7 @@ class Torus2dSetup final : public RoutedSetup {
     nodes_ = spec_.dims[0] * spec_.dims[1];
   }
   std::string_view type() const override { return "torus2d"; }
+  std::uint64_t slowest_rate_bps() const override { return spec_.link_rate_bps; }
   // The whole torus runs on its own dimensions.
   collective::AlgorithmParams algorithm_params(std::uint32_t p, bool contiguous) const override {
     collective::AlgorithmParams params = FabricSetup::algorithm_params(p, contiguous);
@@ -125,6 +136,7 @@ class BcubeSetup final : public RoutedSetup {
     nodes_ = fabric::bcube_nodes(spec_);
   }
   std::string_view type() const override { return "bcube"; }
+  std::uint64_t slowest_rate_bps() const override { return spec_.link_rate_bps; }
 
  private:
   std::unique_ptr<fabric::Topology> topology() const override { return fabric::make_bcube(spec_); }
@@ -138,6 +150,7 @@ class TopooptSetup final : public RoutedSetup {
     spec_ = fabric::read_topoopt(f, nodes_);
   }
   std::string_view type() const override { return "topoopt"; }
+  std::uint64_t slowest_rate_bps() const override { return spec_.link_rate_bps; }
 
  private:
   std::unique_ptr<fabric::Topology> topology() const override {
@@ -155,6 +168,13 @@ class RampSetup final : public FabricSetup {
   }
   std::unique_ptr<fabric::Network> build() const override {
     return fabric::make_ramp(config_.spec);
+  }
+  // One transceiver: a slot's data per slot (RAMP §4.1).
+  std::uint64_t slowest_rate_bps() const override {
+    const fabric::RampSpec& s = config_.spec;
+    __extension__ typedef unsigned __int128 U128;
+    return static_cast<std::uint64_t>(U128{fabric::ramp_slot_bytes(s)} * 8 * pdes::kSecond /
+                                      s.slot);
   }
   // RAMP §6.3: a job of n nodes takes the sub-box of the network that
   // activates the fewest RAMP-x steps. RAMP §6.1 eq. 1: a stage of the tree

@@ -58,10 +58,10 @@ std::unique_ptr<fabric::Network> build_network(const Setup& setup) {
   }
 }
 
-workload::Simulation build(const Setup& setup) {
+workload::Simulation build(const Setup& setup, const BuildOptions& options) {
   std::unique_ptr<fabric::Network> network = build_network(setup);
   try {
-    return setup.workload->build(std::move(network));
+    return setup.workload->build(std::move(network), options);
   } catch (const std::invalid_argument& e) {
     throw base::ScenarioError(setup.workload->location, setup.workload->key, e.what());
   }

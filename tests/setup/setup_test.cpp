@@ -135,6 +135,16 @@ TEST(Setup, AutoIsResolvedWhenBuilding) {
   EXPECT_EQ(sim.network->nodes(), 16u);
 }
 
+TEST(Setup, AutoCanBeCheckedWithoutTheEstimates) {
+  const setup::Setup s = read_text(
+      "fabric: {type: elect-flat, nodes: 16, bandwidth: 100Gbps, latency: 1us}\n"
+      "workload: {type: collectives, op: all-to-all, algorithm: auto, sizes: {min: 1KiB, max: "
+      "16MiB, factor: 128}}\n");
+  const workload::Simulation sim = build(s, {.resolve_auto = false});
+  ASSERT_TRUE(sim.model && sim.results && sim.network);
+  EXPECT_EQ(sim.network->nodes(), 16u);
+}
+
 // Every fabric parameter the builders would refuse is refused by the reader,
 // at its key (docs/scenarios.md); what a reader accepts builds.
 TEST(Setup, FabricErrorsNameTheirKey) {
@@ -185,6 +195,22 @@ TEST(Setup, FabricErrorsNameTheirKey) {
     EXPECT_EQ(e.location(), "--set fabric.degree=7");
     EXPECT_EQ(e.key_path(), "fabric.degree");
   }
+}
+
+TEST(Setup, SimulatedTimeBound) {
+  const std::string fabric =
+      "fabric: {type: elect-flat, nodes: 8, bandwidth: 400Gbps, latency: 1us}\n";
+  EXPECT_EQ(error_of(fabric +
+                     "workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1PiB, "
+                     "iterations: 100}\n"),
+            "s.yaml:2:70: workload.size: the sweep may need more simulated time than a run can "
+            "reach (2^63 ps, about 106 days): at 1PiB, 101 runs x 14 steps x 2.252e+04 s (the "
+            "size over the fabric's slowest link, 400Gbps) exceed it; sizes up to about 326.1TB "
+            "fit (docs/scenarios.md, \"Size bound\")");
+  EXPECT_EQ(
+      error_of(fabric +
+               "workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1PiB}\n"),
+      "");
 }
 
 TEST(Setup, WorkloadsWithoutAFabric) {
