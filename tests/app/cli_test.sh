@@ -88,9 +88,14 @@ expect bad-output-dir 2 "sipsim: error: cannot write output 'no/such/dir/x.h5': 
 
 expect validate-typo 2 "sipsim: error: typo.yaml:6:3: workload.lokahead: unknown key; did you mean 'lookahead'?" -- validate typo.yaml
 
-expect usage-no-scenario 2 "scenario is required
-Run with --help for more information." -- run
-
+# Command-line errors: one line, with the documented prefix, exit 2.
+expect usage-no-scenario 2 "sipsim: error: scenario is required (see 'sipsim run --help')" -- run
+expect usage-no-command 2 "sipsim: error: a command is required: one of run, validate, analyze, compare, info (see 'sipsim --help')" --
+expect usage-unknown-command 2 "sipsim: error: unknown command 'simulate'; expected one of run, validate, analyze, compare, info (see 'sipsim --help')" -- simulate good.yaml
+expect usage-misspelt-command 2 "sipsim: error: unknown command 'valdate'; expected one of run, validate, analyze, compare, info; did you mean 'validate'? (see 'sipsim --help')" -- valdate good.yaml
+expect usage-unknown-option 2 "sipsim: error: The following argument was not expected: --bogus (see 'sipsim run --help')" -- run good.yaml --bogus
+expect usage-ranks-zero 2 "sipsim: error: --ranks: must be a whole number from 1 to 16777216, got '0' (see 'sipsim info --help')" -- info good.yaml --ranks 0
+expect usage-max-work-negative 2 "sipsim: error: --max-work: must be a whole number from 1 to 18446744073709551615, got '-1' (see 'sipsim analyze --help')" -- analyze good.yaml --max-work -1
 expect number-out-of-range 2 "sipsim: error: --set workload.lps=99999999999999999999: workload.lps: integer 99999999999999999999 is out of range: at most 18446744073709551615" -- validate good.yaml --set workload.lps=99999999999999999999
 expect time-out-of-range 2 "sipsim: error: --set simulation.end_time=1e30s: simulation.end_time: '1e30s' is too large for a 64-bit count of picoseconds: at most 18446744073709551615 (about 213 days)" -- validate good.yaml --set simulation.end_time=1e30s
 
