@@ -1,6 +1,7 @@
 // `sipsim validate`: every check `run` makes before its engine starts
 // (DESIGN.md §7, docs/user-guide.md), without running or writing anything.
 #include <iostream>
+#include <new>
 #include <stdexcept>
 
 #include "sipsim/app/commands.hpp"
@@ -33,6 +34,10 @@ int validate_command(const std::string& path, const std::vector<std::string>& ov
     return kExitBadInput;
   } catch (const std::invalid_argument& e) {
     report(comm, e.what());
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {  // the partition: an owner per LP on every rank
+    report(comm, s->workload->location + ": " + s->workload->key +
+                     ": not enough memory to partition it on this machine");
     return kExitBadInput;
   }
   if (comm.rank() == 0) {

@@ -144,20 +144,46 @@ class CollectivesSetup final : public WorkloadSetup {
 
   // `auto` without the estimates (BuildOptions::resolve_auto false): it
   // fails only when a size has no valid algorithm within the estimator's
-  // work limit; otherwise build with the first one.
+  // work limit; otherwise build with one. The estimator's count is at most 4x
+  // its lower bound (analytical::critical_path_work_lower_bound), which is at
+  // most p x the steps of three members; so the cheapest test goes first and
+  // the exact count (every member's schedule, seconds at 10^6 nodes) is
+  // needed only when no algorithm is clearly within the limit.
   void check_auto(workload::CollectivesConfig& c) const {
+    constexpr std::uint64_t kSure = analytical::kDefaultMaxWork / 4;
     for (std::uint64_t bytes : workload::sweep_sizes(c)) {
-      std::optional<collective::Algorithm> first;
-      for (const collective::CollectiveSpec& spec : valid_specs(c, bytes)) {
-        if (analytical::critical_path_work(spec) <= analytical::kDefaultMaxWork) {
-          first = spec.algorithm;
-          break;
+      const std::vector<collective::CollectiveSpec> specs = valid_specs(c, bytes);
+      auto pick = [&]() -> std::optional<collective::Algorithm> {
+        for (const collective::CollectiveSpec& spec : specs) {
+          if (std::uint64_t{spec.p} * most_steps(spec) <= kSure) return spec.algorithm;
         }
-      }
-      if (!first) no_auto_algorithm();
-      c.per_size.push_back(*first);
+        std::vector<const collective::CollectiveSpec*> near;
+        for (const collective::CollectiveSpec& spec : specs) {
+          const std::uint64_t lower = analytical::critical_path_work_lower_bound(spec);
+          if (lower <= kSure) return spec.algorithm;
+          if (lower <= analytical::kDefaultMaxWork) near.push_back(&spec);
+        }
+        for (const collective::CollectiveSpec* spec : near) {
+          if (analytical::critical_path_work(*spec) <= analytical::kDefaultMaxWork) {
+            return spec->algorithm;
+          }
+        }
+        return std::nullopt;
+      };
+      const std::optional<collective::Algorithm> algorithm = pick();
+      if (!algorithm) no_auto_algorithm();
+      c.per_size.push_back(*algorithm);
     }
     c.algorithm = c.per_size.front();
+  }
+
+  // The most steps of members 0, root and p - 1 (members differ: trees).
+  static std::uint32_t most_steps(const collective::CollectiveSpec& spec) {
+    std::uint32_t steps = 0;
+    for (const std::uint32_t m : {0u, spec.root, spec.p - 1}) {
+      steps = std::max(steps, collective::Schedule(spec, m).steps());
+    }
+    return steps;
   }
 
   // docs/scenarios.md, "Size bound": the simulated time of the sweep must fit
@@ -175,11 +201,8 @@ class CollectivesSetup final : public WorkloadSetup {
     U128 total = 0;
     for (std::uint64_t bytes : workload::sweep_sizes(c)) {
       std::uint32_t steps = 1;
-      const auto p = static_cast<std::uint32_t>(job_.members.size());
       for (const collective::CollectiveSpec& spec : valid_specs(c, bytes)) {
-        for (std::uint32_t m : {0u, c.root, p - 1}) {
-          steps = std::max(steps, collective::Schedule(spec, m).steps());
-        }
+        steps = std::max(steps, most_steps(spec));
       }
       const U128 once = (U128{bytes} * 8 * pdes::kSecond + slowest_bps - 1) / slowest_bps;
       const U128 term = once >= limit ? limit : runs * steps * once;  // < 2^(63 + 21 + 32)

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <string>
 
+#include "sipsim/analytical/collective_estimate.hpp"
+
 namespace sipsim::setup {
 namespace {
 
@@ -143,6 +145,47 @@ TEST(Setup, AutoCanBeCheckedWithoutTheEstimates) {
   const workload::Simulation sim = build(s, {.resolve_auto = false});
   ASSERT_TRUE(sim.model && sim.results && sim.network);
   EXPECT_EQ(sim.network->nodes(), 16u);
+}
+
+// validate checks `auto` with a lower bound of the estimator's count of
+// member-steps and computes the exact count only within 4x of the limit
+// (workloads.cpp, check_auto): the bound must be within 4x.
+TEST(Setup, WorkLowerBoundIsWithin4x) {
+  std::size_t checked = 0;
+  std::vector<std::pair<std::uint32_t, collective::Dims>> shapes;
+  for (const std::uint32_t p : {2u, 3u, 5u, 8u, 12u, 64u, 96u, 256u, 1000u, 1024u}) {
+    std::uint32_t a = 1;
+    for (std::uint32_t d = 1; d * d <= p; ++d) {
+      if (p % d == 0) a = d;
+    }
+    shapes.push_back({p, collective::Dims{a, p / a}});
+  }
+  shapes.push_back({1024, collective::Dims{8, 8, 16}});
+  shapes.push_back({1024, collective::Dims{2, 512}});
+  shapes.push_back({768, collective::Dims{8, 2, 3, 16}});
+  for (const auto& [p, dims] : shapes) {
+    collective::AlgorithmParams params;
+    params.torus = params.hierarchy = dims;
+    for (const std::string& name : collective::op_names()) {
+      for (const collective::Algorithm algorithm : collective::all_algorithms()) {
+        for (const std::uint64_t bytes : {0ull, 1ull, 1000ull, 1ull << 20, (1ull << 30) + 7}) {
+          for (const std::uint32_t root : {0u, p - 1}) {
+            const collective::CollectiveSpec spec = collective::make_spec(
+                *collective::parse_op(name), algorithm, p, bytes, root, params);
+            if (!collective::why_invalid(spec).empty()) continue;
+            const std::uint64_t lower = analytical::critical_path_work_lower_bound(spec);
+            const std::uint64_t exact = analytical::critical_path_work(spec);
+            EXPECT_LE(lower, exact)
+                << name << " " << collective::to_string(algorithm) << " p=" << p;
+            EXPECT_LE(exact, 4 * lower) << name << " " << collective::to_string(algorithm)
+                                        << " p=" << p << " bytes=" << bytes << " root=" << root;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000u);
 }
 
 // Every fabric parameter the builders would refuse is refused by the reader,

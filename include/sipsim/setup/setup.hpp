@@ -29,7 +29,7 @@ struct BuildOptions {
   // Resolve `algorithm: auto` with the critical-path estimator (minutes at
   // 65,536 nodes). false (`sipsim validate`): check only that every size has
   // an algorithm that is valid and small enough to estimate, which is the one
-  // way the resolution can fail, and build with the first such algorithm.
+  // way the resolution can fail, and build with such an algorithm.
   bool resolve_auto = true;
 };
 
