@@ -86,6 +86,10 @@ printf 'simulation: {progress_interval: 0s}\nfabric: {type: elect-flat, nodes: 8
 same progress-interval "sipsim: error: flat.yaml:1:33: simulation.progress_interval: must be greater than 0 (run -q silences the progress lines)" -- flat.yaml
 same size-bound "sipsim: error: --set workload.size=16000PiB: workload.size: the sweep may need more simulated time than a run can reach (2^63 ps, about 106 days): at 16000PiB, 6 runs x 14 steps x 3.603e+08 s (the size over the fabric's slowest link, 400Gbps) exceed it; sizes up to about 5.49PB fit (docs/scenarios.md, \"Size bound\")" -- flat.yaml --set simulation.progress_interval=1s --set workload.size=16000PiB
 
+# compute: rates that round to 0 bytes or FLOP per second.
+same compute-memory "sipsim: error: --set compute.memory_bandwidth=7bps: compute.memory_bandwidth: must be at least 8bps (one byte per second)" -- flat.yaml --set simulation.progress_interval=1s --set compute.memory_bandwidth=7bps
+same compute-flops "sipsim: error: --set compute.peak_tflops=1e-13: compute.peak_tflops: must be a number of TFLOP/s from 1e-12 (one FLOP/s) to 1e6" -- flat.yaml --set simulation.progress_interval=1s --set compute.peak_tflops=1e-13
+
 # The engine's checks on several ranks: the sequential engine, a zero lookahead.
 for command in run validate; do
   out=$(mpirun --oversubscribe -n 2 "$sipsim" "$command" flat.yaml --set simulation.progress_interval=1s --set simulation.engine=sequential 2>&1 >/dev/null | grep '^sipsim')
