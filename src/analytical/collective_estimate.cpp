@@ -146,8 +146,52 @@ CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
   return longest_path(spec, members, network, device, nullptr);
 }
 
+namespace {
+
+// Every member's schedule and how the estimator walks them: ring phases
+// (member 0's runs merge steps and every member has the same runs) as
+// synchronous rounds, one step per run; everything else step by step.
+struct Walk {
+  std::vector<collective::Schedule> schedules;
+  std::vector<collective::Schedule::Run> runs;  // member 0's
+  std::uint32_t steps = 0;                      // the most of any member
+  bool rounds = false;
+  std::uint64_t work = 0;  // member-steps evaluated
+};
+
+Walk plan_walk(const collective::CollectiveSpec& spec) {
+  using Run = collective::Schedule::Run;
+  Walk w;
+  const std::uint32_t p = spec.p;
+  w.schedules.reserve(p);
+  for (std::uint32_t m = 0; m < p; ++m) w.schedules.emplace_back(spec, m);
+  for (const auto& s : w.schedules) w.steps = std::max(w.steps, s.steps());
+  w.runs = w.schedules[0].runs();
+  w.rounds = std::any_of(w.runs.begin(), w.runs.end(), [](const Run& r) { return r.count > 1; });
+  for (std::uint32_t m = 1; w.rounds && m < p; ++m) {
+    const std::vector<Run> r = w.schedules[m].runs();
+    w.rounds = std::equal(
+        r.begin(), r.end(), w.runs.begin(), w.runs.end(),
+        [](const Run& a, const Run& b) { return a.first == b.first && a.count == b.count; });
+  }
+  w.work = std::uint64_t{p} * (w.rounds ? w.runs.size() : w.steps);
+  return w;
+}
+
+}  // namespace
+
 std::uint64_t critical_path_work(const collective::CollectiveSpec& spec) {
-  return std::uint64_t{spec.p} * collective::Schedule(spec, 0).runs().size();
+  return plan_walk(spec).work;
+}
+
+// Each member's runs are at most its steps, and when the walk goes by rounds
+// every member has member 0's runs.
+std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& spec) {
+  std::size_t runs = 0;
+  for (const std::uint32_t m : {0u, spec.root, spec.p - 1}) {
+    runs = std::max(runs, collective::Schedule(spec, m).runs().size());
+  }
+  return std::uint64_t{spec.p} * runs;
 }
 
 namespace {
@@ -192,25 +236,12 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                           const compute::Device& device, std::uint64_t max_work) {
   using Run = collective::Schedule::Run;
   const std::uint32_t p = spec.p;
-  std::vector<collective::Schedule> schedules;
-  schedules.reserve(p);
-  for (std::uint32_t m = 0; m < p; ++m) schedules.emplace_back(spec, m);
-  std::uint32_t steps = 0;
-  for (const auto& s : schedules) steps = std::max(steps, s.steps());
-
-  // Ring phases (member 0's runs merge steps and every member has the same
-  // runs) are evaluated as synchronous rounds, one step per run; everything
-  // else as the idle estimate's longest path with each message delayed by the
-  // load of its step.
-  const std::vector<Run> runs = schedules[0].runs();
-  bool rounds = std::any_of(runs.begin(), runs.end(), [](const Run& r) { return r.count > 1; });
-  for (std::uint32_t m = 1; rounds && m < p; ++m) {
-    const std::vector<Run> r = schedules[m].runs();
-    rounds = std::equal(
-        r.begin(), r.end(), runs.begin(), runs.end(),
-        [](const Run& a, const Run& b) { return a.first == b.first && a.count == b.count; });
-  }
-  const std::uint64_t work = std::uint64_t{p} * (rounds ? runs.size() : steps);
+  const Walk walk = plan_walk(spec);
+  const std::vector<collective::Schedule>& schedules = walk.schedules;
+  const std::vector<collective::Schedule::Run>& runs = walk.runs;
+  const std::uint32_t steps = walk.steps;
+  const bool rounds = walk.rounds;
+  const std::uint64_t work = walk.work;
   if (work > max_work) {
     throw EstimateTooLarge(std::string(collective::to_string(spec.algorithm)) + " on " +
                            std::to_string(p) + " members needs " + std::to_string(work) +

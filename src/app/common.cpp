@@ -2,6 +2,7 @@
 
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/serialization/string.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -23,8 +24,11 @@ std::optional<setup::Setup> load(const std::string& path, const std::vector<std:
                                  const mpi::communicator& comm) {
   std::string text, problem;
   if (comm.rank() == 0) {
+    std::error_code ec;
     std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    if (std::filesystem::is_directory(path, ec)) {
+      problem = path + ": is a directory, not a scenario file";
+    } else if (!in) {
       problem = path + ": cannot read the scenario file";
     } else {
       std::ostringstream buf;
@@ -42,6 +46,15 @@ std::optional<setup::Setup> load(const std::string& path, const std::vector<std:
     auto doc = base::Document::load_string(text, path, overrides);
     auto s = scenario::load_scenario(doc);
     s.overrides = overrides;
+    if (s.simulation.engine == pdes::EngineKind::kSequential && comm.size() > 1) {
+      doc.root()
+          .as_map()
+          .required("simulation")
+          .as_map()
+          .required("engine")
+          .fail("the sequential engine runs on one rank only, and this job has " +
+                std::to_string(comm.size()) + " ranks (use auto or windowed)");
+    }
     return setup::read(std::move(s));
   } catch (const base::ScenarioError& e) {
     report(comm, e.what());

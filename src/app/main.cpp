@@ -1,12 +1,36 @@
 // sipsim: argument parsing only; each command is in its own file of src/app/.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
 #include <iostream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/app/commands.hpp"
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/version.hpp"
+
+namespace {
+
+// A whole number in [min, max], as `sipsim: error: --ranks: must be ...`.
+CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& input) -> std::string {
+        std::uint64_t v = 0;
+        const bool whole = !input.empty() &&
+                           input.find_first_not_of("0123456789") == std::string::npos &&
+                           CLI::detail::lexical_cast(input, v);
+        if (whole && v >= min && v <= max) return "";
+        return "must be a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+               ", got '" + input + "'";
+      },
+      "", "");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   boost::mpi::environment env(argc, argv, false);
@@ -19,6 +43,8 @@ int main(int argc, char** argv) {
   cli.set_version_flag(
       "--version", std::string("sipsim ") + sipsim::kVersion + " (" + sipsim::kGitRevision + ")");
   cli.require_subcommand(1);
+  const std::vector<std::string> commands = {"run", "validate", "analyze", "compare", "info"};
+  const std::string command_list = "run, validate, analyze, compare, info";
 
   RunArgs run;
   CLI::App* run_cmd = cli.add_subcommand("run", "simulate a scenario and write its run file");
@@ -49,7 +75,8 @@ int main(int argc, char** argv) {
   std::uint64_t max_work = sipsim::analytical::kDefaultMaxWork;
   const std::string max_work_help =
       "most member-steps one estimate may evaluate (larger ones are skipped)";
-  analyze_cmd->add_option("--max-work", max_work, max_work_help)->check(CLI::PositiveNumber);
+  analyze_cmd->add_option("--max-work", max_work, max_work_help)
+      ->check(whole_number(1, ~std::uint64_t{0}));
 
   std::vector<std::string> compare_paths;
   std::vector<std::string> compare_overrides;
@@ -64,7 +91,8 @@ int main(int argc, char** argv) {
       ->add_option("--set", compare_overrides, "override a key in every scenario: key.path=value")
       ->allow_extra_args(false);
   compare_cmd->add_flag("--csv", compare_csv, "comma-separated output");
-  compare_cmd->add_option("--max-work", max_work, max_work_help)->check(CLI::PositiveNumber);
+  compare_cmd->add_option("--max-work", max_work, max_work_help)
+      ->check(whole_number(1, ~std::uint64_t{0}));
 
   std::string info_path;
   std::vector<std::string> info_overrides;
@@ -72,19 +100,45 @@ int main(int argc, char** argv) {
   CLI::App* info_cmd = cli.add_subcommand("info", "fabric facts: nodes, links, lookahead, power");
   info_cmd->add_option("scenario", info_path, "scenario YAML file")->required();
   info_cmd->add_option("--ranks", info_ranks, "rank count for the partition and lookahead")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1u << 24));
   std::string info_owners;
   info_cmd->add_option("--owners", info_owners,
                        "write the owning rank of every LP (one per line) to this file instead");
   info_cmd->add_option("--set", info_overrides, "override a scenario key: key.path=value")
       ->allow_extra_args(false);
 
+  // Usage errors: one line, "sipsim: error: ...", naming the command's help.
+  // Only rank 0 talks; --help and --version exit 0, usage errors exit 2.
+  auto usage_error = [&](const std::string& message, std::string_view command) {
+    if (world.rank() == 0) {
+      std::cerr << "sipsim: error: " << message << " (see 'sipsim " << command
+                << (command.empty() ? "" : " ") << "--help')\n";
+    }
+    return kExitBadInput;
+  };
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+    std::string message =
+        "unknown command '" + std::string(argv[1]) + "'; expected one of " + command_list;
+    if (std::string guess = sipsim::base::closest_match(argv[1], commands); !guess.empty()) {
+      message += "; did you mean '" + guess + "'?";
+    }
+    return usage_error(message, "");
+  }
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Only rank 0 talks; --help and --version exit 0, usage errors exit 2.
-    if (world.rank() == 0) cli.exit(e);
-    return e.get_exit_code() == 0 ? kExitOk : kExitBadInput;
+    if (e.get_exit_code() == 0) {
+      if (world.rank() == 0) cli.exit(e);
+      return kExitOk;
+    }
+    std::string command;
+    for (const CLI::App* sub : cli.get_subcommands()) command = sub->get_name();
+    std::string message = e.what();
+    if (message == "A subcommand is required") {
+      message = "a command is required: one of " + command_list;
+    }
+    return usage_error(message, command);
   }
 
   if (*run_cmd) return run_command(run, world);

@@ -57,13 +57,14 @@ struct DimensionInfo {
   std::string_view example;    // "1.3us"
   std::string_view hint_unit;  // appended to a bare number: "400" -> "400Gbps"
   std::string_view base;       // "picoseconds"
+  std::string_view largest;    // 2^64 - 1 of the base unit, roughly: "about 213 days"
 };
 
 const DimensionInfo& info(Dimension d) {
   static const DimensionInfo kInfo[] = {
-      {kTimeUnits, "a time", "1.3us", "us", "picoseconds"},
-      {kByteUnits, "a data size", "1GiB", "B", "bytes"},
-      {kBandwidthUnits, "a bandwidth", "400Gbps", "Gbps", "bits per second"},
+      {kTimeUnits, "a time", "1.3us", "us", "picoseconds", "about 213 days"},
+      {kByteUnits, "a data size", "1GiB", "B", "bytes", "about 16EiB"},
+      {kBandwidthUnits, "a bandwidth", "400Gbps", "Gbps", "bits per second", "about 18.4Ebps"},
   };
   return kInfo[static_cast<int>(d)];
 }
@@ -215,7 +216,8 @@ std::uint64_t parse(std::string_view text, Dimension dim) {
     ++five;
   }
   if (digits.size() > kMaxDigits) {
-    throw UnitError(quoted(shown) + " has too many digits");
+    throw UnitError(quoted(shown) + " has too many digits (at most " + std::to_string(kMaxDigits) +
+                    " significant digits)");
   }
   // Move factors 2 and 5 out of the digits so the rest is coprime to 10.
   for (;;) {
@@ -251,7 +253,8 @@ std::uint64_t parse(std::string_view text, Dimension dim) {
   std::optional<std::uint64_t> value;
   if (auto m = to_uint64(digits)) value = scale(*m, two, five);
   if (!value) {
-    throw UnitError(quoted(shown) + " is too large for a 64-bit count of " + std::string(di.base));
+    throw UnitError(quoted(shown) + " is too large for a 64-bit count of " + std::string(di.base) +
+                    ": at most 18446744073709551615 (" + std::string(di.largest) + ")");
   }
   return *value;
 }

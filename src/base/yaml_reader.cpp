@@ -1,5 +1,7 @@
 #include "sipsim/base/yaml_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -7,6 +9,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <sstream>
 #include <unordered_map>
 #include <utility>
 
@@ -27,6 +33,10 @@ struct Source {
 };
 
 namespace {
+
+// The deepest nesting of maps and lists a scenario may have (docs/scenarios.md);
+// the scenario format needs 4.
+constexpr std::size_t kMaxDepth = 32;
 
 std::string join(const std::string& path, std::string_view key) {
   if (path.empty()) return std::string(key);
@@ -109,6 +119,130 @@ void check_keys(const YAML::Node& node, const std::string& path, const Source& s
   }
 }
 
+constexpr const char* kNoAliases =
+    "YAML aliases are not supported in scenario files (an alias '*name' repeats the node "
+    "anchored '&name'); write the value out in full";
+
+// The structure of a YAML text, checked from yaml-cpp's event parser before
+// any node is built: one document, no aliases (yaml-cpp builds them as shared
+// nodes, so nested ones expand exponentially when walked), at most
+// kMaxDepth levels. Tracks the key path of the current node for the errors.
+class Screen final : public YAML::EventHandler {
+ public:
+  // `locate` turns a mark into a location; `base` is the path of the root.
+  Screen(std::function<std::string(const YAML::Mark&)> locate, std::string base)
+      : locate_(std::move(locate)), base_(std::move(base)) {}
+
+  int documents() const { return documents_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ > 1) {
+      throw ScenarioError(locate_(mark), "",
+                          "a second YAML document starts here; a scenario file holds one "
+                          "document (remove the '---' or '...' line and what follows it)");
+    }
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override { node(nullptr); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    throw ScenarioError(locate_(mark), node(nullptr), kNoAliases);
+  }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string& value) override {
+    node(&value);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    open(mark, false);
+  }
+  void OnSequenceEnd() override { stack_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    open(mark, true);
+  }
+  void OnMapEnd() override { stack_.pop_back(); }
+
+ private:
+  struct Frame {
+    bool map = false;
+    std::string path;
+    bool want_key = true;
+    std::string key;
+    std::size_t index = 0;
+  };
+
+  // The path of the node that starts now; `scalar`: its value, if a scalar.
+  std::string node(const std::string* scalar) {
+    if (stack_.empty()) return base_;
+    Frame& top = stack_.back();
+    if (!top.map) return top.path + "[" + std::to_string(top.index++) + "]";
+    if (top.want_key) {
+      top.want_key = false;
+      top.key = scalar != nullptr ? *scalar : "?";
+      return join(top.path, top.key);
+    }
+    top.want_key = true;
+    return join(top.path, top.key);
+  }
+
+  void open(const YAML::Mark& mark, bool map) {
+    std::string path = node(nullptr);
+    if (stack_.size() >= kMaxDepth) {
+      throw ScenarioError(locate_(mark), path,
+                          "nesting is deeper than " + std::to_string(kMaxDepth) +
+                              " levels, the most a scenario file may have");
+    }
+    Frame frame;
+    frame.map = map;
+    frame.path = std::move(path);
+    stack_.push_back(std::move(frame));
+  }
+
+  std::function<std::string(const YAML::Mark&)> locate_;
+  std::string base_;
+  std::vector<Frame> stack_;
+  int documents_ = 0;
+};
+
+// The first line with a tab in its indentation, as a location, or "".
+std::string tab_in_indentation(std::string_view text, const std::string& name) {
+  std::size_t line = 1;
+  for (std::size_t start = 0; start < text.size(); ++line) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view l = text.substr(start, end - start);
+    const std::size_t content = l.find_first_not_of(" \t\r");
+    const std::size_t tab = l.find('\t');
+    if (content != std::string_view::npos && tab < content) {
+      return name + ":" + std::to_string(line) + ":" + std::to_string(tab + 1);
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
+// Parses one YAML document after screening it (see Screen); yaml-cpp's errors
+// become ScenarioErrors at their mark, their message after `syntax_prefix`.
+// nullopt for a text without a document (empty, or only comments).
+std::optional<YAML::Node> parse_checked(const std::string& text,
+                                        const std::function<std::string(const YAML::Mark&)>& locate,
+                                        const std::string& base, std::string_view syntax_prefix) {
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    Screen screen(locate, base);
+    while (parser.HandleNextDocument(screen)) {
+    }
+    if (screen.documents() == 0) return std::nullopt;
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp refuses an alias to an unknown anchor before the handler sees it.
+    if (e.msg == YAML::ErrorMsg::UNKNOWN_ANCHOR)
+      throw ScenarioError(locate(e.mark), base, kNoAliases);
+    throw ScenarioError(locate(e.mark), base, std::string(syntax_prefix) + e.msg);
+  }
+}
+
 // Looks a key up without yaml-cpp's operator[], which inserts on non-const nodes.
 std::optional<YAML::Node> find_child(const YAML::Node& map, std::string_view key) {
   for (const auto& kv : map) {
@@ -123,8 +257,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Applies "a.b.c=value". Writes into existing nodes in place, so an override of
-// a node that the file shares through a YAML alias changes every use of it.
+// Applies "a.b.c=value". Writes into existing nodes in place (the file has no
+// aliases, so no node is shared).
 void apply_override(YAML::Node root, Source& src, const std::string& raw) {
   const std::string where = "--set " + raw;
   const std::size_t eq = raw.find('=');
@@ -140,12 +274,14 @@ void apply_override(YAML::Node root, Source& src, const std::string& raw) {
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
-  YAML::Node value;
-  try {
-    value = YAML::Load(raw.substr(eq + 1));
-  } catch (const YAML::Exception& e) {
-    throw ScenarioError(where, key_text, "invalid YAML value: " + e.msg);
+  const std::string text = raw.substr(eq + 1);
+  if (!tab_in_indentation(text, "").empty()) {
+    throw ScenarioError(where, key_text, "tabs are not allowed in YAML indentation");
   }
+  const YAML::Node value =
+      parse_checked(
+          text, [&](const YAML::Mark&) { return where; }, key_text, "invalid YAML value: ")
+          .value_or(YAML::Node());
 
   YAML::Node cur = root;
   std::string path;
@@ -251,7 +387,11 @@ std::int64_t Value::as_int() const {
   if (!parse_int(node_.Scalar(), v, out_of_range)) {
     fail("expected an integer, got " + describe(node_));
   }
-  if (out_of_range) fail("integer " + describe(node_) + " is out of range");
+  if (out_of_range) {
+    fail("integer " + node_.Scalar() + " is out of range: between " +
+         std::to_string(std::numeric_limits<std::int64_t>::min()) + " and " +
+         std::to_string(std::numeric_limits<std::int64_t>::max()));
+  }
   return v;
 }
 
@@ -269,7 +409,10 @@ std::uint64_t Value::as_uint() const {
   if (s.empty() || s.front() == '+' || ptr != s.data() + s.size()) {
     fail("expected an integer, got " + describe(node_));
   }
-  if (ec == std::errc::result_out_of_range) fail("integer " + describe(node_) + " is out of range");
+  if (ec == std::errc::result_out_of_range) {
+    fail("integer " + node_.Scalar() + " is out of range: at most " +
+         std::to_string(std::numeric_limits<std::uint64_t>::max()));
+  }
   return v;
 }
 
@@ -296,7 +439,8 @@ double Value::as_double() const {
   if (special) fail("expected a finite number, got " + describe(node_));
   if (!complete) fail("expected a number, got " + describe(node_));
   if (ec == std::errc::result_out_of_range || !std::isfinite(v)) {
-    fail("number " + describe(node_) + " is out of range");
+    fail("number " + node_.Scalar() +
+         " is out of range: its magnitude must be 0 or between 2.2e-308 and 1.8e308");
   }
   return v;
 }
@@ -453,6 +597,10 @@ Document::Document(std::shared_ptr<const Source> source, YAML::Node root)
     : source_(std::move(source)), root_(std::move(root)) {}
 
 Document Document::load_file(const std::string& path, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ScenarioError(path, "", "is a directory, not a scenario file");
+  }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {
     throw ScenarioError(path, "", "cannot read file: " + std::string(std::strerror(errno)));
@@ -473,13 +621,23 @@ Document Document::load_string(std::string_view text, std::string name,
   auto src = std::make_shared<Source>();
   src->name = std::move(name);
   src->text = std::string(text);
-  YAML::Node root;
-  try {
-    root = YAML::Load(src->text);
-  } catch (const YAML::Exception& e) {
-    throw ScenarioError(mark_location(src->name, e.mark), "", e.msg);
+  const std::string start = src->name + ":1:1";
+  if (src->text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw ScenarioError(start, "",
+                        "the scenario file is empty; it needs at least a workload section "
+                        "(docs/scenarios.md)");
   }
-  if (!root.IsDefined() || root.IsNull()) throw ScenarioError(src->name, "", "scenario is empty");
+  if (std::string tab = tab_in_indentation(src->text, src->name); !tab.empty()) {
+    throw ScenarioError(tab, "", "tabs are not allowed in YAML indentation; indent with spaces");
+  }
+  const std::optional<YAML::Node> parsed = parse_checked(
+      src->text, [&](const YAML::Mark& mark) { return mark_location(src->name, mark); }, "", "");
+  if (!parsed) {
+    throw ScenarioError(start, "",
+                        "the scenario file has only comments; it needs at least a workload "
+                        "section (docs/scenarios.md)");
+  }
+  const YAML::Node& root = *parsed;
   if (!root.IsMap()) {
     throw ScenarioError(mark_location(src->name, root.Mark()), "",
                         "expected a mapping of keys at the top level, got " + describe(root));

@@ -19,12 +19,15 @@ Accelerator read_accelerator(const std::optional<base::Value>& value) {
   }
   acc = a100(dtype);
   if (auto bw = m.optional("memory_bandwidth")) {
-    acc.memory_bytes_per_s = bw->as_positive_bandwidth_bps() / 8;
+    acc.memory_bytes_per_s = bw->as_bandwidth_bps() / 8;
+    if (acc.memory_bytes_per_s == 0) bw->fail("must be at least 8bps (one byte per second)");
     acc.name = "custom";
   }
   if (auto tf = m.optional("peak_tflops")) {
     const double t = tf->as_double();
-    if (!(t > 0) || t > 1e6) tf->fail("must be a positive number of TFLOP/s");
+    if (!(t >= 1e-12) || t > 1e6) {
+      tf->fail("must be a number of TFLOP/s from 1e-12 (one FLOP/s) to 1e6");
+    }
     acc.peak_flops = static_cast<std::uint64_t>(t * 1e12);
     acc.name = "custom";
   }

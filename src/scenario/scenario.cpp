@@ -24,7 +24,9 @@ Scenario load_scenario(const base::Document& document) {
                                                  : pdes::EngineKind::kAuto;
     }
     if (auto p = m.optional("progress_interval")) {
-      s.simulation.progress_interval_s = pdes::to_seconds(p->as_time_ps());
+      const pdes::Time interval = p->as_time_ps();
+      if (interval == 0) p->fail("must be greater than 0 (run -q silences the progress lines)");
+      s.simulation.progress_interval_s = pdes::to_seconds(interval);
     }
     m.finish();
   }

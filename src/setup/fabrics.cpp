@@ -2,6 +2,7 @@
 // with its module's reader and building its network. To add a fabric: its
 // folder under fabric/ (transport, cost model, reader, tests), a FabricSetup
 // here, and one row in fabric_registry().
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -41,6 +42,7 @@ class ElectFlatSetup final : public FabricSetup {
   explicit ElectFlatSetup(base::MapReader& f) : spec_(fabric::read_elect_flat(f)) {}
   std::string_view type() const override { return "elect-flat"; }
   std::uint32_t nodes() const override { return spec_.nodes; }
+  std::uint64_t slowest_rate_bps() const override { return spec_.bandwidth_bps; }
   std::unique_ptr<fabric::Network> build() const override {
     return fabric::make_elect_flat(spec_.nodes, spec_.bandwidth_bps, spec_.latency);
   }
@@ -73,6 +75,15 @@ class ClusterSetup final : public RoutedSetup {
     spec_ = fabric::read_cluster(f, nodes_);
   }
   std::string_view type() const override { return "cluster"; }
+  // The top tier has no uplinks; servers of one node no intra-server switch.
+  std::uint64_t slowest_rate_bps() const override {
+    std::uint64_t rate = spec_.nic_rate_bps;
+    if (spec_.server_size > 1) rate = std::min(rate, spec_.intra_rate_bps);
+    for (std::size_t t = 0; t + 1 < spec_.tiers.size(); ++t) {
+      rate = std::min(rate, spec_.tiers[t].up_rate_bps);
+    }
+    return rate;
+  }
   // The 2D torus: servers x the rest; the hierarchical ring: one level per
   // tier (fabric::cluster_levels), for a group of consecutive nodes.
   collective::AlgorithmParams algorithm_params(std::uint32_t p, bool contiguous) const override {
@@ -104,6 +115,7 @@ class Torus2dSetup final : public RoutedSetup {
     nodes_ = spec_.dims[0] * spec_.dims[1];
   }
   std::string_view type() const override { return "torus2d"; }
+  std::uint64_t slowest_rate_bps() const override { return spec_.link_rate_bps; }
   // The whole torus runs on its own dimensions.
   collective::AlgorithmParams algorithm_params(std::uint32_t p, bool contiguous) const override {
     collective::AlgorithmParams params = FabricSetup::algorithm_params(p, contiguous);
@@ -124,6 +136,7 @@ class BcubeSetup final : public RoutedSetup {
     nodes_ = fabric::bcube_nodes(spec_);
   }
   std::string_view type() const override { return "bcube"; }
+  std::uint64_t slowest_rate_bps() const override { return spec_.link_rate_bps; }
 
  private:
   std::unique_ptr<fabric::Topology> topology() const override { return fabric::make_bcube(spec_); }
@@ -134,9 +147,10 @@ class TopooptSetup final : public RoutedSetup {
  public:
   explicit TopooptSetup(base::MapReader& f) : RoutedSetup(f) {
     nodes_ = f.required("nodes").as_u32(2, 1u << 24);
-    spec_ = fabric::read_topoopt(f);
+    spec_ = fabric::read_topoopt(f, nodes_);
   }
   std::string_view type() const override { return "topoopt"; }
+  std::uint64_t slowest_rate_bps() const override { return spec_.link_rate_bps; }
 
  private:
   std::unique_ptr<fabric::Topology> topology() const override {
@@ -155,6 +169,13 @@ class RampSetup final : public FabricSetup {
   std::unique_ptr<fabric::Network> build() const override {
     return fabric::make_ramp(config_.spec);
   }
+  // One transceiver: a slot's data per slot (RAMP §4.1).
+  std::uint64_t slowest_rate_bps() const override {
+    const fabric::RampSpec& s = config_.spec;
+    __extension__ typedef unsigned __int128 U128;
+    return static_cast<std::uint64_t>(U128{fabric::ramp_slot_bytes(s)} * 8 * pdes::kSecond /
+                                      s.slot);
+  }
   // RAMP §6.3: a job of n nodes takes the sub-box of the network that
   // activates the fewest RAMP-x steps. RAMP §6.1 eq. 1: a stage of the tree
   // broadcast costs the I/O and propagation latency, and carries its chunk on
@@ -164,7 +185,11 @@ class RampSetup final : public FabricSetup {
     const fabric::RampSpec& s = config_.spec;
     params.ramp = fabric::ramp::shape_for(s.x, s.J, s.Lambda / s.x, n);
     params.tree_alpha_ps = s.io_latency + s.propagation;
-    params.tree_group_rate_bps = fabric::ramp_slot_bytes(s) * 8 * pdes::kSecond / s.slot * s.b;
+    // The slot's data at the slot's pace (in 128 bits: at most line_rate x b).
+    __extension__ typedef unsigned __int128 U128;
+    const U128 rate = U128{fabric::ramp_slot_bytes(s)} * 8 * pdes::kSecond / s.slot * s.b;
+    params.tree_group_rate_bps =
+        static_cast<std::uint64_t>(std::min<U128>(rate, ~std::uint64_t{0}));
     return fabric::ramp::job_nodes(params.ramp);
   }
   // RAMP §6.2.2 eq. 3-4: the transcoder gives the job's pairs the extra

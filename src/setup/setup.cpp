@@ -1,5 +1,7 @@
 #include "sipsim/setup/setup.hpp"
 
+#include <new>
+
 namespace sipsim::setup {
 
 namespace {
@@ -49,21 +51,30 @@ Setup read(const base::Document& document) {
   return read(scenario::load_scenario(document));
 }
 
+namespace {
+// A scenario can ask for more than the machine has (2^32 - 1 PHOLD LPs).
+constexpr const char* kNoMemory = "not enough memory to build it on this machine";
+}  // namespace
+
 std::unique_ptr<fabric::Network> build_network(const Setup& setup) {
   if (!setup.fabric) return nullptr;
   try {
     return setup.fabric->build();
   } catch (const std::invalid_argument& e) {
     throw base::ScenarioError(setup.fabric->location, setup.fabric->key, e.what());
+  } catch (const std::bad_alloc&) {
+    throw base::ScenarioError(setup.fabric->location, setup.fabric->key, kNoMemory);
   }
 }
 
-workload::Simulation build(const Setup& setup) {
+workload::Simulation build(const Setup& setup, const BuildOptions& options) {
   std::unique_ptr<fabric::Network> network = build_network(setup);
   try {
-    return setup.workload->build(std::move(network));
+    return setup.workload->build(std::move(network), options);
   } catch (const std::invalid_argument& e) {
     throw base::ScenarioError(setup.workload->location, setup.workload->key, e.what());
+  } catch (const std::bad_alloc&) {
+    throw base::ScenarioError(setup.workload->location, setup.workload->key, kNoMemory);
   }
 }
 

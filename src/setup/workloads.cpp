@@ -4,9 +4,11 @@
 // a WorkloadSetup here, and one row in workload_registry().
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/base/units.hpp"
 #include "sipsim/pdes/models/phold.hpp"
 #include "sipsim/pdes/models/phold_config.hpp"
 #include "sipsim/setup/setup.hpp"
@@ -28,7 +30,7 @@ class PholdSetup final : public WorkloadSetup {
       ctx.scenario.fabric->fail("PHOLD has no fabric: remove this section");
   }
   std::string_view type() const override { return "phold"; }
-  workload::Simulation build(std::unique_ptr<fabric::Network>) const override {
+  workload::Simulation build(std::unique_ptr<fabric::Network>, const BuildOptions&) const override {
     workload::Simulation sim;
     sim.model = pdes::models::make_phold(config_);
     sim.results = std::make_unique<workload::Results>();
@@ -100,30 +102,139 @@ class CollectivesSetup final : public WorkloadSetup {
       if (!why.empty()) w.required(dims ? "dims" : "algorithm").fail(why);
     }
     job_.members = workload::job_members(c, fabric.nodes());
+    check_time_bound(w, fabric.slowest_rate_bps());
   }
 
   std::string_view type() const override { return "collectives"; }
   const CollectiveJob* collective_job() const override { return &job_; }
 
-  workload::Simulation build(std::unique_ptr<fabric::Network> network) const override {
+  workload::Simulation build(std::unique_ptr<fabric::Network> network,
+                             const BuildOptions& options) const override {
     workload::CollectivesConfig c = job_.config;
-    if (job_.auto_algorithm) resolve_auto(c, *network);
+    if (job_.auto_algorithm) {
+      if (options.resolve_auto) {
+        resolve_auto(c, *network);
+      } else {
+        check_auto(c);
+      }
+    }
     return workload::make_collectives_benchmark(c, std::move(network));
   }
 
  private:
+  // The specs at `bytes` of the algorithms `auto` chooses among (those valid
+  // for the op and group), or of the named algorithm if it is valid.
+  std::vector<collective::CollectiveSpec> valid_specs(const workload::CollectivesConfig& c,
+                                                      std::uint64_t bytes) const {
+    const auto p = static_cast<std::uint32_t>(job_.members.size());
+    std::vector<collective::CollectiveSpec> out;
+    for (const collective::Algorithm algorithm : collective::all_algorithms()) {
+      if (!job_.auto_algorithm && algorithm != c.algorithm) continue;
+      collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
+      if (collective::why_invalid(spec).empty()) out.push_back(std::move(spec));
+    }
+    return out;
+  }
+
+  [[noreturn]] void no_auto_algorithm() const {
+    throw base::ScenarioError(
+        location, key,
+        "no algorithm implements this operation at a size `auto` can estimate; name one");
+  }
+
+  // `auto` without the estimates (BuildOptions::resolve_auto false): it
+  // fails only when a size has no valid algorithm within the estimator's
+  // work limit; otherwise build with one. The estimator's count is at most 4x
+  // its lower bound (analytical::critical_path_work_lower_bound), which is at
+  // most p x the steps of three members; so the cheapest test goes first and
+  // the exact count (every member's schedule, seconds at 10^6 nodes) is
+  // needed only when no algorithm is clearly within the limit.
+  void check_auto(workload::CollectivesConfig& c) const {
+    constexpr std::uint64_t kSure = analytical::kDefaultMaxWork / 4;
+    for (std::uint64_t bytes : workload::sweep_sizes(c)) {
+      const std::vector<collective::CollectiveSpec> specs = valid_specs(c, bytes);
+      auto pick = [&]() -> std::optional<collective::Algorithm> {
+        for (const collective::CollectiveSpec& spec : specs) {
+          if (std::uint64_t{spec.p} * most_steps(spec) <= kSure) return spec.algorithm;
+        }
+        std::vector<const collective::CollectiveSpec*> near;
+        for (const collective::CollectiveSpec& spec : specs) {
+          const std::uint64_t lower = analytical::critical_path_work_lower_bound(spec);
+          if (lower <= kSure) return spec.algorithm;
+          if (lower <= analytical::kDefaultMaxWork) near.push_back(&spec);
+        }
+        for (const collective::CollectiveSpec* spec : near) {
+          if (analytical::critical_path_work(*spec) <= analytical::kDefaultMaxWork) {
+            return spec->algorithm;
+          }
+        }
+        return std::nullopt;
+      };
+      const std::optional<collective::Algorithm> algorithm = pick();
+      if (!algorithm) no_auto_algorithm();
+      c.per_size.push_back(*algorithm);
+    }
+    c.algorithm = c.per_size.front();
+  }
+
+  // The most steps of members 0, root and p - 1 (members differ: trees).
+  static std::uint32_t most_steps(const collective::CollectiveSpec& spec) {
+    std::uint32_t steps = 0;
+    for (const std::uint32_t m : {0u, spec.root, spec.p - 1}) {
+      steps = std::max(steps, collective::Schedule(spec, m).steps());
+    }
+    return steps;
+  }
+
+  // docs/scenarios.md, "Size bound": the simulated time of the sweep must fit
+  // pdes::Time. Each step of a collective moves at most the size per member,
+  // so (warmup + iterations) x steps x the size's time over the fabric's
+  // slowest link, summed over the sizes, bounds the time the collectives need
+  // on an idle fabric; it must stay below 2^63 ps, which leaves a factor of 2
+  // for latencies, computation and contention.
+  void check_time_bound(base::MapReader& w, std::uint64_t slowest_bps) const {
+    if (slowest_bps == 0) return;
+    __extension__ typedef unsigned __int128 U128;
+    const workload::CollectivesConfig& c = job_.config;
+    const U128 limit = U128{1} << 63;
+    const U128 runs = U128{c.warmup} + c.iterations;
+    U128 total = 0;
+    for (std::uint64_t bytes : workload::sweep_sizes(c)) {
+      std::uint32_t steps = 1;
+      for (const collective::CollectiveSpec& spec : valid_specs(c, bytes)) {
+        steps = std::max(steps, most_steps(spec));
+      }
+      const U128 once = (U128{bytes} * 8 * pdes::kSecond + slowest_bps - 1) / slowest_bps;
+      const U128 term = once >= limit ? limit : runs * steps * once;  // < 2^(63 + 21 + 32)
+      if (total + term < limit) {
+        total += term;
+        continue;
+      }
+      // The largest size that fits beside the smaller ones, about (linear in the size).
+      const long double fits =
+          static_cast<long double>(bytes) * static_cast<long double>(limit - total) /
+          (static_cast<long double>(runs) * steps * static_cast<long double>(once));
+      const base::Value at = w.has("size") ? w.required("size") : w.required("sizes");
+      at.fail(fmt::format(
+          "the sweep may need more simulated time than a run can reach (2^63 ps, about 106 "
+          "days): at {}, {} runs x {} steps x {:.4g} s (the size over the fabric's slowest "
+          "link, {}) exceed it; sizes up to about {} fit (docs/scenarios.md, \"Size bound\")",
+          base::format_bytes(bytes), c.warmup + c.iterations, steps,
+          static_cast<double>(once) / static_cast<double>(pdes::kSecond),
+          base::format_bandwidth_bps(slowest_bps),
+          base::format_bytes(static_cast<std::uint64_t>(fits))));
+    }
+  }
+
   // nccl-tests' "auto": the algorithm with the smallest critical-path cost
   // (RAMP §7.4.1: steps with their links' loads), chosen per size, among those
   // valid for this op and group and cheap enough to estimate at this scale.
   void resolve_auto(workload::CollectivesConfig& c, const fabric::Network& network) const {
     const compute::Roofline device(c.accelerator);
-    const auto p = static_cast<std::uint32_t>(job_.members.size());
     for (std::uint64_t bytes : workload::sweep_sizes(c)) {
       std::optional<collective::Algorithm> best;
       pdes::Time best_time = pdes::kTimeMax;
-      for (const collective::Algorithm algorithm : collective::all_algorithms()) {
-        const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
-        if (!collective::why_invalid(spec).empty()) continue;
+      for (const collective::CollectiveSpec& spec : valid_specs(c, bytes)) {
         analytical::CollectiveEstimate est;
         try {
           est = analytical::estimate_critical_path(spec, job_.members, network, device);
@@ -135,11 +246,7 @@ class CollectivesSetup final : public WorkloadSetup {
           best = spec.algorithm;
         }
       }
-      if (!best) {
-        throw base::ScenarioError(
-            location, key,
-            "no algorithm implements this operation at a size `auto` can estimate; name one");
-      }
+      if (!best) no_auto_algorithm();
       c.per_size.push_back(*best);
     }
     c.algorithm = c.per_size.front();

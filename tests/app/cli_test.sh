@@ -88,8 +88,51 @@ expect bad-output-dir 2 "sipsim: error: cannot write output 'no/such/dir/x.h5': 
 
 expect validate-typo 2 "sipsim: error: typo.yaml:6:3: workload.lokahead: unknown key; did you mean 'lookahead'?" -- validate typo.yaml
 
-expect usage-no-scenario 2 "scenario is required
-Run with --help for more information." -- run
+# Command-line errors: one line, with the documented prefix, exit 2.
+expect usage-no-scenario 2 "sipsim: error: scenario is required (see 'sipsim run --help')" -- run
+expect usage-no-command 2 "sipsim: error: a command is required: one of run, validate, analyze, compare, info (see 'sipsim --help')" --
+expect usage-unknown-command 2 "sipsim: error: unknown command 'simulate'; expected one of run, validate, analyze, compare, info (see 'sipsim --help')" -- simulate good.yaml
+expect usage-misspelt-command 2 "sipsim: error: unknown command 'valdate'; expected one of run, validate, analyze, compare, info; did you mean 'validate'? (see 'sipsim --help')" -- valdate good.yaml
+expect usage-unknown-option 2 "sipsim: error: The following argument was not expected: --bogus (see 'sipsim run --help')" -- run good.yaml --bogus
+expect usage-ranks-zero 2 "sipsim: error: --ranks: must be a whole number from 1 to 16777216, got '0' (see 'sipsim info --help')" -- info good.yaml --ranks 0
+expect usage-max-work-negative 2 "sipsim: error: --max-work: must be a whole number from 1 to 18446744073709551615, got '-1' (see 'sipsim analyze --help')" -- analyze good.yaml --max-work -1
+expect number-out-of-range 2 "sipsim: error: --set workload.lps=99999999999999999999: workload.lps: integer 99999999999999999999 is out of range: at most 18446744073709551615" -- validate good.yaml --set workload.lps=99999999999999999999
+expect time-out-of-range 2 "sipsim: error: --set simulation.end_time=1e30s: simulation.end_time: '1e30s' is too large for a 64-bit count of picoseconds: at most 18446744073709551615 (about 213 days)" -- validate good.yaml --set simulation.end_time=1e30s
+
+# The loader: aliases (an alias bomb is refused at once), tabs, a second
+# document, deep nesting, a directory, an empty file.
+{
+  echo 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'
+  p=a
+  for x in b c d e f g h i; do
+    echo "$x: &$x [*$p,*$p,*$p,*$p,*$p,*$p,*$p,*$p,*$p]"
+    p=$x
+  done
+  printf '%s' "$good"
+} > bomb.yaml
+start=$(date +%s%N)
+expect alias-bomb 2 "sipsim: error: bomb.yaml:2:8: b[0]: YAML aliases are not supported in scenario files (an alias '*name' repeats the node anchored '&name'); write the value out in full" -- validate bomb.yaml
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$elapsed_ms" -lt 5000 ] || { echo "FAIL alias-bomb: took $elapsed_ms ms"; failures=$((failures + 1)); }
+expect alias-bomb-run 2 "sipsim: error: bomb.yaml:2:8: b[0]: YAML aliases are not supported in scenario files (an alias '*name' repeats the node anchored '&name'); write the value out in full" -- run bomb.yaml
+printf 'simulation:
+  end_time: 100us
+workload:
+  type: phold
+	lps: 16
+' > tab.yaml
+expect tab-indentation 2 "sipsim: error: tab.yaml:5:1: tabs are not allowed in YAML indentation; indent with spaces" -- validate tab.yaml
+printf '%s---
+seed: 2
+' "$good" > two.yaml
+expect second-document 2 "sipsim: error: two.yaml:7:1: a second YAML document starts here; a scenario file holds one document (remove the '---' or '...' line and what follows it)" -- run two.yaml
+printf '%sextra: %s%s
+' "$good" "$(printf '[%.0s' $(seq 40))" "$(printf ']%.0s' $(seq 40))" > deep.yaml
+expect deep-nesting 2 "sipsim: error: deep.yaml:7:39: extra[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]: nesting is deeper than 32 levels, the most a scenario file may have" -- validate deep.yaml
+mkdir adir
+expect directory 2 "sipsim: error: adir: is a directory, not a scenario file" -- run adir
+: > empty.yaml
+expect empty-file 2 "sipsim: error: empty.yaml:1:1: the scenario file is empty; it needs at least a workload section (docs/scenarios.md)" -- validate empty.yaml
 
 # The good scenario runs, writes its file, and refuses to overwrite it.
 expect good-run 0 "" -- run good.yaml -q

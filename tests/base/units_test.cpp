@@ -59,13 +59,17 @@ TEST(UnitsTime, NotWhole) {
 TEST(UnitsTime, Overflow) {
   EXPECT_EQ(parse_time_ps("18446744073709551615ps"), kMax);
   EXPECT_EQ(error_of(parse_time_ps, "18446744073709551616ps"),
-            "'18446744073709551616ps' is too large for a 64-bit count of picoseconds");
+            "'18446744073709551616ps' is too large for a 64-bit count of picoseconds: at most "
+            "18446744073709551615 (about 213 days)");
   EXPECT_EQ(error_of(parse_time_ps, "20000000s"),
-            "'20000000s' is too large for a 64-bit count of picoseconds");
+            "'20000000s' is too large for a 64-bit count of picoseconds: at most "
+            "18446744073709551615 (about 213 days)");
   EXPECT_EQ(error_of(parse_time_ps, "1e30s"),
-            "'1e30s' is too large for a 64-bit count of picoseconds");
+            "'1e30s' is too large for a 64-bit count of picoseconds: at most "
+            "18446744073709551615 (about 213 days)");
   EXPECT_EQ(error_of(parse_time_ps, "1e999999999999s"),
-            "'1e999999999999s' is too large for a 64-bit count of picoseconds");
+            "'1e999999999999s' is too large for a 64-bit count of picoseconds: at most "
+            "18446744073709551615 (about 213 days)");
 }
 
 TEST(UnitsTime, MalformedInput) {
@@ -112,7 +116,8 @@ TEST(UnitsBytes, Errors) {
   EXPECT_EQ(error_of(parse_bytes, "64"), "'64' needs a unit, e.g. 64B");
   EXPECT_EQ(error_of(parse_bytes, "-1B"), "negative data size '-1B' is not allowed");
   EXPECT_EQ(error_of(parse_bytes, "16384PiB"),
-            "'16384PiB' is too large for a 64-bit count of bytes");
+            "'16384PiB' is too large for a 64-bit count of bytes: at most "
+            "18446744073709551615 (about 16EiB)");
   EXPECT_EQ(parse_bytes("16383.9999999999990905052982270717620849609375PiB"), kMax - 1023);
   EXPECT_EQ(error_of(parse_bytes, "1us"), "'1us' is a time, expected a data size such as 1GiB");
   EXPECT_EQ(error_of(parse_bytes, "50GB/s"),
@@ -147,7 +152,8 @@ TEST(UnitsBandwidth, Errors) {
   EXPECT_EQ(error_of(parse_bandwidth_bps, "1ns"),
             "'1ns' is a time, expected a bandwidth such as 400Gbps");
   EXPECT_EQ(error_of(parse_bandwidth_bps, "3000PB/s"),
-            "'3000PB/s' is too large for a 64-bit count of bits per second");
+            "'3000PB/s' is too large for a 64-bit count of bits per second: at most "
+            "18446744073709551615 (about 18.4Ebps)");
   // Case matters: "gbps" is not a unit.
   EXPECT_EQ(error_of(parse_bandwidth_bps, "1gbps").rfind("unknown unit 'gbps' in '1gbps'", 0), 0u);
   EXPECT_EQ(error_of(parse_bandwidth_bps, "-400Gbps"),

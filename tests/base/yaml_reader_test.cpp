@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -99,7 +100,7 @@ TEST(YamlReader, LoadFileMissing) {
             "/nonexistent/s.yaml: cannot read file: No such file or directory");
   const std::string dir = std::filesystem::temp_directory_path().string();
   EXPECT_EQ(error_of([&] { Document::load_file(dir); }),
-            dir + ": cannot read file: Is a directory");
+            dir + ": is a directory, not a scenario file");
 }
 
 TEST(YamlReader, ScenarioErrorParts) {
@@ -120,10 +121,82 @@ TEST(YamlReader, ParserErrorLocation) {
 }
 
 TEST(YamlReader, EmptyAndNonMapRoot) {
-  EXPECT_EQ(load_error(""), "s.yaml: scenario is empty");
-  EXPECT_EQ(load_error("# only a comment\n"), "s.yaml: scenario is empty");
+  EXPECT_EQ(load_error(""),
+            "s.yaml:1:1: the scenario file is empty; it needs at least a workload section "
+            "(docs/scenarios.md)");
+  EXPECT_EQ(load_error(" \n\n"),
+            "s.yaml:1:1: the scenario file is empty; it needs at least a workload section "
+            "(docs/scenarios.md)");
+  EXPECT_EQ(load_error("# only a comment\n"),
+            "s.yaml:1:1: the scenario file has only comments; it needs at least a workload "
+            "section (docs/scenarios.md)");
+  EXPECT_EQ(load_error("~\n"),
+            "s.yaml:1:1: expected a mapping of keys at the top level, got an empty value");
   EXPECT_EQ(load_error("- 1\n- 2\n"),
             "s.yaml:1:1: expected a mapping of keys at the top level, got a list");
+}
+
+// Aliases are refused where they are, before yaml-cpp builds anything: nine
+// lines of nested aliases would otherwise expand to 9^9 nodes when walked.
+TEST(YamlReader, AliasesAreRefused) {
+  const std::string refused =
+      "YAML aliases are not supported in scenario files (an alias '*name' repeats the node "
+      "anchored '&name'); write the value out in full";
+  EXPECT_EQ(load_error("a: &x 1\nb: *x\n"), "s.yaml:2:4: b: " + refused);
+  EXPECT_EQ(load_error("a: &x {c: 1}\nb:\n  - 2\n  - *x\n"), "s.yaml:4:5: b[1]: " + refused);
+  EXPECT_EQ(load_error("a: &x {c: 1}\nb: {<<: *x}\n"), "s.yaml:2:9: b.<<: " + refused);
+  EXPECT_EQ(load_error("a: *nowhere\n"), "s.yaml:1:4: " + refused);
+  EXPECT_EQ(load_error("a: 1\n", {"b=*x"}), "--set b=*x: b: " + refused);
+  // An anchor alone is harmless.
+  EXPECT_EQ(load_error("a: &x 1\n"), "");
+
+  std::string bomb = "a: &a [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n";
+  for (char c = 'b'; c <= 'i'; ++c) {
+    bomb += std::string(1, c) + ": &" + c + " [";
+    for (int k = 0; k < 9; ++k) bomb += std::string(k ? ", *" : "*") + static_cast<char>(c - 1);
+    bomb += "]\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(load_error(bomb), "s.yaml:2:8: b[0]: " + refused);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(200));
+}
+
+TEST(YamlReader, OneDocumentOnly) {
+  const std::string second =
+      "a second YAML document starts here; a scenario file holds one document (remove the '---' "
+      "or '...' line and what follows it)";
+  EXPECT_EQ(load_error("a: 1\n---\nb: 2\n"), "s.yaml:2:1: " + second);
+  EXPECT_EQ(load_error("a: 1\n...\n---\nb: 2\n"), "s.yaml:3:1: " + second);
+  EXPECT_EQ(load_error("a: 1\n---\n"), "s.yaml:2:1: " + second);
+  EXPECT_EQ(load_error("---\na: 1\n...\n"), "");
+  EXPECT_EQ(load_error("a: 1\n", {"b=1\n---\n2"}), "--set b=1\n---\n2: " + second);
+}
+
+TEST(YamlReader, TabsInIndentation) {
+  const std::string tabs = "tabs are not allowed in YAML indentation; indent with spaces";
+  EXPECT_EQ(load_error("a:\n\tb: 1\n"), "s.yaml:2:1: " + tabs);
+  EXPECT_EQ(load_error("a:\n  \tb: 1\n"), "s.yaml:2:3: " + tabs);
+  EXPECT_EQ(load_error("a: 1\n\t# comment\n"), "s.yaml:2:1: " + tabs);
+  // Elsewhere a tab is separation space; a line of only whitespace is blank.
+  EXPECT_EQ(load_error("a:\t1\nb: [1,\t2]  # \t\n\t\n"), "");
+  EXPECT_EQ(load_error("a: 1\n", {"b={c: 1,\n\td: 2}"}),
+            "--set b={c: 1,\n\td: 2}: b: tabs are not allowed in YAML indentation");
+}
+
+TEST(YamlReader, NestingLimit) {
+  std::string deep = "a: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+  const auto start = std::chrono::steady_clock::now();
+  const std::string error = load_error(deep);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  EXPECT_EQ(error.substr(0, 15), "s.yaml:1:35: a[");
+  EXPECT_NE(error.find("]: nesting is deeper than 32 levels, the most a scenario file may have"),
+            std::string::npos)
+      << error;
+  std::string blocks = "a:\n";
+  for (int i = 1; i < 40; ++i) blocks += std::string(2 * i, ' ') + "k:\n";
+  EXPECT_EQ(load_error(blocks).substr(0, 13), "s.yaml:33:65:");
+  // 32 levels are fine.
+  EXPECT_EQ(load_error("a: " + std::string(31, '[') + std::string(31, ']') + "\n"), "");
 }
 
 TEST(YamlReader, DuplicateKeys) {
@@ -220,7 +293,11 @@ TEST(YamlReader, TypeErrors) {
             }),
             "s.yaml:6:4: f: unknown value 'text'; expected one of phold, ring");
   EXPECT_EQ(error_of([&] { r.get_int("h", 0); }),
-            "s.yaml:8:4: h: integer '99999999999999999999' is out of range");
+            "s.yaml:8:4: h: integer 99999999999999999999 is out of range: between "
+            "-9223372036854775808 and 9223372036854775807");
+  EXPECT_EQ(error_of([&] { r.get_uint("h", 0); }),
+            "s.yaml:8:4: h: integer 99999999999999999999 is out of range: at most "
+            "18446744073709551615");
   EXPECT_EQ(error_of([&] { r.get_uint("i", 0); }),
             "s.yaml:10:1: i: expected an integer, got an empty value");
   EXPECT_EQ(error_of([&] { r.required("j").as_list()[1].as_bool(); }),

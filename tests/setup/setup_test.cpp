@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <string>
 
+#include "sipsim/analytical/collective_estimate.hpp"
+
 namespace sipsim::setup {
 namespace {
 
@@ -133,6 +135,125 @@ TEST(Setup, AutoIsResolvedWhenBuilding) {
   const workload::Simulation sim = build(s);
   ASSERT_TRUE(sim.model && sim.results && sim.network);
   EXPECT_EQ(sim.network->nodes(), 16u);
+}
+
+TEST(Setup, AutoCanBeCheckedWithoutTheEstimates) {
+  const setup::Setup s = read_text(
+      "fabric: {type: elect-flat, nodes: 16, bandwidth: 100Gbps, latency: 1us}\n"
+      "workload: {type: collectives, op: all-to-all, algorithm: auto, sizes: {min: 1KiB, max: "
+      "16MiB, factor: 128}}\n");
+  const workload::Simulation sim = build(s, {.resolve_auto = false});
+  ASSERT_TRUE(sim.model && sim.results && sim.network);
+  EXPECT_EQ(sim.network->nodes(), 16u);
+}
+
+// validate checks `auto` with a lower bound of the estimator's count of
+// member-steps and computes the exact count only within 4x of the limit
+// (workloads.cpp, check_auto): the bound must be within 4x.
+TEST(Setup, WorkLowerBoundIsWithin4x) {
+  std::size_t checked = 0;
+  std::vector<std::pair<std::uint32_t, collective::Dims>> shapes;
+  for (const std::uint32_t p : {2u, 3u, 5u, 8u, 12u, 64u, 96u, 256u, 1000u, 1024u}) {
+    std::uint32_t a = 1;
+    for (std::uint32_t d = 1; d * d <= p; ++d) {
+      if (p % d == 0) a = d;
+    }
+    shapes.push_back({p, collective::Dims{a, p / a}});
+  }
+  shapes.push_back({1024, collective::Dims{8, 8, 16}});
+  shapes.push_back({1024, collective::Dims{2, 512}});
+  shapes.push_back({768, collective::Dims{8, 2, 3, 16}});
+  for (const auto& [p, dims] : shapes) {
+    collective::AlgorithmParams params;
+    params.torus = params.hierarchy = dims;
+    for (const std::string& name : collective::op_names()) {
+      for (const collective::Algorithm algorithm : collective::all_algorithms()) {
+        for (const std::uint64_t bytes : {0ull, 1ull, 1000ull, 1ull << 20, (1ull << 30) + 7}) {
+          for (const std::uint32_t root : {0u, p - 1}) {
+            const collective::CollectiveSpec spec = collective::make_spec(
+                *collective::parse_op(name), algorithm, p, bytes, root, params);
+            if (!collective::why_invalid(spec).empty()) continue;
+            const std::uint64_t lower = analytical::critical_path_work_lower_bound(spec);
+            const std::uint64_t exact = analytical::critical_path_work(spec);
+            EXPECT_LE(lower, exact)
+                << name << " " << collective::to_string(algorithm) << " p=" << p;
+            EXPECT_LE(exact, 4 * lower) << name << " " << collective::to_string(algorithm)
+                                        << " p=" << p << " bytes=" << bytes << " root=" << root;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000u);
+}
+
+// Every fabric parameter the builders would refuse is refused by the reader,
+// at its key (docs/scenarios.md); what a reader accepts builds.
+TEST(Setup, FabricErrorsNameTheirKey) {
+  const std::string coll =
+      "workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1MiB}\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"{type: cluster, preset: superpod, nodes: 100}",
+       "s.yaml:1:50: fabric.nodes: must be a multiple of the server size (8, the default "
+       "server_size)"},
+      {"{type: cluster, nodes: 64, server_size: 1, nic: {bandwidth: 1Gbps}, tiers: [{down: 8}]}",
+       "s.yaml:1:84: fabric.tiers: the product of the tiers' down (8) must equal the number of "
+       "nodes (64, one NIC per node)"},
+      {"{type: cluster, nodes: 64, server_size: 1, nic: {bandwidth: 1Gbps}, tiers: [{down: 8, "
+       "oversubscription: 3}, {down: 8}]}",
+       "s.yaml:1:113: fabric.tiers[0].oversubscription: must divide down (8): each switch has "
+       "down / oversubscription uplinks"},
+      {"{type: cluster, nodes: 64, server_size: 8, intra: {bandwidth: 1Tbps}, nic: {per: server, "
+       "bandwidth: 1Gbps}, tiers: [{down: 64}]}",
+       "s.yaml:1:124: fabric.tiers: the product of the tiers' down (64) must equal the number of "
+       "servers (8, one NIC per server)"},
+      {"{type: topoopt, nodes: 64, degree: 5, link_bandwidth: 1Gbps, latency: 1ns}",
+       "s.yaml:1:44: fabric.degree: must be even and at least 2 (got 5): a node's links form "
+       "degree / 2 bidirectional rings"},
+      {"{type: topoopt, nodes: 12, degree: 6, link_bandwidth: 1Gbps, latency: 1ns}",
+       "s.yaml:1:44: fabric.degree: degree 6 needs 3 ring offsets coprime with 12 in [1, 6], but "
+       "only 2 exist (1, 5); the largest degree for 12 nodes is 4"},
+      {"{type: ramp, x: 4, J: 4, Lambda: 16, line_rate: 1bps}",
+       "s.yaml:1:57: fabric.line_rate: a slot must carry at least one byte, but 19ns of data at "
+       "1bps is less than 8 bits"},
+      {"{type: ramp, x: 4, J: 4, Lambda: 16, slot: 1010ps}",
+       "s.yaml:1:52: fabric.slot: a slot must carry at least one byte, but 10ps of data at "
+       "400Gbps is less than 8 bits"},
+      {"{type: ramp, x: 128, J: 1, Lambda: 128}",
+       "s.yaml:1:44: fabric.Lambda: exceeds the 122 wavelength channels of the tunable source "
+       "(RAMP §4.1)"},
+      {"{type: torus2d, dims: [65536, 65536], link_bandwidth: 1Gbps, hop_latency: 1ns}",
+       "s.yaml:1:31: fabric.dims: 65536 x 65536 = 4294967296 nodes; at most 2^24 = 16777216"},
+  };
+  for (const auto& [fabric, message] : cases) {
+    EXPECT_EQ(error_of("fabric: " + fabric + "\n" + coll), message);
+  }
+  // Through --set, the error names the argument.
+  try {
+    read_text("fabric: {type: topoopt, nodes: 64, link_bandwidth: 1Gbps, latency: 1ns}\n" + coll,
+              {"fabric.degree=7"});
+    ADD_FAILURE() << "degree 7 accepted";
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(e.location(), "--set fabric.degree=7");
+    EXPECT_EQ(e.key_path(), "fabric.degree");
+  }
+}
+
+TEST(Setup, SimulatedTimeBound) {
+  const std::string fabric =
+      "fabric: {type: elect-flat, nodes: 8, bandwidth: 400Gbps, latency: 1us}\n";
+  EXPECT_EQ(error_of(fabric +
+                     "workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1PiB, "
+                     "iterations: 100}\n"),
+            "s.yaml:2:70: workload.size: the sweep may need more simulated time than a run can "
+            "reach (2^63 ps, about 106 days): at 1PiB, 101 runs x 14 steps x 2.252e+04 s (the "
+            "size over the fabric's slowest link, 400Gbps) exceed it; sizes up to about 326.1TB "
+            "fit (docs/scenarios.md, \"Size bound\")");
+  EXPECT_EQ(
+      error_of(fabric +
+               "workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1PiB}\n"),
+      "");
 }
 
 TEST(Setup, WorkloadsWithoutAFabric) {

@@ -24,13 +24,26 @@
 
 namespace sipsim::setup {
 
+// What setup::build does besides building.
+struct BuildOptions {
+  // Resolve `algorithm: auto` with the critical-path estimator (minutes at
+  // 65,536 nodes). false (`sipsim validate`): check only that every size has
+  // an algorithm that is valid and small enough to estimate, which is the one
+  // way the resolution can fail, and build with such an algorithm.
+  bool resolve_auto = true;
+};
+
 // A fabric section, read and checked.
 class FabricSetup {
  public:
   virtual ~FabricSetup() = default;
   virtual std::string_view type() const = 0;
   virtual std::uint32_t nodes() const = 0;
-  // Throws std::invalid_argument for parameters only the model can refuse.
+  // The slowest rate any message's data may flow at (the slowest link, port
+  // or transceiver slot): the bound on a collective's simulated time.
+  virtual std::uint64_t slowest_rate_bps() const = 0;
+  // Throws std::invalid_argument for parameters only the model can refuse
+  // (none from a section its reader accepted).
   virtual std::unique_ptr<fabric::Network> build() const = 0;
 
   // The shapes of the hierarchy a group of p nodes sits in, for the
@@ -68,7 +81,8 @@ class WorkloadSetup {
   virtual std::string_view type() const = 0;
   // Builds the model on `network` (null for workloads without a fabric);
   // throws std::invalid_argument for parameters only the model can refuse.
-  virtual workload::Simulation build(std::unique_ptr<fabric::Network> network) const = 0;
+  virtual workload::Simulation build(std::unique_ptr<fabric::Network> network,
+                                     const BuildOptions& options) const = 0;
   // The collective job the workload runs, or null.
   virtual const CollectiveJob* collective_job() const { return nullptr; }
   // `sipsim analyze` for workloads without a collective job: a closed-form
@@ -115,6 +129,6 @@ Setup read(const base::Document& document);
 // The fabric's network (errors located at the fabric section).
 std::unique_ptr<fabric::Network> build_network(const Setup& setup);
 // The simulation (errors located at the section whose parameters fail).
-workload::Simulation build(const Setup& setup);
+workload::Simulation build(const Setup& setup, const BuildOptions& options = {});
 
 }  // namespace sipsim::setup

@@ -46,25 +46,12 @@ Topoopt::Topoopt(const TopooptSpec& spec, std::uint32_t nodes) : n_(nodes) {
   if (n_ < 2) {
     throw std::invalid_argument("topoopt: nodes must be >= 2 (got " + std::to_string(n_) + ")");
   }
-  if (spec.degree < 2 || spec.degree % 2 != 0) {
-    throw std::invalid_argument("topoopt: degree must be even and >= 2 (got " +
-                                std::to_string(spec.degree) + ")");
+  if (const std::string why = topoopt_degree_problem(n_, spec.degree); !why.empty()) {
+    throw std::invalid_argument("topoopt: degree: " + why);
   }
   if (spec.link_rate_bps == 0) throw std::invalid_argument("topoopt: link_rate_bps must be > 0");
   const std::uint32_t m = spec.degree / 2;
-  // Offsets beyond n/2 would repeat a ring already present (s and n - s give
-  // the same links), so only [1, n/2] is usable.
-  for (std::uint32_t s = 1; s <= n_ / 2 && offsets_.size() < m; ++s) {
-    if (std::gcd(s, n_) == 1) offsets_.push_back(s);
-  }
-  if (offsets_.size() < m) {
-    std::ostringstream msg;
-    msg << "topoopt: degree " << spec.degree << " needs " << m << " ring offsets coprime with "
-        << n_ << " in [1, " << n_ / 2 << "], but only " << offsets_.size() << " exist (";
-    for (std::size_t k = 0; k < offsets_.size(); ++k) msg << (k ? ", " : "") << offsets_[k];
-    msg << "); max degree for " << n_ << " nodes is " << 2 * offsets_.size();
-    throw std::invalid_argument(msg.str());
-  }
+  offsets_ = topoopt_offsets(n_, spec.degree);
   if (2ULL * n_ * m >= kNoLink) throw std::invalid_argument("topoopt: too many links");
 
   set_vertices(n_, 0);
@@ -141,6 +128,31 @@ LinkId Topoopt::next_link(Vertex at, Vertex dst, std::uint64_t flow) const {
 }
 
 }  // namespace
+
+std::vector<std::uint32_t> topoopt_offsets(std::uint32_t nodes, std::uint32_t degree) {
+  // Offsets beyond n/2 would repeat a ring already present (s and n - s give
+  // the same links), so only [1, n/2] is usable.
+  std::vector<std::uint32_t> offsets;
+  for (std::uint32_t s = 1; s <= nodes / 2 && offsets.size() < degree / 2; ++s) {
+    if (std::gcd(s, nodes) == 1) offsets.push_back(s);
+  }
+  return offsets;
+}
+
+std::string topoopt_degree_problem(std::uint32_t nodes, std::uint32_t degree) {
+  if (degree < 2 || degree % 2 != 0) {
+    return "must be even and at least 2 (got " + std::to_string(degree) +
+           "): a node's links form degree / 2 bidirectional rings";
+  }
+  const std::vector<std::uint32_t> offsets = topoopt_offsets(nodes, degree);
+  if (offsets.size() == degree / 2) return "";
+  std::ostringstream msg;
+  msg << "degree " << degree << " needs " << degree / 2 << " ring offsets coprime with " << nodes
+      << " in [1, " << nodes / 2 << "], but only " << offsets.size() << " exist (";
+  for (std::size_t k = 0; k < offsets.size(); ++k) msg << (k ? ", " : "") << offsets[k];
+  msg << "); the largest degree for " << nodes << " nodes is " << 2 * offsets.size();
+  return msg.str();
+}
 
 std::unique_ptr<Topology> make_topoopt(const TopooptSpec& spec, std::uint32_t nodes) {
   return std::make_unique<Topoopt>(spec, nodes);

@@ -3,9 +3,13 @@
 
 namespace sipsim::fabric {
 
-TopooptSpec read_topoopt(base::MapReader& f) {
+TopooptSpec read_topoopt(base::MapReader& f, std::uint32_t nodes) {
   TopooptSpec t;
   t.degree = f.get_u32("degree", 4, 2, 64);
+  if (const std::string why = topoopt_degree_problem(nodes, t.degree); !why.empty()) {
+    // The default degree is refused only for too few nodes: name them then.
+    f.required(f.has("degree") ? "degree" : "nodes").fail(why);
+  }
   t.link_rate_bps = f.required("link_bandwidth").as_positive_bandwidth_bps();
   t.link_latency = f.required("latency").as_time_ps();
   return t;

@@ -50,7 +50,11 @@ ClusterSpec read_cluster(base::MapReader& f, std::uint32_t nodes) {
                       : std::string();
   c.server_size = f.get_u32("server_size", 8, 1);
   if (nodes % c.server_size != 0) {
-    f.required("server_size").fail("must divide the node count (" + std::to_string(nodes) + ")");
+    if (f.has("server_size")) {
+      f.required("server_size").fail("must divide the node count (" + std::to_string(nodes) + ")");
+    }
+    f.required("nodes").fail("must be a multiple of the server size (" +
+                             std::to_string(c.server_size) + ", the default server_size)");
   }
   std::uint64_t nic_rate = 0;
   if (preset == "superpod" || preset == "superpod-1to1") {
@@ -92,19 +96,44 @@ ClusterSpec read_cluster(base::MapReader& f, std::uint32_t nodes) {
       c.nic == ClusterSpec::Nic::kPerNode ? nodes : nodes / c.server_size;
   if (auto tiers = f.optional("tiers")) {
     c.tiers.clear();
-    for (const base::Value& t : tiers->as_list()) {
-      base::MapReader m = t.as_map();
+    const std::vector<base::Value> list = tiers->as_list();
+    if (list.empty()) tiers->fail("needs at least one tier");
+    if (list.size() > kMaxLevels) {
+      tiers->fail("has " + std::to_string(list.size()) + " tiers; at most " +
+                  std::to_string(kMaxLevels));
+    }
+    std::uint64_t product = 1;
+    std::string factors;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      base::MapReader m = list[i].as_map();
       TierSpec tier;
       tier.down = m.required("down").as_u32(1);
       tier.oversubscription = m.get_u32("oversubscription", 1, 1);
+      if (i + 1 == list.size() && tier.oversubscription != 1) {
+        m.required("oversubscription")
+            .fail("must be 1 at the top tier, which has no uplinks (got " +
+                  std::to_string(tier.oversubscription) + ")");
+      }
+      if (tier.down % tier.oversubscription != 0) {
+        m.required("oversubscription")
+            .fail("must divide down (" + std::to_string(tier.down) +
+                  "): each switch has down / oversubscription uplinks");
+      }
       tier.up_rate_bps =
           m.has("uplink") ? m.required("uplink").as_positive_bandwidth_bps() : nic_rate;
       tier.switch_latency = m.get_time_ps("switch_latency", 0);
       tier.propagation = m.get_time_ps("propagation", 0);
       m.finish();
       c.tiers.push_back(tier);
+      if (product <= endpoints) product *= tier.down;  // < 2^56: stays above once above
+      factors += (i > 0 ? " x " : "") + std::to_string(tier.down);
     }
-    if (c.tiers.empty()) tiers->fail("needs at least one tier");
+    if (product != endpoints) {
+      const bool per_server = c.nic == ClusterSpec::Nic::kPerServer && c.server_size > 1;
+      tiers->fail("the product of the tiers' down (" + factors + ") must equal the number of " +
+                  (per_server ? "servers (" + std::to_string(endpoints) + ", one NIC per server)"
+                              : "nodes (" + std::to_string(endpoints) + ", one NIC per node)"));
+    }
   } else if (preset == "elect-cluster") {
     TierSpec tier;  // one non-blocking switch joining every server
     tier.down = endpoints;

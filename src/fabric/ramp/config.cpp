@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "sipsim/base/units.hpp"
+
 namespace sipsim::fabric::ramp {
 
 RampConfig read_ramp(base::MapReader& f) {
@@ -57,8 +59,23 @@ RampConfig read_ramp(base::MapReader& f) {
   if (s.Lambda % s.x != 0 || s.Lambda / s.x > s.x) {
     f.required("Lambda").fail("must be D*x with 1 <= D <= x (RAMP-x needs it; MODELS.md §1)");
   }
+  if (s.Lambda > ramp::kMaxWavelengthChannels) {
+    f.required("Lambda").fail("exceeds the " + std::to_string(ramp::kMaxWavelengthChannels) +
+                              " wavelength channels of the tunable source (RAMP §4.1)");
+  }
   if (s.slot <= s.reconfiguration) {
     f.required("slot").fail("must be longer than the reconfiguration time");
+  }
+  if (ramp_slot_bytes(s) == 0) {
+    // RAMP §4.1: a transfer takes whole slots, each carrying (slot - reconfiguration) x line_rate.
+    const std::string why = "a slot must carry at least one byte, but " +
+                            base::format_time_ps(s.slot - s.reconfiguration) + " of data at " +
+                            base::format_bandwidth_bps(s.line_rate_bps) + " is less than 8 bits";
+    // Blame the line rate if the default slot would not help either.
+    RampSpec defaults;
+    defaults.line_rate_bps = s.line_rate_bps;
+    const bool rate = ramp_slot_bytes(defaults) == 0;
+    f.required(rate ? "line_rate" : f.has("slot") ? "slot" : "reconfiguration").fail(why);
   }
   if (s.io_latency == 0) f.required("io_latency").fail("must be greater than 0");
   if (s.propagation == 0) f.required("propagation").fail("must be greater than 0");

@@ -112,9 +112,9 @@ TEST(Topoopt, DescribeDeterminismAndInvalidSpecs) {
   ExpectSameFabric(*t, *make_topoopt(MakeTopooptSpec(6), 32));
   ExpectInvalid([] { make_topoopt(MakeTopooptSpec(2), 1); }, "nodes must be >= 2 (got 1)");
   ExpectInvalid([] { make_topoopt(MakeTopooptSpec(3), 16); },
-                "degree must be even and >= 2 (got 3)");
+                "degree: must be even and at least 2 (got 3)");
   ExpectInvalid([] { make_topoopt(MakeTopooptSpec(0), 16); },
-                "degree must be even and >= 2 (got 0)");
+                "degree: must be even and at least 2 (got 0)");
   ExpectInvalid([] { make_topoopt(MakeTopooptSpec(6), 8); },
                 "degree 6 needs 3 ring offsets coprime with 8 in [1, 4], but only 2 exist (1, 3)");
   TopooptSpec s = MakeTopooptSpec(2);

@@ -2,6 +2,8 @@
 // TopoOpt: circuits fixed for the job (a routed topology).
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/routed/topology.hpp"
@@ -24,8 +26,15 @@ struct TopooptSpec {
 };
 std::unique_ptr<Topology> make_topoopt(const TopooptSpec& spec, std::uint32_t nodes);
 
-// The keys of a `fabric: {type: topoopt}` section after `nodes`: degree,
-// link_bandwidth, latency.
-TopooptSpec read_topoopt(base::MapReader& section);
+// The ring offsets of `degree` / 2 rings on `nodes` nodes: the smallest
+// integers in [1, nodes/2] coprime with nodes, at most degree / 2 of them
+// (fewer when fewer exist: the degree is then too large for the node count).
+std::vector<std::uint32_t> topoopt_offsets(std::uint32_t nodes, std::uint32_t degree);
+// Why make_topoopt refuses `degree` on `nodes` nodes, or "".
+std::string topoopt_degree_problem(std::uint32_t nodes, std::uint32_t degree);
+
+// The keys of a `fabric: {type: topoopt}` section after `nodes` (read by the
+// caller): degree (checked against `nodes`), link_bandwidth, latency.
+TopooptSpec read_topoopt(base::MapReader& section, std::uint32_t nodes);
 
 }  // namespace sipsim::fabric
