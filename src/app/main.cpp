@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   CLI::App* run_cmd = cli.add_subcommand("run", "simulate a scenario and write its run file");
   run_cmd->add_option("scenario", run.scenario, "scenario YAML file")->required();
   run_cmd->add_option("-o,--output", run.output,
-                      "HDF5 run file (default: <scenario name>.h5 in the working directory)");
+                      "HDF5 run file (default: the scenario file's stem + .h5 in the working directory)");
   run_cmd->add_flag("--force", run.force, "overwrite an existing run file");
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines");
   run_cmd->add_option("--set", run.overrides, "override a scenario key: key.path=value")
