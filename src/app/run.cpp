@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <boost/mpi/collectives/all_reduce.hpp>
+#include <cerrno>
 #include <ctime>
 #include <filesystem>
 #include <functional>
@@ -33,23 +34,12 @@ std::string utc_now() {
   return buf;
 }
 
-// Checked on rank 0 before the simulation starts, so a run never ends in an
-// output error after hours of work.
-std::string check_output(const std::string& path, bool force) {
+// The files the run reads, which --force must never replace.
+std::vector<output::Input> inputs(const RunArgs& args) {
   std::error_code ec;
-  if (fs::exists(path, ec) && !force) {
-    return "output '" + path + "' exists; pass --force to overwrite it or -o to choose another";
-  }
-  if (fs::is_directory(path, ec)) return "output '" + path + "' is a directory";
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec)) {
-    return "cannot write output '" + path + "': directory '" + dir.string() + "' does not exist";
-  }
-  if (::access(dir.c_str(), W_OK) != 0) {
-    return "cannot write output '" + path + "': directory '" + dir.string() + "' is not writable";
-  }
-  return {};
+  fs::path binary = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) binary = "/proc/self/exe";
+  return {{args.scenario, "the scenario file"}, {binary.string(), "the sipsim binary"}};
 }
 
 // Memory figures of the whole job, for the summary and /meta.
@@ -142,9 +132,13 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
   if (!setup) return kExitBadInput;
   const scenario::Scenario* s = &setup->scenario;
 
-  const std::string output =
+  output::Destination destination;
+  destination.path =
       args.output.empty() ? fs::path(args.scenario).stem().string() + ".h5" : args.output;
-  std::string problem = comm.rank() == 0 ? check_output(output, args.force) : std::string();
+  destination.replace = args.force;
+  destination.inputs = inputs(args);
+  const std::string& output = destination.path;
+  std::string problem = comm.rank() == 0 ? output::check_destination(destination) : std::string();
   problem = agree(comm, problem);
   if (!problem.empty()) {
     report(comm, problem);
@@ -153,10 +147,12 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
 
   std::optional<output::RunFile> file;
   try {
-    file.emplace(output::RunFile::create(output, comm));
+    file.emplace(output::RunFile::create(destination, comm));
   } catch (const output::h5::Error& e) {
     report(comm, std::string("cannot write output '") + output + "': " + e.what());
-    return kExitBadInput;
+    // A full disk is not the user's input: the same run may work later.
+    const bool full = e.system_error() == ENOSPC || e.system_error() == EDQUOT;
+    return full ? kExitRunFailed : kExitBadInput;
   }
 
   const std::string started = agree(comm, utc_now());
@@ -168,6 +164,16 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
     return kExitBadInput;
   }
   const pdes::Partition partition = sim.model->partition(comm.size());
+  // From here on a failed --force run leaves neither the old file nor a
+  // partial one: a study never mistakes the old results for this run's.
+  if (args.force) {
+    try {
+      file->remove_existing();
+    } catch (const output::h5::Error& e) {
+      report(comm, e.what());
+      return kExitBadInput;
+    }
+  }
   pdes::EngineOptions options;
   options.seed = s->seed;
   options.end_time = s->simulation.end_time;
@@ -230,6 +236,9 @@ int run_command(const RunArgs& args, const mpi::communicator& comm) {
     file->commit();
   } catch (const output::h5::Error& e) {
     report(comm, std::string("writing '") + output + "': " + e.what());
+    return kExitRunFailed;
+  } catch (const output::PublishError& e) {
+    report(comm, e.what());
     return kExitRunFailed;
   }
 

@@ -404,7 +404,8 @@ File File::create(const std::string& path, MPI_Comm comm) {
   cache.metadata_write_strategy = H5AC_METADATA_WRITE_STRATEGY__PROCESS_0_ONLY;
   cache.dirty_bytes_threshold = kMaxDirtyBytes;
   check(H5Pset_mdc_config(fapl.get(), &cache), what);
-  Handle file = checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), what);
+  // Exclusive: a run never writes into a file it did not create.
+  Handle file = checked(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), what);
   return File(std::move(file), comm);
 }
 

@@ -434,6 +434,28 @@ TEST(H5File, CreateFailureNamesThePath) {
   }
 }
 
+// A run never writes into a file it did not create: an existing one is left
+// as it is.
+TEST(H5File, CreateRefusesAnExistingFile) {
+  const SharedTempPath path;
+  if (world_rank() == 0) {
+    std::FILE* f = std::fopen(path.str().c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not hdf5", f);
+    std::fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_THROW(h5::File::create(path.str(), MPI_COMM_WORLD), h5::Error);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  std::FILE* f = std::fopen(path.str().c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char buf[16] = {};
+  EXPECT_EQ(std::fread(buf, 1, sizeof buf, f), 8u);
+  std::fclose(f);
+  EXPECT_STREQ(buf, "not hdf5");
+}
+
 // Invalid calls throw on every rank before anything collective happens, so
 // the file stays consistent and usable.
 TEST(H5File, RejectsInvalidCalls) {

@@ -50,8 +50,8 @@ class Handle {
 
 class File {
  public:
-  // Creates (truncating) `path` for parallel access over `comm`; collective.
-  // Throws Error naming the path when it cannot be created.
+  // Creates `path`, which must not exist, for parallel access over `comm`;
+  // collective. Throws Error naming the path when it cannot be created.
   static File create(const std::string& path, MPI_Comm comm);
   File(File&&) noexcept = default;
   File& operator=(File&&) noexcept = default;
