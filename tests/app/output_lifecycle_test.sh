@@ -88,9 +88,11 @@ complete() {
   fi
 }
 
+# The name of the partial file of the run with pid $1 (a regular expression):
+# out.h5.<host>.<pid>.<run id>.partial.
+partial_re() { echo "out\\.h5\\.[A-Za-z0-9_-]+\\.$1\\.[0-9a-f]{16}\\.partial"; }
 # wait_partial PID: waits until the run PID has created its partial file (at
 # most 20 s) and prints its run id.
-partial_re() { echo "out\\.h5\\.$(hostname -s | tr -c 'A-Za-z0-9\n-' '_')\\.$1\\.[0-9a-f]{16}\\.partial"; }
 wait_partial() {
   local name
   for _ in $(seq 400); do
