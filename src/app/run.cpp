@@ -5,14 +5,24 @@
 #include <unistd.h>
 
 #include <boost/mpi/collectives/all_reduce.hpp>
+#include <boost/mpi/collectives/broadcast.hpp>
+#include <boost/mpi/operations.hpp>
+#include <boost/serialization/string.hpp>
+#include <cerrno>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <new>
+#include <optional>
 #include <sstream>
 
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/common.hpp"
+#include "sipsim/app/signals.hpp"
+#include "sipsim/base/interrupt.hpp"
+#include "sipsim/base/memory.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/output/run_file.hpp"
 #include "sipsim/version.hpp"
@@ -31,25 +41,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-// Checked on rank 0 before the simulation starts, so a run never ends in an
-// output error after hours of work.
-std::string check_output(const std::string& path, bool force) {
-  std::error_code ec;
-  if (fs::exists(path, ec) && !force) {
-    return "output '" + path + "' exists; pass --force to overwrite it or -o to choose another";
-  }
-  if (fs::is_directory(path, ec)) return "output '" + path + "' is a directory";
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec)) {
-    return "cannot write output '" + path + "': directory '" + dir.string() + "' does not exist";
-  }
-  if (::access(dir.c_str(), W_OK) != 0) {
-    return "cannot write output '" + path + "': directory '" + dir.string() + "' is not writable";
-  }
-  return {};
 }
 
 // Memory figures of the whole job, for the summary and /meta.
@@ -132,112 +123,271 @@ void write_fabric(output::RunFile& file, const setup::FabricSetup& fabric,
   }
 }
 
-}  // namespace
+// How a run stops early: its exit code and the line rank 0 prints after
+// "sipsim: " (empty when it was printed already).
+struct Stop {
+  int code;
+  std::string line;
+};
 
-int run_command(const RunArgs& args, const mpi::communicator& comm) {
-  spdlog::set_pattern("[%H:%M:%S] %v");
-  if (comm.rank() != 0 || args.quiet) spdlog::set_level(spdlog::level::warn);
+Stop error(int code, const std::string& message) {
+  return Stop{code, "error: " + message};
+}
 
-  auto setup = load(args.scenario, args.overrides, comm);
-  if (!setup) return kExitBadInput;
-  const scenario::Scenario* s = &setup->scenario;
+// Every rank stops when any rank found a problem; the lowest rank's wins.
+void agree_stop(const mpi::communicator& comm, const std::optional<Stop>& local) {
+  const int mine = local ? comm.rank() : comm.size();
+  const int first = mpi::all_reduce(comm, mine, mpi::minimum<int>());
+  if (first == comm.size()) return;
+  Stop stop = local.value_or(Stop{});
+  mpi::broadcast(comm, stop.code, first);
+  mpi::broadcast(comm, stop.line, first);
+  throw stop;
+}
 
-  const std::string output =
-      args.output.empty() ? fs::path(args.scenario).stem().string() + ".h5" : args.output;
-  std::string problem = comm.rank() == 0 ? check_output(output, args.force) : std::string();
-  problem = agree(comm, problem);
-  if (!problem.empty()) {
-    report(comm, problem);
-    return kExitBadInput;
+// Between phases: a signal any rank received stops all of them here.
+void check_interrupt(const mpi::communicator& comm, const std::string& when) {
+  const int signal = mpi::all_reduce(comm, base::interrupt_signal(), mpi::maximum<int>());
+  if (signal == 0) return;
+  throw Stop{exit_code_for_signal(signal), std::string("interrupted by ") +
+                                               base::signal_name(signal) + " " + when +
+                                               "; no output written"};
+}
+
+// One phase of the run, on every rank. A failure on any rank (an exception,
+// std::bad_alloc included) stops every rank with one message, so none is
+// left waiting in a collective call of the next phase; then a signal is
+// checked for. `failure` is the exit code of errors the phase does not
+// classify itself.
+template <class F>
+void phase(const mpi::communicator& comm, const std::string& doing, int failure, F&& f) {
+  std::optional<Stop> local;
+  try {
+    f();
+  } catch (const Stop& stop) {
+    local = stop;
+  } catch (const base::ScenarioError& e) {
+    local = error(kExitBadInput, e.what());
+  } catch (const std::bad_alloc&) {
+    local = error(kExitRunFailed, "out of memory while " + doing);
+  } catch (const std::exception& e) {
+    local = error(failure, e.what());
+  }
+  agree_stop(comm, local);
+  check_interrupt(comm, "while " + doing);
+}
+
+// Refuses, on every rank, a job whose ranks on some host need more than the
+// host has available, each rank needing `bytes` for `what`.
+void check_memory(const mpi::communicator& comm, std::uint64_t bytes, const std::string& what) {
+  MPI_Comm host = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  std::uint64_t on_host = 0;
+  int host_ranks = 1;
+  MPI_Allreduce(&bytes, &on_host, 1, MPI_UINT64_T, MPI_SUM, host);
+  MPI_Comm_size(host, &host_ranks);
+  MPI_Comm_free(&host);
+  std::optional<Stop> local;
+  const std::optional<std::uint64_t> available = base::available_memory();
+  if (available && on_host > *available) {
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    MPI_Get_processor_name(name, &length);
+    local = error(kExitRunFailed,
+                  fmt::format("not enough memory: {} need at least {} on host {} ({} {}), {} "
+                              "available",
+                              what, base::format_bytes(on_host), name, host_ranks,
+                              host_ranks == 1 ? "rank" : "ranks", base::format_bytes(*available)));
+  }
+  agree_stop(comm, local);
+}
+
+// The files the run reads, which --force must never replace.
+std::vector<output::Input> inputs(const RunArgs& args) {
+  std::error_code ec;
+  fs::path binary = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) binary = "/proc/self/exe";
+  return {{args.scenario, "the scenario file"}, {binary.string(), "the sipsim binary"}};
+}
+
+output::RunMetadata metadata(const scenario::Scenario& s, const pdes::RunResult& result,
+                             const MemoryStats& mem, int ranks, const std::string& started) {
+  output::RunMetadata meta;
+  meta.sipsim_version = kVersion;
+  meta.git_revision = kGitRevision;
+  meta.scenario_yaml = s.yaml_text;
+  meta.scenario_path = s.path;
+  meta.scenario_name = s.name;
+  for (const auto& o : s.overrides) meta.overrides += o + "\n";
+  meta.ranks = static_cast<std::uint64_t>(ranks);
+  meta.seed = s.seed;
+  meta.started_utc = started;
+  meta.wall_seconds = result.wall_seconds;
+  meta.committed_events = result.committed_events;
+  meta.events_per_second = result.wall_seconds > 0
+                               ? static_cast<double>(result.committed_events) / result.wall_seconds
+                               : 0.0;
+  meta.end_time_ps = result.last_event_time;
+  meta.time_limit_ps = s.simulation.end_time;
+  meta.lookahead_ps = result.lookahead;
+  meta.windows = result.windows;
+  meta.remote_events = result.remote_events;
+  meta.epochs = result.epochs;
+  meta.engine = engine_name(result);
+  meta.peak_rss_bytes = mem.peak_rss_bytes;
+  return meta;
+}
+
+// The run, phase by phase; throws Stop. Leaving it destroys the run file,
+// which removes the partial file unless it was committed.
+void run_phases(const RunArgs& args, const mpi::communicator& comm) {
+  check_interrupt(comm, "before the run started");
+  std::optional<setup::Setup> setup;
+  phase(comm, "reading the scenario", kExitBadInput,
+        [&] { setup = load(args.scenario, args.overrides, comm); });
+  if (!setup) throw Stop{kExitBadInput, ""};  // load() reported it
+  const scenario::Scenario& s = setup->scenario;
+
+  output::Destination destination;
+  destination.path = args.output ? *args.output : fs::path(args.scenario).stem().string() + ".h5";
+  destination.replace = args.force;
+  destination.inputs = inputs(args);
+  const std::string& output = destination.path;
+  phase(comm, "checking the output", kExitBadInput, [&] {
+    if (comm.rank() == 0) {
+      if (std::string problem = output::check_destination(destination); !problem.empty()) {
+        throw error(kExitBadInput, problem);
+      }
+    }
+  });
+  if (setup->fabric) {
+    const std::uint32_t nodes = setup->fabric->nodes();
+    check_memory(comm, pdes::kernel_memory(nodes, comm.size()),
+                 fmt::format("the fabric's {} nodes", nodes));
   }
 
   std::optional<output::RunFile> file;
   try {
-    file.emplace(output::RunFile::create(output, comm));
+    file.emplace(output::RunFile::create(destination, comm));
   } catch (const output::h5::Error& e) {
-    report(comm, std::string("cannot write output '") + output + "': " + e.what());
-    return kExitBadInput;
+    // A full disk is not the user's input: the same run may work later.
+    const bool full = e.system_error() == ENOSPC || e.system_error() == EDQUOT;
+    throw error(full ? kExitRunFailed : kExitBadInput,
+                "cannot write output '" + output + "': " + e.what());
   }
+  check_interrupt(comm, "while creating the output");
 
   const std::string started = agree(comm, utc_now());
   workload::Simulation sim;
-  try {
-    sim = setup::build(*setup);
-  } catch (const base::ScenarioError& e) {
-    report(comm, e.what());
-    return kExitBadInput;
+  phase(comm, "building the model", kExitRunFailed, [&] { sim = setup::build(*setup); });
+  const std::uint32_t lps = sim.model->lp_count();
+  check_memory(comm, pdes::kernel_memory(lps, comm.size()), fmt::format("{} LPs", lps));
+  std::optional<pdes::Partition> partition;
+  phase(comm, "partitioning the model", kExitRunFailed,
+        [&] { partition.emplace(sim.model->partition(comm.size())); });
+  // From here on a failed --force run leaves neither the old file nor a
+  // partial one: a study never mistakes the old results for this run's.
+  if (args.force) {
+    phase(comm, "removing the old output", kExitBadInput, [&] { file->remove_existing(); });
   }
-  const pdes::Partition partition = sim.model->partition(comm.size());
-  pdes::EngineOptions options;
-  options.seed = s->seed;
-  options.end_time = s->simulation.end_time;
-  options.kind = s->simulation.engine;
-  options.progress_interval_s = args.quiet ? 0.0 : s->simulation.progress_interval_s;
 
+  pdes::EngineOptions options;
+  options.seed = s.seed;
+  options.end_time = s.simulation.end_time;
+  options.kind = s.simulation.engine;
+  options.progress_interval_s = args.quiet ? 0.0 : s.simulation.progress_interval_s;
   pdes::RunResult result;
   try {
-    result = pdes::run(*sim.model, partition, comm, options);
+    result = pdes::run(*sim.model, *partition, comm, options);
   } catch (const pdes::EngineError& e) {
     if (e.origin()) std::cerr << "sipsim: error: rank " << comm.rank() << ": " << e.what() << "\n";
-    return kExitRunFailed;
+    throw Stop{kExitRunFailed, ""};
+  } catch (const pdes::Interrupted& e) {
+    throw Stop{exit_code_for_signal(e.signal()), std::string(e.what()) + "; no output written"};
   } catch (const std::invalid_argument& e) {
-    report(comm, e.what());
-    return kExitBadInput;
+    throw error(kExitBadInput, e.what());
   }
-  sim.results->collect(comm);
-  // A program that could not finish is an error, unless the scenario's time
-  // limit stopped it.
-  if (s->simulation.end_time == pdes::kTimeMax) {
-    const std::string unfinished = sim.results->unfinished(comm);
-    if (!unfinished.empty()) {
-      report(comm, "the simulation ended with work left: " + unfinished);
-      return kExitRunFailed;
+  const std::string after =
+      "after the simulation (simulated time " + base::format_time_ps(result.last_event_time) + ")";
+
+  phase(comm, "collecting the results", kExitRunFailed, [&] {
+    sim.results->collect(comm);
+    // A program that could not finish is an error, unless the scenario's
+    // time limit stopped it.
+    if (s.simulation.end_time == pdes::kTimeMax) {
+      const std::string unfinished = sim.results->unfinished(comm);
+      if (!unfinished.empty()) {
+        throw error(kExitRunFailed, "the simulation ended with work left: " + unfinished);
+      }
     }
-  }
+  });
 
   const MemoryStats mem = memory_stats(result, comm);
-  try {
-    output::RunMetadata meta;
-    meta.sipsim_version = kVersion;
-    meta.git_revision = kGitRevision;
-    meta.scenario_yaml = s->yaml_text;
-    meta.scenario_path = s->path;
-    meta.scenario_name = s->name;
-    for (const auto& o : s->overrides) meta.overrides += o + "\n";
-    meta.ranks = static_cast<std::uint64_t>(comm.size());
-    meta.seed = s->seed;
-    meta.started_utc = started;
-    meta.wall_seconds = result.wall_seconds;
-    meta.committed_events = result.committed_events;
-    meta.events_per_second =
-        result.wall_seconds > 0 ? static_cast<double>(result.committed_events) / result.wall_seconds
-                                : 0.0;
-    meta.end_time_ps = result.last_event_time;
-    meta.time_limit_ps = s->simulation.end_time;
-    meta.lookahead_ps = result.lookahead;
-    meta.windows = result.windows;
-    meta.remote_events = result.remote_events;
-    meta.epochs = result.epochs;
-    meta.engine = engine_name(result);
-    meta.peak_rss_bytes = mem.peak_rss_bytes;
-    file->write_meta(meta);
-
-    const auto lps = partition.lps_of(comm.rank());
-    const std::vector<std::uint64_t> ids(lps.begin(), lps.end());
-    file->write_lp_stats(partition.lp_count(), ids, result.lp_events, result.lp_digest);
-    sim.results->write(file->h5());
-    if (sim.network != nullptr) write_fabric(*file, *setup->fabric, *sim.network);
-    file->commit();
-  } catch (const output::h5::Error& e) {
-    report(comm, std::string("writing '") + output + "': " + e.what());
-    return kExitRunFailed;
+  // Output errors are the run's (exit 1): the destination was checked before.
+  const std::string writing = "writing '" + output + "': ";
+  auto write = [&](const std::string& what, auto&& f) {
+    phase(comm, "writing " + what, kExitRunFailed, [&] {
+      try {
+        f();
+      } catch (const output::h5::Error& e) {
+        // A write cut short by a full disk sets no errno: say what it was.
+        const std::string full = e.system_error() == 0 && comm.rank() == 0
+                                     ? output::check_free_space(output)
+                                     : std::string();
+        throw error(kExitRunFailed, writing + e.what() + (full.empty() ? "" : "; " + full));
+      }
+    });
+  };
+  write("/meta", [&] { file->write_meta(metadata(s, result, mem, comm.size(), started)); });
+  write("/lp", [&] {
+    const auto mine = partition->lps_of(comm.rank());
+    const std::vector<std::uint64_t> ids(mine.begin(), mine.end());
+    file->write_lp_stats(partition->lp_count(), ids, result.lp_events, result.lp_digest);
+  });
+  write("the results", [&] { sim.results->write(file->h5()); });
+  if (sim.network != nullptr) {
+    write("/fabric", [&] { write_fabric(*file, *setup->fabric, *sim.network); });
   }
+  check_interrupt(comm, after);
+  write("the run file", [&] { file->commit(); });
 
   if (comm.rank() == 0) {
     sim.results->print(std::cout);
     print_summary(*setup, result, mem, comm.size(), output);
   }
-  return kExitOk;
+}
+
+}  // namespace
+
+int run_command(const RunArgs& args, const mpi::communicator& comm) {
+  spdlog::set_pattern("[%H:%M:%S] %v");
+  if (comm.rank() != 0 || args.quiet) spdlog::set_level(spdlog::level::warn);
+  if (args.output && args.output->empty()) {
+    report(comm, "empty output path");
+    return kExitBadInput;
+  }
+
+  int code = kExitOk;
+  {
+    const InterruptHandlers handlers;
+    try {
+      run_phases(args, comm);
+    } catch (const Stop& stop) {
+      if (comm.rank() == 0 && !stop.line.empty()) std::cerr << "sipsim: " << stop.line << "\n";
+      code = stop.code;
+    }
+  }
+  // A file that HDF5 failed to close (a full disk) would crash MPI_Finalize,
+  // where HDF5 shuts down: end every rank here instead. The partial file is
+  // gone and the message printed.
+  const bool unusable = mpi::all_reduce(comm, output::h5::library_unusable(), std::logical_or<>());
+  if (unusable) {
+    std::cout.flush();
+    std::cerr.flush();
+    comm.barrier();
+    std::_Exit(code);
+  }
+  return code;
 }
 
 }  // namespace sipsim::app

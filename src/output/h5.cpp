@@ -1,13 +1,18 @@
 #include "sipsim/output/h5.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace sipsim::output::h5 {
 namespace {
+
+// HDF5's largest allowed dirty_bytes_threshold (H5C__MAX_MAX_CACHE_SIZE / 4).
+constexpr std::size_t kMaxDirtyBytes = std::size_t{32} << 20;
 
 // Failures must surface as our exceptions on every rank, not as HDF5's error
 // stack dumped to stderr by each of N ranks.
@@ -36,9 +41,37 @@ std::string hdf5_detail() {
   return detail.empty() ? std::string() : ": " + detail;
 }
 
-[[noreturn]] void fail(const std::string& what) {
-  throw Error(what + hdf5_detail());
+// The system's reason for a failed write when it is one that the user must
+// act on (a full disk, a quota) and that HDF5's stack does not name: the
+// MPI-IO layer sets errno but reports only "file write failed". 0 otherwise.
+int system_error() {
+  const int err = std::exchange(errno, 0);
+  switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+    case EIO:
+    case EROFS:
+      return err;
+    default:
+      return 0;
+  }
 }
+
+// `what` with HDF5's and the system's reason (errno first: reading HDF5's
+// stack may change it).
+Error describe_failure(const std::string& what) {
+  const int err = system_error();
+  const std::string detail = hdf5_detail();
+  return Error(what + detail + (err != 0 ? std::string(" (") + std::strerror(err) + ")" : ""), err);
+}
+
+[[noreturn]] void fail(const std::string& what) {
+  throw describe_failure(what);
+}
+
+// Set when a file failed to close (library_unusable()).
+bool g_unusable = false;
 
 // Wraps a freshly created id, throwing `what` if the call that produced it failed.
 Handle checked(hid_t id, const std::string& what) {
@@ -262,9 +295,10 @@ Handle write_distributed_impl(File& file, const std::string& path, std::uint64_t
     check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_ALLOC), "cannot set fill time");
   }
   // The create only uses the file space's extent, not this rank's selection.
-  Handle dataset = checked(H5Dcreate2(file.id(), path.c_str(), file_type, part.file_space.get(),
-                                      H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                           "cannot create " + what);
+  // With fill values it writes, so it can fail on some ranks only.
+  Handle dataset(H5Dcreate2(file.id(), path.c_str(), file_type, part.file_space.get(), H5P_DEFAULT,
+                            dcpl.get(), H5P_DEFAULT));
+  check_collective(file.comm(), dataset ? 0 : -1, "cannot create " + what);
   // A zero-size contiguous dataset has no storage address and HDF5 1.10's
   // collective write fails on it ("addr overflow"); there is nothing to write
   // anyway, and global_size is the same on every rank, so all skip together.
@@ -275,9 +309,11 @@ Handle write_distributed_impl(File& file, const std::string& path, std::uint64_t
   // An empty span may have a null data(); HDF5 wants a buffer pointer regardless.
   const std::uint64_t dummy = 0;
   const void* buf = values != nullptr ? values : &dummy;
-  check(H5Dwrite(dataset.get(), mem_type, part.mem_space.get(), part.file_space.get(), dxpl.get(),
-                 buf),
-        "cannot write " + what);
+  // Only the ranks that write to the disk see it fail.
+  check_collective(file.comm(),
+                   H5Dwrite(dataset.get(), mem_type, part.mem_space.get(), part.file_space.get(),
+                            dxpl.get(), buf),
+                   "cannot write " + what);
   return dataset;
 }
 
@@ -301,6 +337,10 @@ Handle::~Handle() {
   reset();
 }
 
+hid_t Handle::release() {
+  return std::exchange(id_, -1);
+}
+
 void Handle::reset() {
   if (id_ < 0) return;
   const hid_t id = std::exchange(id_, -1);
@@ -310,7 +350,7 @@ void Handle::reset() {
   // there is nobody to report them to from a destructor.
   switch (H5Iget_type(id)) {
     case H5I_FILE:
-      H5Fclose(id);
+      if (H5Fclose(id) < 0) g_unusable = true;
       break;
     case H5I_GROUP:
       H5Gclose(id);
@@ -350,7 +390,22 @@ File File::create(const std::string& path, MPI_Comm comm) {
   // while any group or dataset handle is still alive. STRONG closes them with
   // the file, so File::close() works whatever handles callers still hold.
   check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), what);
-  Handle file = checked(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), what);
+  // A metadata write that fails on some ranks only (a full disk) can leave
+  // the others waiting inside HDF5 1.10's H5Fflush or H5Fclose. Metadata is
+  // written at "sync points": at flush and close, and inside whatever call
+  // makes the dirty metadata cross a threshold. At the maximum threshold a
+  // run file's metadata (KiB to a few MiB) is written only by flush() and
+  // close(), which the caller can make sure have room first
+  // (cached_metadata_bytes()), and with one writer (rank 0) there is one
+  // place where it can fail.
+  H5AC_cache_config_t cache{};
+  cache.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+  check(H5Pget_mdc_config(fapl.get(), &cache), what);
+  cache.metadata_write_strategy = H5AC_METADATA_WRITE_STRATEGY__PROCESS_0_ONLY;
+  cache.dirty_bytes_threshold = kMaxDirtyBytes;
+  check(H5Pset_mdc_config(fapl.get(), &cache), what);
+  // Exclusive: a run never writes into a file it did not create.
+  Handle file = checked(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), what);
   return File(std::move(file), comm);
 }
 
@@ -360,14 +415,75 @@ Handle File::create_group(const std::string& path) {
                  "cannot create group '" + path + "'");
 }
 
+void File::flush() {
+  silence_hdf5_errors();
+  check_collective(comm_, file_ ? H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) : -1,
+                   "cannot write HDF5 file");
+}
+
 void File::close() {
   if (!file_) return;
   silence_hdf5_errors();
   const herr_t rc = H5Fclose(file_.get());
-  // Forget the id either way: a failed close is not retried by the destructor
-  // (reset() skips ids that are no longer valid, and retries are pointless).
-  file_.reset();
-  check(rc, "cannot close HDF5 file");
+  // HDF5 1.10 keeps the id of a file whose close failed (a full disk), but
+  // the file is half torn down: closing it again crashes. Forget the id.
+  if (rc < 0) {
+    file_.release();
+    g_unusable = true;
+  } else {
+    file_.reset();
+  }
+  check_collective(comm_, rc, "cannot close HDF5 file");
+}
+
+void File::abandon() {
+  if (!file_) return;
+  file_.release();
+  g_unusable = true;
+}
+
+std::uint64_t File::cached_metadata_bytes() const {
+  std::size_t max_size = 0, min_clean_size = 0, cur_size = 0;
+  int entries = 0;
+  if (!file_ || H5Fget_mdc_size(file_.get(), &max_size, &min_clean_size, &cur_size, &entries) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+  }
+  return cur_size;
+}
+
+bool library_unusable() {
+  return g_unusable;
+}
+
+void agree(MPI_Comm comm, const Error* local) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  // The lowest rank whose error names a system error (a full disk: only the
+  // ranks whose writes hit it see ENOSPC), else the lowest failing rank.
+  const int mine = local == nullptr ? 2 * size : local->system_error() != 0 ? rank : size + rank;
+  int first = 2 * size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == 2 * size) return;
+  const int origin = first % size;
+  std::string message = rank == origin ? local->what() : std::string();
+  int system = rank == origin ? local->system_error() : 0;
+  int length = static_cast<int>(message.size());
+  MPI_Bcast(&length, 1, MPI_INT, origin, comm);
+  message.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(message.data(), length, MPI_CHAR, origin, comm);
+  MPI_Bcast(&system, 1, MPI_INT, origin, comm);
+  throw Error(message, system);
+}
+
+void check_collective(MPI_Comm comm, herr_t rc, const std::string& what) {
+  if (rc < 0) {
+    const Error local = describe_failure(what);
+    agree(comm, &local);
+  } else {
+    agree(comm, nullptr);
+  }
 }
 
 // --- Attributes -------------------------------------------------------------

@@ -7,12 +7,15 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <iostream>
+#include <new>
 #include <optional>
 #include <span>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "sipsim/base/interrupt.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/pdes/event_queue.hpp"
 
@@ -43,6 +46,12 @@ inline std::uint64_t mix(std::uint64_t h, const Event& e) {
 // Exact: a message names the simulated time to the picosecond.
 std::string time_str(Time t) {
   return base::format_time_ps_exact(t);
+}
+
+// What went wrong, for a message: "out of memory" says more than "std::bad_alloc".
+std::string describe(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) return "out of memory (std::bad_alloc)";
+  return e.what();
 }
 
 using Clock = std::chrono::steady_clock;
@@ -187,7 +196,8 @@ class Scheduler {
     try {
       f();
     } catch (const std::exception& e) {
-      fail("LP " + std::to_string(ctx_.self_) + " at t=" + time_str(ctx_.now_) + ": " + e.what());
+      fail("LP " + std::to_string(ctx_.self_) + " at t=" + time_str(ctx_.now_) + ": " +
+           describe(e));
     }
   }
 
@@ -222,6 +232,7 @@ void Context::send(LpId dst, Time delay, std::uint32_t kind, const Payload& data
 namespace {
 
 using detail::Clock;
+using detail::describe;
 using detail::Scheduler;
 using detail::seconds_since;
 using detail::time_str;
@@ -235,7 +246,7 @@ class Epochs {
     try {
       counters_ = model_.epoch_counters();
     } catch (const std::exception& e) {
-      s_.fail(std::string("Model::epoch_counters: ") + e.what());
+      s_.fail(std::string("Model::epoch_counters: ") + describe(e));
     }
     local_.resize(counters_ + 1);
     totals_.resize(counters_ + 1);
@@ -272,7 +283,7 @@ class Epochs {
     try {
       f();
     } catch (const std::exception& e) {
-      s_.fail("epoch " + std::to_string(index_) + " at t=" + time_str(epoch) + ": " + e.what());
+      s_.fail("epoch " + std::to_string(index_) + " at t=" + time_str(epoch) + ": " + describe(e));
     }
   }
 
@@ -287,7 +298,7 @@ class Epochs {
       }
       next_ = next;
     } catch (const std::exception& e) {
-      s_.fail("Model::next_epoch(" + time_str(after) + "): " + e.what());
+      s_.fail("Model::next_epoch(" + time_str(after) + "): " + describe(e));
     }
   }
 
@@ -314,6 +325,7 @@ struct WindowStats {
   // epoch reduction, so the engine stops them first.
   std::uint64_t epoch_min, epoch_max;
   std::uint64_t counters_min, counters_max;
+  std::uint64_t interrupt;  // max: a signal any rank received, or 0
 };
 constexpr int kStatsWords = sizeof(WindowStats) / sizeof(std::uint64_t);
 
@@ -333,6 +345,7 @@ void merge_stats(void* in, void* inout, int* len, MPI_Datatype*) {
     b[i].epoch_max = std::max(b[i].epoch_max, a[i].epoch_max);
     b[i].counters_min = std::min(b[i].counters_min, a[i].counters_min);
     b[i].counters_max = std::max(b[i].counters_max, a[i].counters_max);
+    b[i].interrupt = std::max(b[i].interrupt, a[i].interrupt);
   }
 }
 
@@ -408,8 +421,13 @@ class Progress {
 void run_sequential(const Model& model, Scheduler& s, Epochs& epochs, const EngineOptions& options,
                     RunResult& result) {
   Progress progress(options.progress_interval_s, options.end_time, model.progress_total(), true);
-  constexpr std::uint64_t kChunk = 1u << 16;  // events between progress checks
+  // Events between checks of the progress clock and of an interrupt: a few
+  // milliseconds of work.
+  constexpr std::uint64_t kChunk = 1u << 16;
   while (!s.failed()) {
+    if (const int signal = base::interrupt_signal(); signal != 0) {
+      throw Interrupted(signal, s.last_time());
+    }
     const Time next = s.next_time();
     if (next >= options.end_time) break;
     if (next >= epochs.next()) {
@@ -460,7 +478,15 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
     requests.clear();
     for (std::size_t r = 0; r < inbox.size(); ++r) {
       if (recv_counts[r] == 0) continue;
-      inbox[r].resize(static_cast<std::size_t>(recv_counts[r]));
+      try {
+        inbox[r].resize(static_cast<std::size_t>(recv_counts[r]));
+      } catch (const std::bad_alloc&) {
+        // The peers' sends are already under way and cannot be matched or
+        // called off: stopping all ranks is the only way not to hang them.
+        std::cerr << "sipsim: error: rank " << rank << ": out of memory receiving "
+                  << recv_counts[r] << " events from rank " << r << "\n";
+        MPI_Abort(c, 1);
+      }
       requests.emplace_back();
       MPI_Irecv(inbox[r].data(), recv_counts[r], types.event(), static_cast<int>(r), kTag, c,
                 &requests.back());
@@ -472,10 +498,15 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
                 &requests.back());
     }
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-    for (std::size_t r = 0; r < inbox.size(); ++r) {
-      for (const Event& ev : inbox[r]) s.receive(ev);
-      inbox[r].clear();
-      outbox[r].clear();
+    try {
+      for (std::size_t r = 0; r < inbox.size(); ++r) {
+        for (const Event& ev : inbox[r]) s.receive(ev);
+        inbox[r].clear();
+        outbox[r].clear();
+      }
+    } catch (const std::bad_alloc& e) {
+      // Reported by the next window's reduction, like a model error.
+      s.fail("receiving events from other ranks: " + describe(e));
     }
   };
 
@@ -497,6 +528,7 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
         .epoch_max = epochs.next(),
         .counters_min = epochs.counters(),
         .counters_max = epochs.counters(),
+        .interrupt = static_cast<std::uint64_t>(base::interrupt_signal()),
     };
     MPI_Allreduce(&local, &global, 1, types.stats(), types.merge(), c);
     if (global.error_rank != ~std::uint64_t{0}) {
@@ -513,6 +545,11 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
               " to " + std::to_string(global.counters_max) +
               " counters): Model::next_epoch and epoch_counters must not depend on the rank",
           rank == 0);
+    }
+    // Ranks get a signal at slightly different times (mpirun forwards it):
+    // the reduction makes all of them stop after the same window.
+    if (global.interrupt != 0) {
+      throw Interrupted(static_cast<int>(global.interrupt), global.last_time);
     }
     const double mean_busy = static_cast<double>(global.busy_ns) / ranks;
     progress.maybe_report(global.last_time, global.committed,
@@ -549,7 +586,33 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
   result.busy_seconds_mean = static_cast<double>(global.busy_ns) * 1e-9 / ranks;
 }
 
+// Throws EngineError on every rank when `error` is set on any; the lowest
+// such rank is the one that prints it.
+void agree_on_error(const boost::mpi::communicator& comm, const std::string& error) {
+  const auto rank = static_cast<std::uint64_t>(comm.rank());
+  const std::uint64_t mine = error.empty() ? ~std::uint64_t{0} : rank;
+  std::uint64_t lowest = 0;
+  MPI_Allreduce(&mine, &lowest, 1, MPI_UINT64_T, MPI_MIN, MPI_Comm(comm));
+  if (lowest == ~std::uint64_t{0}) return;
+  if (!error.empty()) throw EngineError(error, lowest == rank);
+  throw EngineError("stopped: rank " + std::to_string(lowest) + " reported a model error", false);
+}
+
 }  // namespace
+
+Interrupted::Interrupted(int signal, Time at)
+    : std::runtime_error(std::string("interrupted by ") + base::signal_name(signal) +
+                         " at simulated time " + base::format_time_ps(at)),
+      signal_(signal),
+      time_(at) {}
+
+std::uint64_t kernel_memory(std::uint64_t lps, int ranks) {
+  // The partition: owner, local index and the LPs by rank, 4 bytes each.
+  const std::uint64_t partition = lps * 3 * sizeof(std::uint32_t);
+  const auto r = static_cast<std::uint64_t>(std::max(ranks, 1));
+  const std::uint64_t local = (lps + r - 1) / r;
+  return partition + local * (sizeof(detail::LpRecord) + sizeof(Event));
+}
 
 RunResult run(Model& model, const Partition& partition, const boost::mpi::communicator& comm,
               const EngineOptions& options) {
@@ -563,27 +626,44 @@ RunResult run(Model& model, const Partition& partition, const boost::mpi::commun
     throw std::invalid_argument("the sequential engine runs on one rank only");
   }
   const Time lookahead = sequential ? kTimeMax : model.lookahead(partition);
+  // Bad input, like the sequential engine on several ranks: every rank finds
+  // it, before anything ran (`validate` makes the same check).
   if (!sequential && lookahead == 0) {
-    throw EngineError(
+    throw std::invalid_argument(
         "the model's lookahead is 0: it cannot run in conservative windows "
-        "(run it on one rank with the sequential engine)",
-        comm.rank() == 0);
+        "(run it on one rank with the sequential engine)");
   }
 
   const auto t0 = Clock::now();
-  model.setup(partition, comm.rank());
-  Scheduler scheduler(model, partition, comm.rank(), options, lookahead);
-  scheduler.init_all();
-  Epochs epochs(model, scheduler, options.seed);
+  // Set-up allocates per LP (the model's state, the records): a failure on
+  // one rank, std::bad_alloc included, must stop every rank before the first
+  // window's reduction, which the others would wait in.
+  std::optional<Scheduler> scheduler;
+  std::string setup_error;
+  try {
+    model.setup(partition, comm.rank());
+    scheduler.emplace(model, partition, comm.rank(), options, lookahead);
+  } catch (const std::exception& e) {
+    setup_error = "setting up the model: " + describe(e);
+  }
+  agree_on_error(comm, setup_error);
+  scheduler->init_all();
+  Epochs epochs(model, *scheduler, options.seed);
 
   RunResult result;
   if (sequential) {
-    if (scheduler.failed()) throw EngineError(scheduler.error(), true);
-    run_sequential(model, scheduler, epochs, options, result);
+    if (scheduler->failed()) throw EngineError(scheduler->error(), true);
+    run_sequential(model, *scheduler, epochs, options, result);
   } else {
-    run_windowed(model, scheduler, epochs, comm, options, lookahead, result);
+    run_windowed(model, *scheduler, epochs, comm, options, lookahead, result);
   }
-  scheduler.collect(result);
+  std::string collect_error;
+  try {
+    scheduler->collect(result);
+  } catch (const std::exception& e) {
+    collect_error = "collecting the results: " + describe(e);
+  }
+  agree_on_error(comm, collect_error);
   const double wall = seconds_since(t0);
   MPI_Allreduce(&wall, &result.wall_seconds, 1, MPI_DOUBLE, MPI_MAX, MPI_Comm(comm));
   return result;

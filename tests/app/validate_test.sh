@@ -99,13 +99,16 @@ for command in run validate; do
     failures=$((failures + 1))
   fi
 done
-out=$(mpirun --oversubscribe -n 2 "$sipsim" validate flat.yaml --set simulation.progress_interval=1s --set fabric.latency=0s 2>&1 >/dev/null | grep '^sipsim')
-if [ "$out" = "sipsim: error: the model's lookahead is 0: it cannot run in conservative windows (run it on one rank with the sequential engine)" ]; then
-  passed=$((passed + 1))
-else
-  echo "FAIL zero-lookahead (validate): '$out'"
-  failures=$((failures + 1))
-fi
+for command in run validate; do
+  out=$(mpirun --oversubscribe -n 2 "$sipsim" "$command" flat.yaml --set simulation.progress_interval=1s --set fabric.latency=0s 2>&1 >/dev/null | grep '^sipsim')
+  code=$(mpirun --oversubscribe -n 2 "$sipsim" "$command" flat.yaml --set simulation.progress_interval=1s --set fabric.latency=0s >/dev/null 2>&1; echo $?)
+  if [ "$out" = "sipsim: error: the model's lookahead is 0: it cannot run in conservative windows (run it on one rank with the sequential engine)" ] && [ "$code" = 2 ]; then
+    passed=$((passed + 1))
+  else
+    echo "FAIL zero-lookahead ($command): exit $code, '$out'"
+    failures=$((failures + 1))
+  fi
+done
 rm -f ./*.h5 ./*.partial
 
 echo "$passed passed, $failures failed"

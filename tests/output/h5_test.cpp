@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <system_error>
@@ -432,6 +434,28 @@ TEST(H5File, CreateFailureNamesThePath) {
   }
 }
 
+// A run never writes into a file it did not create: an existing one is left
+// as it is.
+TEST(H5File, CreateRefusesAnExistingFile) {
+  const SharedTempPath path;
+  if (world_rank() == 0) {
+    std::FILE* f = std::fopen(path.str().c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not hdf5", f);
+    std::fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  EXPECT_THROW(h5::File::create(path.str(), MPI_COMM_WORLD), h5::Error);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  std::FILE* f = std::fopen(path.str().c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char buf[16] = {};
+  EXPECT_EQ(std::fread(buf, 1, sizeof buf, f), 8u);
+  std::fclose(f);
+  EXPECT_STREQ(buf, "not hdf5");
+}
+
 // Invalid calls throw on every rank before anything collective happens, so
 // the file stays consistent and usable.
 TEST(H5File, RejectsInvalidCalls) {
@@ -567,6 +591,57 @@ TEST(H5File, DestructorAndMoveCloseTheFile) {
   const h5::Handle file = open_for_reading(path.str());
   ASSERT_TRUE(file);
   expect_scalar_attr(file.get(), "answer", H5T_STD_I64LE, H5T_NATIVE_INT64, std::int64_t{42});
+}
+
+// A failure that only some ranks see (a write that fills the disk fails on
+// the ranks that write) is thrown on every rank, so none is left waiting in
+// the next collective call.
+TEST(H5Agree, AFailureOnOneRankThrowsOnEveryRank) {
+  const bool last = world_rank() == world_size() - 1;
+  try {
+    h5::check_collective(MPI_COMM_WORLD, last ? -1 : 0, "cannot write /x");
+    ADD_FAILURE() << "no rank threw";
+  } catch (const h5::Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("cannot write /x", 0), 0u) << e.what();
+  }
+  EXPECT_NO_THROW(h5::check_collective(MPI_COMM_WORLD, 0, "cannot write /y"));
+  EXPECT_NO_THROW(h5::agree(MPI_COMM_WORLD, nullptr));
+}
+
+// Of several failing ranks, one that knows the system's reason (ENOSPC) is
+// the one reported, with its errno, even when a lower rank failed too.
+TEST(H5Agree, TheSystemReasonWinsOverALowerRank) {
+  const bool last = world_rank() == world_size() - 1;
+  std::optional<h5::Error> local;
+  if (world_rank() == 0) local.emplace("rank 0: file write failed");
+  if (last) local.emplace("last rank: No space left on device", ENOSPC);
+  try {
+    h5::agree(MPI_COMM_WORLD, local ? &*local : nullptr);
+    ADD_FAILURE() << "no rank threw";
+  } catch (const h5::Error& e) {
+    EXPECT_STREQ(e.what(), "last rank: No space left on device");
+    EXPECT_EQ(e.system_error(), ENOSPC);
+  }
+}
+
+TEST(H5File, FlushWritesTheMetadataAndKeepsTheFileUsable) {
+  const SharedTempPath path;
+  {
+    h5::File file = h5::File::create(path.str(), MPI_COMM_WORLD);
+    h5::write_attr(file.id(), "before", std::uint64_t{1});
+    EXPECT_GT(file.cached_metadata_bytes(), 0u);
+    EXPECT_NO_THROW(file.flush());
+    h5::write_attr(file.id(), "after", std::uint64_t{2});
+    EXPECT_NO_THROW(file.close());
+    EXPECT_EQ(file.cached_metadata_bytes(), 0u);
+  }
+  EXPECT_FALSE(h5::library_unusable());
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  const h5::Handle file = open_for_reading(path.str());
+  ASSERT_TRUE(file);
+  expect_scalar_attr(file.get(), "before", H5T_STD_U64LE, H5T_NATIVE_UINT64, std::uint64_t{1});
+  expect_scalar_attr(file.get(), "after", H5T_STD_U64LE, H5T_NATIVE_UINT64, std::uint64_t{2});
 }
 
 // Other ranks print nothing but their own failures, so a failure seen only

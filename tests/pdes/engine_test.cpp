@@ -6,12 +6,15 @@
 #include <boost/mpi/collectives/all_gather.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/serialization/vector.hpp>
+#include <csignal>
+#include <new>
 #include <numeric>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "sipsim/base/interrupt.hpp"
 #include "sipsim/pdes/models/phold.hpp"
 
 namespace sipsim::pdes {
@@ -201,17 +204,6 @@ TEST(Engine, ModelExceptionStopsEveryRank) {
   }
 }
 
-TEST(Engine, ZeroLookaheadCannotRunWindowed) {
-  mpi::communicator world;
-  Ticker m(2, 0, 10);
-  EngineOptions opt;
-  opt.kind = EngineKind::kWindowed;
-  EXPECT_THROW(run(m, m.partition(world.size()), world, opt), EngineError);
-}
-
-// ---------------------------------------------------------------------------
-// Epochs (DESIGN.md §2)
-
 // Gathers every rank's `v` and expects them all equal; returns rank 0's.
 std::vector<std::uint64_t> same_on_every_rank(const mpi::communicator& comm,
                                               const std::vector<std::uint64_t>& v) {
@@ -222,6 +214,119 @@ std::vector<std::uint64_t> same_on_every_rank(const mpi::communicator& comm,
   }
   return all[0];
 }
+
+// Every LP ticks every 10 ps; the last LP asks the run to stop (as the signal
+// handler of `sipsim run` does) when it reaches `stop_at`, on its rank only.
+class Interrupter : public Model {
+ public:
+  explicit Interrupter(Time stop_at) : stop_at_(stop_at) {}
+  std::uint32_t lp_count() const override { return 6; }
+  Time lookahead(const Partition&) const override { return 10; }
+  void init(Context& ctx) override { ctx.send(ctx.self(), 10, 1); }
+  void handle(const Event&, Context& ctx) override {
+    if (ctx.self() == lp_count() - 1 && ctx.now() >= stop_at_) base::request_interrupt(SIGTERM);
+    ctx.send(ctx.self(), 10, 1);
+  }
+
+ private:
+  Time stop_at_;
+};
+
+// A signal seen by one rank stops all of them, after the same window: all
+// report the same simulated time, and the run is far from its end.
+TEST(Engine, InterruptOnOneRankStopsEveryRankAtTheSameTime) {
+  mpi::communicator world;
+  mpi::communicator self(MPI_COMM_SELF, mpi::comm_attach);
+  for (const bool sequential : {true, false}) {
+    SCOPED_TRACE(sequential ? "sequential" : "windowed");
+    const mpi::communicator& comm = sequential ? self : world;
+    Interrupter m(100 * kNanosecond);
+    EngineOptions opt;
+    opt.kind = sequential ? EngineKind::kSequential : EngineKind::kWindowed;
+    opt.end_time = kSecond;
+    opt.progress_interval_s = 0;
+    base::clear_interrupt();
+    std::vector<std::uint64_t> stopped;
+    try {
+      run(m, m.partition(comm.size()), comm, opt);
+      ADD_FAILURE() << "the interrupt went unnoticed";
+    } catch (const Interrupted& e) {
+      EXPECT_EQ(e.signal(), SIGTERM);
+      EXPECT_GE(e.time(), 100 * kNanosecond);
+      EXPECT_LT(e.time(), 200 * kNanosecond);
+      EXPECT_EQ(std::string(e.what()).rfind("interrupted by SIGTERM at simulated time ", 0), 0u)
+          << e.what();
+      stopped = {e.time()};
+    }
+    base::clear_interrupt();
+    same_on_every_rank(comm, stopped);
+  }
+}
+
+TEST(Engine, AnInterruptBeforeTheRunStopsItAtOnce) {
+  mpi::communicator world;
+  Interrupter m(kSecond);
+  EngineOptions opt;
+  opt.end_time = kSecond;
+  opt.progress_interval_s = 0;
+  base::request_interrupt(SIGINT);
+  EXPECT_THROW(run(m, m.partition(world.size()), world, opt), Interrupted);
+  base::clear_interrupt();
+}
+
+// std::bad_alloc while one rank sets up its LPs stops every rank before the
+// first window, which the others would otherwise wait in.
+class SetupFails : public Model {
+ public:
+  explicit SetupFails(int rank) : rank_(rank) {}
+  std::uint32_t lp_count() const override { return 6; }
+  Time lookahead(const Partition&) const override { return 10; }
+  void setup(const Partition&, int rank) override {
+    if (rank == rank_) throw std::bad_alloc();
+  }
+  void init(Context&) override {}
+  void handle(const Event&, Context&) override {}
+
+ private:
+  int rank_;
+};
+
+TEST(Engine, OutOfMemoryInSetUpOnOneRankStopsEveryRank) {
+  mpi::communicator world;
+  SetupFails m(world.size() - 1);
+  EngineOptions opt;
+  opt.progress_interval_s = 0;
+  try {
+    run(m, m.partition(world.size()), world, opt);
+    FAIL() << "the failure went unnoticed";
+  } catch (const EngineError& e) {
+    const bool origin = world.rank() == world.size() - 1;
+    EXPECT_EQ(e.origin(), origin);
+    if (origin) {
+      EXPECT_STREQ(e.what(), "setting up the model: out of memory (std::bad_alloc)");
+    }
+  }
+}
+
+TEST(Engine, KernelMemoryCountsThePartitionOnEveryRankAndAShareOfTheLps) {
+  const std::uint64_t lps = 1'000'000;
+  EXPECT_GE(kernel_memory(lps, 4), 12 * lps);  // the whole partition
+  EXPECT_GT(kernel_memory(lps, 1), kernel_memory(lps, 4));
+  EXPECT_GT(kernel_memory(lps, 1) - kernel_memory(lps, 2), 0u);
+  // Large enough to be refused up front rather than allocated: 2^32 LPs.
+  EXPECT_GT(kernel_memory(std::uint64_t{1} << 32, 1), std::uint64_t{100} << 30);
+}
+
+TEST(Engine, ZeroLookaheadCannotRunWindowed) {
+  mpi::communicator world;
+  Ticker m(2, 0, 10);
+  EngineOptions opt;
+  opt.kind = EngineKind::kWindowed;
+  EXPECT_THROW(run(m, m.partition(world.size()), world, opt), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------
+// Epochs (DESIGN.md §2)
 
 // Every LP sends to a random LP every lookahead + U[0, 3 lookahead); epochs
 // every `period`. It checks the kernel's promise at each event: the last plan

@@ -1,6 +1,7 @@
 #pragma once
 // The subcommands behind the CLI (DESIGN.md §7). main() only parses arguments.
 #include <boost/mpi/communicator.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,12 @@ namespace sipsim::app {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitRunFailed = 1;  // the simulation stopped with an error
 inline constexpr int kExitBadInput = 2;   // scenario, command line or output path
+// Interrupted by SIGINT or SIGTERM: 128 + the signal (app/signals.hpp).
 
 struct RunArgs {
   std::string scenario;
-  std::string output;  // empty: <scenario stem>.h5 in the working directory
+  // Unset: <scenario stem>.h5 in the working directory; empty (-o ''): an error.
+  std::optional<std::string> output;
   bool force = false;
   bool quiet = false;
   std::vector<std::string> overrides;  // --set key.path=value
@@ -37,8 +40,7 @@ int compare_command(const std::vector<std::string>& scenarios,
 // `owners` (not empty): instead, write the owning rank of every LP for `ranks`
 // ranks to that file, one line per LP.
 int info_command(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
-                 const std::string& owners,
-                 const boost::mpi::communicator& comm);
+                 const std::string& owners, const boost::mpi::communicator& comm);
 int validate_command(const std::string& scenario, const std::vector<std::string>& overrides,
                      const boost::mpi::communicator& comm);
 

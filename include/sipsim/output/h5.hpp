@@ -17,7 +17,14 @@ namespace sipsim::output::h5 {
 
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message, int system_error = 0)
+      : std::runtime_error(message), system_error_(system_error) {}
+  // The errno behind the failure when it says what to do about it (ENOSPC,
+  // EDQUOT, EIO, ...), else 0.
+  int system_error() const { return system_error_; }
+
+ private:
+  int system_error_;
 };
 
 // Owns one HDF5 identifier (file, group, dataset, dataspace, property list,
@@ -34,6 +41,8 @@ class Handle {
   hid_t get() const { return id_; }
   explicit operator bool() const { return id_ >= 0; }
   void reset();
+  // Gives up ownership without closing; returns the id.
+  hid_t release();
 
  private:
   hid_t id_ = -1;
@@ -41,8 +50,8 @@ class Handle {
 
 class File {
  public:
-  // Creates (truncating) `path` for parallel access over `comm`; collective.
-  // Throws Error naming the path when it cannot be created.
+  // Creates `path`, which must not exist, for parallel access over `comm`;
+  // collective. Throws Error naming the path when it cannot be created.
   static File create(const std::string& path, MPI_Comm comm);
   File(File&&) noexcept = default;
   File& operator=(File&&) noexcept = default;
@@ -51,14 +60,40 @@ class File {
   MPI_Comm comm() const { return comm_; }
   // Creates the group at an absolute path ("/meta", "/lp"); parents must exist.
   Handle create_group(const std::string& path);
+  // Writes everything cached to the file; collective, and throws on every
+  // rank when it fails on any (a full disk). The file stays usable.
+  void flush();
   // Flushes and closes; further use is an error. Also done by the destructor.
+  // Collective; throws on every rank when it fails on any. A failed close
+  // leaves HDF5 unusable (library_unusable()).
   void close();
+  // Gives the file up without closing it, when closing would fail (its
+  // metadata cannot be written): HDF5 is then unusable (library_unusable()).
+  void abandon();
+  // Bytes in the file's metadata cache: at most what flush() or close() may
+  // still write besides raw data. Local.
+  std::uint64_t cached_metadata_bytes() const;
 
  private:
   File(Handle file, MPI_Comm comm) : file_(std::move(file)), comm_(comm) {}
   Handle file_;
   MPI_Comm comm_ = MPI_COMM_NULL;
 };
+
+// True once a file failed to close on this rank, or was abandoned. HDF5 1.10
+// then holds a half torn-down (or unwritable) file that it crashes on, or
+// fails to write, when it shuts down at MPI_Finalize: the process must end
+// without finalizing (std::_Exit).
+bool library_unusable();
+
+// Throws on every rank of `comm` when `local` is set on any: the error of the
+// lowest rank whose error names a system error, else of the lowest failing
+// rank. Collective.
+void agree(MPI_Comm comm, const Error* local);
+// After a collective call that may fail on some ranks only (a write that
+// fills the disk fails on the ranks that write): throws Error(what, with
+// HDF5's and the system's reason) on every rank when `rc` < 0 on any.
+void check_collective(MPI_Comm comm, herr_t rc, const std::string& what);
 
 // Attributes on any object (file id, group or dataset handle).
 void write_attr(hid_t object, const std::string& name, std::string_view value);

@@ -1,14 +1,18 @@
 #pragma once
-// The run file of DESIGN.md §6 (schema: docs/output.md). Written collectively
-// by all ranks to FILE.partial and renamed to FILE only when complete, so a
-// crash never leaves a file that looks finished.
+// The run file of DESIGN.md §6 (schema: docs/output.md; life cycle:
+// docs/user-guide.md). Written collectively by all ranks to a partial file of
+// the run's own, FILE.<host>.<pid>.<run id>.partial, and renamed to FILE only
+// when complete, so a crash never leaves a file that looks finished and two
+// runs never write into one file.
 #include <mpi.h>
 
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 
+#include "sipsim/output/destination.hpp"
 #include "sipsim/output/h5.hpp"
 
 namespace sipsim::output {
@@ -38,32 +42,58 @@ struct RunMetadata {
   std::uint64_t peak_rss_bytes = 0;  // sum over ranks of each rank's peak resident memory
 };
 
+// The finished file could not be put under its name (one appeared there
+// during the run, or the rename failed); the partial file is removed.
+class PublishError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class RunFile {
  public:
-  // Creates `path`.partial on all ranks of `comm`; throws h5::Error naming
-  // the destination when it cannot be written.
-  static RunFile create(const std::string& path, MPI_Comm comm);
-  RunFile(RunFile&&) noexcept = default;
+  // Rank 0 draws the run id and names the partial file, every rank of `comm`
+  // creates it (exclusively: it never opens an existing file). Throws
+  // h5::Error when it cannot be created; system_error() is ENOSPC when the
+  // file system is (nearly) full.
+  static RunFile create(Destination destination, MPI_Comm comm);
+  RunFile(RunFile&& other) noexcept;
   RunFile& operator=(RunFile&&) = delete;
   RunFile(const RunFile&) = delete;
-  // Not committed: the partial file is closed and removed.
+  // Not committed: the partial file is closed and removed (collective).
   ~RunFile();
 
   h5::File& h5() { return *file_; }
-  const std::string& path() const { return path_; }
-  std::string partial_path() const { return path_ + ".partial"; }
+  const std::string& path() const { return destination_.path; }
+  const std::string& partial_path() const { return partial_; }
+  // 16 hex digits, random: in the partial's name and in /meta.
+  const std::string& run_id() const { return run_id_; }
 
+  // --force: removes the file at the destination now, after checking again
+  // that it may be replaced, so a run that fails from here on leaves neither
+  // the old file nor a partial one. Collective; throws h5::Error.
+  void remove_existing();
   void write_meta(const RunMetadata& meta);
   // /lp/events and /lp/digest: one entry per LP; each rank gives its LPs
   // (ascending ids) and their values.
   void write_lp_stats(std::uint64_t lp_count, std::span<const std::uint64_t> local_lps,
                       std::span<const std::uint64_t> events, std::span<const std::uint64_t> digest);
-  // Closes the file and renames it to its final name (collective).
+  // Writes out, closes and renames the file to path() (collective). Without
+  // `replace` a file that appeared at path() during the run is never
+  // replaced: that is an error. Throws h5::Error (writing) or PublishError
+  // on every rank.
   void commit();
 
  private:
-  RunFile(std::string path, h5::File file, MPI_Comm comm);
-  std::string path_;
+  RunFile(Destination destination, std::string partial, std::string run_id, h5::File file,
+          MPI_Comm comm);
+  int rank() const;
+  // "" on every rank when the disk has room for the metadata that closing
+  // the file writes, else why not (collective).
+  std::string room_for_metadata() const;
+
+  Destination destination_;
+  std::string partial_;  // empty once moved from
+  std::string run_id_;
   std::optional<h5::File> file_;
   MPI_Comm comm_;
   bool committed_ = false;

@@ -26,6 +26,20 @@ class EngineError : public std::runtime_error {
   bool origin_;
 };
 
+// The run was asked to stop (base::request_interrupt, from SIGINT or SIGTERM
+// in `sipsim run`). Thrown on every rank, which all stop in the same window.
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted(int signal, Time at);
+  int signal() const { return signal_; }
+  // Simulated time reached: the timestamp of the last committed event.
+  Time time() const { return time_; }
+
+ private:
+  int signal_;
+  Time time_;
+};
+
 enum class EngineKind {
   kAuto,        // sequential on one rank, windowed otherwise
   kSequential,  // one rank only: all events in key order, no windows
@@ -60,8 +74,16 @@ struct RunResult {
   std::uint64_t queue_bytes = 0;  // capacity of the queue's storage at the end
 };
 
+// Memory the kernel needs on each rank, at least, to run `lps` LPs on
+// `ranks` ranks: the partition (every rank holds all of it) and, for an even
+// share of the LPs, their records and one pending event each. Known before
+// anything is allocated, so a run that cannot fit is refused up front.
+std::uint64_t kernel_memory(std::uint64_t lps, int ranks);
+
 // Runs `model` on `comm` (every rank calls it). Throws EngineError on every
-// rank when any rank detects a model error.
+// rank when any rank detects a model error (an exception the model throws,
+// std::bad_alloc included), Interrupted when base::interrupt_signal() is set
+// on any rank.
 RunResult run(Model& model, const Partition& partition, const boost::mpi::communicator& comm,
               const EngineOptions& options);
 
