@@ -10,6 +10,7 @@
 
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/app/commands.hpp"
+#include "sipsim/app/launch.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/version.hpp"
 
@@ -33,9 +34,11 @@ CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  boost::mpi::environment env(argc, argv, false);
-  boost::mpi::communicator world;
   using namespace sipsim::app;
+  // The command line is read before MPI starts: --help, --version and usage
+  // errors cost no MPI start-up. Only rank 0 (as the launcher numbers it)
+  // talks.
+  const int rank = launcher_rank();
 
   CLI::App cli{
       "sipsim: parallel discrete-event simulation of distributed training on optical "
@@ -49,8 +52,9 @@ int main(int argc, char** argv) {
   RunArgs run;
   CLI::App* run_cmd = cli.add_subcommand("run", "simulate a scenario and write its run file");
   run_cmd->add_option("scenario", run.scenario, "scenario YAML file")->required();
-  run_cmd->add_option("-o,--output", run.output,
-                      "HDF5 run file (default: the scenario file's stem + .h5 in the working directory)");
+  run_cmd->add_option(
+      "-o,--output", run.output,
+      "HDF5 run file (default: the scenario file's stem + .h5 in the working directory)");
   run_cmd->add_flag("--force", run.force, "overwrite an existing run file");
   run_cmd->add_flag("-q,--quiet", run.quiet, "no progress lines");
   run_cmd->add_option("--set", run.overrides, "override a scenario key: key.path=value")
@@ -110,7 +114,7 @@ int main(int argc, char** argv) {
   // Usage errors: one line, "sipsim: error: ...", naming the command's help.
   // Only rank 0 talks; --help and --version exit 0, usage errors exit 2.
   auto usage_error = [&](const std::string& message, std::string_view command) {
-    if (world.rank() == 0) {
+    if (rank == 0) {
       std::cerr << "sipsim: error: " << message << " (see 'sipsim " << command
                 << (command.empty() ? "" : " ") << "--help')\n";
     }
@@ -129,7 +133,7 @@ int main(int argc, char** argv) {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {
-      if (world.rank() == 0) cli.exit(e);
+      if (rank == 0) cli.exit(e);
       return kExitOk;
     }
     std::string command;
@@ -141,6 +145,9 @@ int main(int argc, char** argv) {
     return usage_error(message, command);
   }
 
+  prefer_light_singleton();
+  const boost::mpi::environment env(argc, argv, false);
+  const boost::mpi::communicator world;
   if (*run_cmd) return run_command(run, world);
   if (*validate_cmd) return validate_command(validate_path, validate_overrides, world);
   if (*analyze_cmd) return analyze_command(analyze_path, analyze_overrides, max_work, world);

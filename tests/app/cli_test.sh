@@ -209,5 +209,22 @@ expect ramp-budget-refused 2 "sipsim: error: ramp.yaml:1:9: fabric: optical powe
 expect ramp-j-above-x 2 "sipsim: error: --set fabric.J=33: fabric.J: must not exceed x (32)" -- validate ramp.yaml --set fabric.J=33
 expect ramp-x-needs-ramp 2 "sipsim: error: --set workload.algorithm=ramp-x: workload.algorithm: ramp-x needs a RAMP fabric (x, J, D)" -- validate coll.yaml --set workload.algorithm=ramp-x
 
+# Start-up: --help, --version and usage errors are answered before MPI starts,
+# by the launcher's rank 0 only; a lone process runs as a light singleton.
+version=$("$sipsim" --version)
+quiet=$(OMPI_COMM_WORLD_RANK=1 "$sipsim" --version; OMPI_COMM_WORLD_RANK=1 "$sipsim" frob 2>&1)
+code=$(OMPI_COMM_WORLD_RANK=1 "$sipsim" frob >/dev/null 2>&1; echo $?)
+if [[ "$version" == "sipsim "* ]] && [ -z "$quiet" ] && [ "$code" = 2 ]; then
+  passed=$((passed + 1))
+else
+  echo "FAIL start-up: version '$version', rank 1 printed '$quiet', exit $code"
+  failures=$((failures + 1))
+fi
+both=$(mpirun --oversubscribe -n 2 "$sipsim" --version 2>&1 | grep -c '^sipsim ')
+if [ "$both" = 1 ]; then passed=$((passed + 1)); else
+  echo "FAIL start-up under mpirun: --version printed $both times"
+  failures=$((failures + 1))
+fi
+
 echo "$passed passed, $failures failed"
 [ "$failures" = 0 ]
