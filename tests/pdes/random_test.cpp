@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
+#include <vector>
 
 namespace sipsim::pdes {
 namespace {
@@ -66,6 +68,70 @@ TEST(RandomStream, BelowStaysInRangeAndCoversIt) {
     ++hits[v];
   }
   for (int h : hits) EXPECT_NEAR(h, 10'000, 500);
+}
+
+TEST(ExpZiggurat, LayersHaveEqualArea) {
+  const auto& t = ExpZiggurat::tables();
+  constexpr double kV = 3.949659822581572e-3;
+  EXPECT_DOUBLE_EQ(t.x[1], 7.69711747013104972);
+  for (int i = 1; i < ExpZiggurat::kLayers; ++i) {
+    ASSERT_GT(t.x[i], t.x[i + 1]);
+    // The top layer closes the curve at f(0) = 1 only if r and V agree.
+    EXPECT_NEAR(t.x[i] * (t.f[i + 1] - t.f[i]), kV, 1e-12) << "layer " << i;
+  }
+  EXPECT_NEAR(t.x[0] * t.f[1], kV, 1e-15);  // base layer: rectangle + tail
+}
+
+TEST(ExpZiggurat, MeanVarianceAndTail) {
+  RandomStream rng(11, 5);
+  constexpr int kN = 2'000'000;
+  double sum = 0, sum2 = 0;
+  int beyond_r = 0;
+  for (int i = 0; i < kN; ++i) {
+    const double x = ExpZiggurat::sample(rng);
+    ASSERT_GE(x, 0.0);
+    sum += x;
+    sum2 += x * x;
+    if (x > 7.69711747013104972) ++beyond_r;
+  }
+  const double mean = sum / kN, var = sum2 / kN - mean * mean;
+  EXPECT_NEAR(mean, 1.0, 5 * 1.0 / std::sqrt(kN));  // sd of the mean: 1/sqrt(n)
+  EXPECT_NEAR(var, 1.0, 5 * std::sqrt(8.0 / kN));   // sd of the variance: sqrt(8/n)
+  // The tail beyond r, sampled separately: exp(-r) of the samples (~908).
+  const double expected = kN * std::exp(-7.69711747013104972);
+  EXPECT_NEAR(beyond_r, expected, 5 * std::sqrt(expected));
+}
+
+TEST(ExpZiggurat, KolmogorovSmirnovAgainstTheExactCdf) {
+  RandomStream rng(12, 6);
+  std::vector<double> xs(200'000);
+  for (double& x : xs) x = ExpZiggurat::sample(rng);
+  std::sort(xs.begin(), xs.end());
+  double d = 0;
+  const auto n = static_cast<double>(xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double cdf = -std::expm1(-xs[i]);
+    d = std::max({d, cdf - static_cast<double>(i) / n, static_cast<double>(i + 1) / n - cdf});
+  }
+  // 1.95 / sqrt(n) is the 0.1% critical value.
+  EXPECT_LT(d * std::sqrt(n), 1.95) << "D = " << d;
+}
+
+TEST(ExpZiggurat, DeterministicFromTheStreamAlone) {
+  // The same stream gives the same samples and consumes the same draws,
+  // however the calls interleave with other LPs' streams.
+  RandomStream a(9, 1), b(9, 1), other(9, 2);
+  std::vector<double> first;
+  for (int i = 0; i < 10'000; ++i) {
+    first.push_back(ExpZiggurat::sample(a));
+    ExpZiggurat::sample(other);
+  }
+  for (int i = 0; i < 10'000; ++i) {
+    ASSERT_EQ(ExpZiggurat::sample(b), first[static_cast<std::size_t>(i)]);
+  }
+  EXPECT_EQ(a.counter(), b.counter());
+  EXPECT_GT(a.counter(), 10'000u);  // some samples needed a second draw
+  EXPECT_LT(a.counter(), 10'500u);  // but only a few %
 }
 
 }  // namespace

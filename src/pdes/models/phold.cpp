@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sipsim/pdes/random.hpp"
+
 namespace sipsim::pdes::models {
 
 namespace {
@@ -48,8 +50,10 @@ void PholdModel::handle(const Event&, Context& ctx) {
 template <bool kPlanned>
 void PholdModel::send_next(Context& ctx) {
   const PhiloxBlock r = ctx.rng().next_block();
-  const double u = RandomStream::to_unit((std::uint64_t{r[1]} << 32) | r[0]);
-  const auto increment = static_cast<Time>(std::llround(-std::log1p(-u) * mean_ps_));
+  // Exp(1) by the ziggurat: r[0..1] serve its first draw, the ~1% of samples
+  // that need more take them from the LP's stream (deterministic either way).
+  const double x = ExpZiggurat::sample((std::uint64_t{r[1]} << 32) | r[0], ctx.rng());
+  const auto increment = static_cast<Time>(std::llround(x * mean_ps_));
   LpId dst = ctx.self();
   if (config_.lps > 1 && r[2] < remote_threshold<kPlanned>(ctx.self())) {
     // Uniform over the other lps - 1 LPs (multiply-shift on 32 bits).
