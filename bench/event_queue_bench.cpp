@@ -1,7 +1,10 @@
 // The classic hold model (Jones, CACM 1986) on candidate pending-event sets:
 // the queue holds N events; each step removes the smallest and inserts one at
 // its time + lookahead + Exp(mean), which is what PHOLD does to the kernel.
-// Results and the choice they led to: docs/performance.md.
+// Results and the choice they led to: docs/performance.md. The d-ary heaps
+// were the kernel's queue before issue #11 (DaryHeap<4>); the calendar queue
+// (CalendarQueue<4>, the kernel's EventQueue since) is measured beside them,
+// also on a ties workload, and the exponential samplers on their own.
 #include <benchmark/benchmark.h>
 
 #include <queue>
@@ -15,6 +18,7 @@ namespace {
 
 using sipsim::pdes::Event;
 using sipsim::pdes::event_before;
+using sipsim::pdes::ExpZiggurat;
 using sipsim::pdes::RandomStream;
 
 struct Later {
@@ -95,6 +99,54 @@ void hold_baseline(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// Ties: increments of 0-3 us in whole microseconds, so every bucket and heap
+// is full of equal timestamps and the (dst, src, seq) tie-break decides.
+Event make_tied_event(RandomStream& rng, sipsim::pdes::Time base, std::uint64_t seq) {
+  const auto dst = static_cast<std::uint32_t>(rng.below(1u << 16));
+  return Event{base + 1'000'000 * rng.below(4), dst, dst, seq, 1, 0, {}};
+}
+
+template <class Q>
+void hold_ties(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  RandomStream rng(42, 0);
+  Q q;
+  std::uint64_t seq = 0;
+  for (std::size_t i = 0; i < n; ++i) q.push(make_tied_event(rng, 0, seq++));
+  for (auto _ : state) {
+    const Event e = q.top();
+    q.replace_top(make_tied_event(rng, e.time, seq++));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// The exponential samplers: inversion (log1p) and the ziggurat PHOLD uses.
+void exp_inversion(benchmark::State& state) {
+  RandomStream rng(42, 0);
+  for (auto _ : state) benchmark::DoNotOptimize(rng.exponential(1.0));
+  state.SetItemsProcessed(state.iterations());
+}
+void exp_ziggurat(benchmark::State& state) {
+  RandomStream rng(42, 0);
+  for (auto _ : state) benchmark::DoNotOptimize(ExpZiggurat::sample(rng));
+  state.SetItemsProcessed(state.iterations());
+}
+
+// The kernel's fused pop + push on the calendar queue.
+template <std::size_t A>
+void hold_calendar_replace_top(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  RandomStream rng(42, 0);
+  sipsim::pdes::CalendarQueue<A> q;
+  std::uint64_t seq = 0;
+  for (std::size_t i = 0; i < n; ++i) q.push(make_event(rng, 0, seq++));
+  for (auto _ : state) {
+    const Event e = q.top();
+    q.replace_top(make_event(rng, e.time, seq++));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 #define SIZES ->Arg(1024)->Arg(4096)->Arg(16384)->Arg(65536)
 BENCHMARK(hold_baseline);
 BENCHMARK(hold<StdPriorityQueue>) SIZES;
@@ -105,6 +157,13 @@ BENCHMARK(hold<sipsim::pdes::DaryHeap<8>>) SIZES;
 BENCHMARK(hold_replace_top<2>) SIZES;
 BENCHMARK(hold_replace_top<4>) SIZES;
 BENCHMARK(hold_replace_top<8>) SIZES;
+BENCHMARK(hold<sipsim::pdes::CalendarQueue<4>>) SIZES;
+BENCHMARK(hold_calendar_replace_top<2>) SIZES;
+BENCHMARK(hold_calendar_replace_top<4>) SIZES;
+BENCHMARK(hold_ties<sipsim::pdes::DaryHeap<4>>) SIZES;
+BENCHMARK(hold_ties<sipsim::pdes::CalendarQueue<4>>) SIZES;
+BENCHMARK(exp_inversion);
+BENCHMARK(exp_ziggurat);
 
 }  // namespace
 

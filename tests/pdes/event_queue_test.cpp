@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <set>
 #include <vector>
 
 #include "sipsim/pdes/random.hpp"
@@ -70,8 +72,152 @@ TEST(DaryHeap, OctonaryMatchesReference) {
   check_against_reference<DaryHeap<8>>();
 }
 
-TEST(DaryHeap, StorageStaysUnder80BytesPerPendingEvent) {
+TEST(CalendarQueue, MatchesReference) {
+  check_against_reference<CalendarQueue<4>>();
+}
+
+// A long run of one workload against an ordered reference: each step pops the
+// earliest event (checking it is the reference's) and pushes 0-2 new ones at
+// `next(now, step)`, through replace_top as the engine does when it can; then
+// both drain. Every event has a distinct (src, seq), so the order is total.
+using NextTime = std::function<Time(RandomStream&, Time now, int step)>;
+
+void check_workload(int start, int steps, const NextTime& next) {
+  struct Earlier {
+    bool operator()(const Event& a, const Event& b) const { return event_before(a, b); }
+  };
+  RandomStream rng(5, 2);
   EventQueue q;
+  std::set<Event, Earlier> ref;
+  std::uint64_t seq = 0;
+  auto make = [&](Time now, int step) {
+    return ev(next(rng, now, step), static_cast<LpId>(rng.below(4)),
+              static_cast<LpId>(rng.below(4)), seq++);
+  };
+  for (int i = 0; i < start; ++i) {
+    const Event e = make(0, -1);
+    q.push(e);
+    ref.insert(e);
+  }
+  for (int step = 0; step < steps && !ref.empty(); ++step) {
+    const Event top = *ref.begin();
+    ASSERT_EQ(q.top().seq, top.seq) << "step " << step;
+    ASSERT_EQ(q.top().time, top.time);
+    ref.erase(ref.begin());
+    // Births average one (a hold model), never letting the set run dry.
+    const auto births = ref.size() < 8 ? 1 + rng.below(2) : rng.below(3);
+    if (births == 0) {
+      q.pop();
+    } else {
+      Event e = make(top.time, step);
+      q.replace_top(e);
+      ref.insert(e);
+      for (std::uint64_t b = 1; b < births; ++b) {
+        e = make(top.time, step);
+        q.push(e);
+        ref.insert(e);
+      }
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
+  while (!ref.empty()) {
+    ASSERT_EQ(q.top().seq, ref.begin()->seq);
+    ref.erase(ref.begin());
+    q.pop();
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(CalendarQueue, HoldModelLikePhold) {
+  check_workload(4096, 200'000, [](RandomStream& r, Time now, int) {
+    return now + kMicrosecond + static_cast<Time>(r.exponential(1e6));
+  });
+}
+
+TEST(CalendarQueue, TieHeavy) {
+  // Few distinct times: whole buckets (and heaps) of equal timestamps.
+  check_workload(2000, 100'000,
+                 [](RandomStream& r, Time now, int) { return now + 1000 * r.below(3); });
+}
+
+TEST(CalendarQueue, AllAtOneTime) {
+  check_workload(3000, 20'000, [](RandomStream&, Time, int) { return Time{42}; });
+}
+
+TEST(CalendarQueue, FarFuture) {
+  // Mostly near events, a few seconds or the end of time ahead: the overflow.
+  check_workload(2000, 150'000, [](RandomStream& r, Time now, int) {
+    const auto k = r.below(100);
+    if (k == 0) return now + kSecond + r.below(kSecond);
+    if (k == 1) return kTimeMax - r.below(1000);
+    return now + r.below(2 * kNanosecond);
+  });
+}
+
+TEST(CalendarQueue, Bursty) {
+  // Alternating phases: dense picosecond bursts, then sparse millisecond gaps,
+  // so the width must adapt both ways.
+  check_workload(500, 200'000, [](RandomStream& r, Time now, int step) {
+    if ((step / 20'000) % 2 == 0) return now + r.below(50);
+    return now + r.below(kMillisecond);
+  });
+}
+
+TEST(CalendarQueue, GrowsAndShrinks) {
+  // From empty to 100k pending and back, times spread then concentrated.
+  RandomStream rng(8, 8);
+  EventQueue q;
+  std::set<std::pair<Time, std::uint64_t>> ref;
+  std::uint64_t seq = 0;
+  for (int round = 0; round < 3; ++round) {
+    const Time now = ref.empty() ? 0 : ref.begin()->first;
+    for (int i = 0; i < 100'000; ++i) {
+      const Time t = now + rng.below(round == 1 ? 10 : kMicrosecond);
+      q.push(ev(t, 0, 0, seq));
+      ref.emplace(t, seq++);
+    }
+    while (ref.size() > 10) {
+      ASSERT_EQ(q.top().seq, ref.begin()->second);
+      ref.erase(ref.begin());
+      q.pop();
+    }
+  }
+  ASSERT_EQ(q.size(), ref.size());
+}
+
+TEST(CalendarQueue, EarlierThanTheCurrentBucketStillComesFirst) {
+  // The engine may receive an event before the current one's time (during
+  // initialisation, remote events need no lookahead).
+  EventQueue q;
+  for (std::uint64_t i = 0; i < 1000; ++i) q.push(ev(kMicrosecond + i * 1000, 0, 0, i));
+  q.pop();
+  q.push(ev(5, 1, 1, 5000));
+  EXPECT_EQ(q.top().seq, 5000u);
+  q.pop();
+  EXPECT_EQ(q.top().seq, 1u);
+}
+
+TEST(CalendarQueue, StorageStaysUnder160BytesPerPendingEvent) {
+  // Partly filled bucket chunks and the ring's slots cost more than the heap's
+  // 80 bytes (~110 on hold models), but storage stays proportional to the
+  // pending events.
+  EventQueue q;
+  RandomStream rng(3, 3);
+  for (std::uint64_t i = 0; i < 100'000; ++i) {
+    q.push(ev(i * 100 + rng.below(10'000), 0, 0, i));
+    if (i > 1000 && i % 97 == 0) {
+      ASSERT_LE(q.capacity_bytes(), q.size() * 160 + 64 * 1024) << "at " << q.size();
+    }
+  }
+  for (std::uint64_t i = 0; i < 200'000; ++i) {
+    const Event e = q.top();
+    q.replace_top(ev(e.time + 1'000'000 + rng.below(2'000'000), 0, 0, i + 100'000));
+  }
+  EXPECT_LE(q.capacity_bytes(), q.size() * 160 + 64 * 1024);
+}
+
+TEST(DaryHeap, StorageStaysUnder80BytesPerPendingEvent) {
+  DaryHeap<4> q;
   for (std::uint64_t i = 0; i < 100'000; ++i) {
     q.push(ev(i, 0, 0, i));
     if (i > 1000) {
