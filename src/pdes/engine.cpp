@@ -97,6 +97,14 @@ class Scheduler {
     guarded([&] {
       while (n < max_events && !error_ && !queue_.empty() && queue_.top().time < bound) {
         const Event ev = queue_.top();
+        // The next event is one of these: warm their LPs' records now, or
+        // each event waits for a cache miss once the LPs outgrow the caches.
+        // (A loop, not a lambda: GCC 12 drops prefetches in lambdas it finds pure.)
+        for (const Event& next : queue_.next_candidates()) {
+          const auto* rec = reinterpret_cast<const char*>(&lps_[partition_.local_index(next.dst)]);
+          __builtin_prefetch(rec);
+          __builtin_prefetch(rec + sizeof(LpRecord) - 1);
+        }
         top_free_ = true;
         const std::uint32_t li = partition_.local_index(ev.dst);
         LpRecord& rec = enter(ev.dst, li, ev.time);

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,12 @@ class DaryHeap {
     const std::size_t n = heap_.size();
     if (n < 2) return;
     for (std::size_t i = (n - 2) / Arity + 1; i-- > 0;) sift_down(i, heap_[i]);
+  }
+
+  // The top's children: after a pop, the new top is one of them.
+  std::span<const Event> top_children() const {
+    const std::size_t n = heap_.size();
+    return n < 2 ? std::span<const Event>() : std::span(heap_).subspan(1, std::min(n - 1, Arity));
   }
 
   // Moves every event to the end of `out`, leaving this heap empty.
@@ -120,6 +127,10 @@ class CalendarQueue {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   const Event& top() const { return heap_.top(); }
+  // A few events that may come right after top() (its children in the
+  // current bucket's heap; the next one is among them unless the handler
+  // pushes an earlier one), e.g. to prefetch what handling them touches.
+  std::span<const Event> next_candidates() const { return heap_.top_children(); }
   // A hint for the pool of bucket chunks.
   void reserve(std::size_t n) {
     chunks_.reserve(n / kChunk + 1);
