@@ -253,7 +253,14 @@ class CalendarQueue {
   void advance() {
     if (pops_ >= next_check_) {
       if (drifted()) {
+        const unsigned old_shift = shift_;
+        const std::size_t old_ring = ring_.size();
         rebuild();
+        // The same width again: the events defeat it (ties, say); check less
+        // often rather than rebuilding every period.
+        backoff_ =
+            shift_ == old_shift && ring_.size() == old_ring ? std::min(2 * backoff_, 64u) : 1;
+        start_period();
         return;
       }
       start_period();
@@ -304,8 +311,9 @@ class CalendarQueue {
   // Whether the width no longer fits the events: buckets that hold too many
   // (a deep heap: adopted or pushed straight into it), too many empty buckets
   // skipped, or the overflow rescanned too often. Checked once per period of
-  // max(2 size, 4096) pops, so a rebuild costs at most half a copy per pop
-  // even when the events defeat every width (all at one time, say).
+  // max(2 size, 4096) pops (times a back-off of up to 64 while rebuilds change
+  // nothing), so a rebuild costs at most half a copy per pop even when the
+  // events defeat every width (all at one time, say).
   bool drifted() const {
     const std::uint64_t pops = pops_ - period_pops_;
     return adopted_ + direct_ > 4 * kTarget * (adoptions_ + 1) || skipped_ > 4 * pops ||
@@ -314,7 +322,7 @@ class CalendarQueue {
 
   void start_period() {
     period_pops_ = pops_;
-    next_check_ = pops_ + std::max<std::uint64_t>(2 * size_, 4096);
+    next_check_ = pops_ + std::max<std::uint64_t>(2 * size_, 4096) * backoff_;
     adopted_ = adoptions_ = direct_ = skipped_ = refiled_ = 0;
   }
 
@@ -377,6 +385,7 @@ class CalendarQueue {
   std::uint64_t overflow_min_ = kNone;
   unsigned shift_ = 20;  // until the first rebuild: ~1 us buckets
   std::size_t rebuild_size_ = 64;
+  unsigned backoff_ = 1;  // periods between drift checks
   // Statistics of the current period, for drifted().
   std::uint64_t pops_ = 0, period_pops_ = 0, next_check_ = 4096;
   std::uint64_t adopted_ = 0, adoptions_ = 0, direct_ = 0, skipped_ = 0, refiled_ = 0;
