@@ -242,6 +242,12 @@ void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHo
                              " twice among a step's receives");
     }
   }
+  if (!r.same_run(r.step, r.step + 1)) {
+    // Not reused: free the wire view now rather than hold ~1 KB per node (a
+    // 31-peer RAMP-x step) while the step's messages are in flight.
+    r.wire = WireStep{};
+    r.cached = Running::kNoStep;
+  }
   if (r.expected.empty()) receives_complete(node, r, ctx);
 }
 

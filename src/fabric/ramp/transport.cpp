@@ -295,18 +295,17 @@ class RampNetwork final : public Network {
     return out + ")";
   }
   // What the transport keeps per node while it runs (pending events aside): the
-  // transmit and receive clocks of its transceivers and the container headers,
-  // plus, on the x*Lambda arbiter nodes, one rule-(c) clock per (g_src, transceiver).
+  // transmit and receive clocks of its transceivers and two small tables, plus,
+  // on the x*Lambda arbiter nodes, a rule-(c) clock per (g_src, transceiver) used.
   std::string state_fact() const {
     const std::uint64_t trx = std::uint64_t{s_.x} * s_.b;
-    const std::uint64_t node = 2 * trx * sizeof(pdes::Time) + sizeof(std::vector<pdes::Time>) +
+    const std::uint64_t node = 2 * trx * sizeof(pdes::Time) +
+                               sizeof(base::FlatMap<std::uint32_t, pdes::Time>) +
                                sizeof(base::FlatMap<std::uint32_t, std::uint32_t>);
-    const std::uint64_t arbiter = std::uint64_t{s_.x} * trx * sizeof(pdes::Time);
-    const std::uint64_t arbiters = std::uint64_t{s_.x} * s_.Lambda;
-    const std::uint64_t mean = node + arbiter * arbiters / nodes_;
-    return std::to_string(node) + " B + " + std::to_string(arbiter) + " B per arbiter node (" +
-           std::to_string(arbiters) + " of them): " + std::to_string(mean) +
-           " B on average, plus parts of messages in flight";
+    return std::to_string(node) + " B, plus at most 16 B per clock on the " +
+           std::to_string(std::uint64_t{s_.x} * s_.Lambda) + " arbiter nodes (" +
+           std::to_string(std::uint64_t{s_.x} * trx) +
+           " (g_src, transceiver) clocks each) and 16 B per part of a message in flight";
   }
   ramp::Coord coord(std::uint32_t node) const { return ramp::coord_of_node(node, shape_); }
   // ramp::transceivers_for_pair with the job's extra groups per step computed
@@ -352,10 +351,7 @@ class RampNetwork final : public Network {
   pdes::Time claim_wavelength(pdes::Context& ctx, std::uint32_t src, std::uint32_t dst,
                               std::uint32_t t, pdes::Time dur) {
     const std::uint32_t g_src = src / (s_.J * s_.Lambda);
-    std::vector<pdes::Time>& clocks = subnet_free_[ctx.self_index()];
-    if (clocks.empty())
-      clocks.assign(std::size_t{s_.x} * s_.x * s_.b, 0);  // an arbiter's first use
-    pdes::Time& free = clocks[std::size_t{g_src} * s_.x * s_.b + t];
+    pdes::Time& free = subnet_free_[ctx.self_index()][g_src * s_.x * s_.b + t];
     pdes::Time start = ctx.now();
     if (start < free) {
       ++ramp_.rule_c_conflicts;
@@ -441,8 +437,8 @@ class RampNetwork final : public Network {
   std::uint64_t slot_bytes_ = 0;
   std::vector<pdes::Time> tx_free_, rx_free_;  // [local node][transceiver]
   std::uint32_t extra_[5] = {};                // ramp::extra_groups(step, shape_) for steps 1-4
-  // Rule (c) clocks of an arbiter node: [g_src][transceiver], allocated on first use.
-  std::vector<std::vector<pdes::Time>> subnet_free_;
+  // Rule (c) clocks of an arbiter node: g_src * x * b + transceiver -> free time.
+  std::vector<base::FlatMap<std::uint32_t, pdes::Time>> subnet_free_;
   std::vector<base::FlatMap<std::uint32_t, std::uint32_t>> partial_;  // per node: parts received
   RampStats ramp_;
 };
