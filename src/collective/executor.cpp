@@ -33,24 +33,41 @@ void check_parts(std::uint32_t sent, std::uint32_t expected, std::uint32_t src_n
 
 struct Executor::Running {
   explicit Running(Schedule s) : schedule(std::move(s)) {}
+  // A receive of the current step not yet arrived: its sender and parts.
+  struct Expected {
+    std::uint32_t src = 0, parts = 0;
+  };
+  static constexpr std::uint32_t kNoStep = ~std::uint32_t{0};
+
   std::uint64_t handle = 0;
   std::uint32_t comm = 0, seq = 0, member = 0;
   const PreparedCollective* prepared = nullptr;
   Schedule schedule;
   std::uint32_t step = 0;
-  std::uint32_t waiting = 0;   // receives of the current step still missing
-  pdes::Time round_start = 0;  // lock-step: when the current round started
-  pdes::Time sends_done = 0;   // when the current step's sends have left
+  std::vector<Expected> expected;  // sorted by sender; the step waits while not empty
+  pdes::Time round_start = 0;      // lock-step: when the current round started
+  pdes::Time sends_done = 0;       // when the current step's sends have left
+  // The wire view, h2t and local operation of step `cached`: consecutive steps
+  // of one run (Schedule::runs, e.g. a ring phase) are identical on the wire,
+  // so they are computed once per run.
+  std::uint32_t cached = kNoStep;
+  WireStep wire;
   pdes::Time step_h2t = 0, step_compute = 0;
+  std::vector<Schedule::Run> runs;  // the runs of more than one step
   CollectiveTiming timing;
+
+  bool same_run(std::uint32_t a, std::uint32_t b) const {
+    for (const Schedule::Run& run : runs) {
+      if (run.first <= a && a < run.first + run.count)
+        return run.first <= b && b < run.first + run.count;
+    }
+    return false;
+  }
 };
 
 struct Executor::Node {
   std::vector<Running> running;
-  // Messages the current steps wait for: match key -> parts.
-  std::unordered_map<std::uint64_t, std::uint32_t> expecting;
-  // Messages that arrived before their step (or their collective): match key -> parts, in order.
-  std::unordered_map<std::uint64_t, base::Fifo<std::uint32_t>> early;
+  std::uint32_t early = 0;  // entries of Executor::early_ for this node
 };
 
 Executor::Executor(fabric::Network& network, const compute::Device& device,
@@ -79,6 +96,7 @@ void Executor::setup(const pdes::Partition& partition, int rank) {
   steps_done_ = 0;
   nodes_.clear();
   nodes_.resize(partition.lps_of(rank).size());
+  early_.clear();
 }
 
 const PreparedCollective& Executor::prepared(std::uint32_t comm, const CollectiveCall& call) {
@@ -111,6 +129,9 @@ void Executor::start(pdes::Context& ctx, std::uint32_t comm, std::uint32_t membe
   r.seq = seq;
   r.member = member;
   r.prepared = &prep;
+  for (const Schedule::Run& run : r.schedule.runs()) {
+    if (run.count > 1) r.runs.push_back(run);
+  }
   r.timing.start = ctx.now();
   r.round_start = ctx.now();
   node.running.push_back(std::move(r));
@@ -157,10 +178,13 @@ void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHo
     return;
   }
   const Communicator& comm = comms_[r.comm];
-  const WireStep step = wire_step(r.schedule, r.step);
   const std::uint32_t self = ctx.self();
+  const bool reuse =
+      r.cached != Running::kNoStep && r.cached + 1 == r.step && r.same_run(r.cached, r.step);
+  if (!reuse) r.wire = wire_step(r.schedule, r.step);
+  r.cached = r.step;
+  const WireStep& step = r.wire;
   r.sends_done = ctx.now();
-  StepTransfer transfer(network_.parallel_ports());
   if (step.multicast && !step.out.empty()) {
     // One multicast (RAMP §6.1): the same data to every peer.
     std::vector<std::uint32_t> peers;
@@ -170,40 +194,61 @@ void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHo
       }
       peers.push_back(comm.nodes[s.peer]);
     }
-    const std::uint64_t bytes = step.out[0].bytes;
     const std::uint64_t tag = Tag{r.comm, r.seq, 1}.pack();
-    r.sends_done = std::max(r.sends_done, network_.multicast(ctx, peers, bytes, tag));
-    transfer.send(transfer_ps(network_, self, peers[0], bytes));
+    r.sends_done = std::max(r.sends_done, network_.multicast(ctx, peers, step.out[0].bytes, tag));
   } else {
     for (const WireMessage& s : step.out) {
       if (s.parts > Tag::kMaxParts) throw std::logic_error("a message joins too many sends");
-      const std::uint32_t peer = comm.nodes[s.peer];
       const std::uint64_t tag = Tag{r.comm, r.seq, s.parts}.pack();
-      r.sends_done = std::max(r.sends_done, network_.send(ctx, peer, s.bytes, tag));
-      transfer.send(transfer_ps(network_, self, peer, s.bytes));
+      r.sends_done = std::max(r.sends_done, network_.send(ctx, comm.nodes[s.peer], s.bytes, tag));
     }
   }
-  r.waiting = 0;
+  if (!reuse) {
+    StepTransfer transfer(network_.parallel_ports());
+    if (step.multicast && !step.out.empty()) {
+      transfer.send(transfer_ps(network_, self, comm.nodes[step.out[0].peer], step.out[0].bytes));
+    } else {
+      for (const WireMessage& s : step.out) {
+        transfer.send(transfer_ps(network_, self, comm.nodes[s.peer], s.bytes));
+      }
+    }
+    for (const WireMessage& in : step.in) {
+      transfer.receive(transfer_ps(network_, comm.nodes[in.peer], self, in.bytes));
+    }
+    r.step_h2t = transfer.h2t();
+    r.step_compute = local_ps(step, device_);
+  }
+  r.expected.clear();
+  const std::uint32_t index = ctx.self_index();
   for (const WireMessage& in : step.in) {
     const std::uint32_t peer = comm.nodes[in.peer];
-    transfer.receive(transfer_ps(network_, peer, self, in.bytes));
-    const std::uint64_t key = match_key(r.comm, r.seq, peer);
-    auto it = node.early.find(key);
-    if (it != node.early.end()) {
-      check_parts(it->second.front(), in.parts, peer, self);
-      it->second.pop_front();
-      if (it->second.empty()) node.early.erase(it);
+    const EarlyKey key{match_key(r.comm, r.seq, peer), index};
+    if (base::Fifo<std::uint32_t>* early = early_.find(key)) {
+      check_parts(early->front(), in.parts, peer, self);
+      early->pop_front();
+      if (early->empty()) {
+        early_.erase(key);
+        --node.early;
+      }
       continue;
     }
-    if (!node.expecting.emplace(key, in.parts).second) {
-      throw std::logic_error("collective schedule lists node " + std::to_string(peer) +
+    r.expected.push_back({peer, in.parts});
+  }
+  std::sort(r.expected.begin(), r.expected.end(),
+            [](const auto& x, const auto& y) { return x.src < y.src; });
+  for (std::size_t i = 1; i < r.expected.size(); ++i) {
+    if (r.expected[i].src == r.expected[i - 1].src) {
+      throw std::logic_error("collective schedule lists node " + std::to_string(r.expected[i].src) +
                              " twice among a step's receives");
     }
-    ++r.waiting;
   }
-  r.step_h2t = transfer.h2t();
-  r.step_compute = local_ps(step, device_);
-  if (r.waiting == 0) receives_complete(node, r, ctx);
+  if (!r.same_run(r.step, r.step + 1)) {
+    // Not reused: free the wire view now rather than hold ~1 KB per node (a
+    // 31-peer RAMP-x step) while the step's messages are in flight.
+    r.wire = WireStep{};
+    r.cached = Running::kNoStep;
+  }
+  if (r.expected.empty()) receives_complete(node, r, ctx);
 }
 
 void Executor::receives_complete(Node& /*node*/, Running& r, pdes::Context& ctx) {
@@ -220,17 +265,22 @@ void Executor::receives_complete(Node& /*node*/, Running& r, pdes::Context& ctx)
 void Executor::delivered(const fabric::Delivery& d, pdes::Context& ctx, ExecutorHost& /*host*/) {
   Node& node = nodes_[ctx.self_index()];
   const Tag tag = Tag::unpack(d.tag);
-  const std::uint64_t key = match_key(tag.comm, tag.seq, d.src_node);
-  auto it = node.expecting.find(key);
-  if (it != node.expecting.end()) {
-    check_parts(tag.parts, it->second, d.src_node, ctx.self());
-    node.expecting.erase(it);
-    Running* r = find(node, tag.comm, tag.seq);
-    if (r == nullptr) throw std::logic_error("executor: a message for a finished collective");
-    if (--r->waiting == 0) receives_complete(node, *r, ctx);
-    return;
+  if (Running* r = find(node, tag.comm, tag.seq)) {
+    auto it =
+        std::lower_bound(r->expected.begin(), r->expected.end(), d.src_node,
+                         [](const Running::Expected& e, std::uint32_t src) { return e.src < src; });
+    if (it != r->expected.end() && it->src == d.src_node) {
+      check_parts(tag.parts, it->parts, d.src_node, ctx.self());
+      r->expected.erase(it);
+      if (r->expected.empty()) receives_complete(node, *r, ctx);
+      return;
+    }
   }
-  node.early[key].push_back(tag.parts);  // for a later step or a later collective
+  // For a later step or a later collective.
+  base::Fifo<std::uint32_t>& early =
+      early_[{match_key(tag.comm, tag.seq, d.src_node), ctx.self_index()}];
+  if (early.empty()) ++node.early;
+  early.push_back(tag.parts);
 }
 
 void Executor::finish(Node& node, std::size_t index, pdes::Context& ctx, ExecutorHost& host) {
@@ -243,7 +293,7 @@ void Executor::finish(Node& node, std::size_t index, pdes::Context& ctx, Executo
 
 bool Executor::idle(std::uint32_t local_index) const {
   const Node& node = nodes_[local_index];
-  return node.running.empty() && node.early.empty() && node.expecting.empty();
+  return node.running.empty() && node.early == 0;
 }
 
 std::string Executor::describe(const Running& r) const {
@@ -261,12 +311,7 @@ std::string Executor::unfinished(std::uint32_t local_index) const {
   for (const Running& r : node.running) {
     o << describe(r) << " stopped at step " << r.step << " of " << r.schedule.steps();
     std::vector<std::uint32_t> from;
-    for (const auto& [key, parts] : node.expecting) {
-      if (key >> 24 == (std::uint64_t{r.comm} << 24 | (r.seq & Tag::kMaxSeq))) {
-        from.push_back(static_cast<std::uint32_t>(key & 0xFFFFFF));
-      }
-    }
-    std::sort(from.begin(), from.end());
+    for (const Running::Expected& e : r.expected) from.push_back(e.src);
     if (!from.empty()) {
       o << ", waiting for a message from node";
       for (std::size_t i = 0; i < from.size() && i < 8; ++i) o << (i ? ", " : " ") << from[i];
@@ -274,12 +319,14 @@ std::string Executor::unfinished(std::uint32_t local_index) const {
     }
     o << "; ";
   }
-  if (!node.early.empty()) {
+  if (node.early != 0) {
     std::vector<std::uint64_t> keys;
-    for (const auto& [key, parts] : node.early) keys.push_back(key);
+    early_.for_each([&](const EarlyKey& key, const base::Fifo<std::uint32_t>&) {
+      if (key.node == local_index) keys.push_back(key.match);
+    });
     std::sort(keys.begin(), keys.end());
     const auto comm = static_cast<std::uint32_t>(keys[0] >> 48);
-    o << node.early.size() << " message(s) no step took, e.g. from node " << (keys[0] & 0xFFFFFF)
+    o << keys.size() << " message(s) no step took, e.g. from node " << (keys[0] & 0xFFFFFF)
       << " for collective #" << (keys[0] >> 24 & Tag::kMaxSeq) << " of communicator '"
       << (comm < comms_.size() ? comms_[comm].name : std::to_string(comm)) << "'; ";
   }

@@ -34,10 +34,18 @@ struct Interpreter::Node {
   std::uint32_t computing_op = 0;
   std::vector<std::uint32_t> comm_seq;  // per communicator slot: collectives started
   // Point-to-point: per peer node, messages sent; unmatched arrivals (bytes) and
-  // posted receives (ops), each in order.
-  std::unordered_map<std::uint32_t, std::uint32_t> sent;
-  std::unordered_map<std::uint32_t, base::Fifo<std::uint64_t>> arrived;
-  std::unordered_map<std::uint32_t, base::Fifo<std::uint32_t>> posted;
+  // posted receives (ops), each in order. Created by the node's first
+  // point-to-point message: collective-only programs never pay for the maps.
+  struct PointToPoint {
+    std::unordered_map<std::uint32_t, std::uint32_t> sent;
+    std::unordered_map<std::uint32_t, base::Fifo<std::uint64_t>> arrived;
+    std::unordered_map<std::uint32_t, base::Fifo<std::uint32_t>> posted;
+  };
+  std::unique_ptr<PointToPoint> p2p;
+  PointToPoint& point_to_point() {
+    if (!p2p) p2p = std::make_unique<PointToPoint>();
+    return *p2p;
+  }
   // Attribution.
   pdes::Time last = 0;
   std::array<std::uint32_t, kCategories> in_flight{};  // communication ops per category
@@ -214,18 +222,20 @@ void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
       account(node, ctx.now());
       ++node.in_flight[category];
       const std::uint32_t peer = node.binding->peers[op.slot];
-      const collective::Tag tag{collective::Tag::kPointToPoint, node.sent[peer]++, 1};
+      const collective::Tag tag{collective::Tag::kPointToPoint, node.point_to_point().sent[peer]++,
+                                1};
       const pdes::Time left = network_->send(ctx, peer, op.bytes, tag.pack());
       ctx.send(ctx.self(), left - ctx.now(), kSendDone, {i, 0, 0, 0});
       break;
     }
     case OpKind::kRecv: {
       const std::uint32_t peer = node.binding->peers[op.slot];
-      auto it = node.arrived.find(peer);
-      if (it != node.arrived.end()) {
+      auto& arrived = node.point_to_point().arrived;
+      auto it = arrived.find(peer);
+      if (it != arrived.end()) {
         const std::uint64_t bytes = it->second.front();
         it->second.pop_front();
-        if (it->second.empty()) node.arrived.erase(it);
+        if (it->second.empty()) arrived.erase(it);
         if (bytes != op.bytes) {
           throw std::runtime_error("node " + std::to_string(node.id) + ": " +
                                    node.program->describe(i) + " expects " +
@@ -237,7 +247,7 @@ void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
       }
       account(node, ctx.now());
       ++node.in_flight[category];
-      node.posted[peer].push_back(i);
+      node.point_to_point().posted[peer].push_back(i);
       break;
     }
     case OpKind::kWait:
@@ -326,14 +336,15 @@ void Interpreter::delivered(const fabric::Delivery& d, pdes::Context& ctx) {
                            std::to_string(d.src_node) + " sent it " + std::to_string(d.bytes) +
                            " B");
   }
-  auto it = node->posted.find(d.src_node);
-  if (it == node->posted.end()) {
-    node->arrived[d.src_node].push_back(d.bytes);
+  auto& posted = node->point_to_point().posted;
+  auto it = posted.find(d.src_node);
+  if (it == posted.end()) {
+    node->point_to_point().arrived[d.src_node].push_back(d.bytes);
     return;
   }
   const std::uint32_t op = it->second.front();
   it->second.pop_front();
-  if (it->second.empty()) node->posted.erase(it);
+  if (it->second.empty()) posted.erase(it);
   const Op& o = node->program->op(op);
   if (o.bytes != d.bytes) {
     throw std::runtime_error("node " + std::to_string(node->id) + ": " +
@@ -404,8 +415,8 @@ std::pair<std::uint32_t, std::string> Interpreter::first_problem() const {
     if (node != nullptr && node->iteration < set_.iterations) {
       return {local_lps_[li], problem(*node, li)};
     }
-    if (node != nullptr && !node->arrived.empty()) {
-      const auto& [src, q] = *node->arrived.begin();
+    if (node != nullptr && node->p2p && !node->p2p->arrived.empty()) {
+      const auto& [src, q] = *node->p2p->arrived.begin();
       return {local_lps_[li], "node " + std::to_string(node->id) + " received " +
                                   std::to_string(q.size()) + " message(s) from node " +
                                   std::to_string(src) + " that no recv took"};

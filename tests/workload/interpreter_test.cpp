@@ -260,6 +260,20 @@ TEST(Interpreter, DeadlocksAreErrorsNamingTheNodeAndOp) {
               "(ring, 2000 B) on communicator 'dp' (its collective #0, member 0 of 2) stopped at "
               "step 0 of 2, waiting for a message from node 1");
   }
+  {
+    // Node 0 never starts the collective: node 1's message waits at node 0 as an
+    // early message (the executor's per-rank table) until the end.
+    ProgramSet set;
+    set.comms.push_back({"dp", {0, 1}, {}});
+    Program idle("idle"), joins("joins");
+    joins.collective(Category::kDpComm, 0, all_reduce(2000));
+    set.programs = {std::move(idle), std::move(joins)};
+    set.bindings = {bind(0, {{0, 0}}), bind(1, {{0, 1}})};
+    Recorder rec(2);
+    EXPECT_EQ(run(std::move(set), 2, rec).unfinished,
+              "node 0: 1 message(s) no step took, e.g. from node 1 for collective #0 of "
+              "communicator 'dp'");
+  }
 }
 
 // A node whose program is empty has nothing to wait for: the run ends clean.

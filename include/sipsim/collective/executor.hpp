@@ -20,9 +20,10 @@
 #include <memory>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
+#include "sipsim/base/fifo.hpp"
+#include "sipsim/base/flat_map.hpp"
 #include "sipsim/collective/communicator.hpp"
 #include "sipsim/collective/schedule.hpp"
 #include "sipsim/compute/device.hpp"
@@ -95,6 +96,18 @@ class Executor {
  private:
   struct Running;
   struct Node;
+  // An early message's key: (communicator, sequence number, sender) and the
+  // receiving node's local index.
+  struct EarlyKey {
+    std::uint64_t match = 0;
+    std::uint32_t node = 0;
+    bool operator==(const EarlyKey&) const = default;
+  };
+  struct EarlyHash {
+    std::uint64_t operator()(const EarlyKey& k) const {
+      return k.match ^ (std::uint64_t{k.node} * 0xC2B2AE3D27D4EB4Full);
+    }
+  };
 
   void start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHost& host);
   void receives_complete(Node& node, Running& r, pdes::Context& ctx);
@@ -109,6 +122,10 @@ class Executor {
            std::unique_ptr<PreparedCollective>>
       prepared_;
   std::vector<Node> nodes_;  // by local LP index (node LPs only)
+  // Messages that arrived before their step (or their collective), for all of
+  // this rank's nodes: parts of each, in order. One table per rank instead of
+  // a hash map per node: most nodes hold none most of the time.
+  base::FlatMap<EarlyKey, base::Fifo<std::uint32_t>, EarlyHash> early_;
   std::uint64_t steps_done_ = 0;
 };
 

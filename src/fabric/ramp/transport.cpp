@@ -6,9 +6,9 @@
 #include <map>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "sipsim/base/flat_map.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/pdes/partitioners/blocks.hpp"
@@ -24,8 +24,9 @@ enum Kind : std::uint32_t {
   kToArbiterMulticast,                // a multicast's first bit reaches its subnet
 };
 
-// data[3] of a transfer event: transceiver (16 bits) | slots (48). The number of
-// parts of a message is a function of the pair (RampNetwork::parts).
+// data[3] of a transfer event: transceiver (16 bits) | slots (48). Its aux field
+// carries the number of parts of the message (0 or 1: one part), so that the
+// receiver need not recompute the pair's transceiver groups.
 std::uint64_t pack(std::uint32_t t, std::uint64_t slots) {
   return (std::uint64_t{t} << 48) | slots;
 }
@@ -85,6 +86,7 @@ class RampNetwork final : public Network {
       }
       shape_ = j;  // the transcoder serves this job (RAMP §6.3)
     }
+    for (int k = 1; k <= 4; ++k) extra_[k] = ramp::extra_groups(k, shape_);
     const std::uint64_t n = std::uint64_t{s_.x} * s_.J * s_.Lambda;
     if (n > (1u << 24)) throw std::invalid_argument("ramp: more than 2^24 nodes");
     nodes_ = static_cast<std::uint32_t>(n);
@@ -125,6 +127,7 @@ class RampNetwork final : public Network {
     const ramp::TransceiverGroups groups = transceiver_groups(src, dst);
     // The b transceivers of every group used carry equal parts in parallel (RAMP eq. 5).
     const std::uint64_t slots = slots_of(bytes, groups.count);
+    const std::uint32_t parts = groups.count * s_.b;
     const std::uint32_t arbiter = arbiter_of(dst);
     pdes::Time done = ctx.now();
     for (std::uint32_t i = 0; i < groups.count; ++i) {
@@ -133,7 +136,7 @@ class RampNetwork final : public Network {
         const pdes::Time start = book_transmitter(ctx, t, slots);
         done = std::max(done, start + slots * s_.slot);
         ctx.send(arbiter, start - ctx.now(), kToArbiter,
-                 {bytes, tag, (std::uint64_t{src} << 32) | dst, pack(t, slots)});
+                 {bytes, tag, (std::uint64_t{src} << 32) | dst, pack(t, slots)}, parts);
       }
     }
     return done;
@@ -263,7 +266,8 @@ class RampNetwork final : public Network {
             {"slot", base::format_time_ps(s_.slot) + ", " + std::to_string(slot_bytes_) +
                          " B per transceiver"},
             {"rules (b), (c)", s_.permissive ? "serialised and counted (permissive)" : "errors"},
-            {"groups/pair (eq. 3-4)", groups_fact()}};
+            {"groups/pair (eq. 3-4)", groups_fact()},
+            {"fabric state per node", state_fact()}};
   }
 
   // Optical-rule counters (RAMP §4.1, MODELS.md §1) after the common ones.
@@ -290,9 +294,32 @@ class RampNetwork final : public Network {
     for (int k = 1; k < 4; ++k) out += "x" + std::to_string(shape_.active[k]);
     return out + ")";
   }
+  // What the transport keeps per node while it runs (pending events aside): the
+  // transmit and receive clocks of its transceivers and two small tables, plus,
+  // on the x*Lambda arbiter nodes, a rule-(c) clock per (g_src, transceiver) used.
+  std::string state_fact() const {
+    const std::uint64_t trx = std::uint64_t{s_.x} * s_.b;
+    const std::uint64_t node = 2 * trx * sizeof(pdes::Time) +
+                               sizeof(base::FlatMap<std::uint32_t, pdes::Time>) +
+                               sizeof(base::FlatMap<std::uint32_t, std::uint32_t>);
+    return std::to_string(node) + " B, plus at most 16 B per clock on the " +
+           std::to_string(std::uint64_t{s_.x} * s_.Lambda) + " arbiter nodes (" +
+           std::to_string(std::uint64_t{s_.x} * trx) +
+           " (g_src, transceiver) clocks each) and 16 B per part of a message in flight";
+  }
   ramp::Coord coord(std::uint32_t node) const { return ramp::coord_of_node(node, shape_); }
+  // ramp::transceivers_for_pair with the job's extra groups per step computed
+  // once (extra_groups is O(x), and this runs for every message).
   ramp::TransceiverGroups transceiver_groups(std::uint32_t a, std::uint32_t b) const {
-    return ramp::transceivers_for_pair(coord(a), coord(b), shape_);
+    const ramp::Coord ca = coord(a), cb = coord(b);
+    const int step = ramp::step_of_pair(ca, cb, shape_);
+    ramp::TransceiverGroups t;
+    t.first = ramp::transceiver(step == 0 ? 1 : step, ca, cb, shape_);
+    if (step != 0 && shape_.active[0] != 0) {
+      t.count = 1 + extra_[step];
+      t.stride = shape_.active[step - 1];
+    }
+    return t;
   }
   // Transceiver groups of a transfer a -> b (1 without a job; the closed forms may be
   // asked about a == b or nodes outside the fabric, which use one group).
@@ -324,8 +351,7 @@ class RampNetwork final : public Network {
   pdes::Time claim_wavelength(pdes::Context& ctx, std::uint32_t src, std::uint32_t dst,
                               std::uint32_t t, pdes::Time dur) {
     const std::uint32_t g_src = src / (s_.J * s_.Lambda);
-    const std::uint64_t key = std::uint64_t{g_src} * s_.x * s_.b + t;
-    pdes::Time& free = subnet_free_[ctx.self_index()][key];
+    pdes::Time& free = subnet_free_[ctx.self_index()][g_src * s_.x * s_.b + t];
     pdes::Time start = ctx.now();
     if (start < free) {
       ++ramp_.rule_c_conflicts;
@@ -349,7 +375,7 @@ class RampNetwork final : public Network {
     const auto dst = static_cast<std::uint32_t>(ev.data[2]);
     const pdes::Time dur = unpack_slots(ev.data[3]) * s_.slot;
     const pdes::Time start = claim_wavelength(ctx, src, dst, unpack_t(ev.data[3]), dur);
-    ctx.send(dst, start + s_.propagation + dur - ctx.now(), kToReceiver, ev.data);
+    ctx.send(dst, start + s_.propagation + dur - ctx.now(), kToReceiver, ev.data, ev.aux);
   }
 
   // Rule (c) for a multicast, once for the transmission; then every listed
@@ -364,7 +390,8 @@ class RampNetwork final : public Network {
       const std::uint32_t dst =
           rack_node(ctx.self() / (s_.J * s_.Lambda), j, ctx.self() % s_.Lambda);
       ctx.send(dst, start + s_.propagation + slots * s_.slot - ctx.now(), kToReceiver,
-               {ev.data[0], ev.data[1], (std::uint64_t{src} << 32) | dst, pack(t, slots)});
+               {ev.data[0], ev.data[1], (std::uint64_t{src} << 32) | dst, pack(t, slots)},
+               s_.b);  // a multicast uses one group: b parts
     }
   }
 
@@ -385,7 +412,7 @@ class RampNetwork final : public Network {
                                  " (set fabric.permissive: true to serialise instead)");
       }
       free += dur;
-      ctx.send(ctx.self(), free - ctx.now(), kDeliverLate, ev.data);
+      ctx.send(ctx.self(), free - ctx.now(), kDeliverLate, ev.data, ev.aux);
       return;
     }
     free = ctx.now();
@@ -395,11 +422,10 @@ class RampNetwork final : public Network {
   // A part has fully arrived; the message is delivered with its last part.
   void complete(const pdes::Event& ev, pdes::Context& ctx, MessageSink& sink) {
     const auto src = static_cast<std::uint32_t>(ev.data[2] >> 32);
-    const std::uint32_t parts = groups_of(src, ctx.self()) * s_.b;
-    if (parts > 1) {
+    if (ev.aux > 1) {
       auto& partial = partial_[ctx.self_index()];
       std::uint32_t& got = partial[src];
-      if (++got < parts) return;
+      if (++got < ev.aux) return;
       partial.erase(src);
     }
     sink.delivered({src, ev.data[0], ev.data[1]}, ctx);
@@ -410,8 +436,10 @@ class RampNetwork final : public Network {
   std::uint32_t nodes_ = 0;
   std::uint64_t slot_bytes_ = 0;
   std::vector<pdes::Time> tx_free_, rx_free_;  // [local node][transceiver]
-  std::vector<std::unordered_map<std::uint64_t, pdes::Time>> subnet_free_;  // per arbiter
-  std::vector<std::unordered_map<std::uint32_t, std::uint32_t>> partial_;   // parts received
+  std::uint32_t extra_[5] = {};                // ramp::extra_groups(step, shape_) for steps 1-4
+  // Rule (c) clocks of an arbiter node: g_src * x * b + transceiver -> free time.
+  std::vector<base::FlatMap<std::uint32_t, pdes::Time>> subnet_free_;
+  std::vector<base::FlatMap<std::uint32_t, std::uint32_t>> partial_;  // per node: parts received
   RampStats ramp_;
 };
 
