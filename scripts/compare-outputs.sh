@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-machine='wall time|event rate|peak memory|^  busy|^  output|pending events'
+machine='wall time|event rate|peak memory|^  busy|^  sync|^  output|pending events'
 
 snapshot() {
   local sipsim=$1 dir=$2 ranks=${3:-2}
