@@ -13,10 +13,12 @@
 #   COLL_US    per-window collective cost in us at every P (default: the
 #              published-latency model 6 us x log2(P)/7 plus the payload term)
 #   MSG_US     cost per point-to-point message (default 1.0 us)
+#   EVENT_NS   CPU cost per event in ns (default: the run's mean busy time x
+#              ranks / events, which a loaded machine inflates)
 #   REMOTE_AT_INF  remote fraction as P -> infinity when RUN.h5 has one rank
 #              (default 1: every event crosses ranks, the worst case)
 set -euo pipefail
-[ $# -ge 3 ] || { sed -n '2,19p' "$0"; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,21p' "$0"; exit 2; }
 run=$1
 measured=$2
 shift 2
@@ -38,7 +40,7 @@ awk -v m="$ranks" -v E="$(attr committed_events)" -v W="$(attr windows)" \
     -v wall="$(attr wall_seconds)" -v busy="$(attr busy_seconds_mean)" \
     -v busymax="$(attr busy_seconds_max)" -v cps="$(attr critical_path_seconds)" \
     -v crit="$crit" -v f="$(attr remote_fraction)" -v engine="$(attr engine)" \
-    -v coll_us="${COLL_US:-}" -v msg_us="${MSG_US:-1.0}" -v finf="${REMOTE_AT_INF:-1}" \
+    -v event_ns="${EVENT_NS:-}" -v coll_us="${COLL_US:-}" -v msg_us="${MSG_US:-1.0}" -v finf="${REMOTE_AT_INF:-1}" \
     -v targets="$*" '
 function log2(x) { return log(x) / log(2) }
 function coll(p) {  # seconds per window: one allreduce of (15 + p) words
@@ -50,6 +52,7 @@ BEGIN {
   gsub(/ /, "", engine)
   if (W == 0 || E == 0) { print "the run committed no events in windows: nothing to predict"; exit 1 }
   c = busy * m / E                    # CPU seconds per event
+  if (event_ns != "") c = event_ns * 1e-9
   nw = E / W                          # events per window, all ranks
   mu_m = nw / m
   beta_m = crit * m / E               # measured per-window imbalance
