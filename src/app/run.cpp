@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/operations.hpp>
@@ -16,6 +17,7 @@
 #include <iostream>
 #include <new>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include "sipsim/app/commands.hpp"
@@ -25,6 +27,7 @@
 #include "sipsim/base/memory.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/output/run_file.hpp"
+#include "sipsim/pdes/window_histogram.hpp"
 #include "sipsim/version.hpp"
 
 namespace sipsim::app {
@@ -65,6 +68,44 @@ std::string engine_name(const pdes::RunResult& r) {
   return r.lookahead == pdes::kTimeMax ? "sequential" : "windowed";
 }
 
+// The figures that predict scaling (docs/scaling.md) from the engine's.
+output::RunMetadata::Scaling scaling_of(const pdes::RunResult& r, int ranks) {
+  output::RunMetadata::Scaling sc;
+  auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+  sc.remote_fraction =
+      ratio(static_cast<double>(r.remote_events), static_cast<double>(r.committed_events));
+  sc.critical_path_events = r.critical_path_events;
+  sc.busy_seconds_max = r.busy_seconds_max;
+  sc.busy_seconds_mean = r.busy_seconds_mean;
+  sc.critical_path_seconds = r.critical_path_seconds;
+  sc.sync_fraction = std::max(0.0, 1 - ratio(r.busy_seconds_mean, r.wall_seconds));
+  sc.imbalance_fraction = std::max(0.0, 1 - ratio(r.busy_seconds_mean, r.critical_path_seconds));
+  const std::size_t k = r.window_histogram.size();
+  const std::uint64_t max = r.rank_window_max.empty() ? 0
+                                                      : *std::max_element(r.rank_window_max.begin(),
+                                                                          r.rank_window_max.end());
+  const pdes::WindowSummary all = pdes::summarize(r.window_histogram, r.committed_events, max);
+  sc.window_events_mean = all.mean;
+  sc.window_events_p50 = all.p50;
+  sc.window_events_p99 = all.p99;
+  sc.window_events_max = all.max;
+  for (std::size_t i = 0; i < k; ++i) sc.bucket_low.push_back(pdes::WindowHistogram::bucket_low(i));
+  sc.histogram = r.window_histogram;
+  sc.rank_histogram = r.rank_window_histogram;
+  sc.rank_events = r.rank_events;
+  sc.rank_busy_seconds = r.rank_busy_seconds;
+  for (std::size_t rank = 0; rank < static_cast<std::size_t>(ranks); ++rank) {
+    const pdes::WindowSummary one =
+        pdes::summarize(std::span(r.rank_window_histogram).subspan(rank * k, k),
+                        r.rank_events[rank], r.rank_window_max[rank]);
+    sc.rank_window_events_mean.push_back(one.mean);
+    sc.rank_window_events_p50.push_back(one.p50);
+    sc.rank_window_events_p99.push_back(one.p99);
+    sc.rank_window_events_max.push_back(one.max);
+  }
+  return sc;
+}
+
 void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const MemoryStats& mem,
                    int ranks, const std::string& output) {
   const scenario::Scenario& s = setup.scenario;
@@ -85,10 +126,20 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
   } else {
     row("engine",
         fmt::format("windowed, {} windows of {}", r.windows, base::format_time_ps(r.lookahead)));
-    row("remote events", std::to_string(r.remote_events));
+    const output::RunMetadata::Scaling sc = scaling_of(r, ranks);
+    // Exact counts: the same at every run of the scenario on this many ranks.
+    row("events/window",
+        fmt::format("per rank mean {:.1f}, p50 {}, p99 {}, max {}; critical path {} events",
+                    sc.window_events_mean, sc.window_events_p50, sc.window_events_p99,
+                    sc.window_events_max, sc.critical_path_events));
+    row("remote events",
+        fmt::format("{} ({:.1f}% of events)", r.remote_events, 100 * sc.remote_fraction));
     row("busy", fmt::format("{:.3f} s slowest rank, {:.3f} s mean ({:.0f}% of wall)",
                             r.busy_seconds_max, r.busy_seconds_mean,
                             r.wall_seconds > 0 ? 100 * r.busy_seconds_mean / r.wall_seconds : 0.0));
+    row("sync",
+        fmt::format("critical path {:.3f} s; {:.0f}% of wall synchronising, imbalance {:.0f}%",
+                    r.critical_path_seconds, 100 * sc.sync_fraction, 100 * sc.imbalance_fraction));
   }
   if (r.epochs > 0) row("epochs", std::to_string(r.epochs));
   row("peak memory",
@@ -235,6 +286,7 @@ output::RunMetadata metadata(const scenario::Scenario& s, const pdes::RunResult&
   meta.epochs = result.epochs;
   meta.engine = engine_name(result);
   meta.peak_rss_bytes = mem.peak_rss_bytes;
+  meta.scaling = scaling_of(result, ranks);
   return meta;
 }
 

@@ -518,6 +518,41 @@ void write_attr(hid_t object, const std::string& name, double value) {
   write_scalar_attr(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
 }
 
+namespace {
+// An array attribute of shape `dims` (row-major), written whole by every rank.
+void write_array_attr(hid_t object, const std::string& name, hid_t file_type, hid_t mem_type,
+                      std::span<const hsize_t> dims, const void* buf) {
+  silence_hdf5_errors();
+  const std::string what = "attribute '" + name + "'";
+  const htri_t exists = H5Aexists(object, name.c_str());
+  if (exists < 0) fail("cannot query " + what);
+  if (exists > 0) check(H5Adelete(object, name.c_str()), "cannot replace " + what);
+  const Handle space =
+      checked(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+              "cannot create the dataspace of " + what);
+  const Handle attr =
+      checked(H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+              "cannot create " + what);
+  check(H5Awrite(attr.get(), mem_type, buf), "cannot write " + what);
+}
+
+std::vector<hsize_t> shape_of(std::size_t size, std::span<const std::uint64_t> shape) {
+  if (shape.empty()) return {static_cast<hsize_t>(size)};
+  return {shape.begin(), shape.end()};
+}
+}  // namespace
+
+void write_attr(hid_t object, const std::string& name, std::span<const std::uint64_t> values,
+                std::span<const std::uint64_t> shape) {
+  write_array_attr(object, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, shape_of(values.size(), shape),
+                   values.data());
+}
+
+void write_attr(hid_t object, const std::string& name, std::span<const double> values) {
+  write_array_attr(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, shape_of(values.size(), {}),
+                   values.data());
+}
+
 // --- Distributed datasets ---------------------------------------------------
 
 Handle write_distributed(File& file, const std::string& path, std::uint64_t global_size,

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -196,6 +197,33 @@ void RunFile::write_meta(const RunMetadata& m) {
   h5::write_attr(id, "epochs", m.epochs);
   h5::write_attr(id, "engine", std::string_view(m.engine));
   h5::write_attr(id, "peak_rss_bytes", m.peak_rss_bytes);
+  const RunMetadata::Scaling& sc = m.scaling;
+  h5::write_attr(id, "remote_fraction", sc.remote_fraction);
+  h5::write_attr(id, "critical_path_events", sc.critical_path_events);
+  h5::write_attr(id, "busy_seconds_max", sc.busy_seconds_max);
+  h5::write_attr(id, "busy_seconds_mean", sc.busy_seconds_mean);
+  h5::write_attr(id, "critical_path_seconds", sc.critical_path_seconds);
+  h5::write_attr(id, "sync_fraction", sc.sync_fraction);
+  h5::write_attr(id, "imbalance_fraction", sc.imbalance_fraction);
+  h5::write_attr(id, "window_events_mean", sc.window_events_mean);
+  h5::write_attr(id, "window_events_p50", sc.window_events_p50);
+  h5::write_attr(id, "window_events_p99", sc.window_events_p99);
+  h5::write_attr(id, "window_events_max", sc.window_events_max);
+  h5::write_attr(id, "window_events_bucket_low", std::span<const std::uint64_t>(sc.bucket_low));
+  h5::write_attr(id, "window_events_histogram", std::span<const std::uint64_t>(sc.histogram));
+  const std::array<std::uint64_t, 2> shape{m.ranks, sc.bucket_low.size()};
+  h5::write_attr(id, "rank_window_events_histogram",
+                 std::span<const std::uint64_t>(sc.rank_histogram), shape);
+  h5::write_attr(id, "rank_events", std::span<const std::uint64_t>(sc.rank_events));
+  h5::write_attr(id, "rank_busy_seconds", std::span<const double>(sc.rank_busy_seconds));
+  h5::write_attr(id, "rank_window_events_mean",
+                 std::span<const double>(sc.rank_window_events_mean));
+  h5::write_attr(id, "rank_window_events_p50",
+                 std::span<const std::uint64_t>(sc.rank_window_events_p50));
+  h5::write_attr(id, "rank_window_events_p99",
+                 std::span<const std::uint64_t>(sc.rank_window_events_p99));
+  h5::write_attr(id, "rank_window_events_max",
+                 std::span<const std::uint64_t>(sc.rank_window_events_max));
 }
 
 void RunFile::write_lp_stats(std::uint64_t lp_count, std::span<const std::uint64_t> local_lps,

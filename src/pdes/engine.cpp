@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -18,6 +19,7 @@
 #include "sipsim/base/interrupt.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/pdes/event_queue.hpp"
+#include "sipsim/pdes/window_histogram.hpp"
 
 namespace sipsim::pdes {
 namespace detail {
@@ -319,9 +321,13 @@ class Epochs {
   std::vector<std::uint64_t> local_, totals_;
 };
 
-// What every rank contributes to the one reduction per window.
+// What every rank contributes to the one reduction per window. The reduced
+// buffer is this header followed by one word per rank: how many ranks send
+// to that rank in this window (sum), so no all-to-all of counts is needed.
 struct WindowStats {
-  std::uint64_t next_time;      // min: the next window starts here
+  // min: the next window starts here (this rank's queue and the events it
+  // is sending, so that events in flight count)
+  std::uint64_t next_time;
   std::uint64_t committed;      // sum
   std::uint64_t last_time;      // max
   std::uint64_t busy_ns;        // sum: time spent processing events
@@ -334,36 +340,56 @@ struct WindowStats {
   std::uint64_t epoch_min, epoch_max;
   std::uint64_t counters_min, counters_max;
   std::uint64_t interrupt;  // max: a signal any rank received, or 0
+  // The window just processed (0 after an epoch or the start): max over
+  // ranks of its events and of its busy time, for the critical path.
+  std::uint64_t window_events_max;
+  std::uint64_t window_busy_ns_max;
 };
 constexpr int kStatsWords = sizeof(WindowStats) / sizeof(std::uint64_t);
 
-void merge_stats(void* in, void* inout, int* len, MPI_Datatype*) {
-  const auto* a = static_cast<const WindowStats*>(in);
-  auto* b = static_cast<WindowStats*>(inout);
+void merge_header(const WindowStats& a, WindowStats& b) {
+  b.next_time = std::min(b.next_time, a.next_time);
+  b.committed += a.committed;
+  b.last_time = std::max(b.last_time, a.last_time);
+  b.busy_ns += a.busy_ns;
+  b.busy_ns_max = std::max(b.busy_ns_max, a.busy_ns_max);
+  b.error_rank = std::min(b.error_rank, a.error_rank);
+  b.remote_events += a.remote_events;
+  b.work_done += a.work_done;
+  b.epoch_min = std::min(b.epoch_min, a.epoch_min);
+  b.epoch_max = std::max(b.epoch_max, a.epoch_max);
+  b.counters_min = std::min(b.counters_min, a.counters_min);
+  b.counters_max = std::max(b.counters_max, a.counters_max);
+  b.interrupt = std::max(b.interrupt, a.interrupt);
+  b.window_events_max = std::max(b.window_events_max, a.window_events_max);
+  b.window_busy_ns_max = std::max(b.window_busy_ns_max, a.window_busy_ns_max);
+}
+
+// The operation of the window reduction: the header word by word, then the
+// sender counts summed. The datatype's size says how many ranks there are.
+void merge_stats(void* in, void* inout, int* len, MPI_Datatype* type) {
+  int bytes = 0;
+  MPI_Type_size(*type, &bytes);
+  const auto words = static_cast<std::size_t>(bytes) / sizeof(std::uint64_t);
   for (int i = 0; i < *len; ++i) {
-    b[i].next_time = std::min(b[i].next_time, a[i].next_time);
-    b[i].committed += a[i].committed;
-    b[i].last_time = std::max(b[i].last_time, a[i].last_time);
-    b[i].busy_ns += a[i].busy_ns;
-    b[i].busy_ns_max = std::max(b[i].busy_ns_max, a[i].busy_ns_max);
-    b[i].error_rank = std::min(b[i].error_rank, a[i].error_rank);
-    b[i].remote_events += a[i].remote_events;
-    b[i].work_done += a[i].work_done;
-    b[i].epoch_min = std::min(b[i].epoch_min, a[i].epoch_min);
-    b[i].epoch_max = std::max(b[i].epoch_max, a[i].epoch_max);
-    b[i].counters_min = std::min(b[i].counters_min, a[i].counters_min);
-    b[i].counters_max = std::max(b[i].counters_max, a[i].counters_max);
-    b[i].interrupt = std::max(b[i].interrupt, a[i].interrupt);
+    const auto* a = reinterpret_cast<const WindowStats*>(static_cast<const std::uint64_t*>(in) +
+                                                         static_cast<std::size_t>(i) * words);
+    auto* b = reinterpret_cast<WindowStats*>(static_cast<std::uint64_t*>(inout) +
+                                             static_cast<std::size_t>(i) * words);
+    merge_header(*a, *b);
+    const auto* ta = reinterpret_cast<const std::uint64_t*>(a + 1);
+    auto* tb = reinterpret_cast<std::uint64_t*>(b + 1);
+    for (std::size_t w = kStatsWords; w < words; ++w) tb[w - kStatsWords] += ta[w - kStatsWords];
   }
 }
 
 // MPI handles freed on scope exit.
 class MpiTypes {
  public:
-  MpiTypes() {
+  explicit MpiTypes(int ranks) {
     MPI_Type_contiguous(static_cast<int>(sizeof(Event)), MPI_BYTE, &event_);
     MPI_Type_commit(&event_);
-    MPI_Type_contiguous(kStatsWords, MPI_UINT64_T, &stats_);
+    MPI_Type_contiguous(kStatsWords + ranks, MPI_UINT64_T, &stats_);
     MPI_Type_commit(&stats_);
     MPI_Op_create(&merge_stats, 1, &merge_);
   }
@@ -424,10 +450,51 @@ class Progress {
   bool enabled_;
 };
 
+// Every rank's share of the scaling figures (RunResult), on every rank: its
+// events, busy time and events-per-window histogram up to the highest bucket
+// any rank used. Once per run.
+void gather_scaling(const boost::mpi::communicator& comm, const WindowHistogram& histogram,
+                    std::uint64_t events, std::uint64_t busy_ns, RunResult& result) {
+  const auto counts = histogram.counts();
+  std::uint64_t used = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] != 0) used = i + 1;
+  }
+  std::uint64_t k = 0;
+  MPI_Allreduce(&used, &k, 1, MPI_UINT64_T, MPI_MAX, MPI_Comm(comm));
+  const std::size_t row = 3 + k;
+  std::vector<std::uint64_t> mine(row);
+  mine[0] = events;
+  mine[1] = busy_ns;
+  mine[2] = histogram.max();
+  std::copy_n(counts.begin(), k, mine.begin() + 3);
+  const auto ranks = static_cast<std::size_t>(comm.size());
+  std::vector<std::uint64_t> all(row * ranks);
+  MPI_Allgather(mine.data(), static_cast<int>(row), MPI_UINT64_T, all.data(), static_cast<int>(row),
+                MPI_UINT64_T, MPI_Comm(comm));
+  result.window_histogram.assign(k, 0);
+  result.rank_window_histogram.resize(k * ranks);
+  result.rank_events.resize(ranks);
+  result.rank_window_max.resize(ranks);
+  result.rank_busy_seconds.resize(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const std::uint64_t* p = all.data() + r * row;
+    result.rank_events[r] = p[0];
+    result.rank_busy_seconds[r] = static_cast<double>(p[1]) * 1e-9;
+    result.rank_window_max[r] = p[2];
+    for (std::size_t i = 0; i < k; ++i) {
+      result.rank_window_histogram[r * k + i] = p[3 + i];
+      result.window_histogram[i] += p[3 + i];
+    }
+  }
+}
+
 // Sequential: every event in key order, no windows, no communication. Epochs
 // are run where the windowed engine runs them; the sum is this rank's own.
-void run_sequential(const Model& model, Scheduler& s, Epochs& epochs, const EngineOptions& options,
+void run_sequential(const Model& model, Scheduler& s, Epochs& epochs,
+                    const boost::mpi::communicator& comm, const EngineOptions& options,
                     RunResult& result) {
+  const auto t0 = Clock::now();
   Progress progress(options.progress_interval_s, options.end_time, model.progress_total(), true);
   // Events between checks of the progress clock and of an interrupt: a few
   // milliseconds of work.
@@ -453,6 +520,15 @@ void run_sequential(const Model& model, Scheduler& s, Epochs& epochs, const Engi
   result.lookahead = kTimeMax;
   result.windows = 1;
   result.epochs = epochs.count();
+  // One window holding every event: the scaling figures of a one-rank run.
+  const auto busy_ns = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+  result.busy_seconds_max = result.busy_seconds_mean = static_cast<double>(busy_ns) * 1e-9;
+  result.critical_path_events = s.committed();
+  result.critical_path_seconds = result.busy_seconds_max;
+  WindowHistogram histogram;
+  histogram.add(s.committed());
+  gather_scaling(comm, histogram, s.committed(), busy_ns, result);
 }
 
 // Conservative windows: process [T, min(T + lookahead, next epoch, end)),
@@ -464,64 +540,86 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
   const MPI_Comm c = comm;
   const int ranks = comm.size();
   const int rank = comm.rank();
-  const MpiTypes types;
+  const MpiTypes types(ranks);
   Progress progress(options.progress_interval_s, options.end_time, model.progress_total(),
                     rank == 0);
 
-  std::vector<int> send_counts(static_cast<std::size_t>(ranks)), recv_counts(send_counts.size());
-  std::vector<std::vector<Event>> inbox(send_counts.size());
+  const std::size_t words = kStatsWords + static_cast<std::size_t>(ranks);
+  std::vector<std::uint64_t> local_buf(words), global_buf(words);
+  std::vector<Event> inbox;
   std::vector<MPI_Request> requests;
-  requests.reserve(2 * send_counts.size());
+  requests.reserve(static_cast<std::size_t>(ranks));
   std::uint64_t remote_sent = 0;
+  std::uint64_t rounds = 0;
   constexpr int kTag = 7001;
 
-  // Once per window and per peer rank: counts, then one contiguous buffer each way.
-  auto exchange = [&] {
+  // Once per round: the events go straight to the peers they are for; one
+  // reduction carries the statistics and, per rank, how many ranks send to it,
+  // so each rank receives exactly that many messages. Cost per rank: one
+  // allreduce (O(log P) steps) plus the peers actually sent to.
+  auto exchange = [&](WindowStats local) {
+    // Alternating tags: a rank can start the next round's sends while a peer
+    // still receives this round's (it has left the reduction, the peer not
+    // yet), never two rounds ahead (the next reduction waits for the peer).
+    const int tag = kTag + static_cast<int>(rounds++ & 1);
     auto& outbox = s.outbox();
-    for (std::size_t r = 0; r < outbox.size(); ++r) {
-      send_counts[r] = static_cast<int>(outbox[r].size());
-      remote_sent += outbox[r].size();
-    }
-    MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, c);
+    std::fill(local_buf.begin() + kStatsWords, local_buf.end(), 0);
     requests.clear();
-    for (std::size_t r = 0; r < inbox.size(); ++r) {
-      if (recv_counts[r] == 0) continue;
+    for (std::size_t r = 0; r < outbox.size(); ++r) {
+      if (outbox[r].empty()) continue;
+      remote_sent += outbox[r].size();
+      local_buf[kStatsWords + r] = 1;
+      for (const Event& ev : outbox[r]) local.next_time = std::min(local.next_time, ev.time);
+      requests.emplace_back();
+      MPI_Isend(outbox[r].data(), static_cast<int>(outbox[r].size()), types.event(),
+                static_cast<int>(r), tag, c, &requests.back());
+    }
+    local.remote_events = remote_sent;
+    std::memcpy(local_buf.data(), &local, sizeof local);
+    MPI_Allreduce(local_buf.data(), global_buf.data(), 1, types.stats(), types.merge(), c);
+    WindowStats global{};
+    std::memcpy(&global, global_buf.data(), sizeof global);
+    const std::uint64_t incoming = global_buf[kStatsWords + static_cast<std::size_t>(rank)];
+    bool receive_failed = false;
+    for (std::uint64_t m = 0; m < incoming; ++m) {
+      MPI_Message message{};
+      MPI_Status status{};
+      MPI_Mprobe(MPI_ANY_SOURCE, tag, c, &message, &status);
+      int count = 0;
+      MPI_Get_count(&status, types.event(), &count);
       try {
-        inbox[r].resize(static_cast<std::size_t>(recv_counts[r]));
+        inbox.resize(static_cast<std::size_t>(count));
       } catch (const std::bad_alloc&) {
-        // The peers' sends are already under way and cannot be matched or
-        // called off: stopping all ranks is the only way not to hang them.
-        std::cerr << "sipsim: error: rank " << rank << ": out of memory receiving "
-                  << recv_counts[r] << " events from rank " << r << "\n";
+        // The peer's send is under way and cannot be called off: stopping
+        // all ranks is the only way not to hang them.
+        std::cerr << "sipsim: error: rank " << rank << ": out of memory receiving " << count
+                  << " events from rank " << status.MPI_SOURCE << "\n";
         MPI_Abort(c, 1);
       }
-      requests.emplace_back();
-      MPI_Irecv(inbox[r].data(), recv_counts[r], types.event(), static_cast<int>(r), kTag, c,
-                &requests.back());
-    }
-    for (std::size_t r = 0; r < outbox.size(); ++r) {
-      if (send_counts[r] == 0) continue;
-      requests.emplace_back();
-      MPI_Isend(outbox[r].data(), send_counts[r], types.event(), static_cast<int>(r), kTag, c,
-                &requests.back());
+      MPI_Mrecv(inbox.data(), count, types.event(), &message, MPI_STATUS_IGNORE);
+      // The queue orders by (time, dst, src, seq): arrival order is irrelevant.
+      try {
+        if (!receive_failed) {
+          for (const Event& ev : inbox) s.receive(ev);
+        }
+      } catch (const std::bad_alloc& e) {
+        // Reported by the next round's reduction, like a model error.
+        receive_failed = true;
+        s.fail("receiving events from other ranks: " + describe(e));
+      }
     }
     MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-    try {
-      for (std::size_t r = 0; r < inbox.size(); ++r) {
-        for (const Event& ev : inbox[r]) s.receive(ev);
-        inbox[r].clear();
-        outbox[r].clear();
-      }
-    } catch (const std::bad_alloc& e) {
-      // Reported by the next window's reduction, like a model error.
-      s.fail("receiving events from other ranks: " + describe(e));
-    }
+    for (auto& box : outbox) box.clear();
+    return global;
   };
 
   std::uint64_t busy_ns = 0;
   std::uint64_t windows = 0;
+  // The window just processed, reported by the next round.
+  std::uint64_t window_events = 0, window_busy_ns = 0;
+  std::uint64_t critical_events = 0, critical_ns = 0;
+  WindowHistogram histogram;
   WindowStats global{};
-  exchange();
   for (;;) {
     const WindowStats local{
         .next_time = s.next_time(),
@@ -537,8 +635,13 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
         .counters_min = epochs.counters(),
         .counters_max = epochs.counters(),
         .interrupt = static_cast<std::uint64_t>(base::interrupt_signal()),
+        .window_events_max = window_events,
+        .window_busy_ns_max = window_busy_ns,
     };
-    MPI_Allreduce(&local, &global, 1, types.stats(), types.merge(), c);
+    window_events = window_busy_ns = 0;
+    global = exchange(local);
+    critical_events += global.window_events_max;
+    critical_ns += global.window_busy_ns_max;
     if (global.error_rank != ~std::uint64_t{0}) {
       // The lowest failed rank prints; a planner that throws fails them all.
       const bool origin = global.error_rank == static_cast<std::uint64_t>(rank);
@@ -578,11 +681,12 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
     const Time bound =
         std::min({saturating_add(start, lookahead), epochs.next(), options.end_time});
     const auto t0 = Clock::now();
-    s.process_until(bound, ~std::uint64_t{0});
-    busy_ns += static_cast<std::uint64_t>(
+    window_events = s.process_until(bound, ~std::uint64_t{0});
+    window_busy_ns = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+    busy_ns += window_busy_ns;
+    histogram.add(window_events);
     ++windows;
-    exchange();
   }
   result.committed_events = global.committed;
   result.last_event_time = global.last_time;
@@ -592,6 +696,9 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
   result.remote_events = global.remote_events;
   result.busy_seconds_max = static_cast<double>(global.busy_ns_max) * 1e-9;
   result.busy_seconds_mean = static_cast<double>(global.busy_ns) * 1e-9 / ranks;
+  result.critical_path_events = critical_events;
+  result.critical_path_seconds = static_cast<double>(critical_ns) * 1e-9;
+  gather_scaling(comm, histogram, s.committed(), busy_ns, result);
 }
 
 // Throws EngineError on every rank when `error` is set on any; the lowest
@@ -661,11 +768,13 @@ RunResult run(Model& model, const Partition& partition, const boost::mpi::commun
   RunResult result;
   if (sequential) {
     if (scheduler->failed()) throw EngineError(scheduler->error(), true);
-    run_sequential(model, *scheduler, epochs, options, result);
+    run_sequential(model, *scheduler, epochs, comm, options, result);
   } else {
     run_windowed(model, *scheduler, epochs, comm, options, lookahead, result);
   }
-  std::string collect_error;
+  // A failure receiving the last round's events has no later reduction to
+  // report it.
+  std::string collect_error = scheduler->failed() ? scheduler->error() : std::string();
   try {
     scheduler->collect(result);
   } catch (const std::exception& e) {

@@ -100,6 +100,11 @@ void write_attr(hid_t object, const std::string& name, std::string_view value);
 void write_attr(hid_t object, const std::string& name, std::uint64_t value);
 void write_attr(hid_t object, const std::string& name, std::int64_t value);
 void write_attr(hid_t object, const std::string& name, double value);
+// Array attributes, the same on every rank: 1-D, or of `shape` (row-major,
+// its product the number of values). At least one element.
+void write_attr(hid_t object, const std::string& name, std::span<const std::uint64_t> values,
+                std::span<const std::uint64_t> shape = {});
+void write_attr(hid_t object, const std::string& name, std::span<const double> values);
 
 // A 1-D dataset of `global_size` elements at absolute `path`, each rank writing
 // the elements at `indices` (strictly increasing global indices; any rank may

@@ -11,6 +11,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sipsim/output/destination.hpp"
 #include "sipsim/output/h5.hpp"
@@ -40,6 +41,25 @@ struct RunMetadata {
   std::uint64_t epochs = 0;  // global controller epochs run (DESIGN.md §2)
   std::string engine;
   std::uint64_t peak_rss_bytes = 0;  // sum over ranks of each rank's peak resident memory
+  // What predicting scaling needs (docs/scaling.md, docs/output.md).
+  struct Scaling {
+    double remote_fraction = 0;
+    std::uint64_t critical_path_events = 0;
+    double busy_seconds_max = 0, busy_seconds_mean = 0, critical_path_seconds = 0;
+    double sync_fraction = 0, imbalance_fraction = 0;
+    // Events per window per rank, over all ranks.
+    double window_events_mean = 0;
+    std::uint64_t window_events_p50 = 0, window_events_p99 = 0, window_events_max = 0;
+    std::vector<std::uint64_t> bucket_low;      // histogram buckets' lower bounds (K)
+    std::vector<std::uint64_t> histogram;       // K: rank-windows per bucket
+    std::vector<std::uint64_t> rank_histogram;  // ranks x K
+    // Per rank.
+    std::vector<std::uint64_t> rank_events;
+    std::vector<double> rank_busy_seconds;
+    std::vector<double> rank_window_events_mean;
+    std::vector<std::uint64_t> rank_window_events_p50, rank_window_events_p99,
+        rank_window_events_max;
+  } scaling;
 };
 
 // The finished file could not be put under its name (one appeared there

@@ -66,6 +66,17 @@ struct RunResult {
   // mean. wall_seconds minus busy_seconds_max is synchronisation and waiting.
   double busy_seconds_max = 0;
   double busy_seconds_mean = 0;
+  // Scaling figures (docs/scaling.md), identical on every rank. Counts are
+  // exact; the *_seconds are measured. Windows of the sequential engine: 1.
+  std::uint64_t critical_path_events = 0;  // sum over windows of the busiest rank's events
+  double critical_path_seconds = 0;        // sum over windows of the slowest rank's busy time
+  // Events per window per rank, as WindowHistogram buckets 0..K-1: over all
+  // ranks (K entries), and per rank (ranks x K, row-major).
+  std::vector<std::uint64_t> window_histogram;
+  std::vector<std::uint64_t> rank_window_histogram;
+  std::vector<std::uint64_t> rank_events;      // events committed by each rank
+  std::vector<std::uint64_t> rank_window_max;  // each rank's largest window
+  std::vector<double> rank_busy_seconds;       // each rank's time processing events
   // This rank's LPs, in the order of Partition::lps_of(rank).
   std::vector<std::uint64_t> lp_events;  // events processed per LP
   std::vector<std::uint64_t> lp_digest;  // order-sensitive hash of each LP's history
