@@ -3,8 +3,13 @@
 // (docs/performance.md, "Start-up").
 #include "sipsim/app/launch.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace sipsim::app {
 
@@ -33,12 +38,30 @@ bool launched_by_mpi() {
   return false;
 }
 
-void prefer_light_singleton() {
-  if (launched_by_mpi()) return;
+SingletonSession::~SingletonSession() {
+  if (dir_.empty()) return;
+  std::error_code ignored;  // best effort: a leftover directory harms nothing
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+SingletonSession prefer_light_singleton() {
+  if (launched_by_mpi()) return {};
   // setenv(..., 0) keeps what the user set (e.g. OMPI_MCA_pml for a test).
   ::setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
   ::setenv("OMPI_MCA_pml", "ob1", 0);
   ::setenv("OMPI_MCA_btl", "self", 0);
+  if (std::getenv("OMPI_MCA_orte_tmpdir_base") != nullptr) return {};
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = (tmp != nullptr && *tmp != '\0') ? tmp : "/tmp";
+  pattern += "/sipsim-mpi-XXXXXX";
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  // Without a directory of our own, Open MPI's shared default still works
+  // for a run that is alone on its host.
+  if (::mkdtemp(name.data()) == nullptr) return {};
+  SingletonSession session(name.data());
+  ::setenv("OMPI_MCA_orte_tmpdir_base", session.dir().c_str(), 1);
+  return session;
 }
 
 }  // namespace sipsim::app

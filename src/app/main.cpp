@@ -145,7 +145,8 @@ int main(int argc, char** argv) {
     return usage_error(message, command);
   }
 
-  prefer_light_singleton();
+  // Declared before the environment, so removed after MPI_Finalize.
+  const SingletonSession session = prefer_light_singleton();
   const boost::mpi::environment env(argc, argv, false);
   const boost::mpi::communicator world;
   if (*run_cmd) return run_command(run, world);

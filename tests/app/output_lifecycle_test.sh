@@ -13,6 +13,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# A lone run's Open MPI session directory goes under $TMPDIR; kill -9 leaves it.
+export TMPDIR=$work/session
+mkdir -p "$TMPDIR"
 export LC_ALL=C OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 failures=0 passed=0
@@ -302,6 +305,26 @@ else
   fail race-force "out.h5 (run_id '$id', seed '$(attr out.h5 seed)') is neither run's ($ia, $ib)"
 fi
 complete race-force out.h5
+
+# Lone runs side by side on one host (a job array packed on a node): each has
+# a session directory of its own under $TMPDIR, so none prints Open MPI's
+# "unable to open file for mmap" when another finishes, and none is left.
+fresh concurrent
+mkdir tmp
+for round in 1 2; do
+  lone=()
+  for i in 1 2 3 4 5 6 7 8; do
+    TMPDIR=$PWD/tmp "$sipsim" run s.yaml -o "out$i.h5" -q --force > "o$i" 2> "e$i" &
+    lone+=($!)
+  done
+  codes=""
+  for p in "${lone[@]}"; do
+    wait "$p"
+    codes+=$?
+  done
+  check "concurrent-$round" 00000000 "" "(e[1-8] ){8}(o[1-8] ){8}(out[1-8]\\.h5 ){8}tmp" "$codes" "$(cat e1 e2 e3 e4 e5 e6 e7 e8)"
+  [ -z "$(ls -A tmp)" ] && pass || fail "concurrent-$round" "session directories left: $(ls -A tmp)"
+done
 
 echo "$passed passed, $failures failed"
 [ "$failures" = 0 ]
