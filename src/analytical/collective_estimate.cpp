@@ -184,6 +184,8 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   struct Arrival {
     std::uint32_t from;
     pdes::Time at;
+    std::uint64_t bytes;
+    pdes::Time transfer;  // transfer_ps of these bytes (the receiver's is the same)
   };
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
   std::vector<State> state(p);
@@ -218,9 +220,10 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes) + wait;
         sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes) + wait);
         tx = sends_done;
-        transfer[m].send(collective::transfer_ps(network, a, b, snd.bytes) + wait);
+        const pdes::Time bare = collective::transfer_ps(network, a, b, snd.bytes);
+        transfer[m].send(bare + wait);
         ++est.messages;
-        inbox[snd.peer].push_back({m, arrival});
+        inbox[snd.peer].push_back({m, arrival, snd.bytes, bare});
       }
       s.sends_done = sends_done;
     }
@@ -238,7 +241,6 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       pdes::Time recv_max = 0;
       bool missing = false;
       for (const collective::WireMessage& r : wire[m].in) {
-        transfer[m].receive(collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
         const std::uint32_t e = head[r.peer];
         if (e == kNone) {
           missing = true;
@@ -247,6 +249,10 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         head[r.peer] = next[e];
         used[e] = 1;
         recv_max = std::max(recv_max, box[e].at);
+        transfer[m].receive(
+            box[e].bytes == r.bytes
+                ? box[e].transfer
+                : collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
       }
       for (const Arrival& a : box) head[a.from] = kNone;
       if (missing) return std::nullopt;
@@ -423,9 +429,8 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         for (std::size_t g = first; g < last; ++g) {
           pdes::Time wait = 0;
           for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-            wait = std::max(wait, fabric::serialization_ps(
-                                      load[res[k].id] - std::min(load[res[k].id], own[res[k].id]),
-                                      res[k].rate_bps));
+            const std::uint64_t other = load[res[k].id] - std::min(load[res[k].id], own[res[k].id]);
+            if (other > 0) wait = std::max(wait, fabric::serialization_ps(other, res[k].rate_bps));
           }
           out.push_back(wait);
         }

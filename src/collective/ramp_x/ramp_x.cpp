@@ -330,7 +330,7 @@ bool ramp_all_to_all_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
 // one box with each of the s_k - 1 other members of its subgroup (add_ramp_rs, add_ramp_ag).
 // Only the boxes' byte counts are needed, not their chunk sets: a box's chunk sets are the same
 // lattice for every member but its base (boxes.hpp), so every box of the step has as many parts
-// as the member's own; in the member layout with equal chunks every box also has its bytes.
+// as the member's own, and with equal chunks as many bytes (the member layout needs them equal).
 bool ramp_exchange_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   const CollectiveSpec& spec = sched.spec();
   if (spec.stages > 0) return false;
@@ -372,8 +372,10 @@ bool ramp_exchange_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   const std::vector<ChunkSet> mine_sets = R.box(lay, R.me, later);
   const std::uint64_t mine = R.bytes(mine_sets);
   const auto parts = u32(mine_sets.size());
+  // With equal chunks every box of the step (as many chunks) has the member's own box's bytes.
+  const bool equal = total % sched.chunks() == 0;
   auto box_bytes = [&](const ramp::Offsets& o) {
-    return lay == RampLayout::kMember ? mine : R.bytes(R.box(lay, o, later));
+    return equal ? mine : R.bytes(R.box(lay, o, later));
   };
   w.out.reserve(s - 1);
   w.in.reserve(s - 1);
