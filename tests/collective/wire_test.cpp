@@ -132,5 +132,43 @@ TEST(WireStep, RampExchangeClosedFormMatchesTheChunkSchedule) {
   EXPECT_GT(checked, 10000);
 }
 
+// Bruck all-to-all in closed form against the chunk sets, parts included.
+TEST(WireStep, BruckAllToAllClosedFormMatchesTheChunkSchedule) {
+  int checked = 0;
+  for (std::uint32_t p = 1; p <= 70; ++p) {
+    for (std::uint64_t bytes : {std::uint64_t{p} * 24, std::uint64_t{p} * 24 + 5}) {
+      CollectiveSpec spec;
+      spec.op = Op::kAllToAll;
+      spec.algorithm = algorithm("bruck");
+      spec.p = p;
+      spec.bytes = bytes;
+      for (std::uint32_t m = 0; m < p; ++m) {
+        const Schedule sched(spec, m);
+        for (std::uint32_t i = 0; i < sched.steps(); ++i) {
+          const Step step = sched.step(i);
+          const WireStep w = wire_step(sched, i);
+          const std::vector<WireMessage> out = outgoing(step), in = incoming(step);
+          ASSERT_EQ(w.out.size(), out.size());
+          ASSERT_EQ(w.in.size(), in.size());
+          for (std::size_t j = 0; j < out.size(); ++j) {
+            EXPECT_EQ(w.out[j].peer, out[j].peer) << p << " m" << m << " i" << i;
+            EXPECT_EQ(w.out[j].bytes, out[j].bytes) << p << " m" << m << " i" << i;
+            EXPECT_EQ(w.out[j].parts, out[j].parts) << p << " m" << m << " i" << i;
+          }
+          for (std::size_t j = 0; j < in.size(); ++j) {
+            EXPECT_EQ(w.in[j].peer, in[j].peer) << p << " m" << m << " i" << i;
+            EXPECT_EQ(w.in[j].bytes, in[j].bytes) << p << " m" << m << " i" << i;
+            EXPECT_EQ(w.in[j].parts, in[j].parts) << p << " m" << m << " i" << i;
+          }
+          EXPECT_EQ(w.local, step.local);
+          EXPECT_EQ(w.local_bytes, step.local_bytes) << p << " m" << m << " i" << i;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);
+}
+
 }  // namespace
 }  // namespace sipsim::collective
