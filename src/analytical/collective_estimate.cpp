@@ -1,6 +1,8 @@
 #include "sipsim/analytical/collective_estimate.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -30,15 +32,22 @@ namespace {
 // Extra delay of message k of member m's step i (loads), or none.
 using Waits = std::vector<std::vector<pdes::Time>>;  // [member][message of any step, in order]
 
+std::vector<collective::Schedule> all_schedules(const collective::CollectiveSpec& spec) {
+  std::vector<collective::Schedule> schedules;
+  schedules.reserve(spec.p);
+  for (std::uint32_t m = 0; m < spec.p; ++m) schedules.emplace_back(spec, m);
+  return schedules;
+}
+
+// Member by member: a member runs until a receive is missing, and resumes when
+// its sender gets there (any schedule that does not deadlock).
 CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
                                 const std::vector<std::uint32_t>& members,
                                 const fabric::Network& network, const compute::Device& device,
+                                const std::vector<collective::Schedule>& schedules,
                                 const Waits* waits) {
   const std::uint32_t p = spec.p;
   std::vector<std::size_t> sent(p, 0);  // messages member m has sent so far (index into waits)
-  std::vector<collective::Schedule> schedules;
-  schedules.reserve(p);
-  for (std::uint32_t m = 0; m < p; ++m) schedules.emplace_back(spec, m);
   std::vector<Member> state(p);
   // Arrival times of messages sent but not yet consumed, per (src, dst) pair in order.
   std::unordered_map<std::uint64_t, base::Fifo<pdes::Time>> inflight;
@@ -137,13 +146,158 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
   est.h2h = est.total > busy ? est.total - busy : 0;
   return est;
 }
+
+// The extra delays of one level's messages (every member's out messages of
+// the level's step, member by member, in order), given every member's wire
+// step at that level (empty past a member's last step).
+using LevelWaits = std::function<void(std::uint32_t level, const std::vector<collective::WireStep>&,
+                                      std::vector<pdes::Time>&)>;
+
+// The wire steps of every member at step i (empty past a member's last step).
+void fill_wire(const std::vector<collective::Schedule>& schedules, std::uint32_t i,
+               std::vector<collective::WireStep>& wire) {
+  for (std::uint32_t m = 0; m < schedules.size(); ++m) {
+    wire[m] =
+        i < schedules[m].steps() ? collective::wire_step(schedules[m], i) : collective::WireStep{};
+  }
+}
+
+// Level by level: every member's step i before any member's step i + 1. The
+// estimate is a max-plus dataflow (a step ends at the max of its own previous
+// end and its messages' arrivals, each message matched in order per pair), so
+// any order that has a message's send evaluated before its receive gives the
+// same times as longest_path; this one does when every message is received no
+// earlier than the step it is sent at. It keeps only one level of wire steps
+// and short per-member inboxes instead of a hash map of every message in
+// flight. Returns nothing when a receive comes before its send's step (then
+// longest_path applies).
+std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& spec,
+                                             const std::vector<std::uint32_t>& members,
+                                             const fabric::Network& network,
+                                             const compute::Device& device,
+                                             const std::vector<collective::Schedule>& schedules,
+                                             const LevelWaits* waits) {
+  const std::uint32_t p = spec.p;
+  struct State {
+    pdes::Time step_start = 0, lock_t = 0, sends_done = 0, compute = 0, h2t = 0;
+  };
+  struct Arrival {
+    std::uint32_t from;
+    pdes::Time at;
+    std::uint64_t bytes;
+    pdes::Time transfer;  // transfer_ps of these bytes (the receiver's is the same)
+  };
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::vector<State> state(p);
+  std::vector<std::vector<Arrival>> inbox(p);  // sent to the member, not yet received, in order
+  std::vector<std::uint32_t> head(p, kNone), next;  // per sender, its first unmatched arrival
+  std::vector<char> used;
+  std::vector<collective::WireStep> wire(p);
+  std::vector<pdes::Time> level_waits;
+  std::vector<collective::StepTransfer> transfer(
+      p, collective::StepTransfer(network.parallel_ports()));
+  CollectiveEstimate est;
+  std::uint32_t steps = 0;
+  for (const collective::Schedule& s : schedules) steps = std::max(steps, s.steps());
+  const std::vector<pdes::Time> rounds =
+      collective::lockstep_rounds(spec, members, network, device);
+
+  for (std::uint32_t i = 0; i < steps; ++i) {
+    fill_wire(schedules, i, wire);
+    if (waits) (*waits)(i, wire, level_waits);
+    std::size_t w = 0;
+    // Sends: they leave when the member's previous step has ended.
+    for (std::uint32_t m = 0; m < p; ++m) {
+      if (i >= schedules[m].steps()) continue;
+      State& s = state[m];
+      transfer[m] = collective::StepTransfer(network.parallel_ports());
+      pdes::Time tx = s.step_start;
+      pdes::Time sends_done = s.step_start;
+      for (const collective::WireMessage& snd : wire[m].out) {
+        const std::uint32_t a = members[m], b = members[snd.peer];
+        const pdes::Time wait = waits ? level_waits[w++] : 0;
+        const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
+        const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes) + wait;
+        sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes) + wait);
+        tx = sends_done;
+        const pdes::Time bare = collective::transfer_ps(network, a, b, snd.bytes);
+        transfer[m].send(bare + wait);
+        ++est.messages;
+        inbox[snd.peer].push_back({m, arrival, snd.bytes, bare});
+      }
+      s.sends_done = sends_done;
+    }
+    // Receives: matched in order per sender among what has been sent so far.
+    for (std::uint32_t m = 0; m < p; ++m) {
+      if (i >= schedules[m].steps()) continue;
+      State& s = state[m];
+      std::vector<Arrival>& box = inbox[m];
+      next.resize(box.size());
+      used.assign(box.size(), 0);
+      for (std::size_t e = box.size(); e-- > 0;) {
+        next[e] = head[box[e].from];
+        head[box[e].from] = static_cast<std::uint32_t>(e);
+      }
+      pdes::Time recv_max = 0;
+      bool missing = false;
+      for (const collective::WireMessage& r : wire[m].in) {
+        const std::uint32_t e = head[r.peer];
+        if (e == kNone) {
+          missing = true;
+          break;
+        }
+        head[r.peer] = next[e];
+        used[e] = 1;
+        recv_max = std::max(recv_max, box[e].at);
+        transfer[m].receive(
+            box[e].bytes == r.bytes
+                ? box[e].transfer
+                : collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
+      }
+      for (const Arrival& a : box) head[a.from] = kNone;
+      if (missing) return std::nullopt;
+      std::size_t kept = 0;
+      for (std::size_t e = 0; e < box.size(); ++e) {
+        if (!used[e]) box[kept++] = box[e];
+      }
+      box.resize(kept);
+      const pdes::Time local = collective::local_ps(wire[m], device);
+      const pdes::Time end =
+          collective::step_end(std::max(s.sends_done, recv_max), local, s.lock_t, rounds, i);
+      s.compute += local;
+      s.h2t += transfer[m].h2t();
+      s.step_start = end;
+      s.lock_t = end;
+    }
+  }
+  // In lock-step a member that finished early still ends with the others. The
+  // member that ends last (the lowest index among equals) defines the
+  // breakdown, as in the simulator's records.
+  est.steps = steps;
+  for (std::uint32_t m = 0; m < p; ++m) {
+    State& s = state[m];
+    s.step_start += collective::remaining_rounds(rounds, schedules[m].steps());
+    if (m == 0 || s.step_start > est.total) {
+      est.total = s.step_start;
+      est.compute = s.compute;
+      est.h2t = s.h2t;
+    }
+  }
+  const pdes::Time busy = est.compute + est.h2t;
+  est.h2h = est.total > busy ? est.total - busy : 0;
+  return est;
+}
 }  // namespace
 
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
                                        const fabric::Network& network,
-                                       const compute::Device& device) {
-  return longest_path(spec, members, network, device, nullptr);
+                                       const compute::Device& device, Evaluation order) {
+  const std::vector<collective::Schedule> schedules = all_schedules(spec);
+  if (order == Evaluation::kLevels) {
+    if (auto e = level_path(spec, members, network, device, schedules, nullptr)) return *e;
+  }
+  return longest_path(spec, members, network, device, schedules, nullptr);
 }
 
 namespace {
@@ -201,20 +355,19 @@ struct Msg {
   std::uint32_t res_begin, res_end;
 };
 
-// The messages of step `i` of every member, their resources in `res`, and the
-// bytes each resource carries in the step in `load` (ids listed in `touched`).
-void load_step(const std::vector<collective::Schedule>& schedules, std::uint32_t i,
+// The messages of every member's wire step `wire` (one step index), their
+// resources in `res`, and the bytes each resource carries in the step in
+// `load` (ids listed in `touched`).
+void load_step(const std::vector<collective::WireStep>& wire,
                const std::vector<std::uint32_t>& members, const fabric::Network& network,
                std::vector<Msg>& msgs, std::vector<fabric::Network::Resource>& res,
-               std::vector<std::uint64_t>& load, std::vector<std::uint32_t>& touched,
-               std::vector<collective::WireStep>* steps) {
+               std::vector<std::uint64_t>& load, std::vector<std::uint32_t>& touched) {
   msgs.clear();
   res.clear();
-  for (std::uint32_t m = 0; m < schedules.size(); ++m) {
-    if (steps) (*steps)[m] = {};
-    if (i >= schedules[m].steps()) continue;
-    collective::WireStep step = collective::wire_step(schedules[m], i);
-    std::unordered_set<std::uint32_t> charged;  // a multicast's resources, charged once
+  std::unordered_set<std::uint32_t> charged;  // a multicast's resources, charged once
+  for (std::uint32_t m = 0; m < wire.size(); ++m) {
+    const collective::WireStep& step = wire[m];
+    charged.clear();
     for (const collective::WireMessage& w : step.out) {
       const auto begin = static_cast<std::uint32_t>(res.size());
       network.path_resources(members[m], members[w.peer], res);
@@ -225,7 +378,6 @@ void load_step(const std::vector<collective::Schedule>& schedules, std::uint32_t
       }
       msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size())});
     }
-    if (steps) (*steps)[m] = std::move(step);
   }
 }
 }  // namespace
@@ -233,7 +385,8 @@ void load_step(const std::vector<collective::Schedule>& schedules, std::uint32_t
 CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
                                           const std::vector<std::uint32_t>& members,
                                           const fabric::Network& network,
-                                          const compute::Device& device, std::uint64_t max_work) {
+                                          const compute::Device& device, std::uint64_t max_work,
+                                          Evaluation order) {
   using Run = collective::Schedule::Run;
   const std::uint32_t p = spec.p;
   const Walk walk = plan_walk(spec);
@@ -260,10 +413,11 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   if (!rounds) {
     // Message k of a member's step waits for the other senders' bytes on its
     // busiest resource; its own messages are serialised by the longest path.
-    Waits waits(p);
     std::vector<std::uint64_t> own(network.resource_count(), 0);
-    for (std::uint32_t i = 0; i < steps; ++i) {
-      load_step(schedules, i, members, network, msgs, res, load, touched, nullptr);
+    auto step_waits = [&](const std::vector<collective::WireStep>& wire,
+                          std::vector<pdes::Time>& out) {
+      out.clear();
+      load_step(wire, members, network, msgs, res, load, touched);
       for (std::size_t first = 0; first < msgs.size();) {
         std::size_t last = first;
         while (last < msgs.size() && msgs[last].from == msgs[first].from) ++last;
@@ -275,11 +429,10 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         for (std::size_t g = first; g < last; ++g) {
           pdes::Time wait = 0;
           for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-            wait = std::max(wait, fabric::serialization_ps(
-                                      load[res[k].id] - std::min(load[res[k].id], own[res[k].id]),
-                                      res[k].rate_bps));
+            const std::uint64_t other = load[res[k].id] - std::min(load[res[k].id], own[res[k].id]);
+            if (other > 0) wait = std::max(wait, fabric::serialization_ps(other, res[k].rate_bps));
           }
-          waits[msgs[g].from].push_back(wait);
+          out.push_back(wait);
         }
         for (std::size_t g = first; g < last; ++g) {
           for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
@@ -287,8 +440,23 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         first = last;
       }
       unload();
+    };
+    if (order == Evaluation::kLevels) {
+      const LevelWaits level_waits = [&](std::uint32_t,
+                                         const std::vector<collective::WireStep>& wire,
+                                         std::vector<pdes::Time>& out) { step_waits(wire, out); };
+      if (auto e = level_path(spec, members, network, device, schedules, &level_waits)) return *e;
     }
-    return longest_path(spec, members, network, device, &waits);
+    Waits waits(p);
+    std::vector<collective::WireStep> wire(p);
+    std::vector<pdes::Time> out;
+    for (std::uint32_t i = 0; i < steps; ++i) {
+      fill_wire(schedules, i, wire);
+      step_waits(wire, out);
+      std::size_t w = 0;
+      for (const Msg& g : msgs) waits[g.from].push_back(out[w++]);
+    }
+    return longest_path(spec, members, network, device, schedules, &waits);
   }
 
   // A run of n identical ring steps, every member receiving from one
@@ -308,7 +476,8 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   std::vector<std::uint32_t> pred(p), ins(p), outs(p);
   std::vector<char> seen(p);
   for (const Run& round : runs) {
-    load_step(schedules, round.first, members, network, msgs, res, load, touched, &wire);
+    fill_wire(schedules, round.first, wire);
+    load_step(wire, members, network, msgs, res, load, touched);
     for (std::uint32_t m = 0; m < p; ++m) {
       sent[m] = arrived[m] = h2t[m] = 0;
       ins[m] = outs[m] = 0;

@@ -28,6 +28,10 @@ void EstimateProgress::add(std::size_t tasks) {
   share_ += tasks > r ? (tasks - r + n - 1) / n : 0;
 }
 
+void EstimateProgress::add_on_rank0(std::size_t tasks) {
+  if (rank_ == 0) share_ += tasks;
+}
+
 void EstimateProgress::done_one() {
   ++done_;
   const double now = wall_now();

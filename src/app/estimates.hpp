@@ -33,6 +33,8 @@ class EstimateProgress {
   explicit EstimateProgress(const boost::mpi::communicator& comm);
   // A job of `tasks` estimates, shared round robin among the ranks (estimate_job).
   void add(std::size_t tasks);
+  // `tasks` more estimates that rank 0 alone runs (analyze's idle-fabric column).
+  void add_on_rank0(std::size_t tasks);
   void done_one();
   void finish();
 

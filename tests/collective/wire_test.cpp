@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "sipsim/collective/schedule.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
@@ -71,6 +72,102 @@ TEST(WireStep, RampAllToAllClosedFormMatchesTheChunkSchedule) {
     }
   }
   EXPECT_GT(checked, 1000);
+}
+
+// RAMP-x reduce-scatter / all-gather steps in closed form (all-reduce, reduce-scatter,
+// all-gather, barrier, reduce) against the chunk sets: peers in order, bytes and parts.
+TEST(WireStep, RampExchangeClosedFormMatchesTheChunkSchedule) {
+  auto exact = [](const std::vector<WireMessage>& a, const std::vector<WireMessage>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const WireMessage& x, const WireMessage& y) {
+                        return x.peer == y.peer && x.bytes == y.bytes && x.parts == y.parts;
+                      });
+  };
+  int checked = 0;
+  for (std::uint32_t x : {2u, 3u, 4u}) {
+    for (std::uint32_t J = 1; J <= x; ++J) {
+      for (std::uint32_t D = 1; D <= x; ++D) {
+        for (std::uint32_t n : {x * J * D * x, x, x * J, 2 * x}) {
+          RampShape shape;
+          try {
+            shape = ramp::shape_for(x, J, D, n);
+          } catch (const std::invalid_argument&) {
+            continue;
+          }
+          for (Op op :
+               {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBarrier, Op::kReduce}) {
+            // Equal chunks, and a size that leaves them ragged.
+            for (std::uint64_t bytes : {std::uint64_t{n} * 64, std::uint64_t{n} * 64 + 7}) {
+              CollectiveSpec spec;
+              spec.op = op;
+              spec.algorithm = algorithm("ramp-x");
+              spec.p = n;
+              spec.bytes = bytes;
+              spec.root = n / 3;
+              spec.ramp = shape;
+              for (std::uint32_t m = 0; m < n; ++m) {
+                const Schedule sched(spec, m);
+                for (std::uint32_t i = 0; i < sched.steps(); ++i) {
+                  const Step step = sched.step(i);
+                  const WireStep w = wire_step(sched, i);
+                  const std::string at = std::string(to_string(op)) + " " + std::to_string(x) +
+                                         std::to_string(J) + std::to_string(D) + " n" +
+                                         std::to_string(n) + " m" + std::to_string(m) + " i" +
+                                         std::to_string(i);
+                  ASSERT_TRUE(exact(w.out, outgoing(step))) << at;
+                  ASSERT_TRUE(exact(w.in, incoming(step))) << at;
+                  EXPECT_EQ(w.multicast, step.multicast) << at;
+                  EXPECT_EQ(w.local, step.local) << at;
+                  EXPECT_EQ(w.sources, step.sources) << at;
+                  EXPECT_EQ(w.local_bytes, step.local_bytes) << at;
+                  ++checked;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);
+}
+
+// Bruck all-to-all in closed form against the chunk sets, parts included.
+TEST(WireStep, BruckAllToAllClosedFormMatchesTheChunkSchedule) {
+  int checked = 0;
+  for (std::uint32_t p = 1; p <= 70; ++p) {
+    for (std::uint64_t bytes : {std::uint64_t{p} * 24, std::uint64_t{p} * 24 + 5}) {
+      CollectiveSpec spec;
+      spec.op = Op::kAllToAll;
+      spec.algorithm = algorithm("bruck");
+      spec.p = p;
+      spec.bytes = bytes;
+      for (std::uint32_t m = 0; m < p; ++m) {
+        const Schedule sched(spec, m);
+        for (std::uint32_t i = 0; i < sched.steps(); ++i) {
+          const Step step = sched.step(i);
+          const WireStep w = wire_step(sched, i);
+          const std::vector<WireMessage> out = outgoing(step), in = incoming(step);
+          ASSERT_EQ(w.out.size(), out.size());
+          ASSERT_EQ(w.in.size(), in.size());
+          for (std::size_t j = 0; j < out.size(); ++j) {
+            EXPECT_EQ(w.out[j].peer, out[j].peer) << p << " m" << m << " i" << i;
+            EXPECT_EQ(w.out[j].bytes, out[j].bytes) << p << " m" << m << " i" << i;
+            EXPECT_EQ(w.out[j].parts, out[j].parts) << p << " m" << m << " i" << i;
+          }
+          for (std::size_t j = 0; j < in.size(); ++j) {
+            EXPECT_EQ(w.in[j].peer, in[j].peer) << p << " m" << m << " i" << i;
+            EXPECT_EQ(w.in[j].bytes, in[j].bytes) << p << " m" << m << " i" << i;
+            EXPECT_EQ(w.in[j].parts, in[j].parts) << p << " m" << m << " i" << i;
+          }
+          EXPECT_EQ(w.local, step.local);
+          EXPECT_EQ(w.local_bytes, step.local_bytes) << p << " m" << m << " i" << i;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);
 }
 
 }  // namespace

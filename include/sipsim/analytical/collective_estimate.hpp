@@ -35,10 +35,18 @@ inline bool lockstep(const collective::CollectiveSpec& spec) {
   return collective::traits(spec.algorithm).lockstep;
 }
 
+// How the estimators walk the members' steps; both give the same estimate
+// (tests/analytical: LevelSweep). kLevels evaluates every member's step i
+// before any step i + 1 where each message is received no earlier than the
+// step it is sent at (else it falls back to kMembers); kMembers runs each
+// member until it waits for a message.
+enum class Evaluation { kLevels, kMembers };
+
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
                                        const fabric::Network& network,
-                                       const compute::Device& device);
+                                       const compute::Device& device,
+                                       Evaluation order = Evaluation::kLevels);
 
 // RAMP §7.4.1's critical-path estimator, the model behind the paper's
 // comparisons at 65,536 nodes (§8). The messages of every member's step k
@@ -73,6 +81,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                           const std::vector<std::uint32_t>& members,
                                           const fabric::Network& network,
                                           const compute::Device& device,
-                                          std::uint64_t max_work = kDefaultMaxWork);
+                                          std::uint64_t max_work = kDefaultMaxWork,
+                                          Evaluation order = Evaluation::kLevels);
 
 }  // namespace sipsim::analytical

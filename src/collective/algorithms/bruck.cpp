@@ -98,6 +98,38 @@ void add_bruck_all_to_all(Stages& st, const Ctx& c) {
   });
 }
 
+// Bruck all-to-all on the wire in closed form (equal blocks of bytes/p): step k sends to
+// m + 2^k the positions t < p with bit k set, as many for every member, and receives as many
+// from m - 2^k; the parts are bruck_all_to_all_sets' ChunkSets, counted without building them.
+std::uint32_t bruck_all_to_all_parts(std::uint32_t p, std::uint32_t sender, std::uint32_t k) {
+  const std::uint64_t pk = pow2(k), span = 2 * pk;
+  const std::uint64_t qs = (p - pk + span - 1) / span;
+  if (qs <= pk) return u32(qs);
+  const std::uint64_t base = (sender + pk) % p;
+  const std::uint64_t qwrap = (p - base + span - 1) / span;
+  const std::uint64_t us = std::min<std::uint64_t>(pk, p - pk);
+  // Every u gives one set, and a second one while its destinations wrap (qn(u) > qwrap).
+  const std::uint64_t wrapped = qwrap * span + pk < p ? p - pk - qwrap * span : 0;
+  return u32(us + std::min(us, wrapped));
+}
+
+bool bruck_wire_step(const Schedule& sched, std::uint32_t k, WireStep& w) {
+  const CollectiveSpec& spec = sched.spec();
+  const std::uint32_t p = spec.p;
+  if (spec.op != Op::kAllToAll || p < 2 || spec.bytes % p != 0) return false;
+  const std::uint64_t pk = pow2(k);
+  // Positions t < p with bit k set.
+  const std::uint64_t blocks = (p >> (k + 1)) * pk + (p % (2 * pk) > pk ? p % (2 * pk) - pk : 0);
+  const std::uint64_t bytes = blocks * (spec.bytes / p);
+  const std::uint32_t me = sched.member();
+  const auto to = u32((me + pk) % p), from = u32((me + p - pk % p) % p);
+  w.out.push_back({to, bytes, bruck_all_to_all_parts(p, me, k)});
+  w.in.push_back({from, bytes, bruck_all_to_all_parts(p, from, k)});
+  w.local = LocalOp::kCopy;
+  w.local_bytes = k + 1 == sched.steps() ? spec.bytes : bytes;
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The algorithm.
 
@@ -128,6 +160,7 @@ extern constinit const AlgorithmRow kBruckRow = {
     valid,
     no_params,
     build_bruck,
+    bruck_wire_step,
 };
 
 }  // namespace sipsim::collective::detail

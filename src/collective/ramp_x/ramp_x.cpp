@@ -325,6 +325,78 @@ bool ramp_all_to_all_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   return true;
 }
 
+// RAMP-x's reduce-scatter and all-gather steps in closed form (all-reduce, reduce-scatter,
+// all-gather, barrier, and reduce's reduce-scatter stage): at step t (row k) a member exchanges
+// one box with each of the s_k - 1 other members of its subgroup (add_ramp_rs, add_ramp_ag).
+// Only the boxes' byte counts are needed, not their chunk sets: a box's chunk sets are the same
+// lattice for every member but its base (boxes.hpp), so every box of the step has as many parts
+// as the member's own, and with equal chunks as many bytes (the member layout needs them equal).
+bool ramp_exchange_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
+  const CollectiveSpec& spec = sched.spec();
+  if (spec.stages > 0) return false;
+  const RampGeom G = make_ramp_geom(spec.ramp);
+  const auto T = u32(G.rows.size());
+  RampLayout lay = RampLayout::kMember;
+  bool rs = true;  // a reduce-scatter step, else an all-gather step
+  std::uint32_t t = i;
+  switch (spec.op) {
+    case Op::kAllReduce:
+      lay = RampLayout::kDigit;
+      rs = i < T;
+      t = rs ? i : 2 * T - 1 - i;
+      break;
+    case Op::kReduce:
+      if (i >= T) return false;  // the gather stage
+      lay = RampLayout::kDigit;
+      break;
+    case Op::kReduceScatter:
+      break;
+    case Op::kAllGather:
+    case Op::kBarrier:
+      rs = false;
+      t = T - 1 - i;
+      break;
+    default:
+      return false;
+  }
+  if (t >= T) return false;
+  const U128 total = spec.op == Op::kBarrier ? 0 : U128{spec.bytes};
+  if (lay == RampLayout::kMember && total % sched.chunks() != 0) return false;
+  RampRun R;
+  R.c = Ctx{spec, spec.p, sched.member(), sched.chunks(), ByteMap(total, sched.chunks())};
+  R.G = G;
+  R.me = ramp::offsets_of_member(sched.member(), spec.ramp);
+  const std::uint32_t k = G.rows[t];
+  const std::uint64_t s = G.s[k];
+  const unsigned later = R.mask(t + 1, T);
+  const std::vector<ChunkSet> mine_sets = R.box(lay, R.me, later);
+  const std::uint64_t mine = R.bytes(mine_sets);
+  const auto parts = u32(mine_sets.size());
+  // With equal chunks every box of the step (as many chunks) has the member's own box's bytes.
+  const bool equal = total % sched.chunks() == 0;
+  auto box_bytes = [&](const ramp::Offsets& o) {
+    return equal ? mine : R.bytes(R.box(lay, o, later));
+  };
+  w.out.reserve(s - 1);
+  w.in.reserve(s - 1);
+  for (std::uint64_t j = 1; j < s; ++j) {
+    const ramp::Offsets to = R.with(k, (R.me[k] + j) % s);
+    const ramp::Offsets from = R.with(k, (R.me[k] + s - j) % s);
+    w.out.push_back({R.member(to), rs ? box_bytes(to) : mine, parts});
+    w.in.push_back({R.member(from), rs ? mine : box_bytes(from), parts});
+  }
+  if (rs) {
+    w.local = LocalOp::kReduce;
+    w.sources = u32(s);
+    w.local_bytes = mine;
+  }
+  return true;
+}
+
+bool ramp_wire_step(const Schedule& sched, std::uint32_t i, WireStep& w) {
+  return sched.spec().op == Op::kAllToAll ? ramp_all_to_all_fast(sched, i, w)
+                                          : ramp_exchange_fast(sched, i, w);
+}
 }  // namespace
 
 namespace {
@@ -356,7 +428,7 @@ extern constinit const AlgorithmRow kRampXRow = {
     why_invalid_ramp,
     configure_ramp,
     build_ramp,
-    ramp_all_to_all_fast,
+    ramp_wire_step,
     round_members,
 };
 
