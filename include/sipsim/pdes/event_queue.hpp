@@ -71,10 +71,11 @@ class DaryHeap {
     return n < 2 ? std::span<const Event>() : std::span(heap_).subspan(1, std::min(n - 1, Arity));
   }
 
-  // Moves every event to the end of `out`, leaving this heap empty.
+  // Moves every event to the end of `out`, leaving this heap empty and its
+  // storage released (a rebuild must not hold the events twice).
   void drain_into(std::vector<Event>& out) {
     out.insert(out.end(), heap_.begin(), heap_.end());
-    heap_.clear();
+    std::vector<Event>().swap(heap_);
   }
 
  private:
@@ -278,6 +279,9 @@ class CalendarQueue {
         ring_count_ -= slot.size;
         adopted_ += slot.size;
         ++adoptions_;
+        // Exactly the room needed: a bucket of ties (RAMP's lock-step
+        // transfers, millions at one time) must not double the heap.
+        heap_.reserve(heap_.size() + slot.size);
         empty_slot(slot, [this](const Event& e) { heap_.append_unordered(e); });
         heap_.reorder();
       } else {
@@ -305,6 +309,7 @@ class CalendarQueue {
     }
     refiled_ += overflow_.size();
     overflow_.resize(kept);
+    if (overflow_.capacity() > 4 * kept + 1024) overflow_.shrink_to_fit();
     overflow_min_ = min;
   }
 
@@ -339,12 +344,15 @@ class CalendarQueue {
     all.insert(all.end(), overflow_.begin(), overflow_.end());
     const std::size_t n = all.size();
 
-    std::vector<Time> times(n);
-    for (std::size_t i = 0; i < n; ++i) times[i] = all[i].time;
-    const Time first = *std::min_element(times.begin(), times.end());
-    auto mid = times.begin() + static_cast<std::ptrdiff_t>(n / 2);
-    std::nth_element(times.begin(), mid, times.end());
-    const Time median = *mid - first;
+    Time first = 0, median = 0;
+    {
+      std::vector<Time> times(n);
+      for (std::size_t i = 0; i < n; ++i) times[i] = all[i].time;
+      first = *std::min_element(times.begin(), times.end());
+      auto mid = times.begin() + static_cast<std::ptrdiff_t>(n / 2);
+      std::nth_element(times.begin(), mid, times.end());
+      median = *mid - first;
+    }
     // About n/2 events within `median` of the first: kTarget of them per
     // bucket needs a width of 2 kTarget median / n, rounded down to 2^k.
     const auto width =
@@ -362,7 +370,8 @@ class CalendarQueue {
     next_.clear();
     next_.shrink_to_fit();
     free_ = kNil;
-    reserve(n + n / 2);  // room for the chunks' partly filled heads
+    // No reserve for all n: when ties send most of them to the heap, chunks
+    // reserved for them would stay unused (RAMP: 2M pending events).
     overflow_.clear();
     overflow_.shrink_to_fit();
     overflow_min_ = kNone;
