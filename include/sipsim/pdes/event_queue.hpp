@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -65,6 +66,11 @@ class DaryHeap {
     for (std::size_t i = (n - 2) / Arity + 1; i-- > 0;) sift_down(i, heap_[i]);
   }
 
+  // Gives the storage back when it is empty and holds room for more than n.
+  void release_if_larger(std::size_t n) {
+    if (heap_.empty() && heap_.capacity() > n) std::vector<Event>().swap(heap_);
+  }
+
   // The top's children: after a pop, the new top is one of them.
   std::span<const Event> top_children() const {
     const std::size_t n = heap_.size();
@@ -111,10 +117,17 @@ class DaryHeap {
 };
 
 // Invariants, with b(e) = e.time >> shift_ the bucket number of an event:
-// the heap holds exactly the events with b <= cur_; ring slot s holds events
-// with cur_ < b < cur_ + ring size and b mod ring size = s; the overflow holds
-// the rest, all with b > cur_ (and b >= overflow_min_). Whenever the queue is
-// not empty, the heap is not empty, so top() is the heap's top.
+// the heap and the unread part of the sorted run hold exactly the events with
+// b <= cur_; ring slot s holds events with cur_ < b < cur_ + ring size and
+// b mod ring size = s; the overflow holds the rest, all with b > cur_ (and
+// b >= overflow_min_). Whenever the queue is not empty, the heap or the run is
+// not empty, and top() is the earlier of their fronts.
+//
+// A bucket adopted with many events (ties: RAMP's lock-step transfers put
+// millions at one time, which no width separates) is sorted into the run and
+// read front to back, instead of being popped from a heap whose every sift
+// misses the caches; events pushed into the current bucket meanwhile go to the
+// heap, which stays small.
 //
 // A future bucket is a list of 4-event chunks from one shared pool, newest
 // chunk first, rather than a vector: storage follows the events (about 100
@@ -127,23 +140,25 @@ class CalendarQueue {
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  const Event& top() const { return heap_.top(); }
+  const Event& top() const { return top_in_run() ? run_[run_pos_] : heap_.top(); }
   // A few events that may come right after top() (its children in the
-  // current bucket's heap; the next one is among them unless the handler
-  // pushes an earlier one), e.g. to prefetch what handling them touches.
-  std::span<const Event> next_candidates() const { return heap_.top_children(); }
-  // A hint for the pool of bucket chunks.
-  void reserve(std::size_t n) {
-    chunks_.reserve(n / kChunk + 1);
-    next_.reserve(n / kChunk + 1);
+  // current bucket's heap, or the run's next ones; the next one is among them
+  // unless the handler pushes an earlier one), e.g. to prefetch what handling
+  // them touches.
+  std::span<const Event> next_candidates() const {
+    if (run_pos_ >= run_.size()) return heap_.top_children();
+    return std::span(run_).subspan(run_pos_ + 1,
+                                   std::min<std::size_t>(run_.size() - run_pos_ - 1, Arity));
   }
+  // A hint for the pool of bucket chunks.
+  void reserve(std::size_t n) { next_.reserve(n / kChunk + 1); }
 
   // All storage held: the heap, the chunk pool (free chunks included), the
   // ring's slots and the overflow.
   std::size_t capacity_bytes() const {
-    return heap_.capacity_bytes() + overflow_.capacity() * sizeof(Event) +
-           chunks_.capacity() * sizeof(Chunk) + next_.capacity() * sizeof(std::uint32_t) +
-           ring_.capacity() * sizeof(Slot);
+    return heap_.capacity_bytes() + run_.capacity() * sizeof(Event) +
+           overflow_.capacity() * sizeof(Event) + blocks_.size() * kBlockChunks * sizeof(Chunk) +
+           next_.capacity() * sizeof(std::uint32_t) + ring_.capacity() * sizeof(Slot);
   }
 
   void push(const Event& e) {
@@ -153,22 +168,27 @@ class CalendarQueue {
   }
 
   void pop() {
-    heap_.pop();
+    pop_top();
     --size_;
     ++pops_;
-    if (heap_.empty() && size_ > 0) advance();
+    if (current_empty() && size_ > 0) advance();
   }
 
   // pop() then push(e), with one sift when e falls in the current bucket.
   void replace_top(const Event& e) {
     ++pops_;
     if (bucket_of(e.time) <= cur_) {
-      heap_.replace_top(e);
+      if (top_in_run()) {
+        ++run_pos_;
+        heap_.push(e);
+      } else {
+        heap_.replace_top(e);
+      }
       return;
     }
-    heap_.pop();
+    pop_top();
     place(e);
-    if (heap_.empty()) advance();
+    if (current_empty()) advance();
   }
 
  private:
@@ -177,10 +197,13 @@ class CalendarQueue {
   // alike on PHOLD; 64 was slower.
   static constexpr std::uint64_t kTarget = 8;
   static constexpr std::size_t kChunk = 4;
+  static constexpr std::size_t kBlockChunks = 256;  // 64 KiB per block of the pool
   static constexpr std::size_t kMinRing = 64;
   static constexpr std::size_t kMaxRing = std::size_t{1} << 22;
   static constexpr std::uint64_t kNone = std::numeric_limits<std::uint64_t>::max();
   static constexpr std::uint32_t kNil = std::numeric_limits<std::uint32_t>::max();
+  // Buckets adopted with at least this many events are sorted into the run.
+  static constexpr std::uint32_t kRunMin = 1024;
 
   struct Chunk {
     std::array<Event, kChunk> events;
@@ -193,6 +216,20 @@ class CalendarQueue {
   };
 
   std::uint64_t bucket_of(Time t) const { return t >> shift_; }
+  Chunk& chunk(std::uint32_t c) { return blocks_[c / kBlockChunks][c % kBlockChunks]; }
+
+  // Whether the earliest event is the run's front rather than the heap's top.
+  bool top_in_run() const {
+    return run_pos_ < run_.size() && (heap_.empty() || event_before(run_[run_pos_], heap_.top()));
+  }
+  bool current_empty() const { return heap_.empty() && run_pos_ >= run_.size(); }
+  void pop_top() {
+    if (top_in_run()) {
+      ++run_pos_;
+    } else {
+      heap_.pop();
+    }
+  }
   std::uint64_t ring_size() const { return ring_.size(); }
 
   // Files an event in the heap, the ring or the overflow by its bucket.
@@ -209,7 +246,7 @@ class CalendarQueue {
         next_[c] = slot.head;
         slot.head = c;
       }
-      chunks_[slot.head].events[pos] = e;
+      chunk(slot.head).events[pos] = e;
       ++slot.size;
       ++ring_count_;
     } else {
@@ -224,14 +261,13 @@ class CalendarQueue {
       free_ = next_[c];
       return c;
     }
-    // Grow by 1.25x like the heap, not 2x.
-    if (chunks_.size() == chunks_.capacity()) {
-      chunks_.reserve(chunks_.size() + chunks_.size() / 4 + 16);
-      next_.reserve(chunks_.capacity());
+    // Blocks of fixed size: growing never copies the pool (a 1.25x copy of
+    // ~150 MB briefly held both at RAMP's 2M pending events).
+    if (chunk_count_ == blocks_.size() * kBlockChunks) {
+      blocks_.push_back(std::make_unique_for_overwrite<Chunk[]>(kBlockChunks));
     }
-    chunks_.emplace_back();
     next_.push_back(kNil);
-    return static_cast<std::uint32_t>(chunks_.size() - 1);
+    return chunk_count_++;
   }
 
   // Hands a slot's events to `take` and its chunks back to the pool.
@@ -240,7 +276,7 @@ class CalendarQueue {
     std::uint32_t c = slot.head;
     std::size_t count = slot.size % kChunk == 0 ? kChunk : slot.size % kChunk;
     while (c != kNil) {
-      for (std::size_t i = 0; i < count; ++i) take(chunks_[c].events[i]);
+      for (std::size_t i = 0; i < count; ++i) take(chunk(c).events[i]);
       const std::uint32_t older = next_[c];
       next_[c] = free_;
       free_ = c;
@@ -252,6 +288,11 @@ class CalendarQueue {
 
   // The heap ran empty with events left: moves to the next non-empty bucket.
   void advance() {
+    // The current bucket is spent: storage a bucket of ties grew is given back
+    // rather than kept beside the ring's chunks (RAMP: ~2M events each).
+    if (run_.capacity() > 0) std::vector<Event>().swap(run_);
+    run_pos_ = 0;
+    heap_.release_if_larger(kRunMin);
     if (pops_ >= next_check_) {
       if (drifted()) {
         const unsigned old_shift = shift_;
@@ -275,13 +316,20 @@ class CalendarQueue {
       }
       ++cur_;
       Slot& slot = ring_[cur_ & (ring_size() - 1)];
-      if (slot.size != 0) {
+      if (slot.size >= kRunMin) {
+        // The run is exhausted here (the current bucket was empty).
+        ring_count_ -= slot.size;
+        adopted_ += slot.size;  // a deep bucket all the same, for drifted()
+        ++adoptions_;
+        run_.clear();
+        run_pos_ = 0;
+        run_.reserve(slot.size);
+        empty_slot(slot, [this](const Event& e) { run_.push_back(e); });
+        std::sort(run_.begin(), run_.end(), event_before);
+      } else if (slot.size != 0) {
         ring_count_ -= slot.size;
         adopted_ += slot.size;
         ++adoptions_;
-        // Exactly the room needed: a bucket of ties (RAMP's lock-step
-        // transfers, millions at one time) must not double the heap.
-        heap_.reserve(heap_.size() + slot.size);
         empty_slot(slot, [this](const Event& e) { heap_.append_unordered(e); });
         heap_.reorder();
       } else {
@@ -290,7 +338,7 @@ class CalendarQueue {
       // The ring's horizon moved on: overflow events it now covers are
       // refiled once the cursor reaches the earliest, a whole ring at a time.
       if (overflow_min_ <= cur_) refile_overflow();
-      if (!heap_.empty()) return;
+      if (!current_empty()) return;
     }
   }
 
@@ -338,6 +386,9 @@ class CalendarQueue {
     std::vector<Event> all;
     all.reserve(size_);
     heap_.drain_into(all);
+    all.insert(all.end(), run_.begin() + static_cast<std::ptrdiff_t>(run_pos_), run_.end());
+    std::vector<Event>().swap(run_);
+    run_pos_ = 0;
     for (Slot& slot : ring_) {
       if (slot.size != 0) empty_slot(slot, [&all](const Event& e) { all.push_back(e); });
     }
@@ -365,8 +416,9 @@ class CalendarQueue {
 
     ring_.assign(ring, Slot{});
     ring_.shrink_to_fit();
-    chunks_.clear();
-    chunks_.shrink_to_fit();
+    blocks_.clear();
+    blocks_.shrink_to_fit();
+    chunk_count_ = 0;
     next_.clear();
     next_.shrink_to_fit();
     free_ = kNil;
@@ -377,14 +429,27 @@ class CalendarQueue {
     overflow_min_ = kNone;
     ring_count_ = 0;
     cur_ = bucket_of(first);
-    for (const Event& e : all) place(e);
+    // The current bucket's events: sorted into the run when they are many
+    // (ties), so the heap stays small.
+    const auto later = std::partition(all.begin(), all.end(),
+                                      [this](const Event& e) { return bucket_of(e.time) <= cur_; });
+    if (later - all.begin() >= static_cast<std::ptrdiff_t>(kRunMin)) {
+      run_.assign(all.begin(), later);
+      std::sort(run_.begin(), run_.end(), event_before);
+    } else {
+      for (auto it = all.begin(); it != later; ++it) heap_.push(*it);
+    }
+    for (auto it = later; it != all.end(); ++it) place(*it);
     rebuild_size_ = std::max<std::size_t>(2 * n, 64);
     start_period();
   }
 
   DaryHeap<Arity> heap_;
+  std::vector<Event> run_;  // a big adopted bucket, sorted; read from run_pos_
+  std::size_t run_pos_ = 0;
   std::vector<Slot> ring_;
-  std::vector<Chunk> chunks_;        // the pool of bucket storage
+  std::vector<std::unique_ptr<Chunk[]>> blocks_;  // the pool of bucket storage
+  std::uint32_t chunk_count_ = 0;                 // chunks handed out so far
   std::vector<std::uint32_t> next_;  // per chunk: the next older chunk, or the next free one
   std::uint32_t free_ = kNil;        // the free chunks' list
   std::vector<Event> overflow_;
