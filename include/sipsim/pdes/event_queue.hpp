@@ -383,6 +383,8 @@ class CalendarQueue {
   // refiles them all. The density comes from the median distance to the
   // earliest event, which a few far-future events do not distort.
   void rebuild() {
+    // Every event moves into `all` and each structure's storage is released
+    // as soon as it is emptied, so the events are never held three times.
     std::vector<Event> all;
     all.reserve(size_);
     heap_.drain_into(all);
@@ -392,18 +394,20 @@ class CalendarQueue {
     for (Slot& slot : ring_) {
       if (slot.size != 0) empty_slot(slot, [&all](const Event& e) { all.push_back(e); });
     }
+    std::vector<std::unique_ptr<Chunk[]>>().swap(blocks_);
+    std::vector<std::uint32_t>().swap(next_);
+    chunk_count_ = 0;
+    free_ = kNil;
     all.insert(all.end(), overflow_.begin(), overflow_.end());
+    std::vector<Event>().swap(overflow_);
+    overflow_min_ = kNone;
     const std::size_t n = all.size();
 
-    Time first = 0, median = 0;
-    {
-      std::vector<Time> times(n);
-      for (std::size_t i = 0; i < n; ++i) times[i] = all[i].time;
-      first = *std::min_element(times.begin(), times.end());
-      auto mid = times.begin() + static_cast<std::ptrdiff_t>(n / 2);
-      std::nth_element(times.begin(), mid, times.end());
-      median = *mid - first;
-    }
+    const auto by_time = [](const Event& a, const Event& b) { return a.time < b.time; };
+    const Time first = std::min_element(all.begin(), all.end(), by_time)->time;
+    const auto mid = all.begin() + static_cast<std::ptrdiff_t>(n / 2);
+    std::nth_element(all.begin(), mid, all.end(), by_time);
+    const Time median = mid->time - first;
     // About n/2 events within `median` of the first: kTarget of them per
     // bucket needs a width of 2 kTarget median / n, rounded down to 2^k.
     const auto width =
@@ -413,33 +417,25 @@ class CalendarQueue {
     // distribution's tail to the overflow.
     const std::size_t ring =
         std::clamp<std::size_t>(std::bit_ceil(8 * n / kTarget + 1), kMinRing, kMaxRing);
-
+    std::vector<Slot>().swap(ring_);
     ring_.assign(ring, Slot{});
-    ring_.shrink_to_fit();
-    blocks_.clear();
-    blocks_.shrink_to_fit();
-    chunk_count_ = 0;
-    next_.clear();
-    next_.shrink_to_fit();
-    free_ = kNil;
-    // No reserve for all n: when ties send most of them to the heap, chunks
-    // reserved for them would stay unused (RAMP: 2M pending events).
-    overflow_.clear();
-    overflow_.shrink_to_fit();
-    overflow_min_ = kNone;
     ring_count_ = 0;
     cur_ = bucket_of(first);
+    // No chunk reserve for all n: when ties send most of them to the current
+    // bucket, chunks reserved for them would stay unused (RAMP: 2M pending).
     // The current bucket's events: sorted into the run when they are many
-    // (ties), so the heap stays small.
+    // (ties), so the heap stays small; `all` itself becomes the run.
     const auto later = std::partition(all.begin(), all.end(),
                                       [this](const Event& e) { return bucket_of(e.time) <= cur_; });
-    if (later - all.begin() >= static_cast<std::ptrdiff_t>(kRunMin)) {
-      run_.assign(all.begin(), later);
-      std::sort(run_.begin(), run_.end(), event_before);
-    } else {
-      for (auto it = all.begin(); it != later; ++it) heap_.push(*it);
-    }
+    const auto current = static_cast<std::size_t>(later - all.begin());
     for (auto it = later; it != all.end(); ++it) place(*it);
+    all.resize(current);
+    if (current >= kRunMin) {
+      std::sort(all.begin(), all.end(), event_before);
+      run_ = std::move(all);
+    } else {
+      for (const Event& e : all) heap_.push(e);
+    }
     rebuild_size_ = std::max<std::size_t>(2 * n, 64);
     start_period();
   }
