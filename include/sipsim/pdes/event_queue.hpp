@@ -325,7 +325,8 @@ class CalendarQueue {
         run_pos_ = 0;
         run_.reserve(slot.size);
         empty_slot(slot, [this](const Event& e) { run_.push_back(e); });
-        std::sort(run_.begin(), run_.end(), event_before);
+        std::sort(run_.begin(), run_.end(),
+                  [](const Event& a, const Event& b) { return event_before(a, b); });
       } else if (slot.size != 0) {
         ring_count_ -= slot.size;
         adopted_ += slot.size;
@@ -431,7 +432,8 @@ class CalendarQueue {
     for (auto it = later; it != all.end(); ++it) place(*it);
     all.resize(current);
     if (current >= kRunMin) {
-      std::sort(all.begin(), all.end(), event_before);
+      std::sort(all.begin(), all.end(),
+                [](const Event& a, const Event& b) { return event_before(a, b); });
       run_ = std::move(all);
     } else {
       for (const Event& e : all) heap_.push(e);
