@@ -32,6 +32,21 @@ namespace {
 // Extra delay of message k of member m's step i (loads), or none.
 using Waits = std::vector<std::vector<pdes::Time>>;  // [member][message of any step, in order]
 
+// The member that ends last (the lowest index among equals) defines the
+// breakdown, as in the simulator's records; h2h is the rest of its time.
+template <class MemberState>
+void take_breakdown_of_last(const std::vector<MemberState>& state, CollectiveEstimate& est) {
+  for (std::size_t m = 0; m < state.size(); ++m) {
+    if (m == 0 || state[m].step_start > est.total) {
+      est.total = state[m].step_start;
+      est.compute = state[m].compute;
+      est.h2t = state[m].h2t;
+    }
+  }
+  const pdes::Time busy = est.compute + est.h2t;
+  est.h2h = est.total > busy ? est.total - busy : 0;
+}
+
 std::vector<collective::Schedule> all_schedules(const collective::CollectiveSpec& spec) {
   std::vector<collective::Schedule> schedules;
   schedules.reserve(spec.p);
@@ -130,20 +145,11 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
       s.step_start += collective::remaining_rounds(rounds, s.step);
     }
   }
-  // The member that ends last (the lowest index among equals) defines the
-  // breakdown, as in the simulator's records.
   for (std::uint32_t m = 0; m < p; ++m) {
-    const Member& s = state[m];
-    if (!s.done) throw std::logic_error("collective estimate: schedule deadlocks");
+    if (!state[m].done) throw std::logic_error("collective estimate: schedule deadlocks");
     est.steps = std::max(est.steps, schedules[m].steps());
-    if (m == 0 || s.step_start > est.total) {
-      est.total = s.step_start;
-      est.compute = s.compute;
-      est.h2t = s.h2t;
-    }
   }
-  const pdes::Time busy = est.compute + est.h2t;
-  est.h2h = est.total > busy ? est.total - busy : 0;
+  take_breakdown_of_last(state, est);
   return est;
 }
 
@@ -275,16 +281,9 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   // breakdown, as in the simulator's records.
   est.steps = steps;
   for (std::uint32_t m = 0; m < p; ++m) {
-    State& s = state[m];
-    s.step_start += collective::remaining_rounds(rounds, schedules[m].steps());
-    if (m == 0 || s.step_start > est.total) {
-      est.total = s.step_start;
-      est.compute = s.compute;
-      est.h2t = s.h2t;
-    }
+    state[m].step_start += collective::remaining_rounds(rounds, schedules[m].steps());
   }
-  const pdes::Time busy = est.compute + est.h2t;
-  est.h2h = est.total > busy ? est.total - busy : 0;
+  take_breakdown_of_last(state, est);
   return est;
 }
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "lp_gather.hpp"
 #include "sipsim/base/interrupt.hpp"
 #include "sipsim/pdes/models/phold.hpp"
 
@@ -21,24 +22,6 @@ namespace sipsim::pdes {
 namespace {
 
 namespace mpi = boost::mpi;
-
-// Per-LP (events, digest) of a run, gathered into LP-id order on every rank.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> gather_lps(const mpi::communicator& comm,
-                                                                const Partition& p,
-                                                                const RunResult& r) {
-  std::vector<std::vector<std::uint64_t>> events, digests;
-  mpi::all_gather(comm, r.lp_events, events);
-  mpi::all_gather(comm, r.lp_digest, digests);
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> out(p.lp_count());
-  for (int rank = 0; rank < comm.size(); ++rank) {
-    const auto lps = p.lps_of(rank);
-    for (std::size_t i = 0; i < lps.size(); ++i) {
-      out[lps[i]] = {events[static_cast<std::size_t>(rank)][i],
-                     digests[static_cast<std::size_t>(rank)][i]};
-    }
-  }
-  return out;
-}
 
 models::PholdConfig small_phold() {
   models::PholdConfig c;

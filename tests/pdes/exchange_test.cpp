@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "lp_gather.hpp"
 #include "sipsim/pdes/engine.hpp"
 #include "sipsim/pdes/window_histogram.hpp"
 
@@ -18,24 +19,6 @@ namespace sipsim::pdes {
 namespace {
 
 namespace mpi = boost::mpi;
-
-// Per-LP (events, digest) of a run, gathered into LP-id order on every rank.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> gather_lps(const mpi::communicator& comm,
-                                                                const Partition& p,
-                                                                const RunResult& r) {
-  std::vector<std::vector<std::uint64_t>> events, digests;
-  mpi::all_gather(comm, r.lp_events, events);
-  mpi::all_gather(comm, r.lp_digest, digests);
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> out(p.lp_count());
-  for (int rank = 0; rank < comm.size(); ++rank) {
-    const auto lps = p.lps_of(rank);
-    for (std::size_t i = 0; i < lps.size(); ++i) {
-      out[lps[i]] = {events[static_cast<std::size_t>(rank)][i],
-                     digests[static_cast<std::size_t>(rank)][i]};
-    }
-  }
-  return out;
-}
 
 std::uint64_t hash(std::uint64_t a, std::uint64_t b) {
   std::uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
