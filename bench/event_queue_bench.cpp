@@ -71,21 +71,6 @@ void hold(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-// The kernel's fused pop + push (DaryHeap::replace_top).
-template <std::size_t A>
-void hold_replace_top(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  RandomStream rng(42, 0);
-  sipsim::pdes::DaryHeap<A> q;
-  std::uint64_t seq = 0;
-  for (std::size_t i = 0; i < n; ++i) q.push(make_event(rng, 0, seq++));
-  for (auto _ : state) {
-    const Event e = q.top();
-    q.replace_top(make_event(rng, e.time, seq++));
-  }
-  state.SetItemsProcessed(state.iterations());
-}
-
 // The random draws alone, to subtract from the figures above.
 void hold_baseline(benchmark::State& state) {
   RandomStream rng(42, 0);
@@ -106,16 +91,18 @@ Event make_tied_event(RandomStream& rng, sipsim::pdes::Time base, std::uint64_t 
   return Event{base + 1'000'000 * rng.below(4), dst, dst, seq, 1, 0, {}};
 }
 
-template <class Q>
-void hold_ties(benchmark::State& state) {
+// The kernel's fused pop + push (replace_top) on a queue Q, with events from
+// Make: make_event for the hold model, make_tied_event for the ties workload.
+template <class Q, Event (*Make)(RandomStream&, sipsim::pdes::Time, std::uint64_t)>
+void hold_fused(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   RandomStream rng(42, 0);
   Q q;
   std::uint64_t seq = 0;
-  for (std::size_t i = 0; i < n; ++i) q.push(make_tied_event(rng, 0, seq++));
+  for (std::size_t i = 0; i < n; ++i) q.push(Make(rng, 0, seq++));
   for (auto _ : state) {
     const Event e = q.top();
-    q.replace_top(make_tied_event(rng, e.time, seq++));
+    q.replace_top(Make(rng, e.time, seq++));
   }
   state.SetItemsProcessed(state.iterations());
 }
@@ -132,21 +119,6 @@ void exp_ziggurat(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
-// The kernel's fused pop + push on the calendar queue.
-template <std::size_t A>
-void hold_calendar_replace_top(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  RandomStream rng(42, 0);
-  sipsim::pdes::CalendarQueue<A> q;
-  std::uint64_t seq = 0;
-  for (std::size_t i = 0; i < n; ++i) q.push(make_event(rng, 0, seq++));
-  for (auto _ : state) {
-    const Event e = q.top();
-    q.replace_top(make_event(rng, e.time, seq++));
-  }
-  state.SetItemsProcessed(state.iterations());
-}
-
 #define SIZES ->Arg(1024)->Arg(4096)->Arg(16384)->Arg(65536)
 BENCHMARK(hold_baseline);
 BENCHMARK(hold<StdPriorityQueue>) SIZES;
@@ -154,14 +126,16 @@ BENCHMARK(hold<TreeQueue>) SIZES;
 BENCHMARK(hold<sipsim::pdes::DaryHeap<2>>) SIZES;
 BENCHMARK(hold<sipsim::pdes::DaryHeap<4>>) SIZES;
 BENCHMARK(hold<sipsim::pdes::DaryHeap<8>>) SIZES;
-BENCHMARK(hold_replace_top<2>) SIZES;
-BENCHMARK(hold_replace_top<4>) SIZES;
-BENCHMARK(hold_replace_top<8>) SIZES;
-BENCHMARK(hold<sipsim::pdes::CalendarQueue<4>>) SIZES;
-BENCHMARK(hold_calendar_replace_top<2>) SIZES;
-BENCHMARK(hold_calendar_replace_top<4>) SIZES;
-BENCHMARK(hold_ties<sipsim::pdes::DaryHeap<4>>) SIZES;
-BENCHMARK(hold_ties<sipsim::pdes::CalendarQueue<4>>) SIZES;
+using sipsim::pdes::CalendarQueue;
+using sipsim::pdes::DaryHeap;
+BENCHMARK(hold_fused<DaryHeap<2>, make_event>) SIZES;
+BENCHMARK(hold_fused<DaryHeap<4>, make_event>) SIZES;
+BENCHMARK(hold_fused<DaryHeap<8>, make_event>) SIZES;
+BENCHMARK(hold<CalendarQueue<4>>) SIZES;
+BENCHMARK(hold_fused<CalendarQueue<2>, make_event>) SIZES;
+BENCHMARK(hold_fused<CalendarQueue<4>, make_event>) SIZES;
+BENCHMARK(hold_fused<DaryHeap<4>, make_tied_event>) SIZES;
+BENCHMARK(hold_fused<CalendarQueue<4>, make_tied_event>) SIZES;
 BENCHMARK(exp_inversion);
 BENCHMARK(exp_ziggurat);
 
