@@ -150,10 +150,8 @@ class CalendarQueue {
     return std::span(run_).subspan(run_pos_ + 1,
                                    std::min<std::size_t>(run_.size() - run_pos_ - 1, Arity));
   }
-  // A hint for the pool of bucket chunks.
-  void reserve(std::size_t n) { next_.reserve(n / kChunk + 1); }
 
-  // All storage held: the heap, the chunk pool (free chunks included), the
+  // All storage held: the heap, the run, the chunk pool (free chunks included), the
   // ring's slots and the overflow.
   std::size_t capacity_bytes() const {
     return heap_.capacity_bytes() + run_.capacity() * sizeof(Event) +
