@@ -171,7 +171,7 @@ TEST(CalendarQueue, GrowsAndShrinks) {
   std::uint64_t seq = 0;
   for (int round = 0; round < 3; ++round) {
     const Time now = ref.empty() ? 0 : ref.begin()->first;
-    for (int i = 0; i < 100'000; ++i) {
+    for (int i = 0; i < 120'000; ++i) {
       const Time t = now + rng.below(round == 1 ? 10 : kMicrosecond);
       q.push(ev(t, 0, 0, seq));
       ref.emplace(t, seq++);
@@ -214,6 +214,80 @@ TEST(CalendarQueue, StorageStaysUnder160BytesPerPendingEvent) {
     q.replace_top(ev(e.time + 1'000'000 + rng.below(2'000'000), 0, 0, i + 100'000));
   }
   EXPECT_LE(q.capacity_bytes(), q.size() * 160 + 64 * 1024);
+}
+
+// sort_events against std::sort: ties over dense destinations (the counting
+// sort), ties over sparse ones and mixed times (std::sort), repeated keys.
+TEST(SortEvents, MatchesStdSort) {
+  RandomStream rng(17, 4);
+  std::vector<Event> scratch;
+  for (int round = 0; round < 40; ++round) {
+    const auto n = static_cast<std::size_t>(1 + rng.below(5000));
+    const LpId spread = round % 4 == 0 ? 4'000'000'000u : static_cast<LpId>(1 + rng.below(3000));
+    const bool ties = round % 3 != 2;
+    std::vector<Event> v;
+    for (std::size_t i = 0; i < n; ++i) {
+      v.push_back(ev(ties ? 777 : rng.below(5), 100 + static_cast<LpId>(rng.below(spread)),
+                     static_cast<LpId>(rng.below(5)), rng.below(4)));
+      v.back().aux = static_cast<std::uint32_t>(i);  // tells equal keys apart
+    }
+    std::vector<Event> ref = v;
+    std::stable_sort(ref.begin(), ref.end(), event_before);
+    sort_events(v, scratch);
+    ASSERT_EQ(v.size(), ref.size());
+    EXPECT_TRUE(scratch.empty());
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_FALSE(event_before(v[i], ref[i]) || event_before(ref[i], v[i])) << "round " << round;
+    }
+  }
+}
+
+// RAMP's pattern: waves of tens of thousands of events at one time, each
+// event scheduling the next wave's at one far time (beyond the ring: the
+// overflow becomes the run), with a "compute" phase of spread times between
+// some waves, and a first wave pushed straight into the current bucket (its
+// heap becomes a run). Checked pop by pop against an ordered reference.
+TEST(CalendarQueue, LockStepWaves) {
+  struct Earlier {
+    bool operator()(const Event& a, const Event& b) const { return event_before(a, b); }
+  };
+  RandomStream rng(23, 1);
+  EventQueue q;
+  std::set<Event, Earlier> ref;
+  std::uint64_t seq = 0;
+  auto make = [&](Time t) {
+    return ev(t, static_cast<LpId>(rng.below(20'000)), static_cast<LpId>(rng.below(20'000)), seq++);
+  };
+  for (int i = 0; i < 120'000; ++i) {
+    // In LP order, as the engine initialises: the events pushed after the
+    // last rebuild sort after the run, and their heap outlives it.
+    const Event e = ev(100, static_cast<LpId>(i / 5), static_cast<LpId>(rng.below(20'000)), seq++);
+    q.push(e);
+    ref.insert(e);
+  }
+  int popped = 0;
+  while (!ref.empty()) {
+    const Event top = *ref.begin();
+    ASSERT_EQ(q.top().seq, top.seq) << "pop " << popped;
+    ASSERT_EQ(q.top().time, top.time);
+    ref.erase(ref.begin());
+    ++popped;
+    const auto wave = top.time / kMillisecond;
+    if (wave >= 6) {
+      q.pop();
+      continue;
+    }
+    // Odd waves pass through a spread "compute" phase first.
+    const Time next = top.time % kMillisecond == 100 && wave % 2 == 1
+                          ? top.time + 1 + rng.below(kMicrosecond)
+                          : (wave + 1) * kMillisecond + 100;
+    const Event e = make(next);
+    q.replace_top(e);
+    ref.insert(e);
+    ASSERT_EQ(q.size(), ref.size());
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_GT(popped, 6 * 120'000);
 }
 
 TEST(DaryHeap, StorageStaysUnder80BytesPerPendingEvent) {

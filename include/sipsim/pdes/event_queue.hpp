@@ -71,6 +71,10 @@ class DaryHeap {
     if (heap_.empty() && heap_.capacity() > n) std::vector<Event>().swap(heap_);
   }
 
+  // Exchanges the heap's storage with `other`, whose events must form a heap
+  // (an empty vector does): hands all events over without copying them.
+  void swap_storage(std::vector<Event>& other) { heap_.swap(other); }
+
   // The top's children: after a pop, the new top is one of them.
   std::span<const Event> top_children() const {
     const std::size_t n = heap_.size();
@@ -116,6 +120,50 @@ class DaryHeap {
   std::vector<Event> heap_;
 };
 
+// Sorts events into event_before's order; `scratch` is working storage, and
+// on return holds v's former storage, emptied. A run of ties (one time, as
+// RAMP's lock-step waves make by the million) is ordered by destination with
+// a counting sort into `scratch` (one sequential pass to count, one to
+// scatter), then each destination's few events by the full key: O(n) moves
+// instead of std::sort's O(n log n) moves of 64-byte events, a quarter of a
+// RAMP run. (An in-place cycle-following variant is memory-latency bound:
+// every swap waits for the previous one's miss.) Anything else, or
+// destinations too sparse to count, goes to std::sort.
+inline void sort_events(std::vector<Event>& v, std::vector<Event>& scratch) {
+  const auto before = [](const Event& a, const Event& b) { return event_before(a, b); };
+  scratch.clear();
+  if (v.size() < 2) return;
+  LpId lo = v.front().dst, hi = lo;
+  bool ties = true;
+  for (const Event& e : v) {
+    ties &= e.time == v.front().time;
+    lo = std::min(lo, e.dst);
+    hi = std::max(hi, e.dst);
+  }
+  const std::size_t range = std::size_t{hi} - lo + 1;
+  if (!ties || range > 4 * v.size()) {
+    std::sort(v.begin(), v.end(), before);
+    return;
+  }
+  // next[k]: where destination lo + k's next event goes.
+  std::vector<std::uint32_t> next(range + 1, 0);
+  for (const Event& e : v) ++next[e.dst - lo + 1];
+  for (std::size_t k = 1; k <= range; ++k) next[k] += next[k - 1];
+  scratch.resize(v.size());
+  for (const Event& e : v) scratch[next[e.dst - lo]++] = e;
+  v.swap(scratch);
+  scratch.clear();
+  // next[k] is now where destination lo + k's events end.
+  std::size_t first = 0;
+  for (std::size_t k = 0; k < range; ++k) {
+    if (next[k] - first > 1) {
+      std::sort(v.begin() + static_cast<std::ptrdiff_t>(first),
+                v.begin() + static_cast<std::ptrdiff_t>(next[k]), before);
+    }
+    first = next[k];
+  }
+}
+
 // Invariants, with b(e) = e.time >> shift_ the bucket number of an event:
 // the heap and the unread part of the sorted run hold exactly the events with
 // b <= cur_; ring slot s holds events with cur_ < b < cur_ + ring size and
@@ -154,7 +202,7 @@ class CalendarQueue {
   // All storage held: the heap, the run, the chunk pool (free chunks included), the
   // ring's slots and the overflow.
   std::size_t capacity_bytes() const {
-    return heap_.capacity_bytes() + run_.capacity() * sizeof(Event) +
+    return heap_.capacity_bytes() + (run_.capacity() + spare_.capacity()) * sizeof(Event) +
            overflow_.capacity() * sizeof(Event) + blocks_.size() * kBlockChunks * sizeof(Chunk) +
            next_.capacity() * sizeof(std::uint32_t) + ring_.capacity() * sizeof(Slot);
   }
@@ -169,7 +217,7 @@ class CalendarQueue {
     pop_top();
     --size_;
     ++pops_;
-    if (current_empty() && size_ > 0) advance();
+    refill();
   }
 
   // pop() then push(e), with one sift when e falls in the current bucket.
@@ -186,7 +234,7 @@ class CalendarQueue {
     }
     pop_top();
     place(e);
-    if (current_empty()) advance();
+    refill();
   }
 
  private:
@@ -202,6 +250,10 @@ class CalendarQueue {
   static constexpr std::uint32_t kNil = std::numeric_limits<std::uint32_t>::max();
   // Buckets adopted with at least this many events are sorted into the run.
   static constexpr std::uint32_t kRunMin = 1024;
+  // A current-bucket heap this large (ties pushed at the current time, e.g.
+  // a lock-step wave's 2M transfers scheduled at start-up) is sorted into the
+  // run once the run is read: one sort instead of a cache-missing sift per pop.
+  static constexpr std::size_t kHeapMax = std::size_t{1} << 15;
 
   struct Chunk {
     std::array<Event, kChunk> events;
@@ -215,6 +267,17 @@ class CalendarQueue {
 
   std::uint64_t bucket_of(Time t) const { return t >> shift_; }
   Chunk& chunk(std::uint32_t c) { return blocks_[c / kBlockChunks][c % kBlockChunks]; }
+
+  // After a pop: once the run is read, a large heap becomes the run, and an
+  // empty current bucket moves the queue on to the next one.
+  void refill() {
+    if (run_pos_ < run_.size()) return;
+    if (heap_.size() >= kHeapMax) {
+      heap_to_run();
+    } else if (heap_.empty() && size_ > 0) {
+      advance();
+    }
+  }
 
   // Whether the earliest event is the run's front rather than the heap's top.
   bool top_in_run() const {
@@ -286,10 +349,12 @@ class CalendarQueue {
 
   // The heap ran empty with events left: moves to the next non-empty bucket.
   void advance() {
-    // The current bucket is spent: storage a bucket of ties grew is given back
-    // rather than kept beside the ring's chunks (RAMP: ~2M events each).
-    if (run_.capacity() > 0) std::vector<Event>().swap(run_);
-    run_pos_ = 0;
+    // The current bucket is spent. A run's storage is kept as the spare for
+    // the next wave of ties even while few events are pending (RAMP: 65K
+    // between steps, 2M in each lock-step wave; allocating the 128 MB afresh
+    // each wave cost 14% of the run in page faults). Keeping it does not
+    // raise the peak, which the previous wave already reached.
+    keep_larger_spare();
     heap_.release_if_larger(kRunMin);
     if (pops_ >= next_check_) {
       if (drifted()) {
@@ -319,12 +384,9 @@ class CalendarQueue {
         ring_count_ -= slot.size;
         adopted_ += slot.size;  // a deep bucket all the same, for drifted()
         ++adoptions_;
-        run_.clear();
-        run_pos_ = 0;
         run_.reserve(slot.size);
         empty_slot(slot, [this](const Event& e) { run_.push_back(e); });
-        std::sort(run_.begin(), run_.end(),
-                  [](const Event& a, const Event& b) { return event_before(a, b); });
+        sort_events(run_, spare_);
       } else if (slot.size != 0) {
         ring_count_ -= slot.size;
         adopted_ += slot.size;
@@ -343,6 +405,7 @@ class CalendarQueue {
 
   // Moves the overflow events the ring now covers into the heap or the ring.
   void refile_overflow() {
+    if (current_empty() && overflow_.size() >= kRunMin) adopt_overflow_ties();
     std::uint64_t min = kNone;
     std::size_t kept = 0;
     for (const Event& e : overflow_) {
@@ -356,8 +419,46 @@ class CalendarQueue {
     }
     refiled_ += overflow_.size();
     overflow_.resize(kept);
-    if (overflow_.capacity() > 4 * kept + 1024) overflow_.shrink_to_fit();
+
     overflow_min_ = min;
+  }
+
+  // The larger of the read run's storage and the spare is kept as the spare
+  // (the next sort's scratch); the other is released.
+  void keep_larger_spare() {
+    run_.clear();
+    if (run_.capacity() > spare_.capacity()) run_.swap(spare_);
+    std::vector<Event>().swap(run_);
+    run_pos_ = 0;
+  }
+
+  // The run is read and the heap is large: the heap's events become the run.
+  void heap_to_run() {
+    keep_larger_spare();
+    heap_.swap_storage(run_);
+    sort_events(run_, spare_);
+  }
+
+  // When the overflow holds many events of the (empty) current bucket, ties
+  // far ahead of a lock-step wave (RAMP: a step's 2M arrivals at one time),
+  // they become the run: sorted into the spare storage, while the overflow
+  // keeps its own storage for the next wave. Two buffers ping-pong, and
+  // neither a heap of millions nor a fresh allocation is made.
+  void adopt_overflow_ties() {
+    const auto later = std::partition(overflow_.begin(), overflow_.end(),
+                                      [this](const Event& e) { return bucket_of(e.time) <= cur_; });
+    const auto current = static_cast<std::size_t>(later - overflow_.begin());
+    if (current < kRunMin) return;
+    std::vector<Event> rest(later, overflow_.end());  // refiled by the caller
+    overflow_.resize(current);
+    keep_larger_spare();
+    run_.swap(overflow_);
+    sort_events(run_, spare_);
+    overflow_.swap(spare_);
+    overflow_.assign(rest.begin(), rest.end());
+    refiled_ += current;
+    ++adoptions_;
+    adopted_ += current;
   }
 
   // Whether the width no longer fits the events: buckets that hold too many
@@ -382,23 +483,27 @@ class CalendarQueue {
   // refiles them all. The density comes from the median distance to the
   // earliest event, which a few far-future events do not distort.
   void rebuild() {
-    // Every event moves into `all` and each structure's storage is released
-    // as soon as it is emptied, so the events are never held three times.
+    // Every event moves into `all` (the spare's storage when there is one),
+    // and each structure is emptied as soon as it is read, so the events are
+    // never held three times. The chunk pool (trimmed below) and the overflow
+    // keep their storage, which the peak of pending events bounds: RAMP grows
+    // from 65K to 2M pending events each step, a rebuild per doubling, and
+    // releasing it each time made the next pushes fault every page in again.
     std::vector<Event> all;
+    all.swap(spare_);
+    all.clear();
     all.reserve(size_);
     heap_.drain_into(all);
     all.insert(all.end(), run_.begin() + static_cast<std::ptrdiff_t>(run_pos_), run_.end());
-    std::vector<Event>().swap(run_);
-    run_pos_ = 0;
+    keep_larger_spare();
     for (Slot& slot : ring_) {
       if (slot.size != 0) empty_slot(slot, [&all](const Event& e) { all.push_back(e); });
     }
-    std::vector<std::unique_ptr<Chunk[]>>().swap(blocks_);
-    std::vector<std::uint32_t>().swap(next_);
+    next_.clear();
     chunk_count_ = 0;
     free_ = kNil;
     all.insert(all.end(), overflow_.begin(), overflow_.end());
-    std::vector<Event>().swap(overflow_);
+    overflow_.clear();
     overflow_min_ = kNone;
     const std::size_t n = all.size();
 
@@ -416,7 +521,7 @@ class CalendarQueue {
     // distribution's tail to the overflow (16 cost 8 bytes per event more).
     const std::size_t ring =
         std::clamp<std::size_t>(std::bit_ceil(4 * n / kTarget + 1), kMinRing, kMaxRing);
-    std::vector<Slot>().swap(ring_);
+    if (ring_.capacity() > 2 * ring) std::vector<Slot>().swap(ring_);
     ring_.assign(ring, Slot{});
     ring_count_ = 0;
     cur_ = bucket_of(first);
@@ -430,18 +535,23 @@ class CalendarQueue {
     for (auto it = later; it != all.end(); ++it) place(*it);
     all.resize(current);
     if (current >= kRunMin) {
-      std::sort(all.begin(), all.end(),
-                [](const Event& a, const Event& b) { return event_before(a, b); });
+      sort_events(all, spare_);
       run_ = std::move(all);
     } else {
       for (const Event& e : all) heap_.push(e);
+      // A spare exists only where runs do (PHOLD has none, nor its memory).
+      if (spare_.capacity() != 0 && all.capacity() > spare_.capacity()) spare_.swap(all);
+      spare_.clear();
     }
+    // Blocks of the pool beyond the chunks now in use are given back.
+    blocks_.resize(std::min(blocks_.size(), (chunk_count_ + kBlockChunks - 1) / kBlockChunks));
     rebuild_size_ = std::max<std::size_t>(2 * n, 64);
     start_period();
   }
 
   DaryHeap<Arity> heap_;
-  std::vector<Event> run_;  // a big adopted bucket, sorted; read from run_pos_
+  std::vector<Event> run_;    // a big adopted bucket, sorted; read from run_pos_
+  std::vector<Event> spare_;  // a spent run's storage, for the next one (empty)
   std::size_t run_pos_ = 0;
   std::vector<Slot> ring_;
   std::vector<std::unique_ptr<Chunk[]>> blocks_;  // the pool of bucket storage
