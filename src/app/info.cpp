@@ -2,10 +2,12 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/common.hpp"
 #include "sipsim/base/units.hpp"
+#include "sipsim/compute/accelerator.hpp"
 
 namespace sipsim::app {
 
@@ -33,6 +35,50 @@ int write_owners(const setup::Setup& s, int ranks, const std::string& path,
     return kExitBadInput;
   }
   return kExitOk;
+}
+
+// The `compute:` section's device (docs/models.md, "Devices").
+void add_device_rows(const setup::Setup& s,
+                     std::vector<std::pair<std::string, std::string>>& rows) {
+  const compute::Accelerator a = compute::read_accelerator(s.scenario.compute);
+  auto num = [](double x) {
+    std::ostringstream out;
+    out << x;
+    return out.str();
+  };
+  auto peaks = [&](const std::array<std::uint64_t, compute::kPrecisions>& f) {
+    std::string out;
+    for (int p = 0; p < compute::kPrecisions; ++p) {
+      out += std::string(p > 0 ? ", " : "") +
+             compute::precision_name(static_cast<compute::Precision>(p)) + " " +
+             num(static_cast<double>(f[static_cast<std::size_t>(p)]) * 1e-12);
+    }
+    return out;
+  };
+  const bool amped = a.model == compute::Model::kAmped;
+  rows.push_back({"device", a.name + " (" + (amped ? "amped" : "roofline") + " model): " +
+                                num(static_cast<double>(a.memory_bytes_per_s) * 1e-9) + " GB/s, " +
+                                base::format_bytes(a.memory_capacity_bytes)});
+  rows.push_back({"device matmul TFLOP/s", peaks(a.matmul_flops)});
+  rows.push_back({"device vector TFLOP/s", peaks(a.vector_flops)});
+  if (amped) {
+    const compute::AmpedUnits& u = a.amped;
+    rows.push_back({"device AMPeD units",
+                    "f " + num(static_cast<double>(u.frequency_hz)) + " Hz, " +
+                        std::to_string(u.cores) + " cores x " + std::to_string(u.fu) + " FU x " +
+                        std::to_string(u.fu_width) + " (" + std::to_string(u.fu_bits) +
+                        "-bit), nonlinear " + std::to_string(u.nonlinear_units) + " x " +
+                        std::to_string(u.nonlinear_width) + " (" +
+                        std::to_string(u.nonlinear_bits) + "-bit)"});
+  }
+  const compute::Efficiency& e = a.efficiency;
+  rows.push_back({"device per op", "launch " + base::format_time_ps(a.launch_overhead_ps) +
+                                       ", at least " + base::format_time_ps(a.min_op_ps) +
+                                       "; eff(ub) = max(" +
+                                       num(static_cast<double>(e.floor_ppm) * 1e-6) + ", " +
+                                       num(static_cast<double>(e.a_ppm) * 1e-6) + " ub / (" +
+                                       num(static_cast<double>(e.b_ppm) * 1e-6) + " + ub))"});
+  rows.push_back({"device power", num(a.busy_w) + " W busy, " + num(a.idle_w) + " W idle"});
 }
 
 }  // namespace
@@ -79,6 +125,7 @@ int info_command(const std::string& path, const std::vector<std::string>& overri
     rows.push_back({"collective shapes",
                     "hierarchy " + shape(params.hierarchy) + ", torus " + shape(params.torus)});
   }
+  add_device_rows(*s, rows);
   for (const auto& [k, v] : rows) {
     std::cout << "  " << k << std::string(k.size() < 26 ? 26 - k.size() : 1, ' ') << v << "\n";
   }

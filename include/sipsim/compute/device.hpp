@@ -2,12 +2,35 @@
 // What work costs on an accelerator (DESIGN.md §5): the interface every device
 // model implements. The collective executor prices a step's local operation
 // through it (DESIGN.md §4), so a collective's compute follows the device the
-// scenario describes. Costs are integer picoseconds, identical on every rank.
+// scenario describes; the training workloads price their ops through op_ps.
+// Costs are integer picoseconds, identical on every rank.
 #include <cstdint>
 
 #include "sipsim/pdes/time.hpp"
 
 namespace sipsim::compute {
+
+// Operand precision of an op. tf32 is the tensor-core format (fp32 storage).
+enum class Precision : std::uint8_t { kFp32, kTf32, kFp16, kBf16, kFp8 };
+inline constexpr int kPrecisions = 5;
+const char* precision_name(Precision p);
+
+// Which units an op runs on: matrix multiplies on the tensor cores (AMPeD's
+// MAC units), element-wise arithmetic on the vector units, nonlinear functions
+// (exp, tanh, ...) on AMPeD's nonlinear units.
+enum class OpKind : std::uint8_t { kMatmul, kElementwise, kNonlinear };
+
+// One op to price. `flops` counts floating-point operations (a multiply-add is
+// two); for a nonlinear op it counts the nonlinear operations. `bytes` is the
+// device-memory traffic (reads + writes). `micro_batch` (>= 1) feeds the
+// micro-batch efficiency eff(ub) of matrix multiplies (AMPeD eq. 3).
+struct OpCost {
+  std::uint64_t flops = 0;
+  std::uint64_t bytes = 0;
+  Precision precision = Precision::kFp16;
+  OpKind kind = OpKind::kMatmul;
+  std::uint32_t micro_batch = 1;
+};
 
 class Device {
  public:
@@ -16,6 +39,10 @@ class Device {
   virtual pdes::Time reduce_ps(std::uint32_t sources, std::uint64_t bytes) const = 0;
   // A device-memory copy of `bytes`.
   virtual pdes::Time copy_ps(std::uint64_t bytes) const = 0;
+  // One op, launch overhead and minimum op time included (docs/models.md,
+  // "Devices"). Devices that only price collectives' local operations (test
+  // doubles) keep this default, which throws std::logic_error.
+  virtual pdes::Time op_ps(const OpCost& op) const;
 };
 
 }  // namespace sipsim::compute

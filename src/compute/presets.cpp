@@ -1,0 +1,142 @@
+// Accelerator presets (docs/models.md, "Devices"). Every figure names its source.
+// Peaks are dense (no structured sparsity). A format a part lacks falls back:
+// fp8 to fp16 (no fp8 units before Hopper), tf32 to fp32 (tf32 exists only in
+// Ampere's and Hopper's tensor cores), bf16 on the V100 to fp32 (no bf16 units);
+// vector (non-tensor) fp8 to fp16 and tf32 to fp32.
+#include <stdexcept>
+
+#include "sipsim/compute/accelerator.hpp"
+
+namespace sipsim::compute {
+
+namespace {
+
+constexpr std::uint64_t kTera = 1'000'000'000'000;
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+// TFLOP/s with one decimal, as the datasheets print them, in FLOP/s.
+constexpr std::uint64_t tflops(std::uint64_t tenths) {
+  return tenths * (kTera / 10);
+}
+
+// Order of Precision: fp32, tf32, fp16, bf16, fp8.
+Accelerator v100() {
+  Accelerator a;
+  a.name = "v100";
+  // NVIDIA Tesla V100 datasheet (2020), V100 SXM2 32 GB: FP32 15.7 TFLOP/s,
+  // Tensor 125 TFLOP/s (FP16 in, FP32 accumulate), 32 GB HBM2 at 900 GB/s, max
+  // power 300 W. Non-tensor FP16: 2 x FP32 (paired FP16, Volta whitepaper 2017).
+  a.memory_bytes_per_s = 900'000'000'000;
+  a.memory_capacity_bytes = 32 * kGiB;
+  a.matmul_flops = {tflops(157), tflops(157), tflops(1250), tflops(157), tflops(1250)};
+  a.vector_flops = {tflops(157), tflops(157), tflops(314), tflops(157), tflops(314)};
+  // AMPeD Table IV has no V100; the same reading of the Volta whitepaper: 1530 MHz
+  // boost, 80 SMs, 8 tensor cores each, 128 FLOPs/cycle per tensor core (64 FP16
+  // FMA): 1.53e9 * 80 * 8 * 128 = 125.3 TFLOP/s. Nonlinear units: Table IV's A100
+  // N_FU_nonlin per SM (192 / 108) times 80 SMs = 142, width 4.
+  a.amped = {1'530'000'000, 80, 8, 128, 16, 142, 4, 32};
+  a.busy_w = 300;
+  a.idle_w = 40;
+  return a;
+}
+
+Accelerator a100_base() {
+  Accelerator a;
+  // NVIDIA A100 Tensor Core GPU datasheet (2021) and architecture whitepaper
+  // (2020, Table 1), SXM4: FP32 19.5, TF32 Tensor 156, BF16/FP16 Tensor 312
+  // TFLOP/s; non-tensor FP16 78 and BF16 39 TFLOP/s; max TDP 400 W.
+  a.matmul_flops = {tflops(195), tflops(1560), tflops(3120), tflops(3120), tflops(3120)};
+  a.vector_flops = {tflops(195), tflops(195), tflops(780), tflops(390), tflops(780)};
+  // AMPeD Table IV, "Nvidia A100": f = 1.41e9, N_cores 108, N_FU 4, W_FU 512,
+  // N_FU_nonlin 192, W_FU_nonlin 4 (1.41e9 * 108 * 4 * 512 = 311.9 TFLOP/s).
+  a.amped = {1'410'000'000, 108, 4, 512, 16, 192, 4, 32};
+  a.busy_w = 400;
+  a.idle_w = 50;
+  return a;
+}
+
+Accelerator a100_40gb(const std::string& name) {
+  Accelerator a = a100_base();
+  a.name = name;
+  // 40 GB HBM2 at 1555 GB/s (datasheet, A100 40GB SXM).
+  a.memory_bytes_per_s = 1'555'000'000'000;
+  a.memory_capacity_bytes = 40 * kGiB;
+  return a;
+}
+
+Accelerator a100_80gb() {
+  Accelerator a = a100_base();
+  a.name = "a100-80gb";
+  // 80 GB HBM2e at 2039 GB/s (datasheet, A100 80GB SXM).
+  a.memory_bytes_per_s = 2'039'000'000'000;
+  a.memory_capacity_bytes = 80 * kGiB;
+  return a;
+}
+
+Accelerator h100() {
+  Accelerator a;
+  a.name = "h100";
+  // NVIDIA H100 Tensor Core GPU datasheet (2023) and architecture whitepaper
+  // (2022), H100 SXM5: FP32 66.9, TF32 Tensor 494.7, BF16/FP16 Tensor 989.4,
+  // FP8 Tensor 1978.9 TFLOP/s (the datasheet's 989 / 1979 / 3958 are with
+  // sparsity); non-tensor FP16 and BF16 133.8 TFLOP/s; 80 GB HBM3 at 3.35 TB/s;
+  // max TDP 700 W.
+  a.memory_bytes_per_s = 3'350'000'000'000;
+  a.memory_capacity_bytes = 80 * kGiB;
+  a.matmul_flops = {tflops(669), tflops(4947), tflops(9894), tflops(9894), tflops(19789)};
+  a.vector_flops = {tflops(669), tflops(669), tflops(1338), tflops(1338), tflops(1338)};
+  // AMPeD Table IV, "Nvidia H100": f = 1.8e9, N_cores 132, N_FU 4, W_FU 1024,
+  // N_FU_nonlin 320, W_FU_nonlin 4 (1.8e9 * 132 * 4 * 1024 = 973.1 TFLOP/s).
+  a.amped = {1'800'000'000, 132, 4, 1024, 16, 320, 4, 32};
+  a.busy_w = 700;
+  a.idle_w = 70;
+  return a;
+}
+
+}  // namespace
+
+std::uint32_t element_bytes(Dtype dtype) {
+  return dtype == Dtype::kFloat32 ? 4 : 2;
+}
+
+Precision precision_of(Dtype dtype) {
+  switch (dtype) {
+    case Dtype::kFloat32:
+      return Precision::kFp32;
+    case Dtype::kFloat16:
+      return Precision::kFp16;
+    case Dtype::kBfloat16:
+      return Precision::kBf16;
+  }
+  return Precision::kFp32;
+}
+
+const std::vector<std::string>& preset_names() {
+  static const std::vector<std::string> kNames = {"v100", "a100", "a100-40gb", "a100-80gb", "h100"};
+  return kNames;
+}
+
+Accelerator preset(const std::string& name, Dtype dtype) {
+  Accelerator a;
+  if (name == "v100") {
+    a = v100();
+  } else if (name == "a100" || name == "a100-40gb") {
+    a = a100_40gb(name);
+  } else if (name == "a100-80gb") {
+    a = a100_80gb();
+  } else if (name == "h100") {
+    a = h100();
+  } else {
+    throw std::invalid_argument("unknown accelerator preset '" + name + "'");
+  }
+  // Collectives' reductions: element-wise additions at `dtype` on the vector units.
+  a.element_bytes = element_bytes(dtype);
+  a.peak_flops = a.vector_flops[static_cast<std::size_t>(precision_of(dtype))];
+  return a;
+}
+
+Accelerator a100(Dtype dtype) {
+  return preset("a100", dtype);
+}
+
+}  // namespace sipsim::compute
