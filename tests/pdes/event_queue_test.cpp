@@ -220,18 +220,18 @@ TEST(CalendarQueue, StorageStaysUnder160BytesPerPendingEvent) {
 // sort), ties over sparse ones and mixed times (std::sort), repeated keys.
 TEST(SortEvents, MatchesStdSort) {
   RandomStream rng(17, 4);
-  std::vector<Event> scratch;
+  EventVector scratch;
   for (int round = 0; round < 40; ++round) {
     const auto n = static_cast<std::size_t>(1 + rng.below(5000));
     const LpId spread = round % 4 == 0 ? 4'000'000'000u : static_cast<LpId>(1 + rng.below(3000));
     const bool ties = round % 3 != 2;
-    std::vector<Event> v;
+    EventVector v;
     for (std::size_t i = 0; i < n; ++i) {
       v.push_back(ev(ties ? 777 : rng.below(5), 100 + static_cast<LpId>(rng.below(spread)),
                      static_cast<LpId>(rng.below(5)), rng.below(4)));
       v.back().aux = static_cast<std::uint32_t>(i);  // tells equal keys apart
     }
-    std::vector<Event> ref = v;
+    std::vector<Event> ref(v.begin(), v.end());
     std::stable_sort(ref.begin(), ref.end(), event_before);
     sort_events(v, scratch);
     ASSERT_EQ(v.size(), ref.size());
@@ -246,7 +246,7 @@ TEST(SortEvents, MatchesStdSort) {
 // event scheduling the next wave's at one far time (beyond the ring: the
 // overflow becomes the run), with a "compute" phase of spread times between
 // some waves, and a first wave pushed straight into the current bucket (its
-// heap becomes a run). Checked pop by pop against an ordered reference.
+// heap is merged into the run). Checked pop by pop against an ordered reference.
 TEST(CalendarQueue, LockStepWaves) {
   struct Earlier {
     bool operator()(const Event& a, const Event& b) const { return event_before(a, b); }

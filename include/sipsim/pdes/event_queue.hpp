@@ -16,6 +16,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <span>
@@ -25,6 +26,25 @@
 #include "sipsim/pdes/event.hpp"
 
 namespace sipsim::pdes {
+
+// Storage for events that resize() does not zero: the queue's vectors are
+// written right after they grow (a run's 2M events are scattered into place),
+// and zeroing 128 MB first cost a pass over memory per lock-step wave.
+template <class T>
+struct UninitAllocator : std::allocator<T> {
+  UninitAllocator() = default;
+  template <class U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialised: left as it is
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    std::construct_at(p, std::forward<Args>(args)...);
+  }
+};
+using EventVector = std::vector<Event, UninitAllocator<Event>>;
 
 // A d-ary heap of events stored by value: no per-event allocation, 64 bytes per
 // pending event plus at most 25% slack. The calendar queue's current bucket.
@@ -68,12 +88,12 @@ class DaryHeap {
 
   // Gives the storage back when it is empty and holds room for more than n.
   void release_if_larger(std::size_t n) {
-    if (heap_.empty() && heap_.capacity() > n) std::vector<Event>().swap(heap_);
+    if (heap_.empty() && heap_.capacity() > n) EventVector().swap(heap_);
   }
 
   // Exchanges the heap's storage with `other`, whose events must form a heap
   // (an empty vector does): hands all events over without copying them.
-  void swap_storage(std::vector<Event>& other) { heap_.swap(other); }
+  void swap_storage(EventVector& other) { heap_.swap(other); }
 
   // The top's children: after a pop, the new top is one of them.
   std::span<const Event> top_children() const {
@@ -83,9 +103,9 @@ class DaryHeap {
 
   // Moves every event to the end of `out`, leaving this heap empty and its
   // storage released (a rebuild must not hold the events twice).
-  void drain_into(std::vector<Event>& out) {
+  void drain_into(EventVector& out) {
     out.insert(out.end(), heap_.begin(), heap_.end());
-    std::vector<Event>().swap(heap_);
+    EventVector().swap(heap_);
   }
 
  private:
@@ -117,51 +137,66 @@ class DaryHeap {
     heap_[i] = e;
   }
 
-  std::vector<Event> heap_;
+  EventVector heap_;
 };
 
-// Sorts events into event_before's order; `scratch` is working storage, and
-// on return holds v's former storage, emptied. A run of ties (one time, as
-// RAMP's lock-step waves make by the million) is ordered by destination with
-// a counting sort into `scratch` (one sequential pass to count, one to
+// Writes the n events that each(f) passes to f into `out`, in event_before's
+// order. A run of ties (one time, as RAMP's lock-step waves make by the
+// million) is ordered by destination with a counting sort straight into
+// `out` (passes over the source: one to find the range, one to count, one to
 // scatter), then each destination's few events by the full key: O(n) moves
 // instead of std::sort's O(n log n) moves of 64-byte events, a quarter of a
 // RAMP run. (An in-place cycle-following variant is memory-latency bound:
 // every swap waits for the previous one's miss.) Anything else, or
-// destinations too sparse to count, goes to std::sort.
-inline void sort_events(std::vector<Event>& v, std::vector<Event>& scratch) {
+// destinations too sparse to count, is copied and std::sort-ed.
+template <class ForEach>
+void sort_into(ForEach&& each, std::size_t n, EventVector& out) {
   const auto before = [](const Event& a, const Event& b) { return event_before(a, b); };
-  scratch.clear();
-  if (v.size() < 2) return;
-  LpId lo = v.front().dst, hi = lo;
-  bool ties = true;
-  for (const Event& e : v) {
-    ties &= e.time == v.front().time;
+  out.clear();
+  if (n == 0) return;
+  bool first = true, ties = true;
+  Time time = 0;
+  LpId lo = 0, hi = 0;
+  each([&](const Event& e) {
+    if (first) {
+      time = e.time;
+      lo = hi = e.dst;
+      first = false;
+    }
+    ties &= e.time == time;
     lo = std::min(lo, e.dst);
     hi = std::max(hi, e.dst);
-  }
+  });
   const std::size_t range = std::size_t{hi} - lo + 1;
-  if (!ties || range > 4 * v.size()) {
-    std::sort(v.begin(), v.end(), before);
+  if (!ties || range > 4 * n) {
+    out.reserve(n);
+    each([&](const Event& e) { out.push_back(e); });
+    std::sort(out.begin(), out.end(), before);
     return;
   }
   // next[k]: where destination lo + k's next event goes.
   std::vector<std::uint32_t> next(range + 1, 0);
-  for (const Event& e : v) ++next[e.dst - lo + 1];
+  each([&](const Event& e) { ++next[e.dst - lo + 1]; });
   for (std::size_t k = 1; k <= range; ++k) next[k] += next[k - 1];
-  scratch.resize(v.size());
-  for (const Event& e : v) scratch[next[e.dst - lo]++] = e;
+  out.resize(n);
+  each([&](const Event& e) { out[next[e.dst - lo]++] = e; });
+  // next[k] is now where destination lo + k's events end.
+  std::size_t begin = 0;
+  for (std::size_t k = 0; k < range; ++k) {
+    if (next[k] - begin > 1) {
+      std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin),
+                out.begin() + static_cast<std::ptrdiff_t>(next[k]), before);
+    }
+    begin = next[k];
+  }
+}
+
+// Sorts v (sort_into); `scratch` is working storage, and on return holds v's
+// former storage, emptied.
+inline void sort_events(EventVector& v, EventVector& scratch) {
+  sort_into([&v](auto&& f) { std::for_each(v.begin(), v.end(), f); }, v.size(), scratch);
   v.swap(scratch);
   scratch.clear();
-  // next[k] is now where destination lo + k's events end.
-  std::size_t first = 0;
-  for (std::size_t k = 0; k < range; ++k) {
-    if (next[k] - first > 1) {
-      std::sort(v.begin() + static_cast<std::ptrdiff_t>(first),
-                v.begin() + static_cast<std::ptrdiff_t>(next[k]), before);
-    }
-    first = next[k];
-  }
 }
 
 // Invariants, with b(e) = e.time >> shift_ the bucket number of an event:
@@ -250,9 +285,8 @@ class CalendarQueue {
   static constexpr std::uint32_t kNil = std::numeric_limits<std::uint32_t>::max();
   // Buckets adopted with at least this many events are sorted into the run.
   static constexpr std::uint32_t kRunMin = 1024;
-  // A current-bucket heap this large (ties pushed at the current time, e.g.
-  // a lock-step wave's 2M transfers scheduled at start-up) is sorted into the
-  // run once the run is read: one sort instead of a cache-missing sift per pop.
+  // A current-bucket heap this large, and half as large as the unread run,
+  // is merged into the run (merge_into_run).
   static constexpr std::size_t kHeapMax = std::size_t{1} << 15;
 
   struct Chunk {
@@ -268,15 +302,9 @@ class CalendarQueue {
   std::uint64_t bucket_of(Time t) const { return t >> shift_; }
   Chunk& chunk(std::uint32_t c) { return blocks_[c / kBlockChunks][c % kBlockChunks]; }
 
-  // After a pop: once the run is read, a large heap becomes the run, and an
-  // empty current bucket moves the queue on to the next one.
+  // After a pop: an empty current bucket moves the queue on to the next one.
   void refill() {
-    if (run_pos_ < run_.size()) return;
-    if (heap_.size() >= kHeapMax) {
-      heap_to_run();
-    } else if (heap_.empty() && size_ > 0) {
-      advance();
-    }
+    if (current_empty() && size_ > 0) advance();
   }
 
   // Whether the earliest event is the run's front rather than the heap's top.
@@ -299,6 +327,7 @@ class CalendarQueue {
     if (b <= cur_) {
       heap_.push(e);
       ++direct_;
+      if (heap_.size() >= kHeapMax && 2 * heap_.size() >= run_.size() - run_pos_) merge_into_run();
     } else if (b - cur_ < ring_size()) {
       Slot& slot = ring_[b & (ring_size() - 1)];
       const std::uint32_t pos = slot.size % kChunk;
@@ -329,6 +358,18 @@ class CalendarQueue {
     }
     next_.push_back(kNil);
     return chunk_count_++;
+  }
+
+  // Passes a slot's events to f, leaving them there.
+  template <class F>
+  void for_each_in_slot(const Slot& slot, F&& f) {
+    std::uint32_t c = slot.head;
+    std::size_t count = slot.size % kChunk == 0 ? kChunk : slot.size % kChunk;
+    while (c != kNil) {
+      for (std::size_t i = 0; i < count; ++i) f(chunk(c).events[i]);
+      c = next_[c];
+      count = kChunk;
+    }
   }
 
   // Hands a slot's events to `take` and its chunks back to the pool.
@@ -384,9 +425,10 @@ class CalendarQueue {
         ring_count_ -= slot.size;
         adopted_ += slot.size;  // a deep bucket all the same, for drifted()
         ++adoptions_;
-        run_.reserve(slot.size);
-        empty_slot(slot, [this](const Event& e) { run_.push_back(e); });
-        sort_events(run_, spare_);
+        // Sorted straight from the chunks into the spare storage.
+        sort_into([&](auto&& f) { for_each_in_slot(slot, f); }, slot.size, spare_);
+        run_.swap(spare_);
+        empty_slot(slot, [](const Event&) {});
       } else if (slot.size != 0) {
         ring_count_ -= slot.size;
         adopted_ += slot.size;
@@ -428,15 +470,28 @@ class CalendarQueue {
   void keep_larger_spare() {
     run_.clear();
     if (run_.capacity() > spare_.capacity()) run_.swap(spare_);
-    std::vector<Event>().swap(run_);
+    EventVector().swap(run_);
     run_pos_ = 0;
   }
 
-  // The run is read and the heap is large: the heap's events become the run.
-  void heap_to_run() {
-    keep_larger_spare();
-    heap_.swap_storage(run_);
-    sort_events(run_, spare_);
+  // The heap has grown large beside the run (ties pushed at the current
+  // time: at start-up a lock-step wave's 2M transfers are scheduled before
+  // any is handled): its events, sorted, are merged with the run's unread
+  // ones, so pops stay sequential instead of sifting a heap of a million.
+  // Triggered when the heap holds half the unread run, each event is merged
+  // a bounded number of times.
+  void merge_into_run() {
+    EventVector h;
+    heap_.swap_storage(h);
+    sort_events(h, spare_);
+    spare_.reserve(run_.size() - run_pos_ + h.size());
+    std::merge(run_.begin() + static_cast<std::ptrdiff_t>(run_pos_), run_.end(), h.begin(), h.end(),
+               std::back_inserter(spare_),
+               [](const Event& a, const Event& b) { return event_before(a, b); });
+    run_.swap(spare_);
+    run_pos_ = 0;
+    spare_.clear();
+    if (h.capacity() > spare_.capacity()) spare_.swap(h);
   }
 
   // When the overflow holds many events of the (empty) current bucket, ties
@@ -449,12 +504,10 @@ class CalendarQueue {
                                       [this](const Event& e) { return bucket_of(e.time) <= cur_; });
     const auto current = static_cast<std::size_t>(later - overflow_.begin());
     if (current < kRunMin) return;
-    std::vector<Event> rest(later, overflow_.end());  // refiled by the caller
-    overflow_.resize(current);
+    EventVector rest(later, overflow_.end());  // refiled by the caller
     keep_larger_spare();
-    run_.swap(overflow_);
-    sort_events(run_, spare_);
-    overflow_.swap(spare_);
+    sort_into([&](auto&& f) { std::for_each(overflow_.begin(), later, f); }, current, spare_);
+    run_.swap(spare_);
     overflow_.assign(rest.begin(), rest.end());
     refiled_ += current;
     ++adoptions_;
@@ -489,7 +542,7 @@ class CalendarQueue {
     // keep their storage, which the peak of pending events bounds: RAMP grows
     // from 65K to 2M pending events each step, a rebuild per doubling, and
     // releasing it each time made the next pushes fault every page in again.
-    std::vector<Event> all;
+    EventVector all;
     all.swap(spare_);
     all.clear();
     all.reserve(size_);
@@ -550,15 +603,15 @@ class CalendarQueue {
   }
 
   DaryHeap<Arity> heap_;
-  std::vector<Event> run_;    // a big adopted bucket, sorted; read from run_pos_
-  std::vector<Event> spare_;  // a spent run's storage, for the next one (empty)
+  EventVector run_;    // a big adopted bucket, sorted; read from run_pos_
+  EventVector spare_;  // a spent run's storage, for the next one (empty)
   std::size_t run_pos_ = 0;
   std::vector<Slot> ring_;
   std::vector<std::unique_ptr<Chunk[]>> blocks_;  // the pool of bucket storage
   std::uint32_t chunk_count_ = 0;                 // chunks handed out so far
   std::vector<std::uint32_t> next_;  // per chunk: the next older chunk, or the next free one
   std::uint32_t free_ = kNil;        // the free chunks' list
-  std::vector<Event> overflow_;
+  EventVector overflow_;
   std::size_t size_ = 0;
   std::size_t ring_count_ = 0;
   std::uint64_t cur_ = 0;  // the heap's bucket number

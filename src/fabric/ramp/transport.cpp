@@ -60,6 +60,7 @@ class RampNetwork final : public Network {
       throw std::invalid_argument("ramp: Lambda (" + std::to_string(s_.Lambda) +
                                   ") must be a multiple D*x of x with D <= x (RAMP-x, MODELS.md)");
     }
+    if (s_.x > 256) throw std::invalid_argument("ramp: x must be at most 256");
     if (s_.b > 255 || s_.x * s_.b > 65535) throw std::invalid_argument("ramp: b is too large");
     if (s_.line_rate_bps == 0) throw std::invalid_argument("ramp: line rate must be > 0");
     if (s_.slot <= s_.reconfiguration) {
@@ -90,6 +91,12 @@ class RampNetwork final : public Network {
     const std::uint64_t n = std::uint64_t{s_.x} * s_.J * s_.Lambda;
     if (n > (1u << 24)) throw std::invalid_argument("ramp: more than 2^24 nodes");
     nodes_ = static_cast<std::uint32_t>(n);
+    // Every coordinate is below x <= 256: one byte each.
+    coords_.resize(nodes_);
+    for (std::uint32_t node = 0; node < nodes_; ++node) {
+      const ramp::Coord c = ramp::coord_of_node(node, shape_);
+      coords_[node] = c.g | c.j << 8 | c.delta << 16 | c.p << 24;
+    }
   }
 
   std::uint32_t nodes() const override { return nodes_; }
@@ -308,7 +315,12 @@ class RampNetwork final : public Network {
            " arbiter nodes (" + std::to_string(std::uint64_t{s_.x} * trx) +
            " (g_src, transceiver) clocks) and 16 B per part of a message in flight";
   }
-  ramp::Coord coord(std::uint32_t node) const { return ramp::coord_of_node(node, shape_); }
+  // Looked up, not divided out: the transport and the executor ask for the
+  // pair's transceiver groups of every message (RAMP §6.2.2 eq. 2-4).
+  ramp::Coord coord(std::uint32_t node) const {
+    const std::uint32_t c = coords_[node];
+    return ramp::Coord{c & 0xff, c >> 8 & 0xff, c >> 16 & 0xff, c >> 24};
+  }
   // ramp::transceivers_for_pair with the job's extra groups per step computed
   // once (extra_groups is O(x), and this runs for every message).
   ramp::TransceiverGroups transceiver_groups(std::uint32_t a, std::uint32_t b) const {
@@ -456,6 +468,7 @@ class RampNetwork final : public Network {
   std::uint64_t slot_bytes_ = 0;
   std::vector<pdes::Time> tx_free_, rx_free_;  // [local node][transceiver]
   std::uint32_t extra_[5] = {};                // ramp::extra_groups(step, shape_) for steps 1-4
+  std::vector<std::uint32_t> coords_;          // per node: g | j << 8 | delta << 16 | p << 24
   // Rule (c) clocks of the arbiter nodes: per local node, g_src -> block of
   // x*b clocks (one per transceiver) in subnet_clocks_.
   std::vector<base::FlatMap<std::uint32_t, std::uint32_t>> subnet_blocks_;

@@ -126,6 +126,16 @@ inline std::uint32_t portion_index(const std::array<std::uint32_t, 4>& d, const 
   return ((d[0] * a[1] + d[1]) * a[2] + d[2]) * a[3] + d[3];
 }
 
+// Sum and difference mod x of a, b < x, without a division (these run for
+// every message the transport sends).
+inline std::uint32_t add_mod(std::uint32_t a, std::uint32_t b, std::uint32_t x) {
+  return a + b >= x ? a + b - x : a + b;
+}
+inline std::uint32_t sub_mod(std::uint32_t a, std::uint32_t b, std::uint32_t x) {
+  return a >= b ? a - b : a + x - b;
+}
+
+// Coordinates are reduced below: g, p < x, j < J <= x, delta < D <= x.
 // Transceiver group used by src -> dst in step 1..4 (MODELS.md §1 table):
 //   steps 1, 2: (g_src + g_dst + j_src) mod x      (RAMP eq. 2)
 //   step 3:     (g_src + j_dst) mod x
@@ -136,11 +146,11 @@ inline std::uint32_t transceiver(int step, const Coord& src, const Coord& dst, c
   switch (step) {
     case 1:
     case 2:
-      return (src.g % x + dst.g % x + src.j % x) % x;
+      return add_mod(add_mod(src.g, dst.g, x), src.j, x);
     case 3:
-      return (src.g % x + dst.j % x) % x;
+      return add_mod(src.g, dst.j, x);
     case 4:
-      return (src.j % x + dst.delta % x + x - src.delta % x) % x;
+      return add_mod(src.j, sub_mod(dst.delta, src.delta, x), x);
     default:
       throw std::invalid_argument("ramp::transceiver: step must be 1..4, got " +
                                   std::to_string(step));
@@ -166,7 +176,7 @@ inline std::uint32_t wavelength(const Coord& dst, const RampShape& s) {
 //   step 4: delta differs, j and p equal, g_dst = g_src - delta_src + delta_dst (mod x).
 inline int step_of_pair(const Coord& src, const Coord& dst, const RampShape& s) {
   const std::uint32_t x = s.x;
-  auto diff = [x](std::uint32_t a, std::uint32_t b) { return (a % x + x - b % x) % x; };
+  auto diff = [x](std::uint32_t a, std::uint32_t b) { return sub_mod(a, b, x); };
   const std::uint32_t dg = diff(dst.g, src.g);
   if (src.j == dst.j && src.delta == dst.delta) {
     if (src.p == dst.p) return dg != 0 ? 1 : 0;
