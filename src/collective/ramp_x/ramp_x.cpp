@@ -377,13 +377,20 @@ bool ramp_exchange_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   auto box_bytes = [&](const ramp::Offsets& o) {
     return equal ? mine : R.bytes(R.box(lay, o, later));
   };
+  // The subgroup's members by their offset along k, found once: each is both
+  // a destination and a source (this runs for every member and step).
+  std::array<std::uint32_t, 256> sub;  // s <= x <= 256
+  if (s > sub.size()) throw std::logic_error("ramp-x: a subgroup larger than 256");
+  for (std::uint32_t v = 0; v < s; ++v) sub[v] = R.member(R.with(k, v));
   w.out.reserve(s - 1);
   w.in.reserve(s - 1);
+  // Step j sends to offset me + j and receives from me - j (mod s).
+  std::uint32_t to = R.me[k], from = R.me[k];
   for (std::uint64_t j = 1; j < s; ++j) {
-    const ramp::Offsets to = R.with(k, (R.me[k] + j) % s);
-    const ramp::Offsets from = R.with(k, (R.me[k] + s - j) % s);
-    w.out.push_back({R.member(to), rs ? box_bytes(to) : mine, parts});
-    w.in.push_back({R.member(from), rs ? mine : box_bytes(from), parts});
+    to = to + 1 == s ? 0 : to + 1;
+    from = from == 0 ? u32(s) - 1 : from - 1;
+    w.out.push_back({sub[to], rs ? box_bytes(R.with(k, to)) : mine, parts});
+    w.in.push_back({sub[from], rs ? mine : box_bytes(R.with(k, from)), parts});
   }
   if (rs) {
     w.local = LocalOp::kReduce;
