@@ -206,11 +206,17 @@ inline void sort_events(EventVector& v, EventVector& scratch) {
 // b >= overflow_min_). Whenever the queue is not empty, the heap or the run is
 // not empty, and top() is the earlier of their fronts.
 //
-// A bucket adopted with many events (ties: RAMP's lock-step transfers put
-// millions at one time, which no width separates) is sorted into the run and
-// read front to back, instead of being popped from a heap whose every sift
-// misses the caches; events pushed into the current bucket meanwhile go to the
-// heap, which stays small.
+// Ties are the rule in lock-step fabrics (RAMP: a wave of 2M transfers at
+// one picosecond, which no width separates), and a heap of millions misses
+// the caches on every sift. So a current bucket of many events is a sorted
+// run read front to back, whichever way its events come: a ring slot adopted
+// with >= kRunMin events, the overflow's events once the cursor jumps to
+// them (adopt_overflow_ties), or pushes straight into the current bucket,
+// whose heap is merged into the run once it holds half as many
+// (merge_into_run). Runs of one time are counting-sorted by destination
+// (sort_into). The storage of a read run is kept as the spare, the next
+// sort's target, so waves ping-pong between buffers instead of faulting in
+// 128 MB each.
 //
 // A future bucket is a list of 4-event chunks from one shared pool, newest
 // chunk first, rather than a vector: storage follows the events (about 100
