@@ -69,6 +69,14 @@ Config read_transformer(base::MapReader& w) {
               "one micro-batch of one layer needs more than 2^60 FLOPs: the model is too "
               "large for this simulator's integer op costs");
     }
+    // Parameters (and the optimizer's bytes, 32 per parameter) likewise.
+    const U128 params =
+        U128{s.layers} * (4 * h * h + 2 * h * s.ffn + 9 * h + s.ffn) + (U128{s.vocab} + sq) * h;
+    if (params > (U128{1} << 56)) {
+      m.required("layers").fail(
+          "the model has more than 2^56 parameters: too large for this "
+          "simulator's integer op costs");
+    }
     m.finish();
   }
   {
