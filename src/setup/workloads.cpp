@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/pdes/models/phold.hpp"
 #include "sipsim/pdes/models/phold_config.hpp"
 #include "sipsim/setup/setup.hpp"
+#include "sipsim/workload/transformer/transformer.hpp"
 
 namespace sipsim::setup {
 
@@ -255,6 +257,69 @@ class CollectivesSetup final : public WorkloadSetup {
   CollectiveJob job_;
 };
 
+// Transformer training (workload/transformer): its GPUs are the fabric's first
+// tp x pp x dp nodes; the TP and DP groups' algorithms follow the fabric's
+// hierarchy, as the benchmark's do.
+class TransformerSetup final : public WorkloadSetup {
+ public:
+  TransformerSetup(base::MapReader& w, const WorkloadContext& ctx)
+      : config_(workload::transformer::read_transformer(w)) {
+    if (ctx.fabric == nullptr) ctx.section.fail("training needs a fabric: add a fabric section");
+    config_.accelerator = ctx.accelerator;
+    const std::uint32_t nodes = ctx.fabric->nodes();
+    if (config_.gpus() > nodes) {
+      w.required("parallelism")
+          .fail(fmt::format("tp x pp x dp = {} GPUs, but the fabric has {} nodes", config_.gpus(),
+                            nodes));
+    }
+    using workload::transformer::Axis;
+    config_.tp_params = ctx.fabric->algorithm_params(config_.tp, config_.order[0] == Axis::kTp);
+    config_.dp_params = ctx.fabric->algorithm_params(config_.dp, config_.order[0] == Axis::kDp);
+    const std::uint64_t bytes = 1 << 20;
+    for (const auto& [name, p, algorithm, params] :
+         {std::tuple{"tp", config_.tp, config_.tp_algorithm, config_.tp_params},
+          std::tuple{"dp", config_.dp, config_.dp_algorithm, config_.dp_params}}) {
+      if (p < 2) continue;
+      const std::string why = collective::why_invalid(
+          collective::make_spec(collective::Op::kAllReduce, algorithm, p, bytes, 0, params));
+      if (!why.empty()) {
+        if (!w.has("algorithms")) ctx.section.fail(why);
+        base::MapReader a = w.required("algorithms").as_map();
+        (a.has(name) ? a.required(name) : w.required("algorithms")).fail(why);
+      }
+    }
+  }
+  std::string_view type() const override { return "transformer"; }
+  workload::Simulation build(std::unique_ptr<fabric::Network> network,
+                             const BuildOptions&) const override {
+    return workload::transformer::make_transformer(config_, std::move(network));
+  }
+  // No closed-form estimate of communication yet: the busiest stage's
+  // computation, a lower bound of the iteration time.
+  std::string analysis(const scenario::SimulationSettings&) const override {
+    const auto device = compute::make_device(config_.accelerator);
+    workload::ProgramSet set;
+    try {
+      set = workload::transformer::make_programs(config_, *device, config_.gpus());
+    } catch (const std::invalid_argument& e) {
+      return std::string("transformer: ") + e.what();
+    }
+    pdes::Time busiest = 0;
+    for (const workload::Program& p : set.programs) {
+      pdes::Time busy = 0;
+      for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
+      busiest = std::max(busiest, busy);
+    }
+    return fmt::format(
+        "transformer: the busiest stage computes {} per iteration (a lower bound: no "
+        "communication, no pipeline bubble; run simulates them)",
+        base::format_time_ps(busiest));
+  }
+
+ private:
+  workload::transformer::Config config_;
+};
+
 template <class T>
 std::unique_ptr<WorkloadSetup> read_as(base::MapReader& section, const WorkloadContext& ctx) {
   return std::make_unique<T>(section, ctx);
@@ -266,6 +331,7 @@ const std::vector<WorkloadEntry>& workload_registry() {
   static const std::vector<WorkloadEntry> kWorkloads = {
       {"phold", read_as<PholdSetup>},
       {"collectives", read_as<CollectivesSetup>},
+      {"transformer", read_as<TransformerSetup>},
   };
   return kWorkloads;
 }

@@ -3,7 +3,7 @@
 # group, dataset, attribute and table column of a real run file is listed
 # there for that kind of run, and everything listed for that kind of run is in
 # the file; and every listed name is described in the document's tables.
-# Three runs: PHOLD (no fabric), collectives on elect-flat, collectives on RAMP.
+# Four runs: PHOLD (no fabric), collectives on elect-flat and on RAMP, a transformer.
 # Usage: schema_test.sh SIPSIM SOURCE_DIR
 set -euo pipefail
 sipsim=$(realpath "$1")
@@ -46,8 +46,9 @@ check() {  # check NAME CONDITIONS... -- RUN ARGS
   fi
 }
 check phold always -- "$src/scenarios/quickstart.yaml" --set simulation.end_time=20us
-check flat always fabric -- "$src/scenarios/nccl/elect-flat.yaml" --set workload.sizes.max=64KiB
-check ramp always fabric ramp -- "$src/scenarios/ramp/small-ramp.yaml" --set workload.sizes.max=64KiB
+check flat always fabric collectives -- "$src/scenarios/nccl/elect-flat.yaml" --set workload.sizes.max=64KiB
+check ramp always fabric collectives ramp -- "$src/scenarios/ramp/small-ramp.yaml" --set workload.sizes.max=64KiB
+check training always fabric training -- "$src/tests/app/training-tiny.yaml"
 
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
-echo "3 run files match docs/output.md"
+echo "4 run files match docs/output.md"

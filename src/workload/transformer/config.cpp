@@ -1,0 +1,129 @@
+// The keys of a `workload: {type: transformer}` section (docs/scenarios.md).
+#include <spdlog/fmt/fmt.h>
+
+#include <string>
+#include <vector>
+
+#include "sipsim/workload/transformer/transformer.hpp"
+
+namespace sipsim::workload::transformer {
+
+namespace {
+
+__extension__ typedef unsigned __int128 U128;
+
+// Orders of the three axes, innermost first, as `mapping` names them.
+const std::vector<std::string>& mapping_names() {
+  static const std::vector<std::string> kNames = {"tp-dp-pp", "tp-pp-dp", "dp-tp-pp",
+                                                  "dp-pp-tp", "pp-tp-dp", "pp-dp-tp"};
+  return kNames;
+}
+
+std::array<Axis, 3> parse_mapping(const std::string& name) {
+  std::array<Axis, 3> out{};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const std::string part = name.substr(i * 3, 2);
+    out[i] = part == "tp" ? Axis::kTp : part == "dp" ? Axis::kDp : Axis::kPp;
+  }
+  return out;
+}
+
+collective::Algorithm read_algorithm(base::MapReader& m, std::string_view key) {
+  const std::optional<base::Value> v = m.optional(key);
+  if (!v) return collective::algorithm("ring");
+  return *collective::parse_algorithm(v->as_enum(collective::algorithm_names()));
+}
+
+}  // namespace
+
+Config read_transformer(base::MapReader& w) {
+  Config c;
+  {
+    base::MapReader m = w.required("model").as_map();
+    ModelShape& s = c.model;
+    s.layers = m.required("layers").as_u32(1, 100'000);
+    s.hidden = m.required("hidden").as_u32(1, 1u << 20);
+    s.heads = m.required("heads").as_u32(1, 1u << 16);
+    s.ffn = m.has("ffn") ? m.required("ffn").as_u32(1, 1u << 22) : 4 * s.hidden;
+    s.seq = m.required("seq").as_u32(1, 1u << 24);
+    s.vocab = m.required("vocab").as_u32(1, 1u << 26);
+    s.global_batch = m.required("global_batch").as_u32(1, 1u << 26);
+    s.micro_batch = m.get_u32("micro_batch", 1, 1, 1u << 20);
+    if (auto p = m.optional("precision")) {
+      const std::vector<std::string> names = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+      const std::string name = p->as_enum(names);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (names[i] == name) s.precision = static_cast<compute::Precision>(i);
+      }
+    }
+    if (s.hidden % s.heads != 0) {
+      m.required("heads").fail(fmt::format("must divide hidden ({})", s.hidden));
+    }
+    // Every op's FLOPs and bytes must stay well inside 64 bits.
+    const U128 b = s.micro_batch, sq = s.seq, h = s.hidden;
+    const U128 flops =
+        2 * b * sq * (4 * h * h + 2 * h * s.ffn) + 4 * b * sq * sq * h + 2 * b * sq * h * s.vocab;
+    if (flops > (U128{1} << 60)) {
+      m.required("micro_batch")
+          .fail(
+              "one micro-batch of one layer needs more than 2^60 FLOPs: the model is too "
+              "large for this simulator's integer op costs");
+    }
+    // Parameters (and the optimizer's bytes, 32 per parameter) likewise.
+    const U128 params =
+        U128{s.layers} * (4 * h * h + 2 * h * s.ffn + 9 * h + s.ffn) + (U128{s.vocab} + sq) * h;
+    if (params > (U128{1} << 56)) {
+      m.required("layers").fail(
+          "the model has more than 2^56 parameters: too large for this "
+          "simulator's integer op costs");
+    }
+    m.finish();
+  }
+  {
+    base::MapReader m = w.required("parallelism").as_map();
+    c.tp = m.get_u32("tp", 1, 1, 1u << 16);
+    c.pp = m.get_u32("pp", 1, 1, 1u << 16);
+    c.dp = m.get_u32("dp", 1, 1, 1u << 20);
+    if (std::uint64_t{c.tp} * c.pp * c.dp > (1u << 24)) {
+      m.required("dp").fail("tp x pp x dp must be at most 2^24 GPUs");
+    }
+    if (c.model.heads % c.tp != 0) {
+      m.required("tp").fail(fmt::format("must divide model.heads ({})", c.model.heads));
+    }
+    if (c.model.ffn % c.tp != 0) {
+      m.required("tp").fail(fmt::format("must divide model.ffn ({})", c.model.ffn));
+    }
+    if (c.model.layers % c.pp != 0) {
+      m.required("pp").fail(fmt::format("must divide model.layers ({})", c.model.layers));
+    }
+    if (c.model.global_batch % (std::uint64_t{c.dp} * c.model.micro_batch) != 0) {
+      (m.has("dp") ? m.required("dp") : w.required("parallelism"))
+          .fail(fmt::format("dp x model.micro_batch ({} x {}) must divide model.global_batch ({})",
+                            c.dp, c.model.micro_batch, c.model.global_batch));
+    }
+    m.finish();
+  }
+  if (auto s = w.optional("schedule")) {
+    c.schedule = s->as_enum({"gpipe", "1f1b"}) == "gpipe" ? Schedule::kGpipe : Schedule::kOneFOneB;
+  }
+  c.iterations = w.get_u32("iterations", 1, 1, 10'000);
+  if (auto m = w.optional("mapping")) c.order = parse_mapping(m->as_enum(mapping_names()));
+  if (auto a = w.optional("algorithms")) {
+    base::MapReader m = a->as_map();
+    c.tp_algorithm = read_algorithm(m, "tp");
+    c.dp_algorithm = read_algorithm(m, "dp");
+    m.finish();
+  }
+  // Ops of all stage programs: about 12 per layer and micro-batch (memory
+  // and build time stay small: 2^21 ops are about 100 MB).
+  const std::uint64_t ops = std::uint64_t{c.micro_batches()} * c.model.layers * 12;
+  if (ops > (1u << 21)) {
+    w.required("model").fail(fmt::format(
+        "the programs would hold about {} ops (micro-batches per pipeline x layers x 12); at "
+        "most 2^21 are allowed",
+        ops));
+  }
+  return c;
+}
+
+}  // namespace sipsim::workload::transformer

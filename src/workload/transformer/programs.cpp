@@ -1,0 +1,344 @@
+// The transformer's program generator (docs/models.md, "Transformer
+// training"): one program per pipeline stage, shared by the stage's tp x dp
+// GPUs, with Megatron-LM's communication pattern (RAMP §7.2-7.3).
+#include <spdlog/fmt/fmt.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "sipsim/workload/transformer/transformer.hpp"
+
+namespace sipsim::workload::transformer {
+
+std::uint32_t element_bytes(compute::Precision p) {
+  switch (p) {
+    case compute::Precision::kFp32:
+    case compute::Precision::kTf32:
+      return 4;
+    case compute::Precision::kFp16:
+    case compute::Precision::kBf16:
+      return 2;
+    case compute::Precision::kFp8:
+      return 1;
+  }
+  return 2;
+}
+
+namespace {
+
+std::uint32_t axis_size(const Config& c, Axis a) {
+  return a == Axis::kTp ? c.tp : a == Axis::kDp ? c.dp : c.pp;
+}
+
+std::uint32_t& axis_of(Coord& x, Axis a) {
+  return a == Axis::kTp ? x.tp : a == Axis::kDp ? x.dp : x.pp;
+}
+
+}  // namespace
+
+Coord coord_of(const Config& c, std::uint32_t gpu) {
+  Coord x;
+  for (const Axis a : c.order) {
+    axis_of(x, a) = gpu % axis_size(c, a);
+    gpu /= axis_size(c, a);
+  }
+  return x;
+}
+
+std::uint32_t gpu_of(const Config& c, const Coord& x) {
+  std::uint32_t gpu = 0;
+  for (std::size_t i = 3; i-- > 0;) {
+    const Axis a = c.order[i];
+    gpu = gpu * axis_size(c, a) + (a == Axis::kTp ? x.tp : a == Axis::kDp ? x.dp : x.pp);
+  }
+  return gpu;
+}
+
+std::uint64_t layer_forward_flops(const ModelShape& m) {
+  const std::uint64_t b = m.micro_batch, s = m.seq, h = m.hidden;
+  return 2 * b * s * (4 * h * h + 2 * h * m.ffn) + 4 * b * s * s * h;
+}
+
+std::uint64_t logit_forward_flops(const ModelShape& m) {
+  return 2ull * m.micro_batch * m.seq * m.hidden * m.vocab;
+}
+
+double iteration_flops(const Config& c) {
+  const double sequences = c.model.global_batch;
+  const double per_sequence = static_cast<double>(layer_forward_flops(c.model)) * c.model.layers +
+                              static_cast<double>(logit_forward_flops(c.model));
+  return 3.0 * sequences * per_sequence / c.model.micro_batch;
+}
+
+std::uint64_t stage_parameters(const Config& c, std::uint32_t stage) {
+  const ModelShape& m = c.model;
+  const std::uint64_t h = m.hidden;
+  // Megatron: 12h^2 + 13h per layer at ffn = 4h (weights, biases, layer norms).
+  const std::uint64_t layer = 4 * h * h + 2 * h * m.ffn + 9 * h + m.ffn;
+  std::uint64_t total = layer * (m.layers / c.pp);
+  if (stage == 0) total += (std::uint64_t{m.vocab} + m.seq) * h;  // word + position embeddings
+  if (stage == c.pp - 1) total += 2 * h;                          // final layer norm
+  return (total + c.tp - 1) / c.tp;
+}
+
+namespace {
+
+// The op costs of one micro-batch on one GPU (its TP shard).
+struct Costs {
+  pdes::Time attn_fwd = 0, mlp_fwd = 0, logit_fwd = 0;
+  pdes::Time attn_bwd = 0, mlp_bwd = 0, logit_bwd = 0;
+  std::uint64_t activation_bytes = 0;  // b*s*h elements: PP messages and TP all-reduces
+};
+
+// A block is its matrix multiplies (FLOPs) and its element-wise ops (bytes:
+// layer norm, dropout, residual add, softmax, GeLU), priced separately by the
+// device and run back to back as one op. The backward pass is twice both.
+pdes::Time block(const compute::Device& d, const ModelShape& m, std::uint64_t flops,
+                 std::uint64_t bytes, std::uint64_t times) {
+  compute::OpCost mm{flops * times, 0, m.precision, compute::OpKind::kMatmul, m.micro_batch};
+  compute::OpCost ew{0, bytes * times, m.precision, compute::OpKind::kElementwise, m.micro_batch};
+  return d.op_ps(mm) + d.op_ps(ew);
+}
+
+Costs costs(const Config& c, const compute::Device& d) {
+  const ModelShape& m = c.model;
+  const std::uint64_t b = m.micro_batch, s = m.seq, h = m.hidden, p = element_bytes(m.precision);
+  const std::uint64_t heads = m.heads / c.tp, ffn = m.ffn / c.tp,
+                      vocab = (m.vocab + c.tp - 1) / c.tp;
+  // Attention: QKV and output projections 8bsh^2, scores and context 4bs^2h, sharded by TP;
+  // element-wise: layer norm, dropout and residual on b*s*h (7 reads and writes, replicated),
+  // softmax and dropout on the scores (4 per element).
+  const std::uint64_t attn_flops = (8 * b * s * h * h + 4 * b * s * s * h) / c.tp;
+  const std::uint64_t attn_bytes = (7 * b * s * h + 4 * b * heads * s * s) * p;
+  // MLP: two matrix multiplies 4bsh*ffn; element-wise as above plus GeLU on b*s*ffn.
+  const std::uint64_t mlp_flops = 4 * b * s * h * ffn;
+  const std::uint64_t mlp_bytes = (7 * b * s * h + 2 * b * s * ffn) * p;
+  // Logits 2bshV and the softmax cross-entropy on b*s*V.
+  const std::uint64_t logit_flops = 2 * b * s * h * vocab;
+  const std::uint64_t logit_bytes = 2 * b * s * vocab * p;
+  Costs out;
+  out.attn_fwd = block(d, m, attn_flops, attn_bytes, 1);
+  out.mlp_fwd = block(d, m, mlp_flops, mlp_bytes, 1);
+  out.logit_fwd = block(d, m, logit_flops, logit_bytes, 1);
+  out.attn_bwd = block(d, m, attn_flops, attn_bytes, 2);
+  out.mlp_bwd = block(d, m, mlp_flops, mlp_bytes, 2);
+  out.logit_bwd = block(d, m, logit_flops, logit_bytes, 2);
+  out.activation_bytes = b * s * h * p;
+  return out;
+}
+
+// Mixed-precision Adam on the GPU's parameters: fp32 master weights, first
+// and second moments read and written (24 B), the gradient read and the
+// weight written at the model's precision; about 12 FLOPs per parameter.
+pdes::Time optimizer_ps(const Config& c, const compute::Device& d, std::uint32_t stage) {
+  const std::uint64_t params = stage_parameters(c, stage);
+  const std::uint64_t p = element_bytes(c.model.precision);
+  return d.op_ps({12 * params, params * (24 + 2 * p), compute::Precision::kFp32,
+                  compute::OpKind::kElementwise, 1});
+}
+
+// One stage's program, built as a chain: every compute, TP all-reduce and
+// recv waits for the previous one in schedule order (one compute stream,
+// Megatron's synchronous TP); sends leave asynchronously.
+class StageBuilder {
+ public:
+  StageBuilder(const Config& c, const Costs& k, std::uint32_t stage, Program& p)
+      : c_(c), k_(k), stage_(stage), p_(p), first_(stage == 0), last_(stage == c.pp - 1) {
+    tp_slot_ = 0;
+    dp_slot_ = c.tp > 1 ? 1 : 0;
+  }
+
+  void forward() {
+    if (!first_) chain(p_.add(pp_op(OpKind::kRecv, kPrev), deps()));
+    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
+      compute(Category::kForward, k_.attn_fwd);
+      tp_all_reduce();
+      compute(Category::kForward, k_.mlp_fwd);
+      tp_all_reduce();
+    }
+    if (last_) compute(Category::kForward, k_.logit_fwd);
+    if (!last_) p_.add(pp_op(OpKind::kSend, kNext), deps());
+  }
+
+  void backward() {
+    if (!last_) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
+    if (last_) compute(Category::kBackward, k_.logit_bwd);
+    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
+      compute(Category::kBackward, k_.mlp_bwd);
+      tp_all_reduce();
+      compute(Category::kBackward, k_.attn_bwd);
+      tp_all_reduce();
+    }
+    if (!first_) p_.add(pp_op(OpKind::kSend, kPrev), deps());
+  }
+
+  // One bucket: the stage's whole gradient, after the last backward op.
+  void finish(pdes::Time optimizer) {
+    if (c_.dp > 1) {
+      const std::uint64_t bytes = stage_parameters(c_, stage_) * element_bytes(c_.model.precision);
+      Op op;
+      op.kind = OpKind::kCollective;
+      op.category = Category::kDpComm;
+      op.slot = dp_slot_;
+      chain(add_collective(op, {collective::Op::kAllReduce, c_.dp_algorithm, bytes, 0}));
+    }
+    compute(Category::kOptimizer, optimizer);
+  }
+
+ private:
+  static constexpr std::uint32_t kPrev = 0, kNext = 1;  // peer slots
+
+  std::vector<std::uint32_t> deps() const {
+    return has_last_ ? std::vector<std::uint32_t>{last_op_} : std::vector<std::uint32_t>{};
+  }
+  void chain(std::uint32_t op) {
+    last_op_ = op;
+    has_last_ = true;
+  }
+  Op pp_op(OpKind kind, std::uint32_t peer) const {
+    Op op;
+    op.kind = kind;
+    op.category = Category::kPpComm;
+    op.slot = peer;
+    op.bytes = k_.activation_bytes;
+    return op;
+  }
+  void compute(Category category, pdes::Time duration) {
+    Op op;
+    op.kind = OpKind::kCompute;
+    op.category = category;
+    op.duration = duration;
+    chain(p_.add(op, deps()));
+  }
+  void tp_all_reduce() {
+    if (c_.tp < 2) return;
+    Op op;
+    op.kind = OpKind::kCollective;
+    op.category = Category::kTpComm;
+    op.slot = tp_slot_;
+    chain(
+        add_collective(op, {collective::Op::kAllReduce, c_.tp_algorithm, k_.activation_bytes, 0}));
+  }
+  std::uint32_t add_collective(const Op& op, const collective::CollectiveCall& call) {
+    const std::vector<std::uint32_t> d = deps();
+    if (d.empty()) return p_.collective(op.category, op.slot, call);
+    return p_.collective(op.category, op.slot, call, {d[0]});
+  }
+
+  const Config& c_;
+  const Costs& k_;
+  std::uint32_t stage_;
+  Program& p_;
+  bool first_, last_;
+  std::uint32_t tp_slot_ = 0, dp_slot_ = 0;
+  std::uint32_t last_op_ = 0;
+  bool has_last_ = false;
+};
+
+Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes::Time optimizer) {
+  Program p(fmt::format("stage-{}", stage));
+  StageBuilder b(c, k, stage, p);
+  const std::uint32_t m = c.micro_batches();
+  if (c.schedule == Schedule::kGpipe) {
+    for (std::uint32_t j = 0; j < m; ++j) b.forward();
+    for (std::uint32_t j = 0; j < m; ++j) b.backward();
+  } else {  // 1F1B (PipeDream-Flush): warm-up forwards, then one forward, one backward
+    const std::uint32_t warmup = std::min(c.pp - stage - 1, m);
+    for (std::uint32_t j = 0; j < warmup; ++j) b.forward();
+    for (std::uint32_t j = 0; j < m - warmup; ++j) {
+      b.forward();
+      b.backward();
+    }
+    for (std::uint32_t j = 0; j < warmup; ++j) b.backward();
+  }
+  b.finish(optimizer);
+  return p;
+}
+
+void check_collective(const collective::Communicator& comm, collective::Algorithm algorithm,
+                      std::uint64_t bytes, const char* what) {
+  const std::string why = collective::why_invalid(collective::make_spec(
+      collective::Op::kAllReduce, algorithm, comm.size(), bytes, 0, comm.params));
+  if (!why.empty()) throw std::invalid_argument(fmt::format("the {} all-reduce: {}", what, why));
+}
+
+}  // namespace
+
+ProgramSet make_programs(const Config& c, const compute::Device& device,
+                         std::uint32_t fabric_nodes) {
+  const std::uint32_t gpus = c.gpus();
+  if (gpus > fabric_nodes) {
+    throw std::invalid_argument(
+        fmt::format("tp x pp x dp = {} GPUs, but the fabric has {} nodes", gpus, fabric_nodes));
+  }
+  if (std::uint64_t{c.pp} * c.dp + std::uint64_t{c.tp} * c.pp > collective::Tag::kMaxComm) {
+    throw std::invalid_argument("too many TP and DP groups for the message tag (65,534)");
+  }
+  ProgramSet set;
+  set.iterations = c.iterations;
+  const Costs k = costs(c, device);
+  // Communicators: TP groups by (pp, dp), then DP groups by (pp, tp).
+  const std::uint32_t tp_base = 0;
+  const std::uint32_t dp_base = c.tp > 1 ? c.pp * c.dp : 0;
+  if (c.tp > 1) {
+    for (std::uint32_t s = 0; s < c.pp; ++s) {
+      for (std::uint32_t d = 0; d < c.dp; ++d) {
+        collective::Communicator comm{fmt::format("tp-{}-{}", s, d), {}, c.tp_params};
+        for (std::uint32_t t = 0; t < c.tp; ++t) comm.nodes.push_back(gpu_of(c, {t, d, s}));
+        set.comms.push_back(std::move(comm));
+      }
+    }
+    check_collective(set.comms.front(), c.tp_algorithm, k.activation_bytes, "TP");
+  }
+  if (c.dp > 1) {
+    for (std::uint32_t s = 0; s < c.pp; ++s) {
+      for (std::uint32_t t = 0; t < c.tp; ++t) {
+        collective::Communicator comm{fmt::format("dp-{}-{}", s, t), {}, c.dp_params};
+        for (std::uint32_t d = 0; d < c.dp; ++d) comm.nodes.push_back(gpu_of(c, {t, d, s}));
+        set.comms.push_back(std::move(comm));
+      }
+    }
+    check_collective(set.comms.back(), c.dp_algorithm,
+                     stage_parameters(c, 0) * element_bytes(c.model.precision), "DP");
+  }
+  for (std::uint32_t s = 0; s < c.pp; ++s) {
+    set.programs.push_back(stage_program(c, k, s, optimizer_ps(c, device, s)));
+    // The iterations' computation alone must fit pdes::Time, with room for
+    // communication (docs/scenarios.md, "Size bound").
+    __extension__ typedef unsigned __int128 U128;
+    U128 busy = 0;
+    const Program& p = set.programs.back();
+    for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
+    if (busy * c.iterations > (U128{1} << 61)) {
+      throw std::invalid_argument(fmt::format(
+          "stage {} computes for more than 2^61 ps (about 27 days) in {} iterations: the run "
+          "could not reach its end",
+          s, c.iterations));
+    }
+  }
+  set.bindings.resize(fabric_nodes);
+  for (std::uint32_t g = 0; g < gpus; ++g) {
+    const Coord x = coord_of(c, g);
+    Binding b;
+    b.program = x.pp;
+    if (c.tp > 1) b.comms.push_back({tp_base + x.pp * c.dp + x.dp, x.tp});
+    if (c.dp > 1) b.comms.push_back({dp_base + x.pp * c.tp + x.tp, x.dp});
+    // Peer slots: 0 the previous stage, 1 the next; the first stage's unused
+    // slot 0 names its next stage too (a slot must name another node).
+    if (c.pp > 1) {
+      const std::uint32_t prev = x.pp > 0 ? gpu_of(c, {x.tp, x.dp, x.pp - 1}) : 0;
+      const std::uint32_t next = x.pp + 1 < c.pp ? gpu_of(c, {x.tp, x.dp, x.pp + 1}) : 0;
+      if (x.pp == 0) {
+        b.peers = {next, next};
+      } else if (x.pp + 1 == c.pp) {
+        b.peers = {prev};
+      } else {
+        b.peers = {prev, next};
+      }
+    }
+    set.bindings[g] = std::move(b);
+  }
+  return set;
+}
+
+}  // namespace sipsim::workload::transformer
