@@ -32,6 +32,35 @@ namespace {
 // Extra delay of message k of member m's step i (loads), or none.
 using Waits = std::vector<std::vector<pdes::Time>>;  // [member][message of any step, in order]
 
+// What a message costs: its idle-fabric times (one Network::quote), its
+// data-transfer time (collective::transfer_ps) and its wait for its step's load.
+struct Priced {
+  pdes::Time wait = 0, injection = 0, uncongested = 0, transfer = 0;
+};
+Priced price(const fabric::Network& network, std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
+             std::vector<fabric::Network::Resource>* resources = nullptr) {
+  const fabric::Network::PathQuote q = network.quote(a, b, bytes, resources);
+  return {0, q.injection, q.uncongested, fabric::serialization_ps(bytes, q.rate_bps)};
+}
+
+// Counts member-steps evaluated and calls the caller's Progress every
+// kProgressEvery of them.
+class Ticker {
+ public:
+  Ticker(const Progress& progress, std::uint64_t total) : progress_(progress), total_(total) {}
+  void add(std::uint64_t member_steps) {
+    done_ += member_steps;
+    if (progress_ && done_ >= next_) {
+      next_ = done_ + kProgressEvery;
+      progress_(done_, total_);
+    }
+  }
+
+ private:
+  const Progress& progress_;
+  std::uint64_t total_, done_ = 0, next_ = kProgressEvery;
+};
+
 // The member that ends last (the lowest index among equals) defines the
 // breakdown, as in the simulator's records; h2h is the rest of its time.
 template <class MemberState>
@@ -60,7 +89,7 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
                                 const std::vector<std::uint32_t>& members,
                                 const fabric::Network& network, const compute::Device& device,
                                 const std::vector<collective::Schedule>& schedules,
-                                const Waits* waits) {
+                                const Waits* waits, Ticker& ticker) {
   const std::uint32_t p = spec.p;
   std::vector<std::size_t> sent(p, 0);  // messages member m has sent so far (index into waits)
   std::vector<Member> state(p);
@@ -82,6 +111,7 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
     s.step_start = end;
     s.lock_t = end;
     ++s.step;
+    ticker.add(1);
   };
 
   while (!ready.empty()) {
@@ -99,11 +129,12 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
       for (const collective::WireMessage& snd : step.out) {
         const std::uint32_t a = members[m], b = members[snd.peer];
         const pdes::Time wait = waits ? (*waits)[m][sent[m]++] : 0;
+        const Priced q = price(network, a, b, snd.bytes);
         const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
-        const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes) + wait;
-        sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes) + wait);
+        const pdes::Time arrival = start + q.uncongested + wait;
+        sends_done = std::max(sends_done, start + q.injection + wait);
         tx = sends_done;
-        transfer.send(collective::transfer_ps(network, a, b, snd.bytes) + wait);
+        transfer.send(q.transfer + wait);
         ++est.messages;
         const std::uint64_t key = (std::uint64_t{m} << 32) | snd.peer;
         Member& peer = state[snd.peer];
@@ -153,11 +184,11 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
   return est;
 }
 
-// The extra delays of one level's messages (every member's out messages of
-// the level's step, member by member, in order), given every member's wire
-// step at that level (empty past a member's last step).
-using LevelWaits = std::function<void(std::uint32_t level, const std::vector<collective::WireStep>&,
-                                      std::vector<pdes::Time>&)>;
+// The prices, waits included, of one level's messages (every member's out
+// messages of the level's step, member by member, in order), given every
+// member's wire step at that level (empty past a member's last step).
+using LevelPrices = std::function<void(
+    std::uint32_t level, const std::vector<collective::WireStep>&, std::vector<Priced>&)>;
 
 // The wire steps of every member at step i (empty past a member's last step).
 void fill_wire(const std::vector<collective::Schedule>& schedules, std::uint32_t i,
@@ -182,7 +213,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
                                              const fabric::Network& network,
                                              const compute::Device& device,
                                              const std::vector<collective::Schedule>& schedules,
-                                             const LevelWaits* waits) {
+                                             const LevelPrices* prices, Ticker& ticker) {
   const std::uint32_t p = spec.p;
   struct State {
     pdes::Time step_start = 0, lock_t = 0, sends_done = 0, compute = 0, h2t = 0;
@@ -199,7 +230,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   std::vector<std::uint32_t> head(p, kNone), next;  // per sender, its first unmatched arrival
   std::vector<char> used;
   std::vector<collective::WireStep> wire(p);
-  std::vector<pdes::Time> level_waits;
+  std::vector<Priced> level_prices;
   std::vector<collective::StepTransfer> transfer(
       p, collective::StepTransfer(network.parallel_ports()));
   CollectiveEstimate est;
@@ -210,26 +241,27 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
 
   for (std::uint32_t i = 0; i < steps; ++i) {
     fill_wire(schedules, i, wire);
-    if (waits) (*waits)(i, wire, level_waits);
+    if (prices) (*prices)(i, wire, level_prices);
     std::size_t w = 0;
+    std::uint64_t active = 0;
     // Sends: they leave when the member's previous step has ended.
     for (std::uint32_t m = 0; m < p; ++m) {
       if (i >= schedules[m].steps()) continue;
+      ++active;
       State& s = state[m];
       transfer[m] = collective::StepTransfer(network.parallel_ports());
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
       for (const collective::WireMessage& snd : wire[m].out) {
         const std::uint32_t a = members[m], b = members[snd.peer];
-        const pdes::Time wait = waits ? level_waits[w++] : 0;
+        const Priced q = prices ? level_prices[w++] : price(network, a, b, snd.bytes);
         const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
-        const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes) + wait;
-        sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes) + wait);
+        const pdes::Time arrival = start + q.uncongested + q.wait;
+        sends_done = std::max(sends_done, start + q.injection + q.wait);
         tx = sends_done;
-        const pdes::Time bare = collective::transfer_ps(network, a, b, snd.bytes);
-        transfer[m].send(bare + wait);
+        transfer[m].send(q.transfer + q.wait);
         ++est.messages;
-        inbox[snd.peer].push_back({m, arrival, snd.bytes, bare});
+        inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
       }
       s.sends_done = sends_done;
     }
@@ -275,6 +307,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       s.step_start = end;
       s.lock_t = end;
     }
+    ticker.add(active);
   }
   // In lock-step a member that finished early still ends with the others. The
   // member that ends last (the lowest index among equals) defines the
@@ -291,12 +324,17 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
                                        const fabric::Network& network,
-                                       const compute::Device& device, Evaluation order) {
+                                       const compute::Device& device, Evaluation order,
+                                       const Progress& progress) {
   const std::vector<collective::Schedule> schedules = all_schedules(spec);
+  std::uint64_t total = 0;
+  for (const collective::Schedule& s : schedules) total += s.steps();
   if (order == Evaluation::kLevels) {
-    if (auto e = level_path(spec, members, network, device, schedules, nullptr)) return *e;
+    Ticker ticker(progress, total);
+    if (auto e = level_path(spec, members, network, device, schedules, nullptr, ticker)) return *e;
   }
-  return longest_path(spec, members, network, device, schedules, nullptr);
+  Ticker ticker(progress, total);
+  return longest_path(spec, members, network, device, schedules, nullptr, ticker);
 }
 
 namespace {
@@ -352,6 +390,7 @@ struct Msg {
   std::uint32_t from, to;  // group members
   std::uint64_t bytes;
   std::uint32_t res_begin, res_end;
+  Priced price;  // without the wait
 };
 
 // The messages of every member's wire step `wire` (one step index), their
@@ -369,13 +408,13 @@ void load_step(const std::vector<collective::WireStep>& wire,
     charged.clear();
     for (const collective::WireMessage& w : step.out) {
       const auto begin = static_cast<std::uint32_t>(res.size());
-      network.path_resources(members[m], members[w.peer], res);
+      const Priced priced = price(network, members[m], members[w.peer], w.bytes, &res);
       for (std::size_t k = begin; k < res.size(); ++k) {
         if (step.multicast && !charged.insert(res[k].id).second) continue;
         if (load[res[k].id] == 0) touched.push_back(res[k].id);
         load[res[k].id] += w.bytes;
       }
-      msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size())});
+      msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size()), priced});
     }
   }
 }
@@ -385,7 +424,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                           const std::vector<std::uint32_t>& members,
                                           const fabric::Network& network,
                                           const compute::Device& device, std::uint64_t max_work,
-                                          Evaluation order) {
+                                          Evaluation order, const Progress& progress) {
   using Run = collective::Schedule::Run;
   const std::uint32_t p = spec.p;
   const Walk walk = plan_walk(spec);
@@ -413,8 +452,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     // Message k of a member's step waits for the other senders' bytes on its
     // busiest resource; its own messages are serialised by the longest path.
     std::vector<std::uint64_t> own(network.resource_count(), 0);
-    auto step_waits = [&](const std::vector<collective::WireStep>& wire,
-                          std::vector<pdes::Time>& out) {
+    auto step_waits = [&](const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
       out.clear();
       load_step(wire, members, network, msgs, res, load, touched);
       for (std::size_t first = 0; first < msgs.size();) {
@@ -431,7 +469,8 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
             const std::uint64_t other = load[res[k].id] - std::min(load[res[k].id], own[res[k].id]);
             if (other > 0) wait = std::max(wait, fabric::serialization_ps(other, res[k].rate_bps));
           }
-          out.push_back(wait);
+          out.push_back(msgs[g].price);
+          out.back().wait = wait;
         }
         for (std::size_t g = first; g < last; ++g) {
           for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
@@ -441,21 +480,27 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
       unload();
     };
     if (order == Evaluation::kLevels) {
-      const LevelWaits level_waits = [&](std::uint32_t,
-                                         const std::vector<collective::WireStep>& wire,
-                                         std::vector<pdes::Time>& out) { step_waits(wire, out); };
-      if (auto e = level_path(spec, members, network, device, schedules, &level_waits)) return *e;
+      const LevelPrices level_prices = [&](std::uint32_t,
+                                           const std::vector<collective::WireStep>& wire,
+                                           std::vector<Priced>& out) { step_waits(wire, out); };
+      Ticker ticker(progress, work);
+      if (auto e = level_path(spec, members, network, device, schedules, &level_prices, ticker)) {
+        return *e;
+      }
     }
+    // The loads of every step first (half the work), then the longest path.
+    Ticker ticker(progress, 2 * work);
     Waits waits(p);
     std::vector<collective::WireStep> wire(p);
-    std::vector<pdes::Time> out;
+    std::vector<Priced> out;
     for (std::uint32_t i = 0; i < steps; ++i) {
       fill_wire(schedules, i, wire);
       step_waits(wire, out);
       std::size_t w = 0;
-      for (const Msg& g : msgs) waits[g.from].push_back(out[w++]);
+      for (const Msg& g : msgs) waits[g.from].push_back(out[w++].wait);
+      ticker.add(p);
     }
-    return longest_path(spec, members, network, device, schedules, &waits);
+    return longest_path(spec, members, network, device, schedules, &waits, ticker);
   }
 
   // A run of n identical ring steps, every member receiving from one
@@ -474,6 +519,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   std::vector<pdes::Time> sent(p), arrived(p), h2t(p), local(p);
   std::vector<std::uint32_t> pred(p), ins(p), outs(p);
   std::vector<char> seen(p);
+  Ticker ticker(progress, work);
   for (const Run& round : runs) {
     fill_wire(schedules, round.first, wire);
     load_step(wire, members, network, msgs, res, load, touched);
@@ -488,10 +534,9 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
       for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
         wait = std::max(wait, fabric::serialization_ps(load[res[k].id] - g.bytes, res[k].rate_bps));
       }
-      const std::uint32_t a = members[g.from], b = members[g.to];
-      const pdes::Time transfer = collective::transfer_ps(network, a, b, g.bytes) + wait;
-      const pdes::Time arrival = network.uncongested_ps(a, b, g.bytes) + wait;
-      const pdes::Time left = network.injection_ps(a, b, g.bytes) + wait;
+      const pdes::Time transfer = g.price.transfer + wait;
+      const pdes::Time arrival = g.price.uncongested + wait;
+      const pdes::Time left = g.price.injection + wait;
       ++ins[g.to];
       ++outs[g.from];
       pred[g.to] = g.from;
@@ -536,6 +581,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     est.compute += compute;
     est.h2t += std::min(h2t[crit] * round.count, run - compute);
     est.messages += msgs.size() * std::uint64_t{round.count};
+    ticker.add(p);
   }
   const pdes::Time busy = est.compute + est.h2t;
   est.h2h = est.total > busy ? est.total - busy : 0;
