@@ -76,13 +76,6 @@ void take_breakdown_of_last(const std::vector<MemberState>& state, CollectiveEst
   est.h2h = est.total > busy ? est.total - busy : 0;
 }
 
-std::vector<collective::Schedule> all_schedules(const collective::CollectiveSpec& spec) {
-  std::vector<collective::Schedule> schedules;
-  schedules.reserve(spec.p);
-  for (std::uint32_t m = 0; m < spec.p; ++m) schedules.emplace_back(spec, m);
-  return schedules;
-}
-
 // Member by member: a member runs until a receive is missing, and resumes when
 // its sender gets there (any schedule that does not deadlock).
 CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
@@ -213,6 +206,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
                                              const fabric::Network& network,
                                              const compute::Device& device,
                                              const std::vector<collective::Schedule>& schedules,
+                                             const std::vector<collective::Schedule::Run>* runs,
                                              const LevelPrices* prices, Ticker& ticker) {
   const std::uint32_t p = spec.p;
   struct State {
@@ -231,6 +225,8 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   std::vector<char> used;
   std::vector<collective::WireStep> wire(p);
   std::vector<Priced> level_prices;
+  std::vector<pdes::Time> local(p);
+  std::size_t run = 0;  // of `runs`, the one step i is in
   std::vector<collective::StepTransfer> transfer(
       p, collective::StepTransfer(network.parallel_ports()));
   CollectiveEstimate est;
@@ -240,8 +236,27 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       collective::lockstep_rounds(spec, members, network, device);
 
   for (std::uint32_t i = 0; i < steps; ++i) {
-    fill_wire(schedules, i, wire);
-    if (prices) (*prices)(i, wire, level_prices);
+    // A step repeating its run's first one (the same on the wire for every
+    // member) keeps the wire steps, local operations and idle prices.
+    bool repeat = false;
+    if (runs != nullptr) {
+      while ((*runs)[run].first + (*runs)[run].count <= i) ++run;
+      repeat = i > (*runs)[run].first;
+    }
+    if (!repeat) {
+      fill_wire(schedules, i, wire);
+      for (std::uint32_t m = 0; m < p; ++m) local[m] = collective::local_ps(wire[m], device);
+    }
+    if (prices) {
+      (*prices)(i, wire, level_prices);
+    } else if (!repeat) {
+      level_prices.clear();
+      for (std::uint32_t m = 0; m < p; ++m) {
+        for (const collective::WireMessage& snd : wire[m].out) {
+          level_prices.push_back(price(network, members[m], members[snd.peer], snd.bytes));
+        }
+      }
+    }
     std::size_t w = 0;
     std::uint64_t active = 0;
     // Sends: they leave when the member's previous step has ended.
@@ -253,8 +268,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
       for (const collective::WireMessage& snd : wire[m].out) {
-        const std::uint32_t a = members[m], b = members[snd.peer];
-        const Priced q = prices ? level_prices[w++] : price(network, a, b, snd.bytes);
+        const Priced& q = level_prices[w++];
         const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
         const pdes::Time arrival = start + q.uncongested + q.wait;
         sends_done = std::max(sends_done, start + q.injection + q.wait);
@@ -299,10 +313,9 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         if (!used[e]) box[kept++] = box[e];
       }
       box.resize(kept);
-      const pdes::Time local = collective::local_ps(wire[m], device);
       const pdes::Time end =
-          collective::step_end(std::max(s.sends_done, recv_max), local, s.lock_t, rounds, i);
-      s.compute += local;
+          collective::step_end(std::max(s.sends_done, recv_max), local[m], s.lock_t, rounds, i);
+      s.compute += local[m];
       s.h2t += transfer[m].h2t();
       s.step_start = end;
       s.lock_t = end;
@@ -320,22 +333,6 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   return est;
 }
 }  // namespace
-
-CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
-                                       const std::vector<std::uint32_t>& members,
-                                       const fabric::Network& network,
-                                       const compute::Device& device, Evaluation order,
-                                       const Progress& progress) {
-  const std::vector<collective::Schedule> schedules = all_schedules(spec);
-  std::uint64_t total = 0;
-  for (const collective::Schedule& s : schedules) total += s.steps();
-  if (order == Evaluation::kLevels) {
-    Ticker ticker(progress, total);
-    if (auto e = level_path(spec, members, network, device, schedules, nullptr, ticker)) return *e;
-  }
-  Ticker ticker(progress, total);
-  return longest_path(spec, members, network, device, schedules, nullptr, ticker);
-}
 
 namespace {
 
@@ -371,6 +368,28 @@ Walk plan_walk(const collective::CollectiveSpec& spec) {
 
 }  // namespace
 
+// The idle-fabric longest path, level by level where it can; a ring phase's
+// steps (identical on the wire) reuse their first step's wire steps and prices.
+CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
+                                       const std::vector<std::uint32_t>& members,
+                                       const fabric::Network& network,
+                                       const compute::Device& device, Evaluation order,
+                                       const Progress& progress) {
+  const Walk walk = plan_walk(spec);
+  const std::vector<collective::Schedule>& schedules = walk.schedules;
+  std::uint64_t total = 0;
+  for (const collective::Schedule& s : schedules) total += s.steps();
+  if (order == Evaluation::kLevels) {
+    Ticker ticker(progress, total);
+    if (auto e = level_path(spec, members, network, device, schedules,
+                            walk.rounds ? &walk.runs : nullptr, nullptr, ticker)) {
+      return *e;
+    }
+  }
+  Ticker ticker(progress, total);
+  return longest_path(spec, members, network, device, schedules, nullptr, ticker);
+}
+
 std::uint64_t critical_path_work(const collective::CollectiveSpec& spec) {
   return plan_walk(spec).work;
 }
@@ -386,6 +405,32 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
 }
 
 namespace {
+// The longest of serialization_ps(bytes_k, rate_k) over a path's resources,
+// with one division per run of equal rates (serialization_ps grows with the
+// bytes): a long route's links mostly share one rate.
+class WorstWait {
+ public:
+  void add(std::uint64_t bytes, std::uint64_t rate_bps) {
+    if (rate_bps != rate_) {
+      flush();
+      rate_ = rate_bps;
+    }
+    bytes_ = std::max(bytes_, bytes);
+  }
+  pdes::Time ps() {
+    flush();
+    return wait_;
+  }
+
+ private:
+  void flush() {
+    if (bytes_ > 0) wait_ = std::max(wait_, fabric::serialization_ps(bytes_, rate_));
+    bytes_ = 0;
+  }
+  std::uint64_t rate_ = 0, bytes_ = 0;
+  pdes::Time wait_ = 0;
+};
+
 struct Msg {
   std::uint32_t from, to;  // group members
   std::uint64_t bytes;
@@ -464,13 +509,12 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
           }
         }
         for (std::size_t g = first; g < last; ++g) {
-          pdes::Time wait = 0;
+          WorstWait wait;
           for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-            const std::uint64_t other = load[res[k].id] - std::min(load[res[k].id], own[res[k].id]);
-            if (other > 0) wait = std::max(wait, fabric::serialization_ps(other, res[k].rate_bps));
+            wait.add(load[res[k].id] - std::min(load[res[k].id], own[res[k].id]), res[k].rate_bps);
           }
           out.push_back(msgs[g].price);
-          out.back().wait = wait;
+          out.back().wait = wait.ps();
         }
         for (std::size_t g = first; g < last; ++g) {
           for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
@@ -484,7 +528,8 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                            const std::vector<collective::WireStep>& wire,
                                            std::vector<Priced>& out) { step_waits(wire, out); };
       Ticker ticker(progress, work);
-      if (auto e = level_path(spec, members, network, device, schedules, &level_prices, ticker)) {
+      if (auto e = level_path(spec, members, network, device, schedules, nullptr, &level_prices,
+                              ticker)) {
         return *e;
       }
     }
@@ -530,10 +575,11 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     }
     // A message waits, at worst, for the other bytes on its busiest resource.
     for (const Msg& g : msgs) {
-      pdes::Time wait = 0;
+      WorstWait worst;
       for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-        wait = std::max(wait, fabric::serialization_ps(load[res[k].id] - g.bytes, res[k].rate_bps));
+        worst.add(load[res[k].id] - g.bytes, res[k].rate_bps);
       }
+      const pdes::Time wait = worst.ps();
       const pdes::Time transfer = g.price.transfer + wait;
       const pdes::Time arrival = g.price.uncongested + wait;
       const pdes::Time left = g.price.injection + wait;

@@ -232,20 +232,32 @@ class RoutedNetwork final : public Network {
   pdes::Time pipeline_ps(const std::vector<const Link*>& path, std::uint64_t bytes) const {
     const std::uint64_t n = std::max<std::uint64_t>(1, (bytes + chunk_ - 1) / chunk_);
     const std::uint64_t last = bytes - (n - 1) * chunk_;
+    // A chunk's serialization on the links of one rate (every link of a torus)
+    // is computed once: 128-bit divisions per hop made long routes slow.
+    std::uint64_t rate = 0;  // no link has rate 0
+    pdes::Time s_last = 0, s_full = 0;
+    auto at_rate = [&](const Link* l) {
+      if (l->rate_bps != rate) {
+        rate = l->rate_bps;
+        s_last = serialization_ps(last, rate);
+        s_full = serialization_ps(chunk_, rate);
+      }
+    };
     pdes::Time latency = 0, tail = 0;
     for (const Link* l : path) {
+      at_rate(l);
       latency += l->latency;
-      tail += serialization_ps(last, l->rate_bps);  // sum_{j >= j2} s(c_n, j) for j2 = 1
+      tail += s_last;  // sum_{j >= j2} s(c_n, j) for j2 = 1
     }
     latency += io_;  // the node's in-out latency before the first link
     if (n == 1) return latency + tail;
     pdes::Time head = 0, slowest = 0, best = 0;
     for (const Link* l : path) {
-      const pdes::Time full = serialization_ps(chunk_, l->rate_bps);
-      head += full;
-      slowest = std::max(slowest, full);
+      at_rate(l);
+      head += s_full;
+      slowest = std::max(slowest, s_full);
       best = std::max(best, head + (n - 2) * slowest + tail);
-      tail -= serialization_ps(last, l->rate_bps);
+      tail -= s_last;
     }
     return latency + best;
   }
