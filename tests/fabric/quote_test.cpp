@@ -3,6 +3,7 @@
 // path_resources) on every fabric, for every pair, where a fabric overrides it.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <vector>
 
 #include "sipsim/fabric/circuit/topoopt.hpp"
@@ -80,6 +81,33 @@ TEST(Quote, RoutedFabrics) {
       *make_routed(make_topoopt({4, 400'000'000'000, 260 * kNanosecond}, 12), 8192));
   expect_quotes_equal_queries(
       *make_routed(make_bcube({3, 2, 100'000'000'000, 50 * kNanosecond, 5 * kNanosecond}), 1000));
+}
+
+// Topology::route, which the routed fabrics' quote walks, gives next_link's
+// links hop by hop, on tori with odd and even rings (ties half way round).
+TEST(Quote, TorusRoutesAreNextLinksHops) {
+  for (const std::array<std::uint32_t, 2> dims :
+       {std::array<std::uint32_t, 2>{4, 6}, {5, 3}, {2, 2}, {2, 7}, {1, 4}, {8, 1}}) {
+    const auto torus = make_torus2d({{dims[0], dims[1]}, 600'000'000'000, 2113});
+    for (Vertex a = 0; a < torus->nodes(); ++a) {
+      for (Vertex b = 0; b < torus->nodes(); ++b) {
+        if (a == b) continue;
+        for (std::uint64_t flow : {(std::uint64_t{a} << 32) | b, std::uint64_t{12345}}) {
+          std::vector<LinkId> want, got{99};
+          for (Vertex v = a; v != b; v = torus->link(want.back()).to) {
+            want.push_back(torus->next_link(v, b, flow));
+            ASSERT_NE(want.back(), kNoLink);
+          }
+          ASSERT_TRUE(torus->route(a, b, flow, got));
+          got.erase(got.begin());
+          EXPECT_EQ(got, want) << dims[0] << "x" << dims[1] << " " << a << "->" << b;
+        }
+      }
+    }
+    std::vector<LinkId> none;
+    EXPECT_FALSE(torus->route(0, torus->nodes(), 1, none));
+    EXPECT_TRUE(none.empty());
+  }
 }
 
 TEST(Quote, ElectFlatUsesTheDefault) {

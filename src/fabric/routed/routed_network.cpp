@@ -171,28 +171,22 @@ class RoutedNetwork final : public Network {
   // == b) take the separate queries, which report them as before.
   PathQuote quote(std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
                   std::vector<Resource>* resources) const override {
-    thread_local std::vector<const Link*> path;
+    thread_local std::vector<LinkId> path;
     path.clear();
-    const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
-    for (Vertex v = a; v != b;) {
-      const LinkId l = topo_->next_link(v, b, flow);
-      if (l == kNoLink || path.size() > topo_->vertices())
-        return Network::quote(a, b, bytes, resources);
-      path.push_back(&topo_->link(l));
-      v = path.back()->to;
+    if (a == b || !topo_->route(a, b, (std::uint64_t{a} << 32) | b, path) || path.empty()) {
+      return Network::quote(a, b, bytes, resources);
     }
-    if (path.empty()) return Network::quote(a, b, bytes, resources);
     PathQuote q;
-    const std::uint64_t first = path.front()->rate_bps;
+    const std::uint64_t first = topo_->link(path.front()).rate_bps;
     const std::uint64_t full = bytes / chunk_, rest = bytes % chunk_;
     q.injection = io_ + full * serialization_ps(chunk_, first);
     if (rest > 0 || full == 0) q.injection += serialization_ps(rest, first);
     q.uncongested = pipeline_ps(path, bytes);
     q.rate_bps = ~std::uint64_t{0};
-    for (const Link* l : path) q.rate_bps = std::min(q.rate_bps, l->rate_bps);
+    for (const LinkId l : path) q.rate_bps = std::min(q.rate_bps, topo_->link(l).rate_bps);
     if (resources != nullptr) {
-      for (const Link* l : path) {
-        resources->push_back({static_cast<std::uint32_t>(l - topo_->links().data()), l->rate_bps});
+      for (const LinkId l : path) {
+        resources->push_back({static_cast<std::uint32_t>(l), topo_->link(l).rate_bps});
       }
     }
     return q;
@@ -229,31 +223,32 @@ class RoutedNetwork final : public Network {
 
  private:
   // uncongested_ps of a message of `bytes` over `path` (see there).
-  pdes::Time pipeline_ps(const std::vector<const Link*>& path, std::uint64_t bytes) const {
+  pdes::Time pipeline_ps(const std::vector<LinkId>& path, std::uint64_t bytes) const {
     const std::uint64_t n = std::max<std::uint64_t>(1, (bytes + chunk_ - 1) / chunk_);
     const std::uint64_t last = bytes - (n - 1) * chunk_;
     // A chunk's serialization on the links of one rate (every link of a torus)
     // is computed once: 128-bit divisions per hop made long routes slow.
     std::uint64_t rate = 0;  // no link has rate 0
     pdes::Time s_last = 0, s_full = 0;
-    auto at_rate = [&](const Link* l) {
-      if (l->rate_bps != rate) {
-        rate = l->rate_bps;
+    auto at_rate = [&](const Link& l) {
+      if (l.rate_bps != rate) {
+        rate = l.rate_bps;
         s_last = serialization_ps(last, rate);
         s_full = serialization_ps(chunk_, rate);
       }
     };
     pdes::Time latency = 0, tail = 0;
-    for (const Link* l : path) {
+    for (const LinkId id : path) {
+      const Link& l = topo_->link(id);
       at_rate(l);
-      latency += l->latency;
+      latency += l.latency;
       tail += s_last;  // sum_{j >= j2} s(c_n, j) for j2 = 1
     }
     latency += io_;  // the node's in-out latency before the first link
     if (n == 1) return latency + tail;
     pdes::Time head = 0, slowest = 0, best = 0;
-    for (const Link* l : path) {
-      at_rate(l);
+    for (const LinkId id : path) {
+      at_rate(topo_->link(id));
       head += s_full;
       slowest = std::max(slowest, s_full);
       best = std::max(best, head + (n - 2) * slowest + tail);
@@ -263,8 +258,8 @@ class RoutedNetwork final : public Network {
   }
 
   // The links a message from node a to node b takes (the pair's one path).
-  std::vector<const Link*> route(std::uint32_t a, std::uint32_t b) const {
-    std::vector<const Link*> path;
+  std::vector<LinkId> route(std::uint32_t a, std::uint32_t b) const {
+    std::vector<LinkId> path;
     const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
     for (Vertex v = a; v != b;) {
       const LinkId l = topo_->next_link(v, b, flow);
@@ -272,7 +267,7 @@ class RoutedNetwork final : public Network {
         throw std::logic_error("no route from node " + std::to_string(a) + " to " +
                                std::to_string(b));
       }
-      path.push_back(&topo_->link(l));
+      path.push_back(l);
       v = topo_->link(l).to;
     }
     return path;
