@@ -438,16 +438,32 @@ struct Msg {
   Priced price;  // without the wait
 };
 
+// A multicast's resources, charged once. Emptied id by id: clearing the set
+// costs its (grown) bucket array, for every member.
+struct Charged {
+  std::unordered_set<std::uint32_t> set;
+  std::vector<std::uint32_t> ids;
+  void clear() {
+    for (const std::uint32_t id : ids) set.erase(id);
+    ids.clear();
+  }
+  bool insert(std::uint32_t id) {
+    if (!set.insert(id).second) return false;
+    ids.push_back(id);
+    return true;
+  }
+};
+
 // The messages of every member's wire step `wire` (one step index), their
 // resources in `res`, and the bytes each resource carries in the step in
 // `load` (ids listed in `touched`).
 void load_step(const std::vector<collective::WireStep>& wire,
                const std::vector<std::uint32_t>& members, const fabric::Network& network,
                std::vector<Msg>& msgs, std::vector<fabric::Network::Resource>& res,
-               std::vector<std::uint64_t>& load, std::vector<std::uint32_t>& touched) {
+               std::vector<std::uint64_t>& load, std::vector<std::uint32_t>& touched,
+               Charged& charged) {
   msgs.clear();
   res.clear();
-  std::unordered_set<std::uint32_t> charged;  // a multicast's resources, charged once
   for (std::uint32_t m = 0; m < wire.size(); ++m) {
     const collective::WireStep& step = wire[m];
     charged.clear();
@@ -455,7 +471,7 @@ void load_step(const std::vector<collective::WireStep>& wire,
       const auto begin = static_cast<std::uint32_t>(res.size());
       const Priced priced = price(network, members[m], members[w.peer], w.bytes, &res);
       for (std::size_t k = begin; k < res.size(); ++k) {
-        if (step.multicast && !charged.insert(res[k].id).second) continue;
+        if (step.multicast && !charged.insert(res[k].id)) continue;
         if (load[res[k].id] == 0) touched.push_back(res[k].id);
         load[res[k].id] += w.bytes;
       }
@@ -486,6 +502,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
 
   std::vector<std::uint64_t> load(network.resource_count(), 0);
   std::vector<std::uint32_t> touched;
+  Charged charged;
   std::vector<fabric::Network::Resource> res;
   std::vector<Msg> msgs;
   auto unload = [&] {
@@ -499,7 +516,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     std::vector<std::uint64_t> own(network.resource_count(), 0);
     auto step_waits = [&](const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
       out.clear();
-      load_step(wire, members, network, msgs, res, load, touched);
+      load_step(wire, members, network, msgs, res, load, touched, charged);
       for (std::size_t first = 0; first < msgs.size();) {
         std::size_t last = first;
         while (last < msgs.size() && msgs[last].from == msgs[first].from) ++last;
@@ -567,7 +584,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   Ticker ticker(progress, work);
   for (const Run& round : runs) {
     fill_wire(schedules, round.first, wire);
-    load_step(wire, members, network, msgs, res, load, touched);
+    load_step(wire, members, network, msgs, res, load, touched, charged);
     for (std::uint32_t m = 0; m < p; ++m) {
       sent[m] = arrived[m] = h2t[m] = 0;
       ins[m] = outs[m] = 0;
