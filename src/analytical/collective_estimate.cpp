@@ -29,14 +29,13 @@ struct Member {
 }  // namespace
 
 namespace {
-// Extra delay of message k of member m's step i (loads), or none.
-using Waits = std::vector<std::vector<pdes::Time>>;  // [member][message of any step, in order]
-
 // What a message costs: its idle-fabric times (one Network::quote), its
 // data-transfer time (collective::transfer_ps) and its wait for its step's load.
 struct Priced {
   pdes::Time wait = 0, injection = 0, uncongested = 0, transfer = 0;
 };
+// Message k of member m's steps, priced with its step's load, or none.
+using Waits = std::vector<std::vector<Priced>>;  // [member][message of any step, in order]
 Priced price(const fabric::Network& network, std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
              std::vector<fabric::Network::Resource>* resources = nullptr) {
   const fabric::Network::PathQuote q = network.quote(a, b, bytes, resources);
@@ -86,8 +85,14 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
   const std::uint32_t p = spec.p;
   std::vector<std::size_t> sent(p, 0);  // messages member m has sent so far (index into waits)
   std::vector<Member> state(p);
-  // Arrival times of messages sent but not yet consumed, per (src, dst) pair in order.
-  std::unordered_map<std::uint64_t, base::Fifo<pdes::Time>> inflight;
+  // Messages sent but not yet consumed, per (src, dst) pair in order: arrival
+  // time, bytes and transfer_ps (the receiver's for the same bytes).
+  struct InFlight {
+    pdes::Time at;
+    std::uint64_t bytes;
+    pdes::Time transfer;
+  };
+  std::unordered_map<std::uint64_t, base::Fifo<InFlight>> inflight;
   CollectiveEstimate est;
 
   std::vector<std::uint32_t> ready(p);
@@ -120,9 +125,9 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
       pdes::Time sends_done = s.step_start;
       collective::StepTransfer transfer(network.parallel_ports());
       for (const collective::WireMessage& snd : step.out) {
-        const std::uint32_t a = members[m], b = members[snd.peer];
-        const pdes::Time wait = waits ? (*waits)[m][sent[m]++] : 0;
-        const Priced q = price(network, a, b, snd.bytes);
+        const Priced q = waits ? (*waits)[m][sent[m]++]
+                               : price(network, members[m], members[snd.peer], snd.bytes);
+        const pdes::Time wait = q.wait;
         const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
         const pdes::Time arrival = start + q.uncongested + wait;
         sends_done = std::max(sends_done, start + q.injection + wait);
@@ -140,20 +145,24 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
             ready.push_back(snd.peer);
           }
         } else {
-          inflight[key].push_back(arrival);
+          inflight[key].push_back({arrival, snd.bytes, q.transfer});
         }
       }
       s.sends_done = sends_done;
       s.recv_max = 0;
       s.waiting = 0;
       for (const collective::WireMessage& r : step.in) {
-        transfer.receive(collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
         auto it = inflight.find((std::uint64_t{r.peer} << 32) | m);
         if (it != inflight.end() && !it->second.empty()) {
-          s.recv_max = std::max(s.recv_max, it->second.front());
+          const InFlight& f = it->second.front();
+          s.recv_max = std::max(s.recv_max, f.at);
+          transfer.receive(f.bytes == r.bytes ? f.transfer
+                                              : collective::transfer_ps(network, members[r.peer],
+                                                                        members[m], r.bytes));
           it->second.pop_front();
           if (it->second.empty()) inflight.erase(it);
         } else {
+          transfer.receive(collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
           ++s.need[r.peer];
           ++s.waiting;
         }
@@ -559,7 +568,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
       fill_wire(schedules, i, wire);
       step_waits(wire, out);
       std::size_t w = 0;
-      for (const Msg& g : msgs) waits[g.from].push_back(out[w++].wait);
+      for (const Msg& g : msgs) waits[g.from].push_back(out[w++]);
       ticker.add(p);
     }
     return longest_path(spec, members, network, device, schedules, &waits, ticker);
