@@ -239,8 +239,11 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   std::vector<collective::StepTransfer> transfer(
       p, collective::StepTransfer(network.parallel_ports()));
   CollectiveEstimate est;
-  std::uint32_t steps = 0;
-  for (const collective::Schedule& s : schedules) steps = std::max(steps, s.steps());
+  // Each member's step count, contiguous: read twice per member and level, it
+  // is a cache miss per member in the schedules themselves.
+  std::vector<std::uint32_t> own_steps(p);
+  for (std::uint32_t m = 0; m < p; ++m) own_steps[m] = schedules[m].steps();
+  const std::uint32_t steps = p > 0 ? *std::max_element(own_steps.begin(), own_steps.end()) : 0;
   const std::vector<pdes::Time> rounds =
       collective::lockstep_rounds(spec, members, network, device);
 
@@ -270,7 +273,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
     std::uint64_t active = 0;
     // Sends: they leave when the member's previous step has ended.
     for (std::uint32_t m = 0; m < p; ++m) {
-      if (i >= schedules[m].steps()) continue;
+      if (i >= own_steps[m]) continue;
       ++active;
       State& s = state[m];
       transfer[m] = collective::StepTransfer(network.parallel_ports());
@@ -290,7 +293,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
     }
     // Receives: matched in order per sender among what has been sent so far.
     for (std::uint32_t m = 0; m < p; ++m) {
-      if (i >= schedules[m].steps()) continue;
+      if (i >= own_steps[m]) continue;
       State& s = state[m];
       std::vector<Arrival>& box = inbox[m];
       next.resize(box.size());
