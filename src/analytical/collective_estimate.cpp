@@ -29,8 +29,36 @@ struct Member {
 }  // namespace
 
 namespace {
-// Extra delay of message k of member m's step i (loads), or none.
-using Waits = std::vector<std::vector<pdes::Time>>;  // [member][message of any step, in order]
+// What a message costs: its idle-fabric times (one Network::quote), its
+// data-transfer time (collective::transfer_ps) and its wait for its step's load.
+struct Priced {
+  pdes::Time wait = 0, injection = 0, uncongested = 0, transfer = 0;
+};
+// Message k of member m's steps, priced with its step's load, or none.
+using Waits = std::vector<std::vector<Priced>>;  // [member][message of any step, in order]
+Priced price(const fabric::Network& network, std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
+             std::vector<fabric::Network::Resource>* resources = nullptr) {
+  const fabric::Network::PathQuote q = network.quote(a, b, bytes, resources);
+  return {0, q.injection, q.uncongested, fabric::serialization_ps(bytes, q.rate_bps)};
+}
+
+// Counts member-steps evaluated and calls the caller's Progress every
+// kProgressEvery of them.
+class Ticker {
+ public:
+  Ticker(const Progress& progress, std::uint64_t total) : progress_(progress), total_(total) {}
+  void add(std::uint64_t member_steps) {
+    done_ += member_steps;
+    if (progress_ && done_ >= next_) {
+      next_ = done_ + kProgressEvery;
+      progress_(done_, total_);
+    }
+  }
+
+ private:
+  const Progress& progress_;
+  std::uint64_t total_, done_ = 0, next_ = kProgressEvery;
+};
 
 // The member that ends last (the lowest index among equals) defines the
 // breakdown, as in the simulator's records; h2h is the rest of its time.
@@ -47,25 +75,24 @@ void take_breakdown_of_last(const std::vector<MemberState>& state, CollectiveEst
   est.h2h = est.total > busy ? est.total - busy : 0;
 }
 
-std::vector<collective::Schedule> all_schedules(const collective::CollectiveSpec& spec) {
-  std::vector<collective::Schedule> schedules;
-  schedules.reserve(spec.p);
-  for (std::uint32_t m = 0; m < spec.p; ++m) schedules.emplace_back(spec, m);
-  return schedules;
-}
-
 // Member by member: a member runs until a receive is missing, and resumes when
 // its sender gets there (any schedule that does not deadlock).
 CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
                                 const std::vector<std::uint32_t>& members,
                                 const fabric::Network& network, const compute::Device& device,
                                 const std::vector<collective::Schedule>& schedules,
-                                const Waits* waits) {
+                                const Waits* waits, Ticker& ticker) {
   const std::uint32_t p = spec.p;
   std::vector<std::size_t> sent(p, 0);  // messages member m has sent so far (index into waits)
   std::vector<Member> state(p);
-  // Arrival times of messages sent but not yet consumed, per (src, dst) pair in order.
-  std::unordered_map<std::uint64_t, base::Fifo<pdes::Time>> inflight;
+  // Messages sent but not yet consumed, per (src, dst) pair in order: arrival
+  // time, bytes and transfer_ps (the receiver's for the same bytes).
+  struct InFlight {
+    pdes::Time at;
+    std::uint64_t bytes;
+    pdes::Time transfer;
+  };
+  std::unordered_map<std::uint64_t, base::Fifo<InFlight>> inflight;
   CollectiveEstimate est;
 
   std::vector<std::uint32_t> ready(p);
@@ -82,6 +109,7 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
     s.step_start = end;
     s.lock_t = end;
     ++s.step;
+    ticker.add(1);
   };
 
   while (!ready.empty()) {
@@ -97,13 +125,14 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
       pdes::Time sends_done = s.step_start;
       collective::StepTransfer transfer(network.parallel_ports());
       for (const collective::WireMessage& snd : step.out) {
-        const std::uint32_t a = members[m], b = members[snd.peer];
-        const pdes::Time wait = waits ? (*waits)[m][sent[m]++] : 0;
+        const Priced q = waits ? (*waits)[m][sent[m]++]
+                               : price(network, members[m], members[snd.peer], snd.bytes);
+        const pdes::Time wait = q.wait;
         const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
-        const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes) + wait;
-        sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes) + wait);
+        const pdes::Time arrival = start + q.uncongested + wait;
+        sends_done = std::max(sends_done, start + q.injection + wait);
         tx = sends_done;
-        transfer.send(collective::transfer_ps(network, a, b, snd.bytes) + wait);
+        transfer.send(q.transfer + wait);
         ++est.messages;
         const std::uint64_t key = (std::uint64_t{m} << 32) | snd.peer;
         Member& peer = state[snd.peer];
@@ -116,20 +145,24 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
             ready.push_back(snd.peer);
           }
         } else {
-          inflight[key].push_back(arrival);
+          inflight[key].push_back({arrival, snd.bytes, q.transfer});
         }
       }
       s.sends_done = sends_done;
       s.recv_max = 0;
       s.waiting = 0;
       for (const collective::WireMessage& r : step.in) {
-        transfer.receive(collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
         auto it = inflight.find((std::uint64_t{r.peer} << 32) | m);
         if (it != inflight.end() && !it->second.empty()) {
-          s.recv_max = std::max(s.recv_max, it->second.front());
+          const InFlight& f = it->second.front();
+          s.recv_max = std::max(s.recv_max, f.at);
+          transfer.receive(f.bytes == r.bytes ? f.transfer
+                                              : collective::transfer_ps(network, members[r.peer],
+                                                                        members[m], r.bytes));
           it->second.pop_front();
           if (it->second.empty()) inflight.erase(it);
         } else {
+          transfer.receive(collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
           ++s.need[r.peer];
           ++s.waiting;
         }
@@ -153,11 +186,11 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
   return est;
 }
 
-// The extra delays of one level's messages (every member's out messages of
-// the level's step, member by member, in order), given every member's wire
-// step at that level (empty past a member's last step).
-using LevelWaits = std::function<void(std::uint32_t level, const std::vector<collective::WireStep>&,
-                                      std::vector<pdes::Time>&)>;
+// The prices, waits included, of one level's messages (every member's out
+// messages of the level's step, member by member, in order), given every
+// member's wire step at that level (empty past a member's last step).
+using LevelPrices = std::function<void(
+    std::uint32_t level, const std::vector<collective::WireStep>&, std::vector<Priced>&)>;
 
 // The wire steps of every member at step i (empty past a member's last step).
 void fill_wire(const std::vector<collective::Schedule>& schedules, std::uint32_t i,
@@ -182,7 +215,8 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
                                              const fabric::Network& network,
                                              const compute::Device& device,
                                              const std::vector<collective::Schedule>& schedules,
-                                             const LevelWaits* waits) {
+                                             const std::vector<collective::Schedule::Run>* runs,
+                                             const LevelPrices* prices, Ticker& ticker) {
   const std::uint32_t p = spec.p;
   struct State {
     pdes::Time step_start = 0, lock_t = 0, sends_done = 0, compute = 0, h2t = 0;
@@ -199,43 +233,67 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   std::vector<std::uint32_t> head(p, kNone), next;  // per sender, its first unmatched arrival
   std::vector<char> used;
   std::vector<collective::WireStep> wire(p);
-  std::vector<pdes::Time> level_waits;
+  std::vector<Priced> level_prices;
+  std::vector<pdes::Time> local(p);
+  std::size_t run = 0;  // of `runs`, the one step i is in
   std::vector<collective::StepTransfer> transfer(
       p, collective::StepTransfer(network.parallel_ports()));
   CollectiveEstimate est;
-  std::uint32_t steps = 0;
-  for (const collective::Schedule& s : schedules) steps = std::max(steps, s.steps());
+  // Each member's step count, contiguous: read twice per member and level, it
+  // is a cache miss per member in the schedules themselves.
+  std::vector<std::uint32_t> own_steps(p);
+  for (std::uint32_t m = 0; m < p; ++m) own_steps[m] = schedules[m].steps();
+  const std::uint32_t steps = p > 0 ? *std::max_element(own_steps.begin(), own_steps.end()) : 0;
   const std::vector<pdes::Time> rounds =
       collective::lockstep_rounds(spec, members, network, device);
 
   for (std::uint32_t i = 0; i < steps; ++i) {
-    fill_wire(schedules, i, wire);
-    if (waits) (*waits)(i, wire, level_waits);
+    // A step repeating its run's first one (the same on the wire for every
+    // member) keeps the wire steps, local operations and idle prices.
+    bool repeat = false;
+    if (runs != nullptr) {
+      while ((*runs)[run].first + (*runs)[run].count <= i) ++run;
+      repeat = i > (*runs)[run].first;
+    }
+    if (!repeat) {
+      fill_wire(schedules, i, wire);
+      for (std::uint32_t m = 0; m < p; ++m) local[m] = collective::local_ps(wire[m], device);
+    }
+    if (prices) {
+      (*prices)(i, wire, level_prices);
+    } else if (!repeat) {
+      level_prices.clear();
+      for (std::uint32_t m = 0; m < p; ++m) {
+        for (const collective::WireMessage& snd : wire[m].out) {
+          level_prices.push_back(price(network, members[m], members[snd.peer], snd.bytes));
+        }
+      }
+    }
     std::size_t w = 0;
+    std::uint64_t active = 0;
     // Sends: they leave when the member's previous step has ended.
     for (std::uint32_t m = 0; m < p; ++m) {
-      if (i >= schedules[m].steps()) continue;
+      if (i >= own_steps[m]) continue;
+      ++active;
       State& s = state[m];
       transfer[m] = collective::StepTransfer(network.parallel_ports());
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
       for (const collective::WireMessage& snd : wire[m].out) {
-        const std::uint32_t a = members[m], b = members[snd.peer];
-        const pdes::Time wait = waits ? level_waits[w++] : 0;
+        const Priced& q = level_prices[w++];
         const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
-        const pdes::Time arrival = start + network.uncongested_ps(a, b, snd.bytes) + wait;
-        sends_done = std::max(sends_done, start + network.injection_ps(a, b, snd.bytes) + wait);
+        const pdes::Time arrival = start + q.uncongested + q.wait;
+        sends_done = std::max(sends_done, start + q.injection + q.wait);
         tx = sends_done;
-        const pdes::Time bare = collective::transfer_ps(network, a, b, snd.bytes);
-        transfer[m].send(bare + wait);
+        transfer[m].send(q.transfer + q.wait);
         ++est.messages;
-        inbox[snd.peer].push_back({m, arrival, snd.bytes, bare});
+        inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
       }
       s.sends_done = sends_done;
     }
     // Receives: matched in order per sender among what has been sent so far.
     for (std::uint32_t m = 0; m < p; ++m) {
-      if (i >= schedules[m].steps()) continue;
+      if (i >= own_steps[m]) continue;
       State& s = state[m];
       std::vector<Arrival>& box = inbox[m];
       next.resize(box.size());
@@ -267,14 +325,14 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         if (!used[e]) box[kept++] = box[e];
       }
       box.resize(kept);
-      const pdes::Time local = collective::local_ps(wire[m], device);
       const pdes::Time end =
-          collective::step_end(std::max(s.sends_done, recv_max), local, s.lock_t, rounds, i);
-      s.compute += local;
+          collective::step_end(std::max(s.sends_done, recv_max), local[m], s.lock_t, rounds, i);
+      s.compute += local[m];
       s.h2t += transfer[m].h2t();
       s.step_start = end;
       s.lock_t = end;
     }
+    ticker.add(active);
   }
   // In lock-step a member that finished early still ends with the others. The
   // member that ends last (the lowest index among equals) defines the
@@ -287,17 +345,6 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   return est;
 }
 }  // namespace
-
-CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
-                                       const std::vector<std::uint32_t>& members,
-                                       const fabric::Network& network,
-                                       const compute::Device& device, Evaluation order) {
-  const std::vector<collective::Schedule> schedules = all_schedules(spec);
-  if (order == Evaluation::kLevels) {
-    if (auto e = level_path(spec, members, network, device, schedules, nullptr)) return *e;
-  }
-  return longest_path(spec, members, network, device, schedules, nullptr);
-}
 
 namespace {
 
@@ -333,6 +380,28 @@ Walk plan_walk(const collective::CollectiveSpec& spec) {
 
 }  // namespace
 
+// The idle-fabric longest path, level by level where it can; a ring phase's
+// steps (identical on the wire) reuse their first step's wire steps and prices.
+CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
+                                       const std::vector<std::uint32_t>& members,
+                                       const fabric::Network& network,
+                                       const compute::Device& device, Evaluation order,
+                                       const Progress& progress) {
+  const Walk walk = plan_walk(spec);
+  const std::vector<collective::Schedule>& schedules = walk.schedules;
+  std::uint64_t total = 0;
+  for (const collective::Schedule& s : schedules) total += s.steps();
+  if (order == Evaluation::kLevels) {
+    Ticker ticker(progress, total);
+    if (auto e = level_path(spec, members, network, device, schedules,
+                            walk.rounds ? &walk.runs : nullptr, nullptr, ticker)) {
+      return *e;
+    }
+  }
+  Ticker ticker(progress, total);
+  return longest_path(spec, members, network, device, schedules, nullptr, ticker);
+}
+
 std::uint64_t critical_path_work(const collective::CollectiveSpec& spec) {
   return plan_walk(spec).work;
 }
@@ -348,10 +417,53 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
 }
 
 namespace {
+// The longest of serialization_ps(bytes_k, rate_k) over a path's resources,
+// with one division per run of equal rates (serialization_ps grows with the
+// bytes): a long route's links mostly share one rate.
+class WorstWait {
+ public:
+  void add(std::uint64_t bytes, std::uint64_t rate_bps) {
+    if (rate_bps != rate_) {
+      flush();
+      rate_ = rate_bps;
+    }
+    bytes_ = std::max(bytes_, bytes);
+  }
+  pdes::Time ps() {
+    flush();
+    return wait_;
+  }
+
+ private:
+  void flush() {
+    if (bytes_ > 0) wait_ = std::max(wait_, fabric::serialization_ps(bytes_, rate_));
+    bytes_ = 0;
+  }
+  std::uint64_t rate_ = 0, bytes_ = 0;
+  pdes::Time wait_ = 0;
+};
+
 struct Msg {
   std::uint32_t from, to;  // group members
   std::uint64_t bytes;
   std::uint32_t res_begin, res_end;
+  Priced price;  // without the wait
+};
+
+// A multicast's resources, charged once. Emptied id by id: clearing the set
+// costs its (grown) bucket array, for every member.
+struct Charged {
+  std::unordered_set<std::uint32_t> set;
+  std::vector<std::uint32_t> ids;
+  void clear() {
+    for (const std::uint32_t id : ids) set.erase(id);
+    ids.clear();
+  }
+  bool insert(std::uint32_t id) {
+    if (!set.insert(id).second) return false;
+    ids.push_back(id);
+    return true;
+  }
 };
 
 // The messages of every member's wire step `wire` (one step index), their
@@ -360,22 +472,22 @@ struct Msg {
 void load_step(const std::vector<collective::WireStep>& wire,
                const std::vector<std::uint32_t>& members, const fabric::Network& network,
                std::vector<Msg>& msgs, std::vector<fabric::Network::Resource>& res,
-               std::vector<std::uint64_t>& load, std::vector<std::uint32_t>& touched) {
+               std::vector<std::uint64_t>& load, std::vector<std::uint32_t>& touched,
+               Charged& charged) {
   msgs.clear();
   res.clear();
-  std::unordered_set<std::uint32_t> charged;  // a multicast's resources, charged once
   for (std::uint32_t m = 0; m < wire.size(); ++m) {
     const collective::WireStep& step = wire[m];
     charged.clear();
     for (const collective::WireMessage& w : step.out) {
       const auto begin = static_cast<std::uint32_t>(res.size());
-      network.path_resources(members[m], members[w.peer], res);
+      const Priced priced = price(network, members[m], members[w.peer], w.bytes, &res);
       for (std::size_t k = begin; k < res.size(); ++k) {
-        if (step.multicast && !charged.insert(res[k].id).second) continue;
+        if (step.multicast && !charged.insert(res[k].id)) continue;
         if (load[res[k].id] == 0) touched.push_back(res[k].id);
         load[res[k].id] += w.bytes;
       }
-      msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size())});
+      msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size()), priced});
     }
   }
 }
@@ -385,7 +497,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                           const std::vector<std::uint32_t>& members,
                                           const fabric::Network& network,
                                           const compute::Device& device, std::uint64_t max_work,
-                                          Evaluation order) {
+                                          Evaluation order, const Progress& progress) {
   using Run = collective::Schedule::Run;
   const std::uint32_t p = spec.p;
   const Walk walk = plan_walk(spec);
@@ -402,6 +514,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
 
   std::vector<std::uint64_t> load(network.resource_count(), 0);
   std::vector<std::uint32_t> touched;
+  Charged charged;
   std::vector<fabric::Network::Resource> res;
   std::vector<Msg> msgs;
   auto unload = [&] {
@@ -413,10 +526,9 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     // Message k of a member's step waits for the other senders' bytes on its
     // busiest resource; its own messages are serialised by the longest path.
     std::vector<std::uint64_t> own(network.resource_count(), 0);
-    auto step_waits = [&](const std::vector<collective::WireStep>& wire,
-                          std::vector<pdes::Time>& out) {
+    auto step_waits = [&](const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
       out.clear();
-      load_step(wire, members, network, msgs, res, load, touched);
+      load_step(wire, members, network, msgs, res, load, touched, charged);
       for (std::size_t first = 0; first < msgs.size();) {
         std::size_t last = first;
         while (last < msgs.size() && msgs[last].from == msgs[first].from) ++last;
@@ -426,12 +538,12 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
           }
         }
         for (std::size_t g = first; g < last; ++g) {
-          pdes::Time wait = 0;
+          WorstWait wait;
           for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-            const std::uint64_t other = load[res[k].id] - std::min(load[res[k].id], own[res[k].id]);
-            if (other > 0) wait = std::max(wait, fabric::serialization_ps(other, res[k].rate_bps));
+            wait.add(load[res[k].id] - std::min(load[res[k].id], own[res[k].id]), res[k].rate_bps);
           }
-          out.push_back(wait);
+          out.push_back(msgs[g].price);
+          out.back().wait = wait.ps();
         }
         for (std::size_t g = first; g < last; ++g) {
           for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
@@ -441,21 +553,28 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
       unload();
     };
     if (order == Evaluation::kLevels) {
-      const LevelWaits level_waits = [&](std::uint32_t,
-                                         const std::vector<collective::WireStep>& wire,
-                                         std::vector<pdes::Time>& out) { step_waits(wire, out); };
-      if (auto e = level_path(spec, members, network, device, schedules, &level_waits)) return *e;
+      const LevelPrices level_prices = [&](std::uint32_t,
+                                           const std::vector<collective::WireStep>& wire,
+                                           std::vector<Priced>& out) { step_waits(wire, out); };
+      Ticker ticker(progress, work);
+      if (auto e = level_path(spec, members, network, device, schedules, nullptr, &level_prices,
+                              ticker)) {
+        return *e;
+      }
     }
+    // The loads of every step first (half the work), then the longest path.
+    Ticker ticker(progress, 2 * work);
     Waits waits(p);
     std::vector<collective::WireStep> wire(p);
-    std::vector<pdes::Time> out;
+    std::vector<Priced> out;
     for (std::uint32_t i = 0; i < steps; ++i) {
       fill_wire(schedules, i, wire);
       step_waits(wire, out);
       std::size_t w = 0;
       for (const Msg& g : msgs) waits[g.from].push_back(out[w++]);
+      ticker.add(p);
     }
-    return longest_path(spec, members, network, device, schedules, &waits);
+    return longest_path(spec, members, network, device, schedules, &waits, ticker);
   }
 
   // A run of n identical ring steps, every member receiving from one
@@ -474,9 +593,10 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   std::vector<pdes::Time> sent(p), arrived(p), h2t(p), local(p);
   std::vector<std::uint32_t> pred(p), ins(p), outs(p);
   std::vector<char> seen(p);
+  Ticker ticker(progress, work);
   for (const Run& round : runs) {
     fill_wire(schedules, round.first, wire);
-    load_step(wire, members, network, msgs, res, load, touched);
+    load_step(wire, members, network, msgs, res, load, touched, charged);
     for (std::uint32_t m = 0; m < p; ++m) {
       sent[m] = arrived[m] = h2t[m] = 0;
       ins[m] = outs[m] = 0;
@@ -484,14 +604,14 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     }
     // A message waits, at worst, for the other bytes on its busiest resource.
     for (const Msg& g : msgs) {
-      pdes::Time wait = 0;
+      WorstWait worst;
       for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-        wait = std::max(wait, fabric::serialization_ps(load[res[k].id] - g.bytes, res[k].rate_bps));
+        worst.add(load[res[k].id] - g.bytes, res[k].rate_bps);
       }
-      const std::uint32_t a = members[g.from], b = members[g.to];
-      const pdes::Time transfer = collective::transfer_ps(network, a, b, g.bytes) + wait;
-      const pdes::Time arrival = network.uncongested_ps(a, b, g.bytes) + wait;
-      const pdes::Time left = network.injection_ps(a, b, g.bytes) + wait;
+      const pdes::Time wait = worst.ps();
+      const pdes::Time transfer = g.price.transfer + wait;
+      const pdes::Time arrival = g.price.uncongested + wait;
+      const pdes::Time left = g.price.injection + wait;
       ++ins[g.to];
       ++outs[g.from];
       pred[g.to] = g.from;
@@ -536,6 +656,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     est.compute += compute;
     est.h2t += std::min(h2t[crit] * round.count, run - compute);
     est.messages += msgs.size() * std::uint64_t{round.count};
+    ticker.add(p);
   }
   const pdes::Time busy = est.compute + est.h2t;
   est.h2h = est.total > busy ? est.total - busy : 0;

@@ -51,8 +51,10 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
     for (const std::size_t i : todo) {
       const collective::CollectiveSpec spec =
           workload::make_spec(c, p, rows[i].bytes, rows[i].algorithm);
-      idle[i] = fmt::format(
-          "{:.3f}", us(analytical::estimate_collective(spec, members, *network, roofline).total));
+      idle[i] = fmt::format("{:.3f}", us(analytical::estimate_collective(
+                                             spec, members, *network, roofline,
+                                             analytical::Evaluation::kLevels, progress.callback())
+                                             .total));
       progress.done_one();
     }
   }

@@ -3,8 +3,10 @@
 #include <mpi.h>
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <string>
 
 #include "sipsim/compute/roofline.hpp"
 
@@ -36,13 +38,32 @@ void EstimateProgress::done_one() {
   ++done_;
   const double now = wall_now();
   if (!report_ || now - last_ < 5.0 || done_ >= share_) return;
+  report(now, 0.0);
+}
+
+void EstimateProgress::within(std::uint64_t member_steps, std::uint64_t total) {
+  if (!report_ || total == 0) return;
+  const double now = wall_now();
+  if (now - last_ < 5.0 || done_ >= share_) return;
+  report(now, std::min(1.0, static_cast<double>(member_steps) / static_cast<double>(total)));
+}
+
+analytical::Progress EstimateProgress::callback() {
+  return [this](std::uint64_t done, std::uint64_t total) { within(done, total); };
+}
+
+// `part`: the fraction of the current estimate done (0 between estimates).
+void EstimateProgress::report(double now, double part) {
   last_ = now;
   const double elapsed = now - start_;
-  std::cerr << fmt::format(
-                   "sipsim: estimating: {} of {} done on rank 0, {:.0f} s elapsed, ETA {:.0f} s\n",
-                   done_, share_, elapsed,
-                   elapsed * static_cast<double>(share_ - done_) / static_cast<double>(done_))
-            << std::flush;
+  const double done = static_cast<double>(done_) + part;
+  const std::string current =
+      part > 0 ? fmt::format(" (the next {:.0f}% through)", 100 * part) : std::string();
+  std::cerr
+      << fmt::format(
+             "sipsim: estimating: {} of {} done on rank 0{}, {:.0f} s elapsed, ETA {:.0f} s\n",
+             done_, share_, current, elapsed, elapsed * (static_cast<double>(share_) - done) / done)
+      << std::flush;
 }
 
 void EstimateProgress::finish() {
@@ -85,7 +106,8 @@ std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64
     std::uint64_t* row = &mine[i * kFields];
     try {
       const analytical::CollectiveEstimate e =
-          analytical::estimate_critical_path(tasks[i], members, network, roofline, max_work);
+          analytical::estimate_critical_path(tasks[i], members, network, roofline, max_work,
+                                             analytical::Evaluation::kLevels, progress.callback());
       row[0] = e.total;
       row[1] = e.compute;
       row[2] = e.h2t;

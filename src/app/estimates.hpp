@@ -26,8 +26,9 @@ struct Estimated {
 // are independent, so the ranks share them (round robin) and rank 0 gets all
 // of them; the other ranks get an empty list.
 // Rank 0's progress over a command's estimates, on stderr at most every 5 s of
-// wall time: estimates done out of its share, elapsed time and an ETA from the
-// rate so far (estimates at 65,536 nodes take seconds to minutes each).
+// wall time: estimates done out of its share (and how far the current one is),
+// elapsed time and an ETA from the rate so far (estimates at 65,536 nodes take
+// seconds each, a few longer).
 class EstimateProgress {
  public:
   explicit EstimateProgress(const boost::mpi::communicator& comm);
@@ -36,9 +37,15 @@ class EstimateProgress {
   // `tasks` more estimates that rank 0 alone runs (analyze's idle-fabric column).
   void add_on_rank0(std::size_t tasks);
   void done_one();
+  // Progress within the estimate being run: the estimators call this (as
+  // their analytical::Progress) every so many member-steps, so that one long
+  // estimate reports too.
+  void within(std::uint64_t member_steps, std::uint64_t total);
+  analytical::Progress callback();
   void finish();
 
  private:
+  void report(double now, double part);
   bool report_;
   int rank_, ranks_;
   std::size_t share_ = 0, done_ = 0;

@@ -15,6 +15,16 @@ pdes::Time serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
   return static_cast<pdes::Time>((bits_ps + rate_bps - 1) / rate_bps);
 }
 
+Network::PathQuote Network::quote(std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
+                                  std::vector<Resource>* resources) const {
+  PathQuote q;
+  q.injection = injection_ps(a, b, bytes);
+  q.uncongested = uncongested_ps(a, b, bytes);
+  q.rate_bps = path_rate_bps(a, b);
+  if (resources != nullptr) path_resources(a, b, *resources);
+  return q;
+}
+
 std::vector<Network::Counter> Network::counters() const {
   return {{"messages", stats_.messages, false},
           {"bytes", stats_.bytes, false},

@@ -12,6 +12,7 @@
 // on a fabric where no two messages share a port at the same time (ring on
 // elect-flat) the simulator reproduces this to the picosecond.
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
@@ -42,11 +43,18 @@ inline bool lockstep(const collective::CollectiveSpec& spec) {
 // member until it waits for a message.
 enum class Evaluation { kLevels, kMembers };
 
+// Progress within one estimate, for a caller that reports it (an estimate at
+// 65,536 members can take seconds): called every kProgressEvery member-steps
+// evaluated with those done so far and the estimate's total.
+using Progress = std::function<void(std::uint64_t done, std::uint64_t total)>;
+inline constexpr std::uint64_t kProgressEvery = std::uint64_t{1} << 16;
+
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
                                        const fabric::Network& network,
                                        const compute::Device& device,
-                                       Evaluation order = Evaluation::kLevels);
+                                       Evaluation order = Evaluation::kLevels,
+                                       const Progress& progress = {});
 
 // RAMP §7.4.1's critical-path estimator, the model behind the paper's
 // comparisons at 65,536 nodes (§8). The messages of every member's step k
@@ -82,6 +90,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                           const fabric::Network& network,
                                           const compute::Device& device,
                                           std::uint64_t max_work = kDefaultMaxWork,
-                                          Evaluation order = Evaluation::kLevels);
+                                          Evaluation order = Evaluation::kLevels,
+                                          const Progress& progress = {});
 
 }  // namespace sipsim::analytical

@@ -101,6 +101,19 @@ class Network {
   virtual void path_resources(std::uint32_t a, std::uint32_t b,
                               std::vector<Resource>& out) const = 0;
 
+  // What the estimators (analytical/) ask of every message a -> b of `bytes`,
+  // in one call: injection_ps, uncongested_ps and path_rate_bps, and, when
+  // `resources` is given, path_resources appended to it. Always equal to those
+  // four queries (the default asks them); a fabric overrides it to share the
+  // work they repeat (RAMP's transceiver groups, a routed fabric's route walk).
+  struct PathQuote {
+    pdes::Time injection = 0;
+    pdes::Time uncongested = 0;
+    std::uint64_t rate_bps = 0;
+  };
+  virtual PathQuote quote(std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
+                          std::vector<Resource>* resources) const;
+
   // True when a node's messages leave through independent ports at once
   // (RAMP's transceivers); false when they share one injection port.
   virtual bool parallel_ports() const { return false; }

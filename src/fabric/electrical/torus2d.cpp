@@ -21,6 +21,7 @@ class Torus2d final : public Topology {
   explicit Torus2d(const Torus2dSpec& spec);
 
   LinkId next_link(Vertex at, Vertex dst, std::uint64_t flow) const override;
+  bool route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>& path) const override;
   std::uint32_t group_of(Vertex v) const override { return v < nodes() ? v / dim_x_ : 0; }
   std::uint32_t groups() const override { return dim_y_; }
   std::string describe() const override { return description_; }
@@ -29,9 +30,12 @@ class Torus2d final : public Topology {
   enum Dir : std::uint32_t { kXPlus = 0, kXMinus = 1, kYPlus = 2, kYMinus = 3 };
 
   // One hop along a ring of `size` from coordinate `from` towards `to` (!=).
-  // Returns the direction offset: 0 = plus, 1 = minus.
-  static std::uint32_t ring_dir(std::uint32_t from, std::uint32_t to, std::uint32_t size,
-                                std::uint64_t hash);
+  // Returns the direction offset: 0 = plus, 1 = minus, kEither = both shortest.
+  static constexpr std::uint32_t kEither = 2;
+  static std::uint32_t ring_dir(std::uint32_t from, std::uint32_t to, std::uint32_t size);
+  // next_link's hops along one dimension from v (updated) to coordinate `to`.
+  void walk(Vertex& v, Vertex dst, std::uint64_t flow, std::uint32_t from, std::uint32_t to,
+            std::uint32_t size, std::uint32_t plus, std::vector<LinkId>& path) const;
 
   std::uint32_t dim_x_;
   std::uint32_t dim_y_;
@@ -92,23 +96,50 @@ Torus2d::Torus2d(const Torus2dSpec& spec) : dim_x_(spec.dims[0]), dim_y_(spec.di
   description_ = d.str();
 }
 
-std::uint32_t Torus2d::ring_dir(std::uint32_t from, std::uint32_t to, std::uint32_t size,
-                                std::uint64_t hash) {
+std::uint32_t Torus2d::ring_dir(std::uint32_t from, std::uint32_t to, std::uint32_t size) {
   const std::uint32_t fwd = to >= from ? to - from : to + size - from;  // hops going +
   const std::uint32_t bwd = size - fwd;                                 // hops going -
   if (fwd != bwd) return fwd < bwd ? 0 : 1;
-  return static_cast<std::uint32_t>(hash & 1);  // exactly half way round: both shortest
+  return kEither;  // exactly half way round: both shortest
 }
 
 LinkId Torus2d::next_link(Vertex at, Vertex dst, std::uint64_t flow) const {
   if (at >= nodes() || dst >= nodes() || at == dst) return kNoLink;
   const std::uint32_t ax = at % dim_x_;
   const std::uint32_t dx = dst % dim_x_;
-  // Dimension order (x then y) keeps the route deterministic and minimal.
-  if (ax != dx) {
-    return nbr_[at][kXPlus + ring_dir(ax, dx, dim_x_, ecmp_hash(at, dst, flow))];
+  // Dimension order (x then y) keeps the route deterministic and minimal; the
+  // ECMP hash picks a direction half way round (hashed only then: it is most
+  // of a hop's cost).
+  const bool along_x = ax != dx;
+  std::uint32_t dir =
+      along_x ? ring_dir(ax, dx, dim_x_) : ring_dir(at / dim_x_, dst / dim_x_, dim_y_);
+  if (dir == kEither) dir = static_cast<std::uint32_t>(ecmp_hash(at, dst, flow) & 1);
+  return nbr_[at][(along_x ? kXPlus : kYPlus) + dir];
+}
+
+// next_link's route in one go: along x, then y. A direction chosen half way
+// round (by the hash at that vertex) is kept, as next_link keeps it: after one
+// hop that way it is the shorter one.
+bool Torus2d::route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>& path) const {
+  if (a >= nodes() || b >= nodes() || a == b) return false;
+  Vertex v = a;
+  walk(v, b, flow, a % dim_x_, b % dim_x_, dim_x_, kXPlus, path);
+  walk(v, b, flow, v / dim_x_, b / dim_x_, dim_y_, kYPlus, path);
+  return true;
+}
+
+void Torus2d::walk(Vertex& v, Vertex dst, std::uint64_t flow, std::uint32_t from, std::uint32_t to,
+                   std::uint32_t size, std::uint32_t plus, std::vector<LinkId>& path) const {
+  if (from == to) return;
+  std::uint32_t dir = ring_dir(from, to, size);
+  if (dir == kEither) dir = static_cast<std::uint32_t>(ecmp_hash(v, dst, flow) & 1);
+  const std::uint32_t fwd = to >= from ? to - from : to + size - from;
+  const std::uint32_t hops = dir == 0 ? fwd : size - fwd;
+  for (std::uint32_t h = 0; h < hops; ++h) {
+    const LinkId l = nbr_[v][plus + dir];
+    path.push_back(l);
+    v = link(l).to;
   }
-  return nbr_[at][kYPlus + ring_dir(at / dim_x_, dst / dim_x_, dim_y_, ecmp_hash(at, dst, flow))];
 }
 
 }  // namespace

@@ -249,6 +249,27 @@ class RampNetwork final : public Network {
     }
   }
 
+  // The four queries above with the pair's transceiver groups computed once.
+  PathQuote quote(std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
+                  std::vector<Resource>* resources) const override {
+    const bool pair = a < nodes_ && b < nodes_ && a != b;  // else groups_of's one group
+    ramp::TransceiverGroups g;
+    if (pair || resources != nullptr) g = transceiver_groups(a, b);
+    const std::uint32_t groups = pair ? g.count : 1;
+    PathQuote q;
+    q.injection = s_.io_latency + slots_of(bytes, groups) * s_.slot;
+    q.uncongested = q.injection + s_.propagation;
+    q.rate_bps = slot_bytes_ * 8 * pdes::kSecond / s_.slot * s_.b * groups;
+    if (resources != nullptr) {
+      for (std::uint32_t i = 0; i < g.count; ++i) {
+        const std::uint32_t t = g.group(i, s_.x);
+        resources->push_back({a * s_.x + t, q.rate_bps});
+        resources->push_back({(nodes_ + b) * s_.x + t, q.rate_bps});
+      }
+    }
+    return q;
+  }
+
   std::string describe() const override {
     return "ramp: " + std::to_string(nodes_) + " nodes (x=" + std::to_string(s_.x) +
            ", J=" + std::to_string(s_.J) + ", Lambda=" + std::to_string(s_.Lambda) +

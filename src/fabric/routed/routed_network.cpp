@@ -119,25 +119,7 @@ class RoutedNetwork final : public Network {
     // from j2 on; every link adds its latency once.
     //   T = sum_j l_j + max_j2 [ sum_{j<=j2} s(C,j) + (n-2) max_{j<=j2} s(C,j)
     //                             + sum_{j>=j2} s(c_n,j) ]   (n >= 2)
-    const std::vector<const Link*> path = route(a, b);
-    const std::uint64_t n = std::max<std::uint64_t>(1, (bytes + chunk_ - 1) / chunk_);
-    const std::uint64_t last = bytes - (n - 1) * chunk_;
-    pdes::Time latency = 0, tail = 0;
-    for (const Link* l : path) {
-      latency += l->latency;
-      tail += serialization_ps(last, l->rate_bps);  // sum_{j >= j2} s(c_n, j) for j2 = 1
-    }
-    latency += io_;  // the node's in-out latency before the first link
-    if (n == 1) return latency + tail;
-    pdes::Time head = 0, slowest = 0, best = 0;
-    for (const Link* l : path) {
-      const pdes::Time full = serialization_ps(chunk_, l->rate_bps);
-      head += full;
-      slowest = std::max(slowest, full);
-      best = std::max(best, head + (n - 2) * slowest + tail);
-      tail -= serialization_ps(last, l->rate_bps);
-    }
-    return latency + best;
+    return pipeline_ps(route(a, b), bytes);
   }
 
   // The node's I/O latency, then the chunks one after another on the first
@@ -184,6 +166,32 @@ class RoutedNetwork final : public Network {
     }
   }
 
+  // The four queries above from one walk of the pair's route (each of them
+  // walks it): the same numbers, the same links. Pairs without a route (or a
+  // == b) take the separate queries, which report them as before.
+  PathQuote quote(std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
+                  std::vector<Resource>* resources) const override {
+    thread_local std::vector<LinkId> path;
+    path.clear();
+    if (a == b || !topo_->route(a, b, (std::uint64_t{a} << 32) | b, path) || path.empty()) {
+      return Network::quote(a, b, bytes, resources);
+    }
+    PathQuote q;
+    const std::uint64_t first = topo_->link(path.front()).rate_bps;
+    const std::uint64_t full = bytes / chunk_, rest = bytes % chunk_;
+    q.injection = io_ + full * serialization_ps(chunk_, first);
+    if (rest > 0 || full == 0) q.injection += serialization_ps(rest, first);
+    q.uncongested = pipeline_ps(path, bytes);
+    q.rate_bps = ~std::uint64_t{0};
+    for (const LinkId l : path) q.rate_bps = std::min(q.rate_bps, topo_->link(l).rate_bps);
+    if (resources != nullptr) {
+      for (const LinkId l : path) {
+        resources->push_back({static_cast<std::uint32_t>(l), topo_->link(l).rate_bps});
+      }
+    }
+    return q;
+  }
+
   std::uint64_t node_rate_bps() const override {
     std::uint64_t rate = 0;
     for (LinkId l : topo_->out_links(0)) rate += topo_->link(l).rate_bps;
@@ -214,9 +222,44 @@ class RoutedNetwork final : public Network {
   }
 
  private:
+  // uncongested_ps of a message of `bytes` over `path` (see there).
+  pdes::Time pipeline_ps(const std::vector<LinkId>& path, std::uint64_t bytes) const {
+    const std::uint64_t n = std::max<std::uint64_t>(1, (bytes + chunk_ - 1) / chunk_);
+    const std::uint64_t last = bytes - (n - 1) * chunk_;
+    // A chunk's serialization on the links of one rate (every link of a torus)
+    // is computed once: 128-bit divisions per hop made long routes slow.
+    std::uint64_t rate = 0;  // no link has rate 0
+    pdes::Time s_last = 0, s_full = 0;
+    auto at_rate = [&](const Link& l) {
+      if (l.rate_bps != rate) {
+        rate = l.rate_bps;
+        s_last = serialization_ps(last, rate);
+        s_full = serialization_ps(chunk_, rate);
+      }
+    };
+    pdes::Time latency = 0, tail = 0;
+    for (const LinkId id : path) {
+      const Link& l = topo_->link(id);
+      at_rate(l);
+      latency += l.latency;
+      tail += s_last;  // sum_{j >= j2} s(c_n, j) for j2 = 1
+    }
+    latency += io_;  // the node's in-out latency before the first link
+    if (n == 1) return latency + tail;
+    pdes::Time head = 0, slowest = 0, best = 0;
+    for (const LinkId id : path) {
+      at_rate(topo_->link(id));
+      head += s_full;
+      slowest = std::max(slowest, s_full);
+      best = std::max(best, head + (n - 2) * slowest + tail);
+      tail -= s_last;
+    }
+    return latency + best;
+  }
+
   // The links a message from node a to node b takes (the pair's one path).
-  std::vector<const Link*> route(std::uint32_t a, std::uint32_t b) const {
-    std::vector<const Link*> path;
+  std::vector<LinkId> route(std::uint32_t a, std::uint32_t b) const {
+    std::vector<LinkId> path;
     const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
     for (Vertex v = a; v != b;) {
       const LinkId l = topo_->next_link(v, b, flow);
@@ -224,7 +267,7 @@ class RoutedNetwork final : public Network {
         throw std::logic_error("no route from node " + std::to_string(a) + " to " +
                                std::to_string(b));
       }
-      path.push_back(&topo_->link(l));
+      path.push_back(l);
       v = topo_->link(l).to;
     }
     return path;

@@ -13,6 +13,20 @@ std::span<const LinkId> Topology::out_links(Vertex v) const {
   return std::span<const LinkId>(out_.data() + out_start_[v], out_start_[v + 1] - out_start_[v]);
 }
 
+bool Topology::route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>& path) const {
+  const std::size_t begin = path.size();
+  for (Vertex v = a; v != b;) {
+    const LinkId l = next_link(v, b, flow);
+    if (l == kNoLink || path.size() - begin > vertices()) {
+      path.resize(begin);
+      return false;
+    }
+    path.push_back(l);
+    v = links_[l].to;
+  }
+  return true;
+}
+
 void Topology::set_vertices(std::uint32_t nodes, std::uint32_t switches) {
   // Vertex ids must leave kNoLink-sized headroom and fit in 32 bits.
   if (std::uint64_t{nodes} + switches >= std::numeric_limits<Vertex>::max()) {

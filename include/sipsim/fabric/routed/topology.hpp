@@ -48,6 +48,11 @@ class Topology {
   // is unreachable (also for at == dst, dst not a node or at out of range).
   // Deterministic; `flow` only selects among equal-cost hops.
   virtual LinkId next_link(Vertex at, Vertex dst, std::uint64_t flow) const = 0;
+  // The links next_link takes hop by hop from node a to node b (a != b),
+  // appended to `path`; false, with `path` cut back, where there is no route.
+  // Topologies override it to walk faster (the estimators walk every message's
+  // route); always the same links as next_link's.
+  virtual bool route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>& path) const;
 
   // Locality group of each vertex (server, pod, torus row ...), used to
   // partition LPs across ranks so that cut links are the slow ones. Groups

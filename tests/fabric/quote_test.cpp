@@ -1,0 +1,118 @@
+// Network::quote, the estimators' one query per message, equals the four
+// queries it replaces (injection_ps, uncongested_ps, path_rate_bps,
+// path_resources) on every fabric, for every pair, where a fabric overrides it.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <vector>
+
+#include "sipsim/fabric/circuit/topoopt.hpp"
+#include "sipsim/fabric/electrical/bcube.hpp"
+#include "sipsim/fabric/electrical/cluster.hpp"
+#include "sipsim/fabric/electrical/torus2d.hpp"
+#include "sipsim/fabric/flat/elect_flat.hpp"
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/fabric/ramp/transport.hpp"
+#include "sipsim/fabric/routed/routed_network.hpp"
+
+namespace sipsim::fabric {
+namespace {
+
+using pdes::kNanosecond;
+
+bool same(const std::vector<Network::Resource>& a, const std::vector<Network::Resource>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].id != b[i].id || a[i].rate_bps != b[i].rate_bps) return false;
+  }
+  return true;
+}
+
+void expect_quotes_equal_queries(const Network& net) {
+  for (std::uint32_t a = 0; a < net.nodes(); ++a) {
+    for (std::uint32_t b = 0; b < net.nodes(); ++b) {
+      for (std::uint64_t bytes : {0ull, 1ull, 950ull, 4096ull, 100'001ull, 1ull << 30}) {
+        std::vector<Network::Resource> want{{7, 9}}, got{{7, 9}};  // appended after these
+        if (a != b) net.path_resources(a, b, want);
+        const Network::PathQuote q = net.quote(a, b, bytes, a != b ? &got : nullptr);
+        EXPECT_EQ(q.injection, net.injection_ps(a, b, bytes)) << a << "->" << b << " " << bytes;
+        EXPECT_EQ(q.uncongested, net.uncongested_ps(a, b, bytes)) << a << "->" << b << " " << bytes;
+        EXPECT_EQ(q.rate_bps, net.path_rate_bps(a, b)) << a << "->" << b;
+        EXPECT_TRUE(same(got, want)) << a << "->" << b;
+        const Network::PathQuote bare = net.quote(a, b, bytes, nullptr);
+        EXPECT_EQ(bare.injection, q.injection);
+        EXPECT_EQ(bare.uncongested, q.uncongested);
+        EXPECT_EQ(bare.rate_bps, q.rate_bps);
+      }
+    }
+  }
+}
+
+TEST(Quote, RampWithAndWithoutAJob) {
+  RampSpec s;
+  s.x = 4;
+  s.J = 4;
+  s.Lambda = 8;
+  s.b = 2;
+  expect_quotes_equal_queries(*make_ramp(s));
+  s.job = ramp::shape_for(4, 4, 2, 8);  // steps with extra transceiver groups (eq. 3-4)
+  expect_quotes_equal_queries(*make_ramp(s));
+}
+
+TEST(Quote, RoutedFabrics) {
+  ClusterSpec c;
+  c.server_size = 4;
+  c.intra_rate_bps = 2'400'000'000'000;
+  c.intra_switch_latency = 100 * kNanosecond;
+  c.intra_propagation = 20 * kNanosecond;
+  c.nic_rate_bps = 200'000'000'000;
+  // Three tiers, the leaves 2:1 oversubscribed: several equal-cost uplinks (ECMP).
+  TierSpec leaf{4, 2, 200'000'000'000, 350 * kNanosecond, 10 * kNanosecond};
+  TierSpec mid{2, 1, 100'000'000'000, 350 * kNanosecond, 30 * kNanosecond};
+  TierSpec top{2, 1, 100'000'000'000, 350 * kNanosecond, 50 * kNanosecond};
+  c.tiers = {leaf, mid, top};
+  expect_quotes_equal_queries(*make_routed(make_cluster(c, 16), 4096, 100 * kNanosecond));
+  // Even ring sizes: pairs half way round pick a direction by ECMP hash.
+  expect_quotes_equal_queries(
+      *make_routed(make_torus2d({{4, 6}, 600'000'000'000, 2113}), 1 << 20, 100 * kNanosecond));
+  expect_quotes_equal_queries(*make_routed(make_torus2d({{5, 1}, 8'000'000'000'000, 0}), 1000));
+  expect_quotes_equal_queries(
+      *make_routed(make_topoopt({4, 400'000'000'000, 260 * kNanosecond}, 12), 8192));
+  expect_quotes_equal_queries(
+      *make_routed(make_bcube({3, 2, 100'000'000'000, 50 * kNanosecond, 5 * kNanosecond}), 1000));
+}
+
+// Topology::route, which the routed fabrics' quote walks, gives next_link's
+// links hop by hop, on tori with odd and even rings (ties half way round).
+TEST(Quote, TorusRoutesAreNextLinksHops) {
+  for (const std::array<std::uint32_t, 2> dims :
+       {std::array<std::uint32_t, 2>{4, 6}, {5, 3}, {2, 2}, {2, 7}, {1, 4}, {8, 1}}) {
+    const auto torus = make_torus2d({{dims[0], dims[1]}, 600'000'000'000, 2113});
+    for (Vertex a = 0; a < torus->nodes(); ++a) {
+      for (Vertex b = 0; b < torus->nodes(); ++b) {
+        if (a == b) continue;
+        for (std::uint64_t flow : {(std::uint64_t{a} << 32) | b, std::uint64_t{12345}}) {
+          std::vector<LinkId> want, got{99};
+          for (Vertex v = a; v != b; v = torus->link(want.back()).to) {
+            want.push_back(torus->next_link(v, b, flow));
+            ASSERT_NE(want.back(), kNoLink);
+          }
+          ASSERT_TRUE(torus->route(a, b, flow, got));
+          got.erase(got.begin());
+          EXPECT_EQ(got, want) << dims[0] << "x" << dims[1] << " " << a << "->" << b;
+        }
+      }
+    }
+    std::vector<LinkId> none;
+    EXPECT_FALSE(torus->route(0, torus->nodes(), 1, none));
+    EXPECT_TRUE(none.empty());
+  }
+}
+
+TEST(Quote, ElectFlatUsesTheDefault) {
+  expect_quotes_equal_queries(*make_elect_flat(5, 400'000'000'000, 700 * kNanosecond));
+}
+
+}  // namespace
+}  // namespace sipsim::fabric
