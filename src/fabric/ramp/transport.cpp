@@ -240,6 +240,7 @@ class RampNetwork final : public Network {
   // carrying an equal part of the message (RAMP eq. 4).
   std::uint32_t resource_count() const override { return 2 * nodes_ * s_.x; }
   void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
+    check_pair(a, b);
     const ramp::TransceiverGroups g = transceiver_groups(a, b);
     const std::uint64_t rate = path_rate_bps(a, b);  // of all groups together
     for (std::uint32_t i = 0; i < g.count; ++i) {
@@ -254,6 +255,7 @@ class RampNetwork final : public Network {
                   std::vector<Resource>* resources) const override {
     const bool pair = a < nodes_ && b < nodes_ && a != b;  // else groups_of's one group
     ramp::TransceiverGroups g;
+    if (resources != nullptr) check_pair(a, b);
     if (pair || resources != nullptr) g = transceiver_groups(a, b);
     const std::uint32_t groups = pair ? g.count : 1;
     PathQuote q;
@@ -336,8 +338,15 @@ class RampNetwork final : public Network {
            " arbiter nodes (" + std::to_string(std::uint64_t{s_.x} * trx) +
            " (g_src, transceiver) clocks) and 16 B per part of a message in flight";
   }
-  // Looked up, not divided out: the transport and the executor ask for the
-  // pair's transceiver groups of every message (RAMP §6.2.2 eq. 2-4).
+  // Resources exist only between the fabric's nodes.
+  void check_pair(std::uint32_t a, std::uint32_t b) const {
+    if (a >= nodes_ || b >= nodes_) {
+      throw std::logic_error("ramp: no path between nodes " + std::to_string(a) + " and " +
+                             std::to_string(b) + " of " + std::to_string(nodes_));
+    }
+  }
+  // Looked up, not divided out (callers pass nodes of the fabric): the transport and the executor
+  // ask for the pair's transceiver groups of every message (RAMP §6.2.2 eq. 2-4).
   ramp::Coord coord(std::uint32_t node) const {
     const std::uint32_t c = coords_[node];
     return ramp::Coord{c & 0xff, c >> 8 & 0xff, c >> 16 & 0xff, c >> 24};
