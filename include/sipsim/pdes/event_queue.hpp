@@ -88,12 +88,12 @@ class DaryHeap {
 
   // Gives the storage back when it is empty and holds room for more than n.
   void release_if_larger(std::size_t n) {
-    if (heap_.empty() && heap_.capacity() > n) EventVector().swap(heap_);
+    if (heap_.empty() && heap_.capacity() > n) std::vector<Event>().swap(heap_);
   }
 
   // Exchanges the heap's storage with `other`, whose events must form a heap
   // (an empty vector does): hands all events over without copying them.
-  void swap_storage(EventVector& other) { heap_.swap(other); }
+  void swap_storage(std::vector<Event>& other) { heap_.swap(other); }
 
   // The top's children: after a pop, the new top is one of them.
   std::span<const Event> top_children() const {
@@ -103,9 +103,9 @@ class DaryHeap {
 
   // Moves every event to the end of `out`, leaving this heap empty and its
   // storage released (a rebuild must not hold the events twice).
-  void drain_into(EventVector& out) {
+  void drain_into(EventVector& out) {  // (a plain vector: push stays inlined)
     out.insert(out.end(), heap_.begin(), heap_.end());
-    EventVector().swap(heap_);
+    std::vector<Event>().swap(heap_);
   }
 
  private:
@@ -137,7 +137,7 @@ class DaryHeap {
     heap_[i] = e;
   }
 
-  EventVector heap_;
+  std::vector<Event> heap_;
 };
 
 // Writes the n events that each(f) passes to f into `out`, in event_before's
@@ -486,18 +486,21 @@ class CalendarQueue {
   // ones, so pops stay sequential instead of sifting a heap of a million.
   // Triggered when the heap holds half the unread run, each event is merged
   // a bounded number of times.
-  void merge_into_run() {
-    EventVector h;
+  [[gnu::noinline]] void merge_into_run() {
+    std::vector<Event> h;
     heap_.swap_storage(h);
-    sort_events(h, spare_);
-    spare_.reserve(run_.size() - run_pos_ + h.size());
-    std::merge(run_.begin() + static_cast<std::ptrdiff_t>(run_pos_), run_.end(), h.begin(), h.end(),
-               std::back_inserter(spare_),
+    EventVector sorted;
+    sort_into([&h](auto&& f) { std::for_each(h.begin(), h.end(), f); }, h.size(), sorted);
+    std::vector<Event>().swap(h);
+    spare_.clear();
+    spare_.reserve(run_.size() - run_pos_ + sorted.size());
+    std::merge(run_.begin() + static_cast<std::ptrdiff_t>(run_pos_), run_.end(), sorted.begin(),
+               sorted.end(), std::back_inserter(spare_),
                [](const Event& a, const Event& b) { return event_before(a, b); });
     run_.swap(spare_);
     run_pos_ = 0;
+    if (sorted.capacity() > spare_.capacity()) spare_.swap(sorted);
     spare_.clear();
-    if (h.capacity() > spare_.capacity()) spare_.swap(h);
   }
 
   // When the overflow holds many events of the (empty) current bucket, ties
