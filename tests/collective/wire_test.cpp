@@ -132,6 +132,56 @@ TEST(WireStep, RampExchangeClosedFormMatchesTheChunkSchedule) {
   EXPECT_GT(checked, 10000);
 }
 
+// RAMP's pipelined tree broadcast (eq. 1 stages) in closed form against the
+// chunk sets: root, forwarders, level-1 leaves and level 2, exact order.
+TEST(WireStep, RampTreeBroadcastClosedFormMatchesTheChunkSchedule) {
+  auto exact = [](const std::vector<WireMessage>& a, const std::vector<WireMessage>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const WireMessage& x, const WireMessage& y) {
+                        return x.peer == y.peer && x.bytes == y.bytes && x.parts == y.parts;
+                      });
+  };
+  int checked = 0;
+  for (std::uint32_t x : {2u, 3u, 4u}) {
+    for (std::uint32_t J = 1; J <= x; ++J) {
+      for (std::uint32_t D = 1; D <= x; ++D) {
+        const RampShape shape = ramp::full_job(x, J, D);
+        if (!ramp::tree_broadcast_fits(shape)) continue;
+        const std::uint32_t n = x * J * D * x;
+        for (std::uint32_t stages : {1u, 3u}) {
+          for (std::uint32_t root : {0u, n / 3, n - 1}) {
+            CollectiveSpec spec;
+            spec.op = Op::kBroadcast;
+            spec.algorithm = algorithm("ramp-x");
+            spec.p = n;
+            spec.bytes = std::uint64_t{n} * 64 + 5;  // ragged chunks
+            spec.root = root;
+            spec.stages = stages;
+            spec.ramp = shape;
+            for (std::uint32_t m = 0; m < n; ++m) {
+              const Schedule sched(spec, m);
+              for (std::uint32_t i = 0; i < sched.steps(); ++i) {
+                const Step step = sched.step(i);
+                const WireStep w = wire_step(sched, i);
+                const std::string at = std::to_string(x) + std::to_string(J) + std::to_string(D) +
+                                       " root" + std::to_string(root) + " m" + std::to_string(m) +
+                                       " i" + std::to_string(i);
+                ASSERT_TRUE(exact(w.out, outgoing(step))) << at;
+                ASSERT_TRUE(exact(w.in, incoming(step))) << at;
+                EXPECT_EQ(w.multicast, step.multicast) << at;
+                EXPECT_EQ(w.local, step.local) << at;
+                EXPECT_EQ(w.local_bytes, step.local_bytes) << at;
+                ++checked;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
+}
+
 // Bruck all-to-all in closed form against the chunk sets, parts included.
 TEST(WireStep, BruckAllToAllClosedFormMatchesTheChunkSchedule) {
   int checked = 0;

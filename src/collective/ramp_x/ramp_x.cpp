@@ -400,9 +400,51 @@ bool ramp_exchange_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   return true;
 }
 
+// RAMP §6.1's pipelined tree broadcast (eq. 1; add_ramp_tree_broadcast) without
+// building chunk sets: its roles and peers, one chunk per message.
+bool ramp_tree_broadcast_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
+  const CollectiveSpec& spec = sched.spec();
+  const RampShape& sh = spec.ramp;
+  const std::uint32_t k = spec.stages, x = sh.x, J = sh.J, L = ramp::rack_size(sh);
+  const std::uint32_t self = sched.member();
+  const ramp::Coord me = ramp::coord_of_node(self, sh);
+  const ramp::Coord root = ramp::coord_of_node(spec.root, sh);
+  const std::uint32_t lr = root.lambda(x), lm = me.lambda(x);
+  // One chunk to each of the x*J nodes of wavelength l but this one, by multicast.
+  auto multicast = [&](std::uint32_t l, std::uint64_t chunk) {
+    const std::uint64_t bytes = sched.chunk_bytes(chunk);
+    for (std::uint32_t g = 0; g < x; ++g) {
+      for (std::uint32_t j = 0; j < J; ++j) {
+        const std::uint32_t n = ramp::node_id(ramp::Coord{g, j, l / x, l % x}, sh);
+        if (n != self) w.out.push_back({n, bytes, 1});
+      }
+    }
+    w.multicast = true;
+  };
+  auto receive = [&](std::uint32_t from, std::uint64_t chunk) {
+    w.in.push_back({from, sched.chunk_bytes(chunk), 1});
+  };
+  if (self == spec.root) {
+    multicast(lr, i);  // level 1, chunk i at step i
+  } else if (lm != lr) {
+    // Level 2: chunk i - 1 from the forwarder at step i (step 0 is empty).
+    if (i > 0) receive(ramp::node_id(ramp::tree_forwarder(root, lm, sh), sh), i - 1);
+  } else {
+    // Level 1: chunk i from the root at step i; a forwarder passes chunk i - 1 on.
+    const std::uint32_t r = root.g * J + root.j, q = me.g * J + me.j;
+    const std::uint32_t idx = q < r ? q : q - 1;
+    const std::uint32_t l2 = idx < lr ? idx : idx + 1;
+    if (i < k) receive(spec.root, i);
+    if (l2 < L && i > 0) multicast(l2, i - 1);
+  }
+  return true;
+}
+
 bool ramp_wire_step(const Schedule& sched, std::uint32_t i, WireStep& w) {
-  return sched.spec().op == Op::kAllToAll ? ramp_all_to_all_fast(sched, i, w)
-                                          : ramp_exchange_fast(sched, i, w);
+  const CollectiveSpec& spec = sched.spec();
+  if (spec.op == Op::kBroadcast && spec.stages > 0) return ramp_tree_broadcast_fast(sched, i, w);
+  return spec.op == Op::kAllToAll ? ramp_all_to_all_fast(sched, i, w)
+                                  : ramp_exchange_fast(sched, i, w);
 }
 }  // namespace
 
