@@ -182,6 +182,46 @@ TEST(WireStep, RampTreeBroadcastClosedFormMatchesTheChunkSchedule) {
   EXPECT_GT(checked, 1000);
 }
 
+// Halving-doubling's all-reduce, reduce-scatter and all-gather in closed form against
+// the chunk sets, folds of non-powers of two included, exact order and local operations.
+TEST(WireStep, HalvingDoublingClosedFormMatchesTheChunkSchedule) {
+  auto exact = [](const std::vector<WireMessage>& a, const std::vector<WireMessage>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const WireMessage& x, const WireMessage& y) {
+                        return x.peer == y.peer && x.bytes == y.bytes && x.parts == y.parts;
+                      });
+  };
+  int checked = 0;
+  for (std::uint32_t p = 1; p <= 40; ++p) {
+    for (Op op : {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather}) {
+      for (std::uint64_t bytes : {std::uint64_t{p} * 64, std::uint64_t{p} * 64 + 13}) {
+        CollectiveSpec spec;
+        spec.op = op;
+        spec.algorithm = algorithm("halving-doubling");
+        spec.p = p;
+        spec.bytes = bytes;
+        for (std::uint32_t m = 0; m < p; ++m) {
+          const Schedule sched(spec, m);
+          for (std::uint32_t i = 0; i < sched.steps(); ++i) {
+            const Step step = sched.step(i);
+            const WireStep w = wire_step(sched, i);
+            const std::string at = std::string(to_string(op)) + " p" + std::to_string(p) + " m" +
+                                   std::to_string(m) + " i" + std::to_string(i);
+            ASSERT_TRUE(exact(w.out, outgoing(step))) << at;
+            ASSERT_TRUE(exact(w.in, incoming(step))) << at;
+            EXPECT_EQ(w.multicast, step.multicast) << at;
+            EXPECT_EQ(w.local, step.local) << at;
+            EXPECT_EQ(w.sources, step.sources) << at;
+            EXPECT_EQ(w.local_bytes, step.local_bytes) << at;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10000);
+}
+
 // Bruck all-to-all in closed form against the chunk sets, parts included.
 TEST(WireStep, BruckAllToAllClosedFormMatchesTheChunkSchedule) {
   int checked = 0;

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "algorithms/common.hpp"
+#include "sipsim/collective/schedule.hpp"
 
 namespace sipsim::collective::detail {
 namespace {
@@ -188,6 +189,75 @@ void build_halving_doubling(Stages& st, const Ctx& c) {
   }
 }
 
+// The all-reduce, reduce-scatter and all-gather on the wire without building chunk
+// lists: the stages of build_halving_doubling (fold-in, halving, doubling, fold-out), each
+// step's one peer and the bytes of its chunk ranges. The estimators evaluate every member's
+// steps, and the generic path allocated a Step per member-step.
+bool hd_wire_step(const Schedule& sched, std::uint32_t i, WireStep& w) {
+  const CollectiveSpec& spec = sched.spec();
+  const Op op = spec.op;
+  if (op != Op::kAllReduce && op != Op::kReduceScatter && op != Op::kAllGather) return false;
+  const Ctx c{spec, spec.p, sched.member(), sched.chunks(), ByteMap(spec.bytes, sched.chunks())};
+  const Hd h = make_hd(c, 0, op != Op::kAllReduce);
+  const bool halving = op != Op::kAllGather, doubling = op != Op::kReduceScatter;
+  const bool folded = h.v < 2 * h.e;
+  auto send = [&](std::uint32_t peer, const ChunkSet& s) {
+    w.out.push_back({peer, c.map.of(s), 1});
+  };
+  auto recv = [&](std::uint32_t peer, const ChunkSet& s, bool reduce) {
+    const std::uint64_t bytes = c.map.of(s);
+    w.in.push_back({peer, bytes, 1});
+    if (reduce) {
+      w.local = LocalOp::kReduce;
+      w.sources = 2;
+      w.local_bytes = bytes;
+    }
+  };
+  const std::uint32_t odd = h.v | 1u;
+  if (folded) {
+    if (i == 0) {  // fold-in (add_fold_in)
+      const ChunkSet data = op == Op::kAllGather ? c.one(odd) : c.all();
+      if (h.v % 2 == 1) {
+        send(c.abs(sgn(h.v) - 1, h.root), data);
+      } else {
+        recv(c.abs(h.v + 1, h.root), data, op != Op::kAllGather);
+      }
+      return true;
+    }
+    --i;
+  }
+  const std::uint32_t rounds = h.nr < 0 ? 0 : (halving ? h.m : 0) + (doubling ? h.m : 0);
+  if (i < rounds) {
+    const std::uint32_t n = h.n();
+    if (halving && i < h.m) {  // add_halving
+      const std::uint32_t d = h.pp >> (i + 1), lo = n & ~(2 * d - 1);
+      const bool upper = (n & d) != 0;
+      const std::uint32_t keep = upper ? lo + d : lo, give = upper ? lo : lo + d;
+      const std::uint32_t peer = h.member_of(c, n ^ d);
+      send(peer, h.ranks(c, give, give + d));
+      recv(peer, h.ranks(c, keep, keep + d), true);
+    } else {  // add_doubling
+      const std::uint32_t k = halving ? i - h.m : i;
+      const std::uint32_t d = u32(pow2(k)), lo = n & ~(d - 1), other = lo ^ d;
+      const std::uint32_t peer = h.member_of(c, n ^ d);
+      send(peer, h.ranks(c, lo, lo + d));
+      recv(peer, h.ranks(c, other, other + d), false);
+    }
+    return true;
+  }
+  if (folded && i == rounds) {  // fold-out (add_fold_out)
+    ChunkSet data = c.all();
+    if (op == Op::kReduceScatter) data = c.one(odd);
+    if (op == Op::kAllGather) data = c.range(odd + 1, c.chunks - 1);
+    if (h.v % 2 == 0) {
+      send(c.abs(h.v + 1, h.root), data);
+    } else {
+      recv(c.abs(sgn(h.v) - 1, h.root), data, false);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 extern constinit const AlgorithmRow kHalvingDoublingRow = {
@@ -204,6 +274,7 @@ extern constinit const AlgorithmRow kHalvingDoublingRow = {
     valid,
     no_params,
     build_halving_doubling,
+    hd_wire_step,
 };
 
 }  // namespace sipsim::collective::detail
