@@ -24,6 +24,33 @@ bool same(std::vector<WireMessage> a, std::vector<WireMessage> b) {
                     [&](const WireMessage& x, const WireMessage& y) { return key(x) == key(y); });
 }
 
+// Every member's every step of `spec`: the closed-form wire step equals the one
+// derived from the chunk sets, peers in order with bytes and parts, and the
+// same local operation. `at` names the case in failures.
+void expect_closed_form_exact(const CollectiveSpec& spec, const std::string& at, int& checked) {
+  auto exact = [](const std::vector<WireMessage>& a, const std::vector<WireMessage>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const WireMessage& x, const WireMessage& y) {
+                        return x.peer == y.peer && x.bytes == y.bytes && x.parts == y.parts;
+                      });
+  };
+  for (std::uint32_t m = 0; m < spec.p; ++m) {
+    const Schedule sched(spec, m);
+    for (std::uint32_t i = 0; i < sched.steps(); ++i) {
+      const Step step = sched.step(i);
+      const WireStep w = wire_step(sched, i);
+      const std::string where = at + " m" + std::to_string(m) + " i" + std::to_string(i);
+      ASSERT_TRUE(exact(w.out, outgoing(step))) << where;
+      ASSERT_TRUE(exact(w.in, incoming(step))) << where;
+      EXPECT_EQ(w.multicast, step.multicast) << where;
+      EXPECT_EQ(w.local, step.local) << where;
+      EXPECT_EQ(w.sources, step.sources) << where;
+      EXPECT_EQ(w.local_bytes, step.local_bytes) << where;
+      ++checked;
+    }
+  }
+}
+
 TEST(WireStep, GroupsSendsAndReceivesPerPeer) {
   Step s;
   s.sends = {{3, {}, 10}, {4, {}, 5}, {3, {}, 7}};
@@ -77,12 +104,6 @@ TEST(WireStep, RampAllToAllClosedFormMatchesTheChunkSchedule) {
 // RAMP-x reduce-scatter / all-gather steps in closed form (all-reduce, reduce-scatter,
 // all-gather, barrier, reduce) against the chunk sets: peers in order, bytes and parts.
 TEST(WireStep, RampExchangeClosedFormMatchesTheChunkSchedule) {
-  auto exact = [](const std::vector<WireMessage>& a, const std::vector<WireMessage>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                      [](const WireMessage& x, const WireMessage& y) {
-                        return x.peer == y.peer && x.bytes == y.bytes && x.parts == y.parts;
-                      });
-  };
   int checked = 0;
   for (std::uint32_t x : {2u, 3u, 4u}) {
     for (std::uint32_t J = 1; J <= x; ++J) {
@@ -105,24 +126,11 @@ TEST(WireStep, RampExchangeClosedFormMatchesTheChunkSchedule) {
               spec.bytes = bytes;
               spec.root = n / 3;
               spec.ramp = shape;
-              for (std::uint32_t m = 0; m < n; ++m) {
-                const Schedule sched(spec, m);
-                for (std::uint32_t i = 0; i < sched.steps(); ++i) {
-                  const Step step = sched.step(i);
-                  const WireStep w = wire_step(sched, i);
-                  const std::string at = std::string(to_string(op)) + " " + std::to_string(x) +
-                                         std::to_string(J) + std::to_string(D) + " n" +
-                                         std::to_string(n) + " m" + std::to_string(m) + " i" +
-                                         std::to_string(i);
-                  ASSERT_TRUE(exact(w.out, outgoing(step))) << at;
-                  ASSERT_TRUE(exact(w.in, incoming(step))) << at;
-                  EXPECT_EQ(w.multicast, step.multicast) << at;
-                  EXPECT_EQ(w.local, step.local) << at;
-                  EXPECT_EQ(w.sources, step.sources) << at;
-                  EXPECT_EQ(w.local_bytes, step.local_bytes) << at;
-                  ++checked;
-                }
-              }
+              ASSERT_NO_FATAL_FAILURE(expect_closed_form_exact(
+                  spec,
+                  std::string(to_string(op)) + " " + std::to_string(x) + std::to_string(J) +
+                      std::to_string(D) + " n" + std::to_string(n),
+                  checked));
             }
           }
         }
@@ -135,12 +143,6 @@ TEST(WireStep, RampExchangeClosedFormMatchesTheChunkSchedule) {
 // RAMP's pipelined tree broadcast (eq. 1 stages) in closed form against the
 // chunk sets: root, forwarders, level-1 leaves and level 2, exact order.
 TEST(WireStep, RampTreeBroadcastClosedFormMatchesTheChunkSchedule) {
-  auto exact = [](const std::vector<WireMessage>& a, const std::vector<WireMessage>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                      [](const WireMessage& x, const WireMessage& y) {
-                        return x.peer == y.peer && x.bytes == y.bytes && x.parts == y.parts;
-                      });
-  };
   int checked = 0;
   for (std::uint32_t x : {2u, 3u, 4u}) {
     for (std::uint32_t J = 1; J <= x; ++J) {
@@ -158,22 +160,11 @@ TEST(WireStep, RampTreeBroadcastClosedFormMatchesTheChunkSchedule) {
             spec.root = root;
             spec.stages = stages;
             spec.ramp = shape;
-            for (std::uint32_t m = 0; m < n; ++m) {
-              const Schedule sched(spec, m);
-              for (std::uint32_t i = 0; i < sched.steps(); ++i) {
-                const Step step = sched.step(i);
-                const WireStep w = wire_step(sched, i);
-                const std::string at = std::to_string(x) + std::to_string(J) + std::to_string(D) +
-                                       " root" + std::to_string(root) + " m" + std::to_string(m) +
-                                       " i" + std::to_string(i);
-                ASSERT_TRUE(exact(w.out, outgoing(step))) << at;
-                ASSERT_TRUE(exact(w.in, incoming(step))) << at;
-                EXPECT_EQ(w.multicast, step.multicast) << at;
-                EXPECT_EQ(w.local, step.local) << at;
-                EXPECT_EQ(w.local_bytes, step.local_bytes) << at;
-                ++checked;
-              }
-            }
+            ASSERT_NO_FATAL_FAILURE(expect_closed_form_exact(spec,
+                                                             std::to_string(x) + std::to_string(J) +
+                                                                 std::to_string(D) + " root" +
+                                                                 std::to_string(root),
+                                                             checked));
           }
         }
       }
@@ -185,12 +176,6 @@ TEST(WireStep, RampTreeBroadcastClosedFormMatchesTheChunkSchedule) {
 // Halving-doubling's all-reduce, reduce-scatter and all-gather in closed form against
 // the chunk sets, folds of non-powers of two included, exact order and local operations.
 TEST(WireStep, HalvingDoublingClosedFormMatchesTheChunkSchedule) {
-  auto exact = [](const std::vector<WireMessage>& a, const std::vector<WireMessage>& b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                      [](const WireMessage& x, const WireMessage& y) {
-                        return x.peer == y.peer && x.bytes == y.bytes && x.parts == y.parts;
-                      });
-  };
   int checked = 0;
   for (std::uint32_t p = 1; p <= 40; ++p) {
     for (Op op : {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather}) {
@@ -200,22 +185,8 @@ TEST(WireStep, HalvingDoublingClosedFormMatchesTheChunkSchedule) {
         spec.algorithm = algorithm("halving-doubling");
         spec.p = p;
         spec.bytes = bytes;
-        for (std::uint32_t m = 0; m < p; ++m) {
-          const Schedule sched(spec, m);
-          for (std::uint32_t i = 0; i < sched.steps(); ++i) {
-            const Step step = sched.step(i);
-            const WireStep w = wire_step(sched, i);
-            const std::string at = std::string(to_string(op)) + " p" + std::to_string(p) + " m" +
-                                   std::to_string(m) + " i" + std::to_string(i);
-            ASSERT_TRUE(exact(w.out, outgoing(step))) << at;
-            ASSERT_TRUE(exact(w.in, incoming(step))) << at;
-            EXPECT_EQ(w.multicast, step.multicast) << at;
-            EXPECT_EQ(w.local, step.local) << at;
-            EXPECT_EQ(w.sources, step.sources) << at;
-            EXPECT_EQ(w.local_bytes, step.local_bytes) << at;
-            ++checked;
-          }
-        }
+        ASSERT_NO_FATAL_FAILURE(expect_closed_form_exact(
+            spec, std::string(to_string(op)) + " p" + std::to_string(p), checked));
       }
     }
   }
