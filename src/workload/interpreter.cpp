@@ -123,6 +123,16 @@ Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> networ
 
 Interpreter::~Interpreter() = default;
 
+// A node's phase is its program (role); nodes that run nothing form one more.
+pdes::Partition Interpreter::partition(int ranks) const {
+  const auto idle = static_cast<std::uint32_t>(set_.programs.size());
+  std::vector<std::uint32_t> phase(network_->nodes(), idle);
+  for (std::uint32_t n = 0; n < set_.bindings.size(); ++n) {
+    if (set_.bindings[n]) phase[n] = set_.bindings[n]->program;
+  }
+  return network_->phased_partition(ranks, phase);
+}
+
 void Interpreter::setup(const pdes::Partition& partition, int rank) {
   network_->setup(partition, rank);
   ops_done_ = 0;
