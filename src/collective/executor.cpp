@@ -32,7 +32,8 @@ void check_parts(std::uint32_t sent, std::uint32_t expected, std::uint32_t src_n
 }  // namespace
 
 struct Executor::Running {
-  explicit Running(Schedule s) : schedule(std::move(s)) {}
+  explicit Running(std::shared_ptr<const PreparedCollective::Member> p) : plan(std::move(p)) {}
+  const Schedule& schedule() const { return plan->schedule; }
   // A receive of the current step not yet arrived: its sender and parts.
   struct Expected {
     std::uint32_t src = 0, parts = 0;
@@ -42,7 +43,7 @@ struct Executor::Running {
   std::uint64_t handle = 0;
   std::uint32_t comm = 0, seq = 0, member = 0;
   const PreparedCollective* prepared = nullptr;
-  Schedule schedule;
+  std::shared_ptr<const PreparedCollective::Member> plan;
   std::uint32_t step = 0;
   std::vector<Expected> expected;  // sorted by sender; the step waits while not empty
   pdes::Time round_start = 0;      // lock-step: when the current round started
@@ -53,11 +54,10 @@ struct Executor::Running {
   std::uint32_t cached = kNoStep;
   WireStep wire;
   pdes::Time step_h2t = 0, step_compute = 0;
-  std::vector<Schedule::Run> runs;  // the runs of more than one step
   CollectiveTiming timing;
 
   bool same_run(std::uint32_t a, std::uint32_t b) const {
-    for (const Schedule::Run& run : runs) {
+    for (const Schedule::Run& run : plan->runs) {
       if (run.first <= a && a < run.first + run.count)
         return run.first <= b && b < run.first + run.count;
     }
@@ -99,7 +99,7 @@ void Executor::setup(const pdes::Partition& partition, int rank) {
   early_.clear();
 }
 
-const PreparedCollective& Executor::prepared(std::uint32_t comm, const CollectiveCall& call) {
+PreparedCollective& Executor::prepare(std::uint32_t comm, const CollectiveCall& call) {
   auto key =
       std::make_tuple(comm, static_cast<int>(call.op), call.algorithm.row(), call.bytes, call.root);
   auto it = prepared_.find(key);
@@ -111,27 +111,37 @@ const PreparedCollective& Executor::prepared(std::uint32_t comm, const Collectiv
     throw InvalidCollective("communicator '" + c.name + "': " + why);
   }
   p->rounds = lockstep_rounds(p->spec, c.nodes, network_, device_);
+  if (c.size() <= PreparedCollective::kCachedMembers) p->members.resize(c.size());
   return *prepared_.emplace(key, std::move(p)).first->second;
 }
 
 void Executor::start(pdes::Context& ctx, std::uint32_t comm, std::uint32_t member,
                      std::uint32_t seq, const CollectiveCall& call, std::uint64_t handle,
                      ExecutorHost& host) {
-  const PreparedCollective& prep = prepared(comm, call);
+  PreparedCollective& prep = prepare(comm, call);
   if (seq > Tag::kMaxSeq) {
     throw std::runtime_error("communicator '" + comms_[comm].name + "' ran more than " +
                              std::to_string(Tag::kMaxSeq) + " collectives");
   }
   Node& node = nodes_[ctx.self_index()];
-  Running r(Schedule(prep.spec, member));
+  std::shared_ptr<const PreparedCollective::Member> plan =
+      prep.members.empty() ? nullptr : prep.members.at(member);
+  if (!plan) {
+    Schedule schedule(prep.spec, member);
+    std::vector<Schedule::Run> runs;
+    for (const Schedule::Run& run : schedule.runs()) {
+      if (run.count > 1) runs.push_back(run);
+    }
+    plan = std::make_shared<const PreparedCollective::Member>(
+        PreparedCollective::Member{std::move(schedule), std::move(runs)});
+    if (!prep.members.empty()) prep.members[member] = plan;
+  }
+  Running r(std::move(plan));
   r.handle = handle;
   r.comm = comm;
   r.seq = seq;
   r.member = member;
   r.prepared = &prep;
-  for (const Schedule::Run& run : r.schedule.runs()) {
-    if (run.count > 1) r.runs.push_back(run);
-  }
   r.timing.start = ctx.now();
   r.round_start = ctx.now();
   node.running.push_back(std::move(r));
@@ -165,7 +175,7 @@ void Executor::handle(const pdes::Event& event, pdes::Context& ctx, ExecutorHost
 
 void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHost& host) {
   const std::vector<pdes::Time>& rounds = r.prepared->rounds;
-  if (r.step == r.schedule.steps()) {
+  if (r.step == r.schedule().steps()) {
     // In lock-step a member that is done early still ends with the others.
     const pdes::Time end = r.round_start + remaining_rounds(rounds, r.step);
     if (end > ctx.now()) {
@@ -181,7 +191,7 @@ void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHo
   const std::uint32_t self = ctx.self();
   const bool reuse =
       r.cached != Running::kNoStep && r.cached + 1 == r.step && r.same_run(r.cached, r.step);
-  if (!reuse) r.wire = wire_step(r.schedule, r.step);
+  if (!reuse) r.wire = wire_step(r.schedule(), r.step);
   r.cached = r.step;
   const WireStep& step = r.wire;
   r.sends_done = ctx.now();
@@ -309,7 +319,7 @@ std::string Executor::unfinished(std::uint32_t local_index) const {
   const Node& node = nodes_[local_index];
   std::ostringstream o;
   for (const Running& r : node.running) {
-    o << describe(r) << " stopped at step " << r.step << " of " << r.schedule.steps();
+    o << describe(r) << " stopped at step " << r.step << " of " << r.schedule().steps();
     std::vector<std::uint32_t> from;
     for (const Running::Expected& e : r.expected) from.push_back(e.src);
     if (!from.empty()) {

@@ -53,6 +53,19 @@ class ExecutorHost {
 struct PreparedCollective {
   CollectiveSpec spec;
   std::vector<pdes::Time> rounds;
+  // A member's schedule and its runs of more than one step.
+  struct Member {
+    Schedule schedule;
+    std::vector<Schedule::Run> runs;
+  };
+  // By member index, built at a local member's first start and shared by its
+  // later ones (a training job repeats each call thousands of times, and
+  // building the plan was most of a small collective's cost). Kept only on
+  // communicators of at most kCachedMembers: a plan grows with p, a large
+  // communicator's collective is long enough to amortise building it, and a
+  // sweep of sizes at 65,536 nodes would otherwise keep every size's plans.
+  static constexpr std::uint32_t kCachedMembers = 1024;
+  std::vector<std::shared_ptr<const Member>> members;
 };
 
 class Executor {
@@ -83,7 +96,9 @@ class Executor {
   void delivered(const fabric::Delivery& delivery, pdes::Context& ctx, ExecutorHost& host);
 
   // The spec and rounds of `call` on `comm`, prepared once per rank.
-  const PreparedCollective& prepared(std::uint32_t comm, const CollectiveCall& call);
+  const PreparedCollective& prepared(std::uint32_t comm, const CollectiveCall& call) {
+    return prepare(comm, call);
+  }
 
   // What is left at local node `local_index` at the end of a run: collectives
   // not finished (which step, whose messages they wait for) and messages no
@@ -109,6 +124,7 @@ class Executor {
     }
   };
 
+  PreparedCollective& prepare(std::uint32_t comm, const CollectiveCall& call);
   void start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHost& host);
   void receives_complete(Node& node, Running& r, pdes::Context& ctx);
   void finish(Node& node, std::size_t index, pdes::Context& ctx, ExecutorHost& host);
