@@ -59,6 +59,7 @@ Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> networ
       device_(std::move(device)),
       executor_(*network_, *device_, set_.comms) {
   if (set_.iterations == 0) throw std::invalid_argument("programs need at least one iteration");
+  executor_.set_replay(set_.replay_collectives);
   if (set_.bindings.size() > network_->nodes()) {
     throw std::invalid_argument(std::to_string(set_.bindings.size()) +
                                 " node bindings for a fabric of " +

@@ -276,6 +276,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
   }
   ProgramSet set;
   set.iterations = c.iterations;
+  set.replay_collectives = c.replay_collectives;
   const Costs k = costs(c, device);
   // Communicators: TP groups by (pp, dp), then DP groups by (pp, tp).
   const std::uint32_t tp_base = 0;

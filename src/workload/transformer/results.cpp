@@ -118,6 +118,8 @@ void TransformerResults::write(output::h5::File& file) const {
   const hsize_t n = rows.size();
   Handle it = write_rank0(file, "/iterations", t.get(), 1, &n, rows.data());
   output::h5::write_attr(it.get(), "time_units", std::string_view("ps"));
+  output::h5::write_attr(it.get(), "collectives",
+                         std::string_view(config_.replay_collectives ? "replay" : "simulate"));
   output::h5::write_attr(it.get(), "flops_formula",
                          std::string_view("72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) at ffn = 4h "
                                           "(docs/models.md, Transformer training)"));
@@ -144,10 +146,11 @@ void TransformerResults::print(std::ostream& out) const {
   const ModelShape& m = c.model;
   out << fmt::format(
       "# transformer: {} layers, hidden {}, heads {}, seq {}, vocab {}, batch {} (micro {}), "
-      "{}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches | {}\n",
+      "{}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches{} | {}\n",
       m.layers, m.hidden, m.heads, m.seq, m.vocab, m.global_batch, m.micro_batch,
       compute::precision_name(m.precision), c.tp, c.pp, c.dp, c.gpus(),
-      c.schedule == Schedule::kGpipe ? "GPipe" : "1F1B", c.micro_batches(), network().describe());
+      c.schedule == Schedule::kGpipe ? "GPipe" : "1F1B", c.micro_batches(),
+      c.replay_collectives ? ", collectives replayed" : "", network().describe());
   out << fmt::format("#{:>9} {:>14} {:>15}\n", "iteration", "time(ms)", "TFLOP/s/GPU");
   for (std::uint32_t i = 0; i < c.iterations; ++i) {
     out << fmt::format(" {:>9} {:>14.6f} {:>15.2f}\n", i,

@@ -53,6 +53,9 @@ struct Config {
   // the fabric's hierarchy, as for the collectives benchmark).
   collective::AlgorithmParams tp_params, dp_params;
   compute::Accelerator accelerator;
+  // `collectives: replay` (docs/models.md, "Replayed collectives"): every
+  // call after the first on a communicator repeats the first's timing.
+  bool replay_collectives = false;
 
   std::uint32_t gpus() const { return tp * pp * dp; }
   // Micro-batches per iteration and pipeline: B / (dp * b).
