@@ -21,6 +21,10 @@ TrainingResults::TrainingResults(TrainingShape shape, const ProgramMaker& make,
       start_(shape_.iterations, pdes::kTimeMax),
       end_(shape_.iterations, 0),
       breakdown_(std::size_t{shape_.iterations} * shape_.gpus, Breakdown{}) {
+  if (!shape_.nodes.empty()) {
+    gpu_of_node_.assign(*std::max_element(shape_.nodes.begin(), shape_.nodes.end()) + 1, 0);
+    for (std::uint32_t g = 0; g < shape_.nodes.size(); ++g) gpu_of_node_[shape_.nodes[g]] = g;
+  }
   ProgramSet set = make(*device, network->nodes());
   owned_ = std::make_unique<Interpreter>(std::move(set), std::move(network), std::move(device));
   interpreter_ = owned_.get();
@@ -31,7 +35,8 @@ void TrainingResults::iteration_done(std::uint32_t node, std::uint32_t iteration
                                      pdes::Time end, const Breakdown& breakdown) {
   start_[iteration] = std::min(start_[iteration], start);
   end_[iteration] = std::max(end_[iteration], end);
-  breakdown_[std::size_t{iteration} * shape_.gpus + node] = breakdown;
+  const std::uint32_t gpu = gpu_of_node_.empty() ? node : gpu_of_node_[node];
+  breakdown_[std::size_t{iteration} * shape_.gpus + gpu] = breakdown;
 }
 
 // Each GPU's iterations are reported on its own rank only: min, max and sum

@@ -22,10 +22,12 @@ namespace sipsim::workload {
 
 // What differs between training workloads in their results.
 struct TrainingShape {
-  std::uint32_t gpus = 1;  // the job's GPUs are fabric nodes 0 .. gpus - 1
+  std::uint32_t gpus = 1;
   std::uint32_t iterations = 1;
   double flops_per_iteration = 0;  // model FLOPs of one iteration, all GPUs
   std::string flops_formula;       // the /iterations attribute flops_formula
+  // GPU g runs on fabric node nodes[g]; empty: on node g.
+  std::vector<std::uint32_t> nodes;
 };
 
 // An extra per-iteration column: a double in /iterations after
@@ -83,8 +85,9 @@ class TrainingResults : public Results, public ProgramObserver {
  private:
   TrainingShape shape_;
   std::vector<IterationColumn> columns_;
-  std::vector<pdes::Time> start_, end_;  // per iteration
-  std::vector<Breakdown> breakdown_;     // per iteration x GPU
+  std::vector<std::uint32_t> gpu_of_node_;  // empty: GPU g is node g
+  std::vector<pdes::Time> start_, end_;     // per iteration
+  std::vector<Breakdown> breakdown_;        // per iteration x GPU
   std::unique_ptr<Interpreter> owned_;
   Interpreter* interpreter_ = nullptr;
 };

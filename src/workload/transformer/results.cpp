@@ -13,9 +13,12 @@ namespace sipsim::workload::transformer {
 namespace {
 
 TrainingShape shape_of(const Config& c) {
-  return {c.gpus(), c.iterations, iteration_flops(c),
+  return {c.gpus(),
+          c.iterations,
+          iteration_flops(c),
           "72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) at ffn = 4h (docs/models.md, Transformer "
-          "training)"};
+          "training)",
+          {}};
 }
 
 }  // namespace
