@@ -175,10 +175,13 @@ constexpr std::uint32_t kAllToAllSlot = 0, kAllReduceSlot = 1;
 //   lookup -> forward all-to-all, and bottom forward, both before
 //   interaction + top forward -> top + interaction backward, then
 //     backward all-to-all -> embedding update (sparse SGD), and
-//     bottom backward -> MLP all-reduce -> MLP update (SGD).
+//     bottom backward -> MLP all-reduce (after the backward all-to-all)
+//     -> MLP update (SGD).
 // One compute stream: the lookup runs first, then the bottom MLP while the
 // pooled embeddings travel; the backward all-to-all overlaps the bottom
-// MLP's backward.
+// MLP's backward. One collective at a time, in issue order, as NCCL runs a
+// process group's collectives on one stream; on RAMP two RAMP-x collectives
+// in flight at once would also contend for the same wavelengths.
 Program role_program(const Config& c, const Costs& k, std::uint64_t a2a_bytes,
                      std::uint32_t shards) {
   Program p(fmt::format("shards-{}", shards));
@@ -211,7 +214,8 @@ Program role_program(const Config& c, const Costs& k, std::uint64_t a2a_bytes,
   std::uint32_t grads = bottom_bwd;
   if (comm) {
     grads = p.collective(Category::kDpComm, kAllReduceSlot,
-                         {collective::Op::kAllReduce, c.all_reduce, grad_bytes, 0}, {bottom_bwd});
+                         {collective::Op::kAllReduce, c.all_reduce, grad_bytes, 0},
+                         {bottom_bwd, embeddings_ready});
   }
   p.compute(Category::kOptimizer, k.mlp_update, {grads});
   return p;
