@@ -20,6 +20,7 @@
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/workload/interpreter.hpp"
 #include "sipsim/workload/results.hpp"
+#include "sipsim/workload/training_results.hpp"
 
 namespace sipsim::workload::transformer {
 
@@ -95,38 +96,15 @@ ProgramSet make_programs(const Config& config, const compute::Device& device,
                          std::uint32_t fabric_nodes);
 
 // Per iteration: start (first GPU), end (last GPU), TFLOP/s per GPU; per
-// iteration and GPU: the breakdown (docs/output.md).
-class TransformerResults final : public Results, public ProgramObserver {
+// iteration and GPU: the breakdown (docs/output.md; workload/training_results).
+class TransformerResults final : public TrainingResults {
  public:
   TransformerResults(const Config& config, std::unique_ptr<fabric::Network> network,
                      std::unique_ptr<compute::Device> device);
-  std::unique_ptr<Interpreter> take_model() { return std::move(owned_); }
-  const fabric::Network& network() const { return interpreter_->network(); }
-
-  void iteration_done(std::uint32_t node, std::uint32_t iteration, pdes::Time start, pdes::Time end,
-                      const Breakdown& breakdown) override;
-  void collect(const boost::mpi::communicator& comm) override;
-  std::string unfinished(const boost::mpi::communicator& comm) const override;
-  void write(output::h5::File& file) const override;
-  void print(std::ostream& out) const override;
-
-  // After collect(), identical on every rank.
-  pdes::Time start(std::uint32_t iteration) const { return start_[iteration]; }
-  pdes::Time end(std::uint32_t iteration) const { return end_[iteration]; }
-  pdes::Time iteration_time(std::uint32_t iteration) const {
-    return end_[iteration] - start_[iteration];
-  }
-  double tflops_per_gpu(std::uint32_t iteration) const;
-  const Breakdown& breakdown(std::uint32_t iteration, std::uint32_t gpu) const {
-    return breakdown_[std::size_t{iteration} * config_.gpus() + gpu];
-  }
 
  private:
+  void print_header(std::ostream& out) const override;
   Config config_;
-  std::vector<pdes::Time> start_, end_;  // per iteration
-  std::vector<Breakdown> breakdown_;     // per iteration x GPU
-  std::unique_ptr<Interpreter> owned_;
-  Interpreter* interpreter_ = nullptr;
 };
 
 // The job as a simulation (the job's GPUs are fabric nodes 0 .. gpus - 1).
