@@ -36,6 +36,10 @@ collective::Algorithm read_algorithm(base::MapReader& m, std::string_view key) {
 
 }  // namespace
 
+const char* recompute_name(Recompute r) {
+  return r == Recompute::kNone ? "none" : r == Recompute::kSelective ? "selective" : "full";
+}
+
 Config read_transformer(base::MapReader& w) {
   Config c;
   {
@@ -106,6 +110,12 @@ Config read_transformer(base::MapReader& w) {
   if (auto s = w.optional("schedule")) {
     c.schedule = s->as_enum({"gpipe", "1f1b"}) == "gpipe" ? Schedule::kGpipe : Schedule::kOneFOneB;
   }
+  if (auto r = w.optional("recompute")) {
+    const std::string name = r->as_enum({"none", "selective", "full"});
+    c.recompute = name == "none"        ? Recompute::kNone
+                  : name == "selective" ? Recompute::kSelective
+                                        : Recompute::kFull;
+  }
   c.iterations = w.get_u32("iterations", 1, 1, 10'000);
   if (auto m = w.optional("mapping")) c.order = parse_mapping(m->as_enum(mapping_names()));
   if (auto a = w.optional("algorithms")) {
@@ -114,14 +124,15 @@ Config read_transformer(base::MapReader& w) {
     c.dp_algorithm = read_algorithm(m, "dp");
     m.finish();
   }
-  // Ops of all stage programs: about 12 per layer and micro-batch (memory
-  // and build time stay small: 2^21 ops are about 100 MB).
-  const std::uint64_t ops = std::uint64_t{c.micro_batches()} * c.model.layers * 12;
+  // Ops of all stage programs: about 12 per layer and micro-batch, 18 with
+  // full recomputation (memory and build time stay small: 2^21 ops are about 100 MB).
+  const std::uint32_t per_layer = c.recompute == Recompute::kFull ? 18 : 12;
+  const std::uint64_t ops = std::uint64_t{c.micro_batches()} * c.model.layers * per_layer;
   if (ops > (1u << 21)) {
     w.required("model").fail(fmt::format(
-        "the programs would hold about {} ops (micro-batches per pipeline x layers x 12); at "
+        "the programs would hold about {} ops (micro-batches per pipeline x layers x {}); at "
         "most 2^21 are allowed",
-        ops));
+        ops, per_layer));
   }
   return c;
 }

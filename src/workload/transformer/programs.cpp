@@ -70,6 +70,14 @@ double iteration_flops(const Config& c) {
   return 3.0 * sequences * per_sequence / c.model.micro_batch;
 }
 
+double megatron_iteration_flops(const Config& c) {
+  const double sequences = c.model.global_batch;
+  const double per_sequence =
+      4.0 * static_cast<double>(layer_forward_flops(c.model)) * c.model.layers +
+      3.0 * static_cast<double>(logit_forward_flops(c.model));
+  return sequences * per_sequence / c.model.micro_batch;
+}
+
 std::uint64_t stage_parameters(const Config& c, std::uint32_t stage) {
   const ModelShape& m = c.model;
   const std::uint64_t h = m.hidden;
@@ -87,6 +95,7 @@ namespace {
 struct Costs {
   pdes::Time attn_fwd = 0, mlp_fwd = 0, logit_fwd = 0;
   pdes::Time attn_bwd = 0, mlp_bwd = 0, logit_bwd = 0;
+  pdes::Time attn_core = 0;            // selective recomputation: the s^2 terms' forward
   std::uint64_t activation_bytes = 0;  // b*s*h elements: PP messages and TP all-reduces
 };
 
@@ -123,6 +132,9 @@ Costs costs(const Config& c, const compute::Device& d) {
   out.attn_bwd = block(d, m, attn_flops, attn_bytes, 2);
   out.mlp_bwd = block(d, m, mlp_flops, mlp_bytes, 2);
   out.logit_bwd = block(d, m, logit_flops, logit_bytes, 2);
+  // The attention core (Korthikanti et al. 2022, §5): Q K^T and the scores
+  // times V (4bs^2h / tp), softmax and dropout on the scores.
+  out.attn_core = block(d, m, 4 * b * s * s * h / c.tp, 4 * b * heads * s * s * p, 1);
   out.activation_bytes = b * s * h * p;
   return out;
 }
@@ -164,8 +176,19 @@ class StageBuilder {
     if (!last_) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
     if (last_) compute(Category::kBackward, k_.logit_bwd);
     for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
+      // Full recomputation reruns the layer's forward from its checkpointed
+      // input, TP all-reduces included (Megatron-LM's checkpointed layer);
+      // its compute counts as backward. Selective recomputes the attention
+      // core just before the attention block's backward.
+      if (c_.recompute == Recompute::kFull) {
+        compute(Category::kBackward, k_.attn_fwd);
+        tp_all_reduce();
+        compute(Category::kBackward, k_.mlp_fwd);
+        tp_all_reduce();
+      }
       compute(Category::kBackward, k_.mlp_bwd);
       tp_all_reduce();
+      if (c_.recompute == Recompute::kSelective) compute(Category::kBackward, k_.attn_core);
       compute(Category::kBackward, k_.attn_bwd);
       tp_all_reduce();
     }

@@ -194,6 +194,55 @@ TEST(Transformer, IterationFlopsFollowMegatron) {
   EXPECT_NEAR(iteration_flops(c) / expected, 1.0, 1e-12);
 }
 
+// Megatron's "hardware" count at ffn = 4h: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)),
+// 4/3 of the model FLOPs in the layers and 1 in the logits.
+TEST(Transformer, MegatronFlopsCountFullRecomputation) {
+  Config c;
+  c.model = {24, 2048, 16, 8192, 2048, 51200, 64, 1, compute::Precision::kFp16};
+  const double B = 64, s = 2048, l = 24, h = 2048, V = 51200;
+  const double expected = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  EXPECT_NEAR(megatron_iteration_flops(c) / expected, 1.0, 1e-12);
+}
+
+// Recomputation adds exactly its forward work to backward (tiny, 2
+// micro-batches of 2 layers). tp 1: selective recomputes the attention core,
+// 4bs^2h = 512 FLOPs + 4·b·a·s^2·e = 256 B = 768 ns per layer and
+// micro-batch; full the attention and MLP blocks, 3264 + 5056 ns. tp 2: full
+// also reruns the 2 TP all-reduces per layer (2005.12 ns each), and the
+// blocks cost 1856 + 2752 ns. Nothing else changes; TFLOP/s are reported by
+// both counts, their ratio that of the counts.
+TEST(Transformer, RecomputationAddsTheStatedWork) {
+  const Outcome none = run(tiny(1, 1, 1, Schedule::kOneFOneB));
+  ASSERT_EQ(none.unfinished, "");
+  const Time t0 = none.results->iteration_time(0);
+  const Time b0 = column(*none.results, 0, Category::kBackward);
+  for (const auto& [mode, extra] : {std::pair{Recompute::kSelective, Time{2 * 2 * 768}},
+                                    std::pair{Recompute::kFull, Time{2 * 2 * (3264 + 5056)}}}) {
+    Config c = tiny(1, 1, 1, Schedule::kOneFOneB);
+    c.recompute = mode;
+    const Outcome r = run(c);
+    ASSERT_EQ(r.unfinished, "");
+    EXPECT_EQ(column(*r.results, 0, Category::kBackward), b0 + extra * kNanosecond);
+    EXPECT_EQ(column(*r.results, 0, Category::kForward),
+              column(*none.results, 0, Category::kForward));
+    EXPECT_EQ(r.results->iteration_time(0), t0 + extra * kNanosecond);
+    EXPECT_EQ(sum(r.results->breakdown(0, 0)), r.results->iteration_time(0));
+    EXPECT_NEAR(r.results->tflops_per_gpu(0) / r.results->model_tflops_per_gpu(0),
+                megatron_iteration_flops(c) / iteration_flops(c), 1e-12);
+  }
+  Config c = tiny(2, 1, 1, Schedule::kGpipe);
+  const Outcome base = run(c);
+  c.recompute = Recompute::kFull;
+  const Outcome full = run(c);
+  ASSERT_EQ(full.unfinished, "");
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*full.results, g, Category::kBackward),
+              column(*base.results, g, Category::kBackward) + 2 * 2 * (1856 + 2752) * kNanosecond);
+    EXPECT_EQ(column(*full.results, g, Category::kTpComm),
+              column(*base.results, g, Category::kTpComm) + 2 * 2 * 2 * 2005120);
+  }
+}
+
 // The reader: every bad key is an error at that key.
 std::string error_of(const std::string& workload) {
   const std::string text =
@@ -223,6 +272,9 @@ TEST(TransformerConfig, Errors) {
             std::string::npos);  // 8 does not divide the batch of 4
   EXPECT_NE(error_of(kModel + "  parallelism: {tp: 1}\n  schedule: zb\n").find("schedule"),
             std::string::npos);
+  EXPECT_NE(error_of(kModel + "  parallelism: {}\n  recompute: some\n").find("recompute"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {}\n  recompute: selective\n"), "");
   EXPECT_NE(error_of(kModel + "  parallelism: {tq: 1}\n").find("tq"), std::string::npos);
   EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 3, seq: 4, vocab: 16, "
                      "global_batch: 4}\n  parallelism: {}\n")

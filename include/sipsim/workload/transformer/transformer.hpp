@@ -24,6 +24,10 @@
 namespace sipsim::workload::transformer {
 
 enum class Schedule : std::uint8_t { kGpipe, kOneFOneB };
+// Activation recomputation (Korthikanti et al. 2022): none; selective (the
+// attention core's s^2 terms are recomputed in backward); full (each layer's
+// forward pass, with its TP all-reduces, runs again before its backward).
+enum class Recompute : std::uint8_t { kNone, kSelective, kFull };
 // A parallelism axis, for the mapping of GPUs onto fabric nodes.
 enum class Axis : std::uint8_t { kTp, kDp, kPp };
 
@@ -43,6 +47,7 @@ struct Config {
   ModelShape model;
   std::uint32_t tp = 1, pp = 1, dp = 1;
   Schedule schedule = Schedule::kOneFOneB;
+  Recompute recompute = Recompute::kNone;
   std::uint32_t iterations = 1;
   // Innermost first: GPU g has coordinate g % n0 on order[0], (g / n0) % n1 on
   // order[1], ... and runs on fabric node g. Default TP innermost, then DP, PP.
@@ -63,6 +68,9 @@ struct Config {
 // What depends on the fabric (GPUs fitting) is checked in setup/.
 Config read_transformer(base::MapReader& section);
 
+// "none", "selective", "full".
+const char* recompute_name(Recompute r);
+
 // Bytes of one element at a precision (fp32, tf32: 4; fp16, bf16: 2; fp8: 1).
 std::uint32_t element_bytes(compute::Precision p);
 
@@ -82,6 +90,10 @@ std::uint64_t logit_forward_flops(const ModelShape& m);
 // Model FLOPs of one iteration, forward and backward (3x forward), all GPUs:
 // 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) at ffn = 4h.
 double iteration_flops(const Config& config);
+// Megatron's "hardware" FLOPs of one iteration (Narayanan et al. 2021, eq. 3):
+// the layers' forward 4x (full recomputation), the logits' 3x:
+// 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) at ffn = 4h, whatever `recompute`.
+double megatron_iteration_flops(const Config& config);
 // Parameters of one stage held by one GPU (its TP shard).
 std::uint64_t stage_parameters(const Config& config, std::uint32_t stage);
 
@@ -113,7 +125,10 @@ class TransformerResults final : public Results, public ProgramObserver {
   pdes::Time iteration_time(std::uint32_t iteration) const {
     return end_[iteration] - start_[iteration];
   }
+  // Megatron's FLOPs (megatron_iteration_flops) and the model FLOPs
+  // (iteration_flops) per second and GPU, in 10^12.
   double tflops_per_gpu(std::uint32_t iteration) const;
+  double model_tflops_per_gpu(std::uint32_t iteration) const;
   const Breakdown& breakdown(std::uint32_t iteration, std::uint32_t gpu) const {
     return breakdown_[std::size_t{iteration} * config_.gpus() + gpu];
   }
