@@ -288,6 +288,11 @@ class TransformerSetup final : public WorkloadSetup {
         (a.has(name) ? a.required(name) : w.required("algorithms")).fail(why);
       }
     }
+    // After the job fits the fabric: does each GPU's memory fit the accelerator?
+    if (config_.memory_check) {
+      const std::string why = workload::transformer::memory_error(config_);
+      if (!why.empty()) w.required("parallelism").fail(why);
+    }
   }
   std::string_view type() const override { return "transformer"; }
   workload::Simulation build(std::unique_ptr<fabric::Network> network,

@@ -116,6 +116,7 @@ Config read_transformer(base::MapReader& w) {
                   : name == "selective" ? Recompute::kSelective
                                         : Recompute::kFull;
   }
+  if (auto v = w.optional("memory_check")) c.memory_check = v->as_bool();
   c.iterations = w.get_u32("iterations", 1, 1, 10'000);
   if (auto m = w.optional("mapping")) c.order = parse_mapping(m->as_enum(mapping_names()));
   if (auto a = w.optional("algorithms")) {

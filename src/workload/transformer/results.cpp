@@ -149,6 +149,22 @@ void TransformerResults::write(output::h5::File& file) const {
   }
   output::h5::write_attr(b.get(), "categories", std::string_view(names));
   output::h5::write_attr(b.get(), "units", std::string_view("ps"));
+
+  // Each GPU's peak memory (its stage's; the same in every iteration).
+  constexpr std::size_t kMemoryColumns = 6;
+  std::vector<double> memory(std::size_t{config_.gpus()} * kMemoryColumns);
+  for (std::uint32_t g = 0; g < config_.gpus(); ++g) {
+    const MemoryUse u = memory_use(config_, coord_of(config_, g).pp);
+    const double row[kMemoryColumns] = {u.weights,     u.gradients, u.optimizer,
+                                        u.activations, u.logits,    u.total()};
+    std::copy(row, row + kMemoryColumns, memory.begin() + std::ptrdiff_t(g * kMemoryColumns));
+  }
+  const hsize_t mdims[2] = {config_.gpus(), kMemoryColumns};
+  Handle mem = write_rank0(file, "/memory", H5T_NATIVE_DOUBLE, 2, mdims, memory.data());
+  output::h5::write_attr(mem.get(), "columns",
+                         std::string_view("weights,gradients,optimizer,activations,logits,total"));
+  output::h5::write_attr(mem.get(), "units", std::string_view("bytes"));
+  output::h5::write_attr(mem.get(), "capacity_bytes", config_.accelerator.memory_capacity_bytes);
 }
 
 void TransformerResults::print(std::ostream& out) const {
@@ -203,6 +219,15 @@ void TransformerResults::print(std::ostream& out) const {
     slow_line += fmt::format(" {:>{}.4f}", static_cast<double>(slowest[k]) / per, width);
   }
   out << "\n" << head << "\n" << mean_line << "\n" << slow_line << "\n";
+  const std::uint32_t stage = peak_memory_stage(c);
+  const MemoryUse u = memory_use(c, stage);
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  out << fmt::format(
+      "# peak memory per GPU {:.2f} GiB of {:.2f} (stage {}: weights {:.2f}, gradients {:.2f}, "
+      "optimizer {:.2f}, activations {:.2f}, logits {:.2f})\n",
+      u.total() / kGiB, static_cast<double>(c.accelerator.memory_capacity_bytes) / kGiB, stage,
+      u.weights / kGiB, u.gradients / kGiB, u.optimizer / kGiB, u.activations / kGiB,
+      u.logits / kGiB);
 }
 
 Simulation make_transformer(const Config& config, std::unique_ptr<fabric::Network> network) {

@@ -243,6 +243,40 @@ TEST(Transformer, RecomputationAddsTheStatedWork) {
   }
 }
 
+// Memory per GPU of tiny(2, 2, 2): 1 layer per stage, m = 2, fp16. Stage 0
+// holds 1032 / 2 = 516 parameters (2 B weights, 2 B gradients, 12 B Adam),
+// stage 1 888 / 2 = 444. One layer's activations per micro-batch
+// (Korthikanti): 10sbh + (8sbh + 4sbf)/t + 5as^2b/t = 320 + 384 + 80 = 784 B
+// (selective: without the 80; full: the layer's input sbh·e = 64 B, plus one
+// layer's 784 B being recomputed). 1F1B: stage 0 holds 2 micro-batches, stage
+// 1 one and its fp32 logits 4·s·b·V/t = 128 B; GPipe: both hold 2.
+TEST(TransformerMemory, HandComputedTerms) {
+  Config c = tiny(2, 2, 2, Schedule::kOneFOneB);
+  MemoryUse u = memory_use(c, 0);
+  EXPECT_EQ(u.weights, 1032.0);
+  EXPECT_EQ(u.gradients, 1032.0);
+  EXPECT_EQ(u.optimizer, 6192.0);
+  EXPECT_EQ(u.activations, 1568.0);
+  EXPECT_EQ(u.logits, 0.0);
+  EXPECT_EQ(u.in_flight, 2u);
+  EXPECT_EQ(u.total(), 9824.0);
+  u = memory_use(c, 1);
+  EXPECT_EQ(u.in_flight, 1u);
+  EXPECT_EQ(u.activations, 784.0);
+  EXPECT_EQ(u.logits, 128.0);
+  EXPECT_EQ(u.total(), 888 + 888 + 5328 + 784 + 128.0);
+  EXPECT_EQ(peak_memory_stage(c), 0u);
+  c.recompute = Recompute::kSelective;
+  EXPECT_EQ(memory_use(c, 0).activations, 1408.0);
+  c.recompute = Recompute::kFull;
+  EXPECT_EQ(memory_use(c, 0).activations, 2 * 64 + 784.0);
+  c.recompute = Recompute::kNone;
+  c.schedule = Schedule::kGpipe;
+  EXPECT_EQ(memory_use(c, 1).activations, 1568.0);
+  EXPECT_EQ(memory_use(c, 1).logits, 256.0);
+  EXPECT_EQ(memory_error(c), "");
+}
+
 // The reader: every bad key is an error at that key.
 std::string error_of(const std::string& workload) {
   const std::string text =
@@ -285,6 +319,26 @@ TEST(TransformerConfig, Errors) {
   EXPECT_NE(error_of(kModel).find("parallelism"), std::string::npos);
   EXPECT_NE(error_of(kModel + "  parallelism: {}\n  model2: 1\n").find("model2"),
             std::string::npos);
+}
+
+// A configuration that does not fit fails at setup, located at
+// `parallelism`, with every term: 8 layers of h 4096 (1,829,150,720
+// parameters: 3.41 GiB of weights and of gradients, 20.44 of Adam),
+// activations 8 x sbh(34 + 5as/h) = 14.25 GiB at b = 2, logits 4sbV = 0.78.
+TEST(TransformerMemory, ErrorGivesTheNumbers) {
+  const std::string model =
+      "  model: {layers: 8, hidden: 4096, heads: 32, seq: 2048, vocab: 51200, global_batch: 16, "
+      "micro_batch: 2}\n";
+  EXPECT_EQ(
+      error_of(model + "  parallelism: {}\n"),
+      "t.yaml:5:16 workload.parallelism: the model does not fit in the accelerator's memory: a GPU "
+      "of stage 0 needs 42.29 GiB (weights 3.41, gradients 3.41, optimizer state 20.44, "
+      "activations 14.25 for 1 micro-batches in flight, logits 0.78) but a100 has 40.00 GiB; try "
+      "more tp or pp, recompute: full, a smaller model.micro_batch (or memory_check: false to run "
+      "anyway)");
+  EXPECT_EQ(error_of(model + "  parallelism: {}\n  memory_check: false\n"), "");
+  EXPECT_EQ(error_of(model + "  parallelism: {}\n  recompute: full\n"), "");
+  EXPECT_EQ(error_of(model + "  parallelism: {tp: 2}\n"), "");
 }
 
 }  // namespace

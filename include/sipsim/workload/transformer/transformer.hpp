@@ -48,6 +48,8 @@ struct Config {
   std::uint32_t tp = 1, pp = 1, dp = 1;
   Schedule schedule = Schedule::kOneFOneB;
   Recompute recompute = Recompute::kNone;
+  // Refuse at setup a configuration whose GPUs' memory exceeds the accelerator's.
+  bool memory_check = true;
   std::uint32_t iterations = 1;
   // Innermost first: GPU g has coordinate g % n0 on order[0], (g / n0) % n1 on
   // order[1], ... and runs on fabric node g. Default TP innermost, then DP, PP.
@@ -96,6 +98,22 @@ double iteration_flops(const Config& config);
 double megatron_iteration_flops(const Config& config);
 // Parameters of one stage held by one GPU (its TP shard).
 std::uint64_t stage_parameters(const Config& config, std::uint32_t stage);
+
+// One GPU's memory in bytes (docs/models.md, "Memory"): model states (mixed-
+// precision Adam) and activations at the schedule's peak of micro-batches in flight.
+struct MemoryUse {
+  double weights = 0, gradients = 0, optimizer = 0, activations = 0, logits = 0;
+  std::uint32_t in_flight = 0;  // micro-batches whose activations are held
+  double total() const;
+};
+// Micro-batches a stage holds activations of at its peak: m (GPipe), pp - stage (1F1B).
+std::uint32_t in_flight(const Config& config, std::uint32_t stage);
+MemoryUse memory_use(const Config& config, std::uint32_t stage);
+// The stage whose GPUs need the most memory (the first among equals).
+std::uint32_t peak_memory_stage(const Config& config);
+// Empty when the peak stage fits config.accelerator.memory_capacity_bytes;
+// otherwise the error, with every term in GiB and a suggestion.
+std::string memory_error(const Config& config);
 
 // The programs (one per stage), communicators and bindings of the job, ops
 // priced by `device`. Throws std::invalid_argument when a collective is not
