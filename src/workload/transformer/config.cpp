@@ -97,6 +97,11 @@ Config read_transformer(base::MapReader& w) {
     if (c.model.ffn % c.tp != 0) {
       m.required("tp").fail(fmt::format("must divide model.ffn ({})", c.model.ffn));
     }
+    if (auto v = m.optional("sequence_parallel")) c.sequence_parallel = v->as_bool();
+    if (c.sequence_parallel && c.model.seq % c.tp != 0) {
+      m.required("sequence_parallel")
+          .fail(fmt::format("needs tp ({}) to divide model.seq ({})", c.tp, c.model.seq));
+    }
     if (c.model.layers % c.pp != 0) {
       m.required("pp").fail(fmt::format("must divide model.layers ({})", c.model.layers));
     }

@@ -26,7 +26,8 @@ double layer_activation_bytes(const Config& c, bool keep_attention_core) {
   // The MLP's share (the 4h of 24/t is 2 x 8sbh = 16sbh of it) follows ffn.
   const double f = m.ffn;
   const double sharded = 8 * s * b * h + 4 * s * b * f;  // 24sbh at f = 4h
-  double bytes = 10 * s * b * h + sharded / t;
+  // Sequence parallelism splits the other 10sbh too (§4.2.2: sbh*34/t).
+  double bytes = (c.sequence_parallel ? 10 * s * b * h / t : 10 * s * b * h) + sharded / t;
   if (keep_attention_core) bytes += 5 * a * s * s * b / t;
   return bytes * e / 2;
 }
@@ -67,7 +68,8 @@ MemoryUse memory_use(const Config& c, std::uint32_t stage) {
     case Recompute::kFull:
       // Each layer's input (2sbh at 16 bits), and the full activations of the
       // one layer being recomputed for its backward.
-      u.activations = layers * s * b * h * e + layer_activation_bytes(c, true);
+      u.activations = layers * s * b * h * e / (c.sequence_parallel ? c.tp : 1) +
+                      layer_activation_bytes(c, true);
       break;
   }
   // The last stage's logits in fp32 for the cross-entropy (Korthikanti §4.3:

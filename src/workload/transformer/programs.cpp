@@ -96,7 +96,8 @@ struct Costs {
   pdes::Time attn_fwd = 0, mlp_fwd = 0, logit_fwd = 0;
   pdes::Time attn_bwd = 0, mlp_bwd = 0, logit_bwd = 0;
   pdes::Time attn_core = 0;            // selective recomputation: the s^2 terms' forward
-  std::uint64_t activation_bytes = 0;  // b*s*h elements: PP messages and TP all-reduces
+  std::uint64_t activation_bytes = 0;  // b*s*h elements: TP collectives
+  std::uint64_t pp_bytes = 0;          // PP messages: b*s*h, b*s*h/tp with sequence parallelism
 };
 
 // A block is its matrix multiplies (FLOPs) and its element-wise ops (bytes:
@@ -114,14 +115,17 @@ Costs costs(const Config& c, const compute::Device& d) {
   const std::uint64_t b = m.micro_batch, s = m.seq, h = m.hidden, p = element_bytes(m.precision);
   const std::uint64_t heads = m.heads / c.tp, ffn = m.ffn / c.tp,
                       vocab = (m.vocab + c.tp - 1) / c.tp;
+  // Layer norm, dropout and residual on b*s*h: replicated on the TP ranks,
+  // split along the sequence with sequence parallelism.
+  const std::uint64_t bsh = c.sequence_parallel ? b * s * h / c.tp : b * s * h;
   // Attention: QKV and output projections 8bsh^2, scores and context 4bs^2h, sharded by TP;
-  // element-wise: layer norm, dropout and residual on b*s*h (7 reads and writes, replicated),
+  // element-wise: layer norm, dropout and residual on b*s*h (7 reads and writes),
   // softmax and dropout on the scores (4 per element).
   const std::uint64_t attn_flops = (8 * b * s * h * h + 4 * b * s * s * h) / c.tp;
-  const std::uint64_t attn_bytes = (7 * b * s * h + 4 * b * heads * s * s) * p;
+  const std::uint64_t attn_bytes = (7 * bsh + 4 * b * heads * s * s) * p;
   // MLP: two matrix multiplies 4bsh*ffn; element-wise as above plus GeLU on b*s*ffn.
   const std::uint64_t mlp_flops = 4 * b * s * h * ffn;
-  const std::uint64_t mlp_bytes = (7 * b * s * h + 2 * b * s * ffn) * p;
+  const std::uint64_t mlp_bytes = (7 * bsh + 2 * b * s * ffn) * p;
   // Logits 2bshV and the softmax cross-entropy on b*s*V.
   const std::uint64_t logit_flops = 2 * b * s * h * vocab;
   const std::uint64_t logit_bytes = 2 * b * s * vocab * p;
@@ -136,6 +140,7 @@ Costs costs(const Config& c, const compute::Device& d) {
   // times V (4bs^2h / tp), softmax and dropout on the scores.
   out.attn_core = block(d, m, 4 * b * s * s * h / c.tp, 4 * b * heads * s * s * p, 1);
   out.activation_bytes = b * s * h * p;
+  out.pp_bytes = bsh * p;
   return out;
 }
 
@@ -162,12 +167,7 @@ class StageBuilder {
 
   void forward() {
     if (!first_) chain(p_.add(pp_op(OpKind::kRecv, kPrev), deps()));
-    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
-      compute(Category::kForward, k_.attn_fwd);
-      tp_all_reduce();
-      compute(Category::kForward, k_.mlp_fwd);
-      tp_all_reduce();
-    }
+    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) layer_forward(Category::kForward);
     if (last_) compute(Category::kForward, k_.logit_fwd);
     if (!last_) p_.add(pp_op(OpKind::kSend, kNext), deps());
   }
@@ -180,17 +180,17 @@ class StageBuilder {
       // input, TP all-reduces included (Megatron-LM's checkpointed layer);
       // its compute counts as backward. Selective recomputes the attention
       // core just before the attention block's backward.
-      if (c_.recompute == Recompute::kFull) {
-        compute(Category::kBackward, k_.attn_fwd);
-        tp_all_reduce();
-        compute(Category::kBackward, k_.mlp_fwd);
-        tp_all_reduce();
-      }
+      if (c_.recompute == Recompute::kFull) layer_forward(Category::kBackward);
+      // Megatron's conjugates: the backward of the block's closing
+      // reduce-scatter is an all-gather, of its opening all-gather a
+      // reduce-scatter (an all-reduce each without sequence parallelism).
+      tp_enter();
       compute(Category::kBackward, k_.mlp_bwd);
-      tp_all_reduce();
+      tp_exit();
+      tp_enter();
       if (c_.recompute == Recompute::kSelective) compute(Category::kBackward, k_.attn_core);
       compute(Category::kBackward, k_.attn_bwd);
-      tp_all_reduce();
+      tp_exit();
     }
     if (!first_) p_.add(pp_op(OpKind::kSend, kPrev), deps());
   }
@@ -211,6 +211,27 @@ class StageBuilder {
  private:
   static constexpr std::uint32_t kPrev = 0, kNext = 1;  // peer slots
 
+  // A layer's forward pass: Megatron's f and g around each block (Shoeybi et
+  // al. 2019: identity, then an all-reduce; with sequence parallelism,
+  // Korthikanti et al. 2022 §4.2.2: an all-gather, then a reduce-scatter).
+  void layer_forward(Category category) {
+    tp_enter();
+    compute(category, k_.attn_fwd);
+    tp_exit();
+    tp_enter();
+    compute(category, k_.mlp_fwd);
+    tp_exit();
+  }
+  // Before a block: an all-gather with sequence parallelism, else nothing.
+  void tp_enter() {
+    if (c_.sequence_parallel) tp_collective(collective::Op::kAllGather);
+  }
+  // After a block: a reduce-scatter with sequence parallelism, else an all-reduce.
+  void tp_exit() {
+    tp_collective(c_.sequence_parallel ? collective::Op::kReduceScatter
+                                       : collective::Op::kAllReduce);
+  }
+
   std::vector<std::uint32_t> deps() const {
     return has_last_ ? std::vector<std::uint32_t>{last_op_} : std::vector<std::uint32_t>{};
   }
@@ -223,7 +244,7 @@ class StageBuilder {
     op.kind = kind;
     op.category = Category::kPpComm;
     op.slot = peer;
-    op.bytes = k_.activation_bytes;
+    op.bytes = k_.pp_bytes;
     return op;
   }
   void compute(Category category, pdes::Time duration) {
@@ -233,14 +254,14 @@ class StageBuilder {
     op.duration = duration;
     chain(p_.add(op, deps()));
   }
-  void tp_all_reduce() {
+  // Reduce-scatter input and all-gather output are the whole b*s*h.
+  void tp_collective(collective::Op kind) {
     if (c_.tp < 2) return;
     Op op;
     op.kind = OpKind::kCollective;
     op.category = Category::kTpComm;
     op.slot = tp_slot_;
-    chain(
-        add_collective(op, {collective::Op::kAllReduce, c_.tp_algorithm, k_.activation_bytes, 0}));
+    chain(add_collective(op, {kind, c_.tp_algorithm, k_.activation_bytes, 0}));
   }
   std::uint32_t add_collective(const Op& op, const collective::CollectiveCall& call) {
     const std::vector<std::uint32_t> d = deps();
@@ -278,14 +299,40 @@ Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes
   return p;
 }
 
-void check_collective(const collective::Communicator& comm, collective::Algorithm algorithm,
-                      std::uint64_t bytes, const char* what) {
-  const std::string why = collective::why_invalid(collective::make_spec(
-      collective::Op::kAllReduce, algorithm, comm.size(), bytes, 0, comm.params));
-  if (!why.empty()) throw std::invalid_argument(fmt::format("the {} all-reduce: {}", what, why));
+// The collectives a group runs: TP all-reduce, or reduce-scatter and
+// all-gather with sequence parallelism; DP all-reduce.
+std::vector<collective::Op> group_ops(const Config& c, bool tp) {
+  if (tp && c.sequence_parallel)
+    return {collective::Op::kReduceScatter, collective::Op::kAllGather};
+  return {collective::Op::kAllReduce};
+}
+
+void check_collective(const Config& c, const collective::Communicator& comm,
+                      collective::Algorithm algorithm, std::uint64_t bytes, bool tp) {
+  for (const collective::Op op : group_ops(c, tp)) {
+    const std::string why = collective::why_invalid(
+        collective::make_spec(op, algorithm, comm.size(), bytes, 0, comm.params));
+    if (!why.empty()) {
+      throw std::invalid_argument(
+          fmt::format("the {} {}: {}", tp ? "TP" : "DP", collective::to_string(op), why));
+    }
+  }
 }
 
 }  // namespace
+
+std::optional<CollectiveProblem> invalid_collective(const Config& c, std::uint64_t bytes) {
+  for (const bool tp : {true, false}) {
+    const std::uint32_t p = tp ? c.tp : c.dp;
+    if (p < 2) continue;
+    for (const collective::Op op : group_ops(c, tp)) {
+      const std::string why = collective::why_invalid(collective::make_spec(
+          op, tp ? c.tp_algorithm : c.dp_algorithm, p, bytes, 0, tp ? c.tp_params : c.dp_params));
+      if (!why.empty()) return CollectiveProblem{tp ? "tp" : "dp", why};
+    }
+  }
+  return std::nullopt;
+}
 
 ProgramSet make_programs(const Config& c, const compute::Device& device,
                          std::uint32_t fabric_nodes) {
@@ -311,7 +358,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         set.comms.push_back(std::move(comm));
       }
     }
-    check_collective(set.comms.front(), c.tp_algorithm, k.activation_bytes, "TP");
+    check_collective(c, set.comms.front(), c.tp_algorithm, k.activation_bytes, true);
   }
   if (c.dp > 1) {
     for (std::uint32_t s = 0; s < c.pp; ++s) {
@@ -321,8 +368,8 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         set.comms.push_back(std::move(comm));
       }
     }
-    check_collective(set.comms.back(), c.dp_algorithm,
-                     stage_parameters(c, 0) * element_bytes(c.model.precision), "DP");
+    check_collective(c, set.comms.back(), c.dp_algorithm,
+                     stage_parameters(c, 0) * element_bytes(c.model.precision), false);
   }
   for (std::uint32_t s = 0; s < c.pp; ++s) {
     set.programs.push_back(stage_program(c, k, s, optimizer_ps(c, device, s)));

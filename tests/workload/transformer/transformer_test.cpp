@@ -243,6 +243,49 @@ TEST(Transformer, RecomputationAddsTheStatedWork) {
   }
 }
 
+// Sequence parallelism (tiny, tp 2, one stage, 2 micro-batches of 2 layers):
+// each TP all-reduce becomes a reduce-scatter and an all-gather of the same
+// 64 B, one ring step of 32 B each (1002.56 ns), so tp-comm is unchanged on a
+// ring of 2; the 7·bsh element-wise bytes are split over tp: attention 1280 +
+// (112 + 64)·2 = 1632 ns, MLP 2048 + (112 + 128)·2 = 2528 ns, logits 640.
+TEST(Transformer, SequenceParallelism) {
+  Config c = tiny(2, 1, 1, Schedule::kGpipe);
+  const Outcome base = run(c);
+  c.sequence_parallel = true;
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  const Time forward = (2 * 2 * (1632 + 2528) + 2 * 640) * kNanosecond;
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*r.results, g, Category::kForward), forward) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kBackward), 2 * forward) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kTpComm), 32 * Time{1002560}) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kTpComm),
+              column(*base.results, g, Category::kTpComm));
+    EXPECT_EQ(sum(r.results->breakdown(0, g)), r.results->iteration_time(0)) << g;
+  }
+  // The program: per layer and pass two reduce-scatters and two all-gathers.
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, 2);
+  std::uint32_t collectives = 0;
+  for (std::uint32_t i = 0; i < set.programs[0].size(); ++i) {
+    collectives += set.programs[0].op(i).kind == OpKind::kCollective ? 1 : 0;
+  }
+  EXPECT_EQ(collectives, 2u * 2 * 2 * 4);
+  // With pipelines, recomputation and DP too, every breakdown adds up.
+  for (const Recompute rc : {Recompute::kNone, Recompute::kFull}) {
+    Config x = tiny(2, 2, 2, Schedule::kOneFOneB);
+    x.sequence_parallel = true;
+    x.recompute = rc;
+    const Outcome o = run(x);
+    ASSERT_EQ(o.unfinished, "");
+    Time longest = 0;
+    for (std::uint32_t g = 0; g < 8; ++g) {
+      longest = std::max(longest, sum(o.results->breakdown(0, g)));
+    }
+    EXPECT_EQ(longest, o.results->iteration_time(0));
+  }
+}
+
 // Memory per GPU of tiny(2, 2, 2): 1 layer per stage, m = 2, fp16. Stage 0
 // holds 1032 / 2 = 516 parameters (2 B weights, 2 B gradients, 12 B Adam),
 // stage 1 888 / 2 = 444. One layer's activations per micro-batch
@@ -270,7 +313,12 @@ TEST(TransformerMemory, HandComputedTerms) {
   EXPECT_EQ(memory_use(c, 0).activations, 1408.0);
   c.recompute = Recompute::kFull;
   EXPECT_EQ(memory_use(c, 0).activations, 2 * 64 + 784.0);
+  // Sequence parallelism splits the 10sbh too: 160 + 384 + 80 = 624 B.
+  c.sequence_parallel = true;
+  EXPECT_EQ(memory_use(c, 0).activations, 2 * 32 + 624.0);
   c.recompute = Recompute::kNone;
+  EXPECT_EQ(memory_use(c, 0).activations, 2 * 624.0);
+  c.sequence_parallel = false;
   c.schedule = Schedule::kGpipe;
   EXPECT_EQ(memory_use(c, 1).activations, 1568.0);
   EXPECT_EQ(memory_use(c, 1).logits, 256.0);
@@ -309,6 +357,17 @@ TEST(TransformerConfig, Errors) {
   EXPECT_NE(error_of(kModel + "  parallelism: {}\n  recompute: some\n").find("recompute"),
             std::string::npos);
   EXPECT_EQ(error_of(kModel + "  parallelism: {}\n  recompute: selective\n"), "");
+  EXPECT_EQ(error_of(kModel + "  parallelism: {tp: 2, sequence_parallel: true}\n"), "");
+  EXPECT_EQ(error_of(kModel + "  parallelism: {tp: 2, sequence_parallel: true}\n"
+                              "  algorithms: {tp: double-binary-tree}\n"),
+            "t.yaml:6:20 workload.algorithms.tp: algorithm double-binary-tree does not implement "
+            "op reduce-scatter");
+  EXPECT_EQ(error_of(kModel + "  parallelism: {tp: 2}\n  algorithms: {tp: double-binary-tree}\n"),
+            "");
+  EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 2, seq: 3, vocab: 16, "
+                     "global_batch: 4}\n  parallelism: {tp: 2, sequence_parallel: true}\n")
+                .find("workload.parallelism.sequence_parallel: needs tp (2) to divide model.seq"),
+            std::string::npos);
   EXPECT_NE(error_of(kModel + "  parallelism: {tq: 1}\n").find("tq"), std::string::npos);
   EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 3, seq: 4, vocab: 16, "
                      "global_batch: 4}\n  parallelism: {}\n")

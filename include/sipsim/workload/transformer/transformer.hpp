@@ -10,6 +10,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct ModelShape {
 struct Config {
   ModelShape model;
   std::uint32_t tp = 1, pp = 1, dp = 1;
+  // Sequence parallelism (Korthikanti et al. 2022, §4.2.2): the TP group's
+  // all-reduces become reduce-scatter + all-gather; the element-wise ops and
+  // their activations are split over the group along the sequence.
+  bool sequence_parallel = false;
   Schedule schedule = Schedule::kOneFOneB;
   Recompute recompute = Recompute::kNone;
   // Refuse at setup a configuration whose GPUs' memory exceeds the accelerator's.
@@ -114,6 +119,13 @@ std::uint32_t peak_memory_stage(const Config& config);
 // Empty when the peak stage fits config.accelerator.memory_capacity_bytes;
 // otherwise the error, with every term in GiB and a suggestion.
 std::string memory_error(const Config& config);
+
+// The first collective of the job (by group: "tp", "dp") whose algorithm is
+// not valid for its group and op at `bytes`, and why; nullopt when all are.
+struct CollectiveProblem {
+  std::string group, why;
+};
+std::optional<CollectiveProblem> invalid_collective(const Config& config, std::uint64_t bytes);
 
 // The programs (one per stage), communicators and bindings of the job, ops
 // priced by `device`. Throws std::invalid_argument when a collective is not
