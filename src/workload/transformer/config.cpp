@@ -98,6 +98,7 @@ Config read_transformer(base::MapReader& w) {
       m.required("tp").fail(fmt::format("must divide model.ffn ({})", c.model.ffn));
     }
     if (auto v = m.optional("sequence_parallel")) c.sequence_parallel = v->as_bool();
+    c.zero = m.get_u32("zero", 0, 0, 3);
     if (c.sequence_parallel && c.model.seq % c.tp != 0) {
       m.required("sequence_parallel")
           .fail(fmt::format("needs tp ({}) to divide model.seq ({})", c.tp, c.model.seq));
@@ -131,8 +132,10 @@ Config read_transformer(base::MapReader& w) {
     m.finish();
   }
   // Ops of all stage programs: about 12 per layer and micro-batch, 18 with
-  // full recomputation (memory and build time stay small: 2^21 ops are about 100 MB).
-  const std::uint32_t per_layer = c.recompute == Recompute::kFull ? 18 : 12;
+  // full recomputation, 3 more with ZeRO-3 (memory and build time stay small: 2^21 ops are about
+  // 100 MB).
+  const std::uint32_t per_layer =
+      (c.recompute == Recompute::kFull ? 18 : 12) + (c.zero == 3 ? 3 : 0);
   const std::uint64_t ops = std::uint64_t{c.micro_batches()} * c.model.layers * per_layer;
   if (ops > (1u << 21)) {
     w.required("model").fail(fmt::format(

@@ -52,9 +52,13 @@ MemoryUse memory_use(const Config& c, std::uint32_t stage) {
   // Mixed-precision Adam (Rajbhandari et al. 2020, §3.1): weights and
   // gradients at the model's precision, fp32 master weights, momentum and
   // variance (K = 12 B per parameter); in fp32 the weights are the master copy.
-  u.weights = e * params;
-  u.gradients = e * params;
-  u.optimizer = (e < 4 ? 12 : 8) * params;
+  // ZeRO (§5.1-5.3) shards the optimizer state (1), the gradients (2) and the
+  // weights (3) over the DP group; ZeRO-3 holds one gathered layer besides.
+  const double dp = c.dp;
+  const bool gathered = c.zero >= 3 && c.dp > 1;
+  u.weights = gathered ? e * (params / dp + static_cast<double>(layer_parameters(c))) : e * params;
+  u.gradients = c.zero >= 2 ? e * params / dp : e * params;
+  u.optimizer = (e < 4 ? 12 : 8) * (c.zero >= 1 ? params / dp : params);
   u.in_flight = in_flight(c, stage);
   const double layers = static_cast<double>(m.layers / c.pp) * u.in_flight;
   const double s = m.seq, b = m.micro_batch, h = m.hidden;
@@ -101,6 +105,7 @@ std::string memory_error(const Config& c) {
   if (u.total() <= capacity) return "";
   std::string hint = "more tp or pp";
   if (c.recompute != Recompute::kFull) hint += ", recompute: full";
+  if (c.zero < 3 && c.dp > 1) hint += fmt::format(", parallelism.zero: {}", c.zero + 1);
   if (c.model.micro_batch > 1) hint += ", a smaller model.micro_batch";
   return fmt::format(
       "the model does not fit in the accelerator's memory: a GPU of stage {} needs {:.2f} GiB "

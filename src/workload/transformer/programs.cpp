@@ -89,6 +89,16 @@ std::uint64_t stage_parameters(const Config& c, std::uint32_t stage) {
   return (total + c.tp - 1) / c.tp;
 }
 
+std::uint64_t layer_parameters(const Config& c) {
+  const std::uint64_t h = c.model.hidden;
+  return (4 * h * h + 2 * h * c.model.ffn + 9 * h + c.model.ffn + c.tp - 1) / c.tp;
+}
+
+std::uint64_t optimizer_parameters(const Config& c, std::uint32_t stage) {
+  const std::uint64_t params = stage_parameters(c, stage);
+  return c.zero == 0 ? params : (params + c.dp - 1) / c.dp;
+}
+
 namespace {
 
 // The op costs of one micro-batch on one GPU (its TP shard).
@@ -148,7 +158,7 @@ Costs costs(const Config& c, const compute::Device& d) {
 // and second moments read and written (24 B), the gradient read and the
 // weight written at the model's precision; about 12 FLOPs per parameter.
 pdes::Time optimizer_ps(const Config& c, const compute::Device& d, std::uint32_t stage) {
-  const std::uint64_t params = stage_parameters(c, stage);
+  const std::uint64_t params = optimizer_parameters(c, stage);
   const std::uint64_t p = element_bytes(c.model.precision);
   return d.op_ps({12 * params, params * (24 + 2 * p), compute::Precision::kFp32,
                   compute::OpKind::kElementwise, 1});
@@ -167,7 +177,10 @@ class StageBuilder {
 
   void forward() {
     if (!first_) chain(p_.add(pp_op(OpKind::kRecv, kPrev), deps()));
-    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) layer_forward(Category::kForward);
+    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
+      if (c_.zero == 3) dp_collective(collective::Op::kAllGather, layer_bytes());
+      layer_forward(Category::kForward);
+    }
     if (last_) compute(Category::kForward, k_.logit_fwd);
     if (!last_) p_.add(pp_op(OpKind::kSend, kNext), deps());
   }
@@ -180,6 +193,7 @@ class StageBuilder {
       // input, TP all-reduces included (Megatron-LM's checkpointed layer);
       // its compute counts as backward. Selective recomputes the attention
       // core just before the attention block's backward.
+      if (c_.zero == 3) dp_collective(collective::Op::kAllGather, layer_bytes());
       if (c_.recompute == Recompute::kFull) layer_forward(Category::kBackward);
       // Megatron's conjugates: the backward of the block's closing
       // reduce-scatter is an all-gather, of its opening all-gather a
@@ -191,21 +205,28 @@ class StageBuilder {
       if (c_.recompute == Recompute::kSelective) compute(Category::kBackward, k_.attn_core);
       compute(Category::kBackward, k_.attn_bwd);
       tp_exit();
+      if (c_.zero == 3) dp_collective(collective::Op::kReduceScatter, layer_bytes());
     }
     if (!first_) p_.add(pp_op(OpKind::kSend, kPrev), deps());
   }
 
-  // One bucket: the stage's whole gradient, after the last backward op.
+  // One bucket: the stage's whole gradient, after the last backward op. With
+  // ZeRO a reduce-scatter leaves each GPU 1/dp of it, the optimizer updates
+  // that share, and an all-gather returns the parameters to every GPU; ZeRO-3
+  // did so per layer already, and does it here for the stage's other
+  // parameters (embeddings, final layer norm) only.
   void finish(pdes::Time optimizer) {
-    if (c_.dp > 1) {
-      const std::uint64_t bytes = stage_parameters(c_, stage_) * element_bytes(c_.model.precision);
-      Op op;
-      op.kind = OpKind::kCollective;
-      op.category = Category::kDpComm;
-      op.slot = dp_slot_;
-      chain(add_collective(op, {collective::Op::kAllReduce, c_.dp_algorithm, bytes, 0}));
+    std::uint64_t params = stage_parameters(c_, stage_);
+    if (c_.zero == 3) params -= std::uint64_t{c_.model.layers / c_.pp} * layer_parameters(c_);
+    const std::uint64_t bytes = params * element_bytes(c_.model.precision);
+    const bool gather = c_.zero > 0 && bytes > 0;
+    if (c_.zero == 0) {
+      dp_collective(collective::Op::kAllReduce, bytes);
+    } else if (gather) {
+      dp_collective(collective::Op::kReduceScatter, bytes);
     }
     compute(Category::kOptimizer, optimizer);
+    if (gather) dp_collective(collective::Op::kAllGather, bytes);
   }
 
  private:
@@ -253,6 +274,18 @@ class StageBuilder {
     op.category = category;
     op.duration = duration;
     chain(p_.add(op, deps()));
+  }
+  // A layer's parameters on one GPU at the model's precision (ZeRO-3's gathers).
+  std::uint64_t layer_bytes() const {
+    return layer_parameters(c_) * element_bytes(c_.model.precision);
+  }
+  void dp_collective(collective::Op kind, std::uint64_t bytes) {
+    if (c_.dp < 2) return;
+    Op op;
+    op.kind = OpKind::kCollective;
+    op.category = Category::kDpComm;
+    op.slot = dp_slot_;
+    chain(add_collective(op, {kind, c_.dp_algorithm, bytes, 0}));
   }
   // Reduce-scatter input and all-gather output are the whole b*s*h.
   void tp_collective(collective::Op kind) {
@@ -302,8 +335,9 @@ Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes
 // The collectives a group runs: TP all-reduce, or reduce-scatter and
 // all-gather with sequence parallelism; DP all-reduce.
 std::vector<collective::Op> group_ops(const Config& c, bool tp) {
-  if (tp && c.sequence_parallel)
+  if (tp ? c.sequence_parallel : c.zero > 0) {
     return {collective::Op::kReduceScatter, collective::Op::kAllGather};
+  }
   return {collective::Op::kAllReduce};
 }
 

@@ -286,6 +286,38 @@ TEST(Transformer, SequenceParallelism) {
   }
 }
 
+// ZeRO on tiny(2, 1, 2) (the 960 parameters per GPU of
+// TensorAndDataParallelOneStage). Stages 1 and 2: the gradient all-reduce
+// becomes a reduce-scatter and an all-gather of 1920 B, one ring step of 960
+// B each (1076.8 ns, the same 2153.6 ns as the all-reduce's two steps), and
+// Adam updates 480 parameters (19200 ns): nothing else changes. Stage 3: per
+// layer and micro-batch, an all-gather of the layer's 436 parameters (872 B,
+// 1034.88 ns) before its forward and its backward and a reduce-scatter of its
+// gradients after; then the other 88 parameters (176 B, 1007.04 ns each way)
+// around the optimizer.
+TEST(Transformer, ZeroChangesTheDataParallelCollectives) {
+  const Config base_config = tiny(2, 1, 2, Schedule::kOneFOneB);
+  const Outcome base = run(base_config);
+  for (std::uint32_t zero = 1; zero <= 3; ++zero) {
+    Config c = base_config;
+    c.zero = zero;
+    const Outcome r = run(c);
+    ASSERT_EQ(r.unfinished, "");
+    const Time dp = zero < 3 ? 2153600 : 12 * Time{1034880} + 2 * Time{1007040};
+    for (std::uint32_t g = 0; g < 4; ++g) {
+      for (const Category k : {Category::kForward, Category::kBackward, Category::kTpComm}) {
+        EXPECT_EQ(column(*r.results, g, k), column(*base.results, g, k)) << zero << " " << g;
+      }
+      EXPECT_EQ(column(*r.results, g, Category::kDpComm), dp) << zero << " " << g;
+      EXPECT_EQ(column(*r.results, g, Category::kOptimizer), 19200 * kNanosecond) << zero;
+      EXPECT_EQ(idle(*r.results, g), 0u);
+    }
+    EXPECT_EQ(r.results->iteration_time(0),
+              base.results->iteration_time(0) - 19200 * kNanosecond - 2153600 + dp)
+        << zero;
+  }
+}
+
 // Memory per GPU of tiny(2, 2, 2): 1 layer per stage, m = 2, fp16. Stage 0
 // holds 1032 / 2 = 516 parameters (2 B weights, 2 B gradients, 12 B Adam),
 // stage 1 888 / 2 = 444. One layer's activations per micro-batch
@@ -313,6 +345,17 @@ TEST(TransformerMemory, HandComputedTerms) {
   EXPECT_EQ(memory_use(c, 0).activations, 1408.0);
   c.recompute = Recompute::kFull;
   EXPECT_EQ(memory_use(c, 0).activations, 2 * 64 + 784.0);
+  // ZeRO over dp 2: the optimizer state, then the gradients, then the
+  // weights (plus the gathered layer, 436 parameters) halve.
+  c.zero = 1;
+  EXPECT_EQ(memory_use(c, 0).optimizer, 3096.0);
+  EXPECT_EQ(memory_use(c, 0).gradients, 1032.0);
+  c.zero = 2;
+  EXPECT_EQ(memory_use(c, 0).gradients, 516.0);
+  EXPECT_EQ(memory_use(c, 0).weights, 1032.0);
+  c.zero = 3;
+  EXPECT_EQ(memory_use(c, 0).weights, 516 + 872.0);
+  c.zero = 0;
   // Sequence parallelism splits the 10sbh too: 160 + 384 + 80 = 624 B.
   c.sequence_parallel = true;
   EXPECT_EQ(memory_use(c, 0).activations, 2 * 32 + 624.0);
@@ -368,6 +411,12 @@ TEST(TransformerConfig, Errors) {
                      "global_batch: 4}\n  parallelism: {tp: 2, sequence_parallel: true}\n")
                 .find("workload.parallelism.sequence_parallel: needs tp (2) to divide model.seq"),
             std::string::npos);
+  EXPECT_NE(error_of(kModel + "  parallelism: {zero: 4}\n").find("workload.parallelism.zero"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {dp: 2, zero: 1}\n"
+                              "  algorithms: {dp: double-binary-tree}\n"),
+            "t.yaml:6:20 workload.algorithms.dp: algorithm double-binary-tree does not implement "
+            "op reduce-scatter");
   EXPECT_NE(error_of(kModel + "  parallelism: {tq: 1}\n").find("tq"), std::string::npos);
   EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 3, seq: 4, vocab: 16, "
                      "global_batch: 4}\n  parallelism: {}\n")

@@ -51,6 +51,12 @@ struct Config {
   // all-reduces become reduce-scatter + all-gather; the element-wise ops and
   // their activations are split over the group along the sequence.
   bool sequence_parallel = false;
+  // ZeRO stage (Rajbhandari et al. 2020) over the DP group: 1 shards the
+  // optimizer state, 2 also the gradients (the all-reduce becomes a
+  // reduce-scatter, the optimizer updates 1/dp, an all-gather of the
+  // parameters follows), 3 also the parameters (gathered per layer before its
+  // forward and its backward, its gradients reduce-scattered after it).
+  std::uint32_t zero = 0;
   Schedule schedule = Schedule::kOneFOneB;
   Recompute recompute = Recompute::kNone;
   // Refuse at setup a configuration whose GPUs' memory exceeds the accelerator's.
@@ -103,6 +109,10 @@ double iteration_flops(const Config& config);
 double megatron_iteration_flops(const Config& config);
 // Parameters of one stage held by one GPU (its TP shard).
 std::uint64_t stage_parameters(const Config& config, std::uint32_t stage);
+// Parameters of one layer held by one GPU (its TP shard).
+std::uint64_t layer_parameters(const Config& config);
+// The parameters a GPU's optimizer updates: the stage's, 1/dp of them with ZeRO.
+std::uint64_t optimizer_parameters(const Config& config, std::uint32_t stage);
 
 // One GPU's memory in bytes (docs/models.md, "Memory"): model states (mixed-
 // precision Adam) and activations at the schedule's peak of micro-batches in flight.
