@@ -123,6 +123,11 @@ Config read_transformer(base::MapReader& w) {
                                         : Recompute::kFull;
   }
   if (auto v = w.optional("memory_check")) c.memory_check = v->as_bool();
+  if (auto v = w.optional("dp_overlap")) c.dp_overlap = v->as_bool();
+  if (auto v = w.optional("dp_bucket_bytes")) {
+    c.dp_bucket_bytes = v->as_bytes();
+    if (c.dp_bucket_bytes == 0) v->fail("must be at least 1B");
+  }
   c.iterations = w.get_u32("iterations", 1, 1, 10'000);
   if (auto m = w.optional("mapping")) c.order = parse_mapping(m->as_enum(mapping_names()));
   if (auto a = w.optional("algorithms")) {

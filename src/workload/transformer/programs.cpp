@@ -186,6 +186,8 @@ class StageBuilder {
   }
 
   void backward() {
+    // The last micro-batch's backward pass produces the final gradients.
+    final_backward_ = ++backwards_ == c_.micro_batches();
     if (!last_) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
     if (last_) compute(Category::kBackward, k_.logit_bwd);
     for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
@@ -206,6 +208,11 @@ class StageBuilder {
       compute(Category::kBackward, k_.attn_bwd);
       tp_exit();
       if (c_.zero == 3) dp_collective(collective::Op::kReduceScatter, layer_bytes());
+      // The stage's last layer goes into the last bucket (finish()).
+      if (final_backward_ && overlap()) {
+        pending_ += layer_bytes();
+        if (pending_ >= c_.dp_bucket_bytes && l + 1 < c_.model.layers / c_.pp) flush();
+      }
     }
     if (!first_) p_.add(pp_op(OpKind::kSend, kPrev), deps());
   }
@@ -215,10 +222,27 @@ class StageBuilder {
   // that share, and an all-gather returns the parameters to every GPU; ZeRO-3
   // did so per layer already, and does it here for the stage's other
   // parameters (embeddings, final layer norm) only.
+  //
+  // With dp_overlap (ZeRO 0-2), the final backward pass has already started
+  // the layers' buckets as they filled (dp_bucket_bytes); the last bucket
+  // takes what is left with the stage's other parameters, and the optimizer
+  // waits for it (buckets run one after the other, as on one NCCL stream).
   void finish(pdes::Time optimizer) {
-    std::uint64_t params = stage_parameters(c_, stage_);
-    if (c_.zero == 3) params -= std::uint64_t{c_.model.layers / c_.pp} * layer_parameters(c_);
-    const std::uint64_t bytes = params * element_bytes(c_.model.precision);
+    const std::uint64_t all = stage_parameters(c_, stage_) * element_bytes(c_.model.precision);
+    if (overlap()) {
+      const std::uint64_t layers = std::uint64_t{c_.model.layers / c_.pp} * layer_bytes();
+      pending_ += all > layers ? all - layers : 0;  // ceilings may make layers exceed all
+      flush();
+      chain(last_bucket_);
+      compute(Category::kOptimizer, optimizer);
+      if (c_.zero > 0) dp_collective(collective::Op::kAllGather, all);
+      return;
+    }
+    std::uint64_t bytes = all;
+    if (c_.zero == 3) {
+      const std::uint64_t layers = std::uint64_t{c_.model.layers / c_.pp} * layer_bytes();
+      bytes = bytes > layers ? bytes - layers : 0;
+    }
     const bool gather = c_.zero > 0 && bytes > 0;
     if (c_.zero == 0) {
       dp_collective(collective::Op::kAllReduce, bytes);
@@ -275,6 +299,23 @@ class StageBuilder {
     op.duration = duration;
     chain(p_.add(op, deps()));
   }
+  // Gradient buckets overlap the final backward pass (not with ZeRO-3,
+  // whose per-layer reduce-scatters take their place).
+  bool overlap() const { return c_.dp > 1 && c_.dp_overlap && c_.zero < 3; }
+  // The pending gradients' all-reduce (reduce-scatter with ZeRO 1-2), after
+  // the op that produced them and the previous bucket; the compute chain
+  // does not wait for it.
+  void flush() {
+    if (pending_ == 0 && has_bucket_) return;
+    const collective::Op kind =
+        c_.zero == 0 ? collective::Op::kAllReduce : collective::Op::kReduceScatter;
+    const collective::CollectiveCall call{kind, c_.dp_algorithm, pending_, 0};
+    last_bucket_ = has_bucket_
+                       ? p_.collective(Category::kDpComm, dp_slot_, call, {last_op_, last_bucket_})
+                       : p_.collective(Category::kDpComm, dp_slot_, call, {last_op_});
+    has_bucket_ = true;
+    pending_ = 0;
+  }
   // A layer's parameters on one GPU at the model's precision (ZeRO-3's gathers).
   std::uint64_t layer_bytes() const {
     return layer_parameters(c_) * element_bytes(c_.model.precision);
@@ -310,6 +351,11 @@ class StageBuilder {
   std::uint32_t tp_slot_ = 0, dp_slot_ = 0;
   std::uint32_t last_op_ = 0;
   bool has_last_ = false;
+  std::uint32_t backwards_ = 0;
+  bool final_backward_ = false;
+  std::uint64_t pending_ = 0;  // gradient bytes not yet in a bucket
+  std::uint32_t last_bucket_ = 0;
+  bool has_bucket_ = false;
 };
 
 Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes::Time optimizer) {

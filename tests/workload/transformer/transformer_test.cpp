@@ -318,6 +318,44 @@ TEST(Transformer, ZeroChangesTheDataParallelCollectives) {
   }
 }
 
+// DP overlap (tiny, tp 1 x dp 2, one stage, 2 micro-batches of 2 layers;
+// 1920 parameters per GPU, 872 per layer). The default 25 MiB bucket takes
+// the whole gradient after the backward pass: the same as dp_overlap: false,
+// one all-reduce of 3840 B (2 x (1000 + 153.6) = 2307.2 ns). With 1-byte
+// buckets, layer 1's 1744 B start as soon as its last backward is done
+// (2 x 1069.76 ns, hidden by layer 0's 16640 ns backward); layer 0's with the
+// other 176 parameters (2096 B, 2 x 1083.84 = 2167.68 ns) are exposed. With
+// ZeRO-1 the buckets are reduce-scatters (1083.84 ns exposed), Adam updates
+// 960 parameters, and the all-gather of 3840 B takes 1153.6 ns.
+TEST(Transformer, DataParallelBucketsOverlapBackward) {
+  Config c = tiny(1, 1, 2, Schedule::kOneFOneB);
+  c.dp_overlap = false;
+  const Outcome serial = run(c);
+  c.dp_overlap = true;
+  const Outcome one_bucket = run(c);
+  c.dp_bucket_bytes = 1;
+  const Outcome buckets = run(c);
+  c.zero = 1;
+  const Outcome zero = run(c);
+  ASSERT_EQ(buckets.unfinished, "");
+  ASSERT_EQ(zero.unfinished, "");
+  const Time base = serial.results->iteration_time(0);
+  EXPECT_EQ(column(*serial.results, 0, Category::kDpComm), 2307200u);
+  EXPECT_EQ(one_bucket.results->iteration_time(0), base);
+  EXPECT_EQ(buckets.results->iteration_time(0), base - 2307200 + 2167680);
+  EXPECT_EQ(zero.results->iteration_time(0),
+            base - 2307200 + 1083840 + 1153600 - 38400 * kNanosecond);
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*buckets.results, g, Category::kDpComm), 2167680u) << g;
+    EXPECT_EQ(column(*zero.results, g, Category::kDpComm), 1083840u + 1153600u) << g;
+    for (const Category k : {Category::kForward, Category::kBackward}) {
+      EXPECT_EQ(column(*buckets.results, g, k), column(*serial.results, g, k)) << g;
+    }
+    EXPECT_EQ(sum(buckets.results->breakdown(0, g)), buckets.results->iteration_time(0));
+    EXPECT_EQ(sum(zero.results->breakdown(0, g)), zero.results->iteration_time(0));
+  }
+}
+
 // Memory per GPU of tiny(2, 2, 2): 1 layer per stage, m = 2, fp16. Stage 0
 // holds 1032 / 2 = 516 parameters (2 B weights, 2 B gradients, 12 B Adam),
 // stage 1 888 / 2 = 444. One layer's activations per micro-batch
@@ -417,6 +455,10 @@ TEST(TransformerConfig, Errors) {
                               "  algorithms: {dp: double-binary-tree}\n"),
             "t.yaml:6:20 workload.algorithms.dp: algorithm double-binary-tree does not implement "
             "op reduce-scatter");
+  EXPECT_NE(error_of(kModel + "  parallelism: {}\n  dp_bucket_bytes: 0\n").find("dp_bucket_bytes"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {}\n  dp_bucket_bytes: 1MiB\n  dp_overlap: false\n"),
+            "");
   EXPECT_NE(error_of(kModel + "  parallelism: {tq: 1}\n").find("tq"), std::string::npos);
   EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 3, seq: 4, vocab: 16, "
                      "global_batch: 4}\n  parallelism: {}\n")

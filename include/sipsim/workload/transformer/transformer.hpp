@@ -57,6 +57,11 @@ struct Config {
   // parameters follows), 3 also the parameters (gathered per layer before its
   // forward and its backward, its gradients reduce-scattered after it).
   std::uint32_t zero = 0;
+  // Data-parallel gradient buckets started during the last micro-batch's
+  // backward pass (PyTorch DDP, Megatron-LM: 25 MiB), overlapping the rest
+  // of it; false: one bucket after the whole backward pass.
+  bool dp_overlap = true;
+  std::uint64_t dp_bucket_bytes = std::uint64_t{25} << 20;
   Schedule schedule = Schedule::kOneFOneB;
   Recompute recompute = Recompute::kNone;
   // Refuse at setup a configuration whose GPUs' memory exceeds the accelerator's.
