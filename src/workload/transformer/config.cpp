@@ -36,6 +36,10 @@ collective::Algorithm read_algorithm(base::MapReader& m, std::string_view key) {
 
 }  // namespace
 
+const char* schedule_name(Schedule s) {
+  return s == Schedule::kGpipe ? "GPipe" : s == Schedule::kOneFOneB ? "1F1B" : "interleaved 1F1B";
+}
+
 const char* recompute_name(Recompute r) {
   return r == Recompute::kNone ? "none" : r == Recompute::kSelective ? "selective" : "full";
 }
@@ -114,7 +118,29 @@ Config read_transformer(base::MapReader& w) {
     m.finish();
   }
   if (auto s = w.optional("schedule")) {
-    c.schedule = s->as_enum({"gpipe", "1f1b"}) == "gpipe" ? Schedule::kGpipe : Schedule::kOneFOneB;
+    const std::string name = s->as_enum({"gpipe", "1f1b", "interleaved-1f1b"});
+    c.schedule = name == "gpipe"  ? Schedule::kGpipe
+                 : name == "1f1b" ? Schedule::kOneFOneB
+                                  : Schedule::kInterleaved;
+  }
+  if (auto v = w.optional("virtual_stages")) {
+    c.virtual_stages = v->as_u32(1, 1024);
+    if (c.schedule != Schedule::kInterleaved) v->fail("needs schedule: interleaved-1f1b");
+  }
+  if (c.schedule == Schedule::kInterleaved) {
+    const auto here = [&]() { return w.required("schedule"); };
+    if (c.pp < 3) {
+      here().fail(fmt::format("needs parallelism.pp >= 3 (it is {})", c.pp));
+    }
+    if (c.micro_batches() % c.pp != 0) {
+      here().fail(fmt::format("needs pp ({}) to divide the micro-batches per pipeline ({})", c.pp,
+                              c.micro_batches()));
+    }
+    if (c.model.layers % (std::uint64_t{c.pp} * c.virtual_stages) != 0) {
+      (w.has("virtual_stages") ? w.required("virtual_stages") : here())
+          .fail(fmt::format("pp x virtual_stages ({} x {}) must divide model.layers ({})", c.pp,
+                            c.virtual_stages, c.model.layers));
+    }
   }
   if (auto r = w.optional("recompute")) {
     const std::string name = r->as_enum({"none", "selective", "full"});

@@ -41,6 +41,9 @@ double MemoryUse::total() const {
 std::uint32_t in_flight(const Config& c, std::uint32_t stage) {
   const std::uint32_t m = c.micro_batches();
   if (c.schedule == Schedule::kGpipe) return m;
+  if (c.schedule == Schedule::kInterleaved) {
+    return std::min(interleaved_warmup(c, stage) + 1, m * c.virtual_stages);
+  }
   return std::min(c.pp - stage, m);  // 1F1B: pp - stage - 1 warm-up forwards, then one more
 }
 
@@ -60,7 +63,7 @@ MemoryUse memory_use(const Config& c, std::uint32_t stage) {
   u.gradients = c.zero >= 2 ? e * params / dp : e * params;
   u.optimizer = (e < 4 ? 12 : 8) * (c.zero >= 1 ? params / dp : params);
   u.in_flight = in_flight(c, stage);
-  const double layers = static_cast<double>(m.layers / c.pp) * u.in_flight;
+  const double layers = static_cast<double>(m.layers / (c.pp * c.virtual_stages)) * u.in_flight;
   const double s = m.seq, b = m.micro_batch, h = m.hidden;
   switch (c.recompute) {
     case Recompute::kNone:
@@ -80,7 +83,9 @@ MemoryUse memory_use(const Config& c, std::uint32_t stage) {
   // 4sbV/t bytes), per micro-batch in flight.
   if (stage == c.pp - 1) {
     const double vocab = (m.vocab + c.tp - 1) / c.tp;
-    u.logits = 4 * s * b * vocab * u.in_flight;
+    // Interleaved: the last chunk's share of the passes in flight.
+    const std::uint32_t v = c.virtual_stages;
+    u.logits = 4 * s * b * vocab * ((u.in_flight + v - 1) / v);
   }
   return u;
 }

@@ -173,24 +173,35 @@ class StageBuilder {
       : c_(c), k_(k), stage_(stage), p_(p), first_(stage == 0), last_(stage == c.pp - 1) {
     tp_slot_ = 0;
     dp_slot_ = c.tp > 1 ? 1 : 0;
+    v_ = c.schedule == Schedule::kInterleaved ? c.virtual_stages : 1;
+    chunk_layers_ = c.model.layers / (c.pp * v_);
+    backwards_.assign(v_, 0);
   }
 
-  void forward() {
-    if (!first_) chain(p_.add(pp_op(OpKind::kRecv, kPrev), deps()));
-    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
+  // One micro-batch's forward pass through model chunk `chunk` (0 unless
+  // interleaved): the model's input enters at chunk 0 of stage 0, its
+  // output leaves at the last chunk of the last stage; otherwise activations
+  // come from the previous stage (the last stage for stage 0's chunks > 0).
+  void forward(std::uint32_t chunk = 0) {
+    const bool entry = first_ && chunk == 0, exit = last_ && chunk + 1 == v_;
+    if (!entry) chain(p_.add(pp_op(OpKind::kRecv, kPrev), deps()));
+    for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
       if (c_.zero == 3) dp_collective(collective::Op::kAllGather, layer_bytes());
       layer_forward(Category::kForward);
     }
-    if (last_) compute(Category::kForward, k_.logit_fwd);
-    if (!last_) p_.add(pp_op(OpKind::kSend, kNext), deps());
+    if (exit) compute(Category::kForward, k_.logit_fwd);
+    if (!exit) p_.add(pp_op(OpKind::kSend, kNext), deps());
   }
 
-  void backward() {
-    // The last micro-batch's backward pass produces the final gradients.
-    final_backward_ = ++backwards_ == c_.micro_batches();
-    if (!last_) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
-    if (last_) compute(Category::kBackward, k_.logit_bwd);
-    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
+  void backward(std::uint32_t chunk = 0) {
+    const bool entry = first_ && chunk == 0, exit = last_ && chunk + 1 == v_;
+    // A chunk's last micro-batch produces its final gradients; the stage's
+    // very last backward pass holds its last layer for the last bucket.
+    final_backward_ = ++backwards_[chunk] == c_.micro_batches();
+    last_pass_ = ++all_backwards_ == c_.micro_batches() * v_;
+    if (!exit) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
+    if (exit) compute(Category::kBackward, k_.logit_bwd);
+    for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
       // Full recomputation reruns the layer's forward from its checkpointed
       // input, TP all-reduces included (Megatron-LM's checkpointed layer);
       // its compute counts as backward. Selective recomputes the attention
@@ -211,10 +222,10 @@ class StageBuilder {
       // The stage's last layer goes into the last bucket (finish()).
       if (final_backward_ && overlap()) {
         pending_ += layer_bytes();
-        if (pending_ >= c_.dp_bucket_bytes && l + 1 < c_.model.layers / c_.pp) flush();
+        if (pending_ >= c_.dp_bucket_bytes && !(last_pass_ && l + 1 == chunk_layers_)) flush();
       }
     }
-    if (!first_) p_.add(pp_op(OpKind::kSend, kPrev), deps());
+    if (!entry) p_.add(pp_op(OpKind::kSend, kPrev), deps());
   }
 
   // One bucket: the stage's whole gradient, after the last backward op. With
@@ -351,12 +362,25 @@ class StageBuilder {
   std::uint32_t tp_slot_ = 0, dp_slot_ = 0;
   std::uint32_t last_op_ = 0;
   bool has_last_ = false;
-  std::uint32_t backwards_ = 0;
-  bool final_backward_ = false;
+  std::uint32_t v_ = 1, chunk_layers_ = 0;  // chunks per GPU, layers per chunk
+  std::vector<std::uint32_t> backwards_;    // backward passes so far, per chunk
+  std::uint32_t all_backwards_ = 0;
+  bool final_backward_ = false, last_pass_ = false;
   std::uint64_t pending_ = 0;  // gradient bytes not yet in a bucket
   std::uint32_t last_bucket_ = 0;
   bool has_bucket_ = false;
 };
+
+}  // namespace
+
+std::uint32_t interleaved_warmup(const Config& c, std::uint32_t stage) {
+  const std::uint32_t total = c.micro_batches() * c.virtual_stages;
+  // Megatron-LM: all forward passes first when m = pp.
+  if (c.micro_batches() == c.pp) return total;
+  return std::min((c.pp - stage - 1) * 2 + (c.virtual_stages - 1) * c.pp, total);
+}
+
+namespace {
 
 Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes::Time optimizer) {
   Program p(fmt::format("stage-{}", stage));
@@ -365,7 +389,8 @@ Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes
   if (c.schedule == Schedule::kGpipe) {
     for (std::uint32_t j = 0; j < m; ++j) b.forward();
     for (std::uint32_t j = 0; j < m; ++j) b.backward();
-  } else {  // 1F1B (PipeDream-Flush): warm-up forwards, then one forward, one backward
+  } else if (c.schedule == Schedule::kOneFOneB) {
+    // 1F1B (PipeDream-Flush): warm-up forwards, then one forward, one backward
     const std::uint32_t warmup = std::min(c.pp - stage - 1, m);
     for (std::uint32_t j = 0; j < warmup; ++j) b.forward();
     for (std::uint32_t j = 0; j < m - warmup; ++j) {
@@ -373,6 +398,17 @@ Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes
       b.backward();
     }
     for (std::uint32_t j = 0; j < warmup; ++j) b.backward();
+  } else {  // interleaved 1F1B: Megatron-LM's order of chunk passes
+    const std::uint32_t v = c.virtual_stages, total = m * v, group = c.pp * v;
+    const std::uint32_t warmup = interleaved_warmup(c, stage);
+    const auto forward_chunk = [&](std::uint32_t pass) { return (pass % group) / c.pp; };
+    const auto backward_chunk = [&](std::uint32_t pass) { return v - 1 - (pass % group) / c.pp; };
+    for (std::uint32_t i = 0; i < warmup; ++i) b.forward(forward_chunk(i));
+    for (std::uint32_t i = 0; i < total - warmup; ++i) {
+      b.forward(forward_chunk(warmup + i));
+      b.backward(backward_chunk(i));
+    }
+    for (std::uint32_t i = total - warmup; i < total; ++i) b.backward(backward_chunk(i));
   }
   b.finish(optimizer);
   return p;
@@ -475,7 +511,11 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     if (c.dp > 1) b.comms.push_back({dp_base + x.pp * c.tp + x.tp, x.dp});
     // Peer slots: 0 the previous stage, 1 the next; the first stage's unused
     // slot 0 names its next stage too (a slot must name another node).
-    if (c.pp > 1) {
+    if (c.schedule == Schedule::kInterleaved) {
+      // Chunks wrap around: the last stage feeds stage 0's next chunk.
+      b.peers = {gpu_of(c, {x.tp, x.dp, (x.pp + c.pp - 1) % c.pp}),
+                 gpu_of(c, {x.tp, x.dp, (x.pp + 1) % c.pp})};
+    } else if (c.pp > 1) {
       const std::uint32_t prev = x.pp > 0 ? gpu_of(c, {x.tp, x.dp, x.pp - 1}) : 0;
       const std::uint32_t next = x.pp + 1 < c.pp ? gpu_of(c, {x.tp, x.dp, x.pp + 1}) : 0;
       if (x.pp == 0) {

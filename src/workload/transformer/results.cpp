@@ -175,8 +175,10 @@ void TransformerResults::print(std::ostream& out) const {
       "{}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches, recompute {} | {}\n",
       m.layers, m.hidden, m.heads, m.seq, m.vocab, m.global_batch, m.micro_batch,
       compute::precision_name(m.precision), c.tp, c.pp, c.dp, c.gpus(),
-      c.schedule == Schedule::kGpipe ? "GPipe" : "1F1B", c.micro_batches(),
-      recompute_name(c.recompute), network().describe());
+      c.schedule == Schedule::kInterleaved
+          ? fmt::format("interleaved 1F1B (v {})", c.virtual_stages)
+          : std::string(schedule_name(c.schedule)),
+      c.micro_batches(), recompute_name(c.recompute), network().describe());
   // TFLOP/s/GPU: Megatron's count (as the papers quote it); model: without recomputation.
   out << fmt::format("#{:>9} {:>14} {:>15} {:>15}\n", "iteration", "time(ms)", "TFLOP/s/GPU",
                      "model TFLOP/s");

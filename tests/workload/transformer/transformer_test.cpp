@@ -161,6 +161,50 @@ TEST(Transformer, ScheduleOrders) {
   EXPECT_EQ(order(set.programs[1], 2), "FFFFFFBBBBBBO");
 }
 
+// Interleaved 1F1B (Megatron-LM's order; Narayanan et al. 2021, §2.2): pp
+// 4, v 2, 8 layers (one per chunk), m 8. Stage 0 runs (pp - 1)·2 + (v - 1)·pp
+// = 10 warm-up chunk passes, the last stage 4; chunks wrap from the last
+// stage to stage 0, so every stage sends and receives in both directions;
+// the run finishes, every breakdown adds up, and the bubble is smaller than
+// 1F1B's at the same cost.
+TEST(Transformer, InterleavedOneFOneB) {
+  Config c = tiny(1, 4, 1, Schedule::kInterleaved);
+  c.model.layers = 8;
+  c.model.global_batch = 8;
+  c.virtual_stages = 2;
+  EXPECT_EQ(interleaved_warmup(c, 0), 10u);
+  EXPECT_EQ(interleaved_warmup(c, 3), 4u);
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, 4);
+  EXPECT_EQ(order(set.programs[0], 2),
+            std::string(10, 'F') + "FBFBFBFBFBFB" + std::string(10, 'B') + "O");
+  std::uint32_t sends = 0, recvs = 0;
+  for (std::uint32_t i = 0; i < set.programs[0].size(); ++i) {
+    sends += set.programs[0].op(i).kind == OpKind::kSend ? 1 : 0;
+    recvs += set.programs[0].op(i).kind == OpKind::kRecv ? 1 : 0;
+  }
+  EXPECT_EQ(sends, 2u * 8 + 8);  // both chunks forward, chunk 1 backward
+  EXPECT_EQ(recvs, 8u + 2 * 8);
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  Time longest = 0;
+  for (std::uint32_t g = 0; g < 4; ++g)
+    longest = std::max(longest, sum(r.results->breakdown(0, g)));
+  EXPECT_EQ(longest, r.results->iteration_time(0));
+  Config plain = c;
+  plain.schedule = Schedule::kOneFOneB;
+  plain.virtual_stages = 1;
+  const Outcome p = run(plain);
+  ASSERT_EQ(p.unfinished, "");
+  EXPECT_LT(r.results->iteration_time(0), p.results->iteration_time(0));
+  for (std::uint32_t g = 0; g < 4; ++g) {
+    EXPECT_EQ(column(*r.results, g, Category::kForward), column(*p.results, g, Category::kForward));
+  }
+  // Memory: stage 0 holds 11 chunk passes of one layer (1F1B: 4 of two).
+  EXPECT_EQ(memory_use(c, 0).in_flight, 11u);
+  EXPECT_EQ(memory_use(plain, 0).in_flight, 4u);
+}
+
 // tp 2 x pp 2 x dp 2: every GPU's breakdown adds up to its own iteration, the
 // slowest one's to the iteration time; both schedules finish.
 TEST(Transformer, ThreeDimensionalBreakdownIsExact) {
@@ -459,6 +503,12 @@ TEST(TransformerConfig, Errors) {
             std::string::npos);
   EXPECT_EQ(error_of(kModel + "  parallelism: {}\n  dp_bucket_bytes: 1MiB\n  dp_overlap: false\n"),
             "");
+  EXPECT_NE(error_of(kModel + "  parallelism: {pp: 2}\n  schedule: interleaved-1f1b\n")
+                .find("workload.schedule: needs parallelism.pp >= 3"),
+            std::string::npos);
+  EXPECT_NE(error_of(kModel + "  parallelism: {}\n  virtual_stages: 2\n")
+                .find("workload.virtual_stages: needs schedule: interleaved-1f1b"),
+            std::string::npos);
   EXPECT_NE(error_of(kModel + "  parallelism: {tq: 1}\n").find("tq"), std::string::npos);
   EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 3, seq: 4, vocab: 16, "
                      "global_batch: 4}\n  parallelism: {}\n")

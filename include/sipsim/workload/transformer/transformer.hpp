@@ -24,7 +24,8 @@
 
 namespace sipsim::workload::transformer {
 
-enum class Schedule : std::uint8_t { kGpipe, kOneFOneB };
+// GPipe, 1F1B (PipeDream-Flush) and interleaved 1F1B (Narayanan et al. 2021, §2.2).
+enum class Schedule : std::uint8_t { kGpipe, kOneFOneB, kInterleaved };
 // Activation recomputation (Korthikanti et al. 2022): none; selective (the
 // attention core's s^2 terms are recomputed in backward); full (each layer's
 // forward pass, with its TP all-reduces, runs again before its backward).
@@ -63,6 +64,9 @@ struct Config {
   bool dp_overlap = true;
   std::uint64_t dp_bucket_bytes = std::uint64_t{25} << 20;
   Schedule schedule = Schedule::kOneFOneB;
+  // Model chunks per GPU (interleaved 1F1B's v): stage s holds chunks
+  // s, s + pp, ..., each of layers / (pp * v) layers.
+  std::uint32_t virtual_stages = 1;
   Recompute recompute = Recompute::kNone;
   // Refuse at setup a configuration whose GPUs' memory exceeds the accelerator's.
   bool memory_check = true;
@@ -86,6 +90,10 @@ struct Config {
 // What depends on the fabric (GPUs fitting) is checked in setup/.
 Config read_transformer(base::MapReader& section);
 
+// "GPipe", "1F1B", "interleaved 1F1B".
+const char* schedule_name(Schedule s);
+// Interleaved 1F1B's warm-up forward passes (of chunks) on a stage (Megatron-LM).
+std::uint32_t interleaved_warmup(const Config& config, std::uint32_t stage);
 // "none", "selective", "full".
 const char* recompute_name(Recompute r);
 
@@ -126,7 +134,8 @@ struct MemoryUse {
   std::uint32_t in_flight = 0;  // micro-batches whose activations are held
   double total() const;
 };
-// Micro-batches a stage holds activations of at its peak: m (GPipe), pp - stage (1F1B).
+// Micro-batches a stage holds activations of at its peak: m (GPipe), pp - stage
+// (1F1B); interleaved: chunk passes of layers / (pp * v) layers, warm-up + 1.
 std::uint32_t in_flight(const Config& config, std::uint32_t stage);
 MemoryUse memory_use(const Config& config, std::uint32_t stage);
 // The stage whose GPUs need the most memory (the first among equals).
