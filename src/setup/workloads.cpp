@@ -275,6 +275,11 @@ class TransformerSetup final : public WorkloadSetup {
     using workload::transformer::Axis;
     config_.tp_params = ctx.fabric->algorithm_params(config_.tp, config_.order[0] == Axis::kTp);
     config_.dp_params = ctx.fabric->algorithm_params(config_.dp, config_.order[0] == Axis::kDp);
+    if (config_.moe.experts > 0) {
+      const std::uint32_t ep = config_.moe.ep, edp = config_.dp / ep;
+      config_.ep_params = ctx.fabric->algorithm_params(ep, config_.order[0] == Axis::kDp);
+      config_.edp_params = ctx.fabric->algorithm_params(edp, false);
+    }
     // Every collective the groups use (all-reduce; reduce-scatter and
     // all-gather with sequence parallelism or ZeRO) at 1 MiB.
     if (const auto bad = workload::transformer::invalid_collective(config_, 1 << 20)) {

@@ -28,9 +28,10 @@ std::array<Axis, 3> parse_mapping(const std::string& name) {
   return out;
 }
 
-collective::Algorithm read_algorithm(base::MapReader& m, std::string_view key) {
+collective::Algorithm read_algorithm(base::MapReader& m, std::string_view key,
+                                     const char* fallback = "ring") {
   const std::optional<base::Value> v = m.optional(key);
-  if (!v) return collective::algorithm("ring");
+  if (!v) return collective::algorithm(fallback);
   return *collective::parse_algorithm(v->as_enum(collective::algorithm_names()));
 }
 
@@ -148,6 +149,27 @@ Config read_transformer(base::MapReader& w) {
                   : name == "selective" ? Recompute::kSelective
                                         : Recompute::kFull;
   }
+  if (auto v = w.optional("moe")) {
+    base::MapReader m = v->as_map();
+    Moe& e = c.moe;
+    e.experts = m.required("experts").as_u32(1, 1u << 16);
+    e.top_k = m.get_u32("top_k", 1, 1, e.experts);
+    e.every = m.get_u32("every", 1, 1, c.model.layers);
+    e.ep = m.get_u32("ep", 1, 1, c.dp);
+    if (auto f = m.optional("capacity_factor")) {
+      const double x = f->as_double();
+      if (!(x >= 0.001 && x <= 1000)) f->fail("must be a number from 0.001 to 1000");
+      e.capacity_permille = static_cast<std::uint32_t>(x * 1000 + 0.5);
+    }
+    if (c.dp % e.ep != 0 || e.experts % e.ep != 0) {
+      m.required("ep").fail(
+          fmt::format("must divide parallelism.dp ({}) and experts ({})", c.dp, e.experts));
+    }
+    if (c.zero > 0) {
+      m.value().fail("ZeRO (parallelism.zero) with MoE is not modelled; use zero: 0");
+    }
+    m.finish();
+  }
   if (auto v = w.optional("memory_check")) c.memory_check = v->as_bool();
   if (auto v = w.optional("dp_overlap")) c.dp_overlap = v->as_bool();
   if (auto v = w.optional("dp_bucket_bytes")) {
@@ -160,6 +182,7 @@ Config read_transformer(base::MapReader& w) {
     base::MapReader m = a->as_map();
     c.tp_algorithm = read_algorithm(m, "tp");
     c.dp_algorithm = read_algorithm(m, "dp");
+    c.ep_algorithm = read_algorithm(m, "ep", "direct");
     m.finish();
   }
   // Ops of all stage programs: about 12 per layer and micro-batch, 18 with

@@ -79,6 +79,25 @@ MemoryUse memory_use(const Config& c, std::uint32_t stage) {
                       layer_activation_bytes(c, true);
       break;
   }
+  // MoE layers (their share of the stage's layers): the experts' MLP
+  // activations (4sbf/t of the count) scale with top_k x capacity, and the
+  // dispatched and combined tokens (2 x tokens x h) are kept.
+  if (c.moe.experts > 0) {
+    const std::uint32_t v = c.schedule == Schedule::kInterleaved ? c.virtual_stages : 1;
+    const std::uint32_t per_chunk = m.layers / (c.pp * v);
+    std::uint32_t moe = 0;
+    for (std::uint32_t k = 0; k < v; ++k) {
+      for (std::uint32_t l = 0; l < per_chunk; ++l) {
+        moe += is_moe_layer(c, global_layer(c, stage, k, l)) ? 1 : 0;
+      }
+    }
+    if (moe > 0 && c.recompute != Recompute::kFull) {
+      const double tokens = static_cast<double>(moe_tokens(c));
+      const double extra =
+          (tokens / (s * b) - 1) * 4 * s * b * m.ffn / c.tp * e / 2 + 2 * tokens * h * e;
+      u.activations += layers * moe / (per_chunk * v) * extra;
+    }
+  }
   // The last stage's logits in fp32 for the cross-entropy (Korthikanti §4.3:
   // 4sbV/t bytes), per micro-batch in flight.
   if (stage == c.pp - 1) {

@@ -400,6 +400,46 @@ TEST(Transformer, DataParallelBucketsOverlapBackward) {
   }
 }
 
+// MoE (tiny, tp 1 x dp 2, one stage, 2 micro-batches; 2 experts, top-1,
+// every 2nd layer, capacity 1): layer 1's MLP is the router (2bshE = 128
+// FLOPs) and the experts on b·s = 4 tokens (4·4·h·f = 4096 FLOPs, (7·bsh +
+// 2·4·f)·e = 960 B): 5184 ns forward, twice backward. ep 2: two all-to-alls
+// of 64 B forward and two backward per micro-batch (direct, one 32 B message
+// each: 1002.56 ns), `ep-comm`; each GPU holds one expert (552 parameters),
+// the dense 1384 are all-reduced over dp (2768 B: 2221.44 ns), the experts'
+// gradients need no all-reduce (dp / ep = 1). ep 1: both experts on every
+// GPU (2488 parameters), their 2208 B all-reduced over dp (2176.64 ns).
+TEST(Transformer, MixtureOfExperts) {
+  Config c = tiny(1, 1, 2, Schedule::kOneFOneB);
+  c.moe = {2, 1, 2, 2, 1000};
+  EXPECT_FALSE(is_moe_layer(c, 0));
+  EXPECT_TRUE(is_moe_layer(c, 1));
+  EXPECT_EQ(stage_parameters(c, 0), 1936u);
+  EXPECT_EQ(stage_expert_parameters(c, 0), 552u);
+  const Time forward = 2 * (3264 + 5056 + 3264 + 5184 + 1280) * kNanosecond;
+  Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*r.results, g, Category::kForward), forward) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kBackward), 2 * forward) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kEpComm), 8 * Time{1002560}) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kDpComm), 2221440u) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kOptimizer), 40 * 1936 * kNanosecond) << g;
+    EXPECT_EQ(sum(r.results->breakdown(0, g)), r.results->iteration_time(0)) << g;
+  }
+  c.moe.ep = 1;
+  EXPECT_EQ(stage_parameters(c, 0), 2488u);
+  r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  EXPECT_EQ(column(*r.results, 0, Category::kEpComm), 0u);
+  EXPECT_EQ(column(*r.results, 0, Category::kDpComm), 2221440u + 2176640u);
+  EXPECT_EQ(r.results->iteration_time(0),
+            3 * forward + 2221440 + 2176640 + 40 * 2488 * kNanosecond);
+  // Useful FLOPs: the MoE layer's forward is 6656 (dense) + 128 (router).
+  EXPECT_EQ(moe_layer_forward_flops(c), layer_forward_flops(c.model) + 128);
+  EXPECT_NEAR(iteration_flops(c), 3.0 * 4 * (6656 + 6784 + 1024), 1e-9);  // + logits 2bshV
+}
+
 // Memory per GPU of tiny(2, 2, 2): 1 layer per stage, m = 2, fp16. Stage 0
 // holds 1032 / 2 = 516 parameters (2 B weights, 2 B gradients, 12 B Adam),
 // stage 1 888 / 2 = 444. One layer's activations per micro-batch
@@ -509,6 +549,18 @@ TEST(TransformerConfig, Errors) {
   EXPECT_NE(error_of(kModel + "  parallelism: {}\n  virtual_stages: 2\n")
                 .find("workload.virtual_stages: needs schedule: interleaved-1f1b"),
             std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {dp: 2}\n  moe: {experts: 4, ep: 2, every: 2}\n"),
+            "");
+  EXPECT_NE(error_of(kModel + "  parallelism: {dp: 2}\n  moe: {experts: 3, ep: 2}\n")
+                .find("workload.moe.ep: must divide"),
+            std::string::npos);
+  EXPECT_NE(error_of(kModel + "  parallelism: {dp: 2, zero: 1}\n  moe: {experts: 2}\n")
+                .find("workload.moe: ZeRO"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {dp: 2}\n  moe: {experts: 2, ep: 2}\n"
+                              "  algorithms: {ep: double-binary-tree}\n"),
+            "t.yaml:7:20 workload.algorithms.ep: algorithm double-binary-tree does not implement "
+            "op all-to-all");
   EXPECT_NE(error_of(kModel + "  parallelism: {tq: 1}\n").find("tq"), std::string::npos);
   EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 3, seq: 4, vocab: 16, "
                      "global_batch: 4}\n  parallelism: {}\n")

@@ -45,8 +45,18 @@ struct ModelShape {
   compute::Precision precision = compute::Precision::kFp16;
 };
 
+// Mixture of experts (Shazeer et al. 2017; GShard, Lepikhin et al. 2021;
+// DeepSpeed-MoE): every `every`-th layer's MLP is `experts` expert MLPs, each
+// token routed to top_k of them; experts are sharded over EP groups of `ep`
+// GPUs carved out of the DP group. experts = 0: a dense model.
+struct Moe {
+  std::uint32_t experts = 0, top_k = 1, every = 1, ep = 1;
+  std::uint32_t capacity_permille = 1000;  // capacity factor x 1000
+};
+
 struct Config {
   ModelShape model;
+  Moe moe;
   std::uint32_t tp = 1, pp = 1, dp = 1;
   // Sequence parallelism (Korthikanti et al. 2022, §4.2.2): the TP group's
   // all-reduces become reduce-scatter + all-gather; the element-wise ops and
@@ -76,9 +86,12 @@ struct Config {
   std::array<Axis, 3> order = {Axis::kTp, Axis::kDp, Axis::kPp};
   collective::Algorithm tp_algorithm = collective::algorithm("ring");
   collective::Algorithm dp_algorithm = collective::algorithm("ring");
+  collective::Algorithm ep_algorithm = collective::algorithm("direct");  // MoE all-to-alls
   // The algorithms' shapes for the TP and DP groups (setup/ fills them from
   // the fabric's hierarchy, as for the collectives benchmark).
   collective::AlgorithmParams tp_params, dp_params;
+  // MoE: the EP groups (ep) and the expert gradients' groups (dp / ep).
+  collective::AlgorithmParams ep_params, edp_params;
   compute::Accelerator accelerator;
 
   std::uint32_t gpus() const { return tp * pp * dp; }
@@ -111,6 +124,13 @@ std::uint32_t gpu_of(const Config& config, const Coord& c);
 // layer (all TP shards): 2*b*s*(4h^2 + 2*h*ffn) + 4*b*s^2*h (Megatron's
 // 24*b*s*h^2 + 4*b*s^2*h at ffn = 4h).
 std::uint64_t layer_forward_flops(const ModelShape& m);
+// MoE: whether layer `layer` (0-based, over the whole model) is an MoE layer;
+// the tokens one GPU's experts process per micro-batch, ceil(b*s*top_k*capacity);
+// the FLOPs of an MoE layer's forward pass (useful: top_k experts per token,
+// no capacity padding; the router 2*b*s*h*E).
+bool is_moe_layer(const Config& config, std::uint32_t layer);
+std::uint64_t moe_tokens(const Config& config);
+std::uint64_t moe_layer_forward_flops(const Config& config);
 // The logit layer's forward FLOPs for one micro-batch: 2*b*s*h*V.
 std::uint64_t logit_forward_flops(const ModelShape& m);
 // Model FLOPs of one iteration, forward and backward (3x forward), all GPUs:
@@ -122,8 +142,13 @@ double iteration_flops(const Config& config);
 double megatron_iteration_flops(const Config& config);
 // Parameters of one stage held by one GPU (its TP shard).
 std::uint64_t stage_parameters(const Config& config, std::uint32_t stage);
-// Parameters of one layer held by one GPU (its TP shard).
+// Parameters of one (dense) layer held by one GPU (its TP shard).
 std::uint64_t layer_parameters(const Config& config);
+// Expert parameters of one stage held by one GPU (included in stage_parameters).
+std::uint64_t stage_expert_parameters(const Config& config, std::uint32_t stage);
+// The global index of a stage's layer `l` of chunk `chunk`.
+std::uint32_t global_layer(const Config& config, std::uint32_t stage, std::uint32_t chunk,
+                           std::uint32_t l);
 // The parameters a GPU's optimizer updates: the stage's, 1/dp of them with ZeRO.
 std::uint64_t optimizer_parameters(const Config& config, std::uint32_t stage);
 
