@@ -186,10 +186,10 @@ Config read_transformer(base::MapReader& w) {
     m.finish();
   }
   // Ops of all stage programs: about 12 per layer and micro-batch, 18 with
-  // full recomputation, 3 more with ZeRO-3 (memory and build time stay small: 2^21 ops are about
-  // 100 MB).
-  const std::uint32_t per_layer =
-      (c.recompute == Recompute::kFull ? 18 : 12) + (c.zero == 3 ? 3 : 0);
+  // full recomputation, 3 more with ZeRO-3, 6 with MoE (memory and build time stay small: 2^21 ops
+  // are about 100 MB).
+  const std::uint32_t per_layer = (c.recompute == Recompute::kFull ? 18 : 12) +
+                                  (c.zero == 3 ? 3 : 0) + (c.moe.experts > 0 ? 6 : 0);
   const std::uint64_t ops = std::uint64_t{c.micro_batches()} * c.model.layers * per_layer;
   if (ops > (1u << 21)) {
     w.required("model").fail(fmt::format(
