@@ -276,18 +276,22 @@ class TransformerSetup final : public WorkloadSetup {
     using workload::transformer::Axis;
     config_.tp_params = ctx.fabric->algorithm_params(config_.tp, config_.order[0] == Axis::kTp);
     config_.dp_params = ctx.fabric->algorithm_params(config_.dp, config_.order[0] == Axis::kDp);
-    const std::uint64_t bytes = 1 << 20;
-    for (const auto& [name, p, algorithm, params] :
-         {std::tuple{"tp", config_.tp, config_.tp_algorithm, config_.tp_params},
-          std::tuple{"dp", config_.dp, config_.dp_algorithm, config_.dp_params}}) {
-      if (p < 2) continue;
-      const std::string why = collective::why_invalid(
-          collective::make_spec(collective::Op::kAllReduce, algorithm, p, bytes, 0, params));
-      if (!why.empty()) {
-        if (!w.has("algorithms")) ctx.section.fail(why);
-        base::MapReader a = w.required("algorithms").as_map();
-        (a.has(name) ? a.required(name) : w.required("algorithms")).fail(why);
-      }
+    if (config_.moe.experts > 0) {
+      const std::uint32_t ep = config_.moe.ep, edp = config_.dp / ep;
+      config_.ep_params = ctx.fabric->algorithm_params(ep, config_.order[0] == Axis::kDp);
+      config_.edp_params = ctx.fabric->algorithm_params(edp, false);
+    }
+    // Every collective the groups use (all-reduce; reduce-scatter and
+    // all-gather with sequence parallelism or ZeRO) at 1 MiB.
+    if (const auto bad = workload::transformer::invalid_collective(config_, 1 << 20)) {
+      if (!w.has("algorithms")) ctx.section.fail(bad->why);
+      base::MapReader a = w.required("algorithms").as_map();
+      (a.has(bad->group) ? a.required(bad->group) : w.required("algorithms")).fail(bad->why);
+    }
+    // After the job fits the fabric: does each GPU's memory fit the accelerator?
+    if (config_.memory_check) {
+      const std::string why = workload::transformer::memory_error(config_);
+      if (!why.empty()) w.required("parallelism").fail(why);
     }
   }
   std::string_view type() const override { return "transformer"; }

@@ -78,7 +78,8 @@ void check(herr_t status, const char* what) {
   if (status < 0) throw output::h5::Error(std::string("writing ") + what);
 }
 
-// Rank 0 writes `data` (of `type`, shape `dims`) to `path`; collective.
+}  // namespace
+
 output::h5::Handle write_rank0(output::h5::File& file, const char* path, hid_t type, int rank,
                                const hsize_t* dims, const void* data) {
   using output::h5::Handle;
@@ -103,6 +104,8 @@ output::h5::Handle write_rank0(output::h5::File& file, const char* path, hid_t t
       std::string("writing ") + path);
   return dset;
 }
+
+namespace {
 
 // A row of /iterations: iteration (u32 at 0), start_ps (u64 at 8), end_ps
 // (u64 at 16), tflops_per_gpu (double at 24), then the extra doubles.
@@ -214,6 +217,7 @@ void TrainingResults::print(std::ostream& out) const {
     slow_line += fmt::format(" {:>{}.4f}", static_cast<double>(slowest[k]) / per, width);
   }
   out << "\n" << head2 << "\n" << mean_line << "\n" << slow_line << "\n";
+  print_footer(out);
 }
 
 Simulation make_training_simulation(std::unique_ptr<TrainingResults> results) {

@@ -83,6 +83,8 @@ class TrainingResults : public Results, public ProgramObserver {
   void add_column(IterationColumn column) { columns_.push_back(std::move(column)); }
   // The summary's first lines, each starting with '#'.
   virtual void print_header(std::ostream& out) const = 0;
+  // Lines after the breakdown, each starting with '#'.
+  virtual void print_footer(std::ostream& /*out*/) const {}
 
  private:
   TrainingShape shape_;
@@ -93,6 +95,10 @@ class TrainingResults : public Results, public ProgramObserver {
   std::unique_ptr<Interpreter> owned_;
   Interpreter* interpreter_ = nullptr;
 };
+
+// Rank 0 writes `data` (of `type`, shape `dims`) as dataset `path`; collective.
+output::h5::Handle write_rank0(output::h5::File& file, const char* path, hid_t type, int rank,
+                               const hsize_t* dims, const void* data);
 
 // A training job as a simulation.
 Simulation make_training_simulation(std::unique_ptr<TrainingResults> results);

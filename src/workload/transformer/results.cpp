@@ -1,8 +1,9 @@
 // The transformer's results: the shared training results (per iteration its
 // time and TFLOP/s per GPU, per iteration and GPU the breakdown) with the
-// transformer's FLOPs and header.
+// transformer's FLOPs, header, model TFLOP/s column and per-GPU memory.
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <ostream>
 
 #include "sipsim/compute/roofline.hpp"
@@ -15,9 +16,10 @@ namespace {
 TrainingShape shape_of(const Config& c) {
   return {c.gpus(),
           c.iterations,
-          iteration_flops(c),
-          "72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) at ffn = 4h (docs/models.md, Transformer "
-          "training)",
+          megatron_iteration_flops(c),
+          "tflops_per_gpu: 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) (Megatron, full "
+          "recomputation); model_tflops_per_gpu: 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)); at "
+          "ffn = 4h (docs/models.md, Transformer training)",
           {},
           c.replay_collectives};
 }
@@ -33,17 +35,61 @@ TransformerResults::TransformerResults(const Config& config,
             return make_programs(config, d, nodes);
           },
           std::move(network), std::move(device)),
-      config_(config) {}
+      config_(config) {
+  add_column({"model_tflops_per_gpu", "model TFLOP/s", 2,
+              [this](std::uint32_t i) { return model_tflops_per_gpu(i); }});
+}
+
+double TransformerResults::model_tflops_per_gpu(std::uint32_t i) const {
+  const pdes::Time t = iteration_time(i);
+  if (t == 0) return 0;
+  return iteration_flops(config_) / pdes::to_seconds(t) / config_.gpus() / 1e12;
+}
+
+void TransformerResults::write(output::h5::File& file) const {
+  TrainingResults::write(file);
+  // Each GPU's peak memory (its stage's; the same in every iteration).
+  constexpr std::size_t kMemoryColumns = 6;
+  std::vector<double> memory(std::size_t{config_.gpus()} * kMemoryColumns);
+  for (std::uint32_t g = 0; g < config_.gpus(); ++g) {
+    const MemoryUse u = memory_use(config_, coord_of(config_, g).pp);
+    const double row[kMemoryColumns] = {u.weights,     u.gradients, u.optimizer,
+                                        u.activations, u.logits,    u.total()};
+    std::copy(row, row + kMemoryColumns, memory.begin() + std::ptrdiff_t(g * kMemoryColumns));
+  }
+  const hsize_t mdims[2] = {config_.gpus(), kMemoryColumns};
+  output::h5::Handle mem = write_rank0(file, "/memory", H5T_NATIVE_DOUBLE, 2, mdims, memory.data());
+  output::h5::write_attr(mem.get(), "columns",
+                         std::string_view("weights,gradients,optimizer,activations,logits,total"));
+  output::h5::write_attr(mem.get(), "units", std::string_view("bytes"));
+  output::h5::write_attr(mem.get(), "capacity_bytes", config_.accelerator.memory_capacity_bytes);
+}
 
 void TransformerResults::print_header(std::ostream& out) const {
   const Config& c = config_;
   const ModelShape& m = c.model;
   out << fmt::format(
       "# transformer: {} layers, hidden {}, heads {}, seq {}, vocab {}, batch {} (micro {}), "
-      "{}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches | {}\n",
+      "{}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches, recompute {} | {}\n",
       m.layers, m.hidden, m.heads, m.seq, m.vocab, m.global_batch, m.micro_batch,
       compute::precision_name(m.precision), c.tp, c.pp, c.dp, c.gpus(),
-      c.schedule == Schedule::kGpipe ? "GPipe" : "1F1B", c.micro_batches(), network().describe());
+      c.schedule == Schedule::kInterleaved
+          ? fmt::format("interleaved 1F1B (v {})", c.virtual_stages)
+          : std::string(schedule_name(c.schedule)),
+      c.micro_batches(), recompute_name(c.recompute), network().describe());
+}
+
+void TransformerResults::print_footer(std::ostream& out) const {
+  const Config& c = config_;
+  const std::uint32_t stage = peak_memory_stage(c);
+  const MemoryUse u = memory_use(c, stage);
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  out << fmt::format(
+      "# peak memory per GPU {:.2f} GiB of {:.2f} (stage {}: weights {:.2f}, gradients {:.2f}, "
+      "optimizer {:.2f}, activations {:.2f}, logits {:.2f})\n",
+      u.total() / kGiB, static_cast<double>(c.accelerator.memory_capacity_bytes) / kGiB, stage,
+      u.weights / kGiB, u.gradients / kGiB, u.optimizer / kGiB, u.activations / kGiB,
+      u.logits / kGiB);
 }
 
 Simulation make_transformer(const Config& config, std::unique_ptr<fabric::Network> network) {
