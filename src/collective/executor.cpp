@@ -65,13 +65,17 @@ struct Executor::Running {
   }
 };
 
-// A replayed member part: it ends at start + the recorded duration.
+// A member part in replay mode waiting for its instance's S (kReplayGo): the
+// first instance's (first: it is simulated meanwhile), or a replayed part's,
+// which then ends at S + the first instance's end - its S.
 struct Executor::Replaying {
   std::uint64_t handle = 0;
   std::uint32_t comm = 0, seq = 0, member = 0;
-  const PreparedCollective* prepared = nullptr;
+  PreparedCollective* prepared = nullptr;
   pdes::Time start = 0;
-  bool scheduled = false;  // false while the member's first instance runs
+  pdes::Time sync = PreparedCollective::Recorded::kUnknown;
+  bool first = false;
+  bool scheduled = false;  // its kReplayDone is on its way
 };
 
 struct Executor::Node {
@@ -104,6 +108,9 @@ Executor::~Executor() = default;
 
 void Executor::setup(const pdes::Partition& partition, int rank) {
   steps_done_ = 0;
+  replayed_ = 0;
+  sync_delay_ = network_.max_lookahead();
+  gathers_.clear();
   nodes_.clear();
   nodes_.resize(partition.lps_of(rank).size());
   early_.clear();
@@ -170,19 +177,8 @@ void Executor::handle(const pdes::Event& event, pdes::Context& ctx, ExecutorHost
   Node& node = nodes_[ctx.self_index()];
   const auto comm = static_cast<std::uint32_t>(event.data[0] >> 32);
   const auto seq = static_cast<std::uint32_t>(event.data[0]);
-  if (event.kind == kReplayDone) {
-    const auto it = std::find_if(node.replaying.begin(), node.replaying.end(), [&](auto& x) {
-      return x.comm == comm && x.seq == seq && x.scheduled;
-    });
-    if (it == node.replaying.end()) {
-      throw std::logic_error("executor: replay event for no replayed collective at node " +
-                             std::to_string(ctx.self()));
-    }
-    const PreparedCollective::Recorded& rec = it->prepared->recorded[it->member];
-    CollectiveTiming timing{it->start, ctx.now(), rec.compute, rec.h2t};
-    const std::uint64_t handle = it->handle;
-    node.replaying.erase(it);
-    host.collective_done(ctx, handle, timing);
+  if (event.kind >= kReplayDone) {
+    replay_event(node, event, ctx, host);
     return;
   }
   Running* r = find(node, comm, seq);
@@ -328,9 +324,10 @@ void Executor::finish(Node& node, std::size_t index, pdes::Context& ctx, Executo
     PreparedCollective& prep = *r.prepared;
     PreparedCollective::Recorded& rec = prep.recorded[r.member];
     if (rec.state == PreparedCollective::Recorded::State::kRunning && rec.first_seq == r.seq) {
-      rec = {PreparedCollective::Recorded::State::kRecorded, r.seq, timing.end - timing.start,
-             timing.compute, timing.h2t};
-      release_replays(node, prep, r.member, ctx);
+      rec.end = timing.end;
+      rec.compute = timing.compute;
+      rec.h2t = timing.h2t;
+      record_first(node, prep, r.member, ctx);
     }
   }
   node.running.erase(node.running.begin() + static_cast<std::ptrdiff_t>(index));
@@ -343,27 +340,94 @@ bool Executor::start_replay(Node& node, PreparedCollective& prep, std::uint32_t 
   using State = PreparedCollective::Recorded::State;
   if (prep.recorded.empty()) prep.recorded.resize(prep.spec.p);
   PreparedCollective::Recorded& rec = prep.recorded[member];
-  if (rec.state == State::kNone) {  // the first instance: simulated and recorded
+  ctx.send(comms_[comm].nodes[0], sync_delay_, kReplayArrive,
+           {std::uint64_t{comm} << 32 | seq, ctx.now(), 0, 0});
+  const bool first = rec.state == State::kNone;
+  node.replaying.push_back({handle, comm, seq, member, &prep, ctx.now(),
+                            PreparedCollective::Recorded::kUnknown, first, false});
+  if (first) {  // simulated, and recorded when it has ended and knows its S
     rec.state = State::kRunning;
     rec.first_seq = seq;
     return false;
   }
   ++replayed_;
-  node.replaying.push_back({handle, comm, seq, member, &prep, ctx.now(), false});
-  if (rec.state == State::kRecorded) release_replays(node, prep, member, ctx);
   return true;
 }
 
-// A part kept while the first instance ran ends no earlier than now.
-void Executor::release_replays(Node& node, const PreparedCollective& prep, std::uint32_t member,
-                               pdes::Context& ctx) {
+void Executor::replay_event(Node& node, const pdes::Event& event, pdes::Context& ctx,
+                            ExecutorHost& host) {
+  const std::uint64_t key = event.data[0];
+  const auto comm = static_cast<std::uint32_t>(key >> 32);
+  const auto seq = static_cast<std::uint32_t>(key);
+  if (event.kind == kReplayArrive) {  // at the leader
+    Gather& g = gathers_[key];
+    g.latest = std::max(g.latest, event.data[1]);
+    const Communicator& c = comms_[comm];
+    if (++g.started < c.size()) return;
+    for (std::uint32_t m = 0; m < c.size(); ++m) {
+      ctx.send(c.nodes[m], sync_delay_, kReplayGo, {key, g.latest, m, 0});
+    }
+    gathers_.erase(key);
+    return;
+  }
+  const auto member = static_cast<std::uint32_t>(event.data[2]);
+  auto it = std::find_if(node.replaying.begin(), node.replaying.end(), [&](const Replaying& x) {
+    return x.comm == comm && x.seq == seq && x.member == member &&
+           (event.kind == kReplayGo ? x.sync == PreparedCollective::Recorded::kUnknown
+                                    : x.scheduled);
+  });
+  if (it == node.replaying.end()) {
+    throw std::logic_error("executor: replay event for no collective in replay at node " +
+                           std::to_string(ctx.self()));
+  }
+  PreparedCollective& prep = *it->prepared;
+  PreparedCollective::Recorded& rec = prep.recorded[member];
+  if (event.kind == kReplayGo) {
+    it->sync = event.data[1];
+    if (it->first) {
+      rec.sync = it->sync;
+      node.replaying.erase(it);
+      record_first(node, prep, member, ctx);
+    } else {
+      schedule_replays(node, prep, member, ctx);
+    }
+    return;
+  }
+  // kReplayDone
+  const CollectiveTiming timing{it->start, ctx.now(), rec.compute, rec.h2t};
+  const std::uint64_t handle = it->handle;
+  node.replaying.erase(it);
+  host.collective_done(ctx, handle, timing);
+}
+
+void Executor::record_first(Node& node, PreparedCollective& prep, std::uint32_t member,
+                            pdes::Context& ctx) {
+  using Recorded = PreparedCollective::Recorded;
+  Recorded& rec = prep.recorded[member];
+  if (rec.state != Recorded::State::kRunning || rec.sync == Recorded::kUnknown ||
+      rec.end == Recorded::kUnknown) {
+    return;
+  }
+  rec.state = Recorded::State::kRecorded;
+  schedule_replays(node, prep, member, ctx);
+}
+
+// A replayed part ends at S + (end - S) of the first instance, and not before
+// its S is known here (now).
+void Executor::schedule_replays(Node& node, const PreparedCollective& prep, std::uint32_t member,
+                                pdes::Context& ctx) {
   const PreparedCollective::Recorded& rec = prep.recorded[member];
+  if (rec.state != PreparedCollective::Recorded::State::kRecorded) return;
   for (Replaying& x : node.replaying) {
-    if (x.scheduled || x.prepared != &prep || x.member != member) continue;
+    if (x.first || x.scheduled || x.prepared != &prep || x.member != member ||
+        x.sync == PreparedCollective::Recorded::kUnknown) {
+      continue;
+    }
     x.scheduled = true;
-    const pdes::Time end = std::max(ctx.now(), x.start + rec.duration);
+    const pdes::Time after = rec.end > rec.sync ? rec.end - rec.sync : 0;
+    const pdes::Time end = std::max(ctx.now(), x.sync + after);
     ctx.send(ctx.self(), end - ctx.now(), kReplayDone,
-             {std::uint64_t{x.comm} << 32 | x.seq, 0, 0, 0});
+             {std::uint64_t{x.comm} << 32 | x.seq, 0, x.member, 0});
   }
 }
 

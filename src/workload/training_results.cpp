@@ -165,8 +165,8 @@ void TrainingResults::write(output::h5::File& file) const {
 void TrainingResults::print(std::ostream& out) const {
   print_header(out);
   if (shape_.replay_collectives) {
-    out << "# collectives: replay (each communicator's first call of a kind simulated, later "
-           "ones repeat its timing)\n";
+    out << "# collectives: replay (a communicator's first call of a kind simulated; later ones "
+           "synchronise their members and repeat its timing)\n";
   }
   const std::uint32_t gpus = shape_.gpus, iterations = shape_.iterations;
   std::string head = fmt::format("#{:>9} {:>14} {:>15}", "iteration", "time(ms)", "TFLOP/s/GPU");

@@ -66,13 +66,16 @@ struct PreparedCollective {
   // sweep of sizes at 65,536 nodes would otherwise keep every size's plans.
   static constexpr std::uint32_t kCachedMembers = 1024;
   std::vector<std::shared_ptr<const Member>> members;
-  // Replay (Executor::set_replay): by member, what its first instance of this
-  // call took, once it has ended.
+  // Replay (Executor::set_replay): by member, its first instance of this call:
+  // when it ended after the instance's synchronisation point (the last
+  // member's start), and its compute and h2t.
   struct Recorded {
     enum class State : std::uint8_t { kNone, kRunning, kRecorded };
+    static constexpr pdes::Time kUnknown = ~pdes::Time{0};
     State state = State::kNone;
     std::uint32_t first_seq = 0;  // the communicator's collective number of the first instance
-    pdes::Time duration = 0, compute = 0, h2t = 0;
+    pdes::Time sync = kUnknown, end = kUnknown;  // of the first instance
+    pdes::Time compute = 0, h2t = 0;
   };
   std::vector<Recorded> recorded;
 };
@@ -80,12 +83,12 @@ struct PreparedCollective {
 class Executor {
  public:
   // The executor's event kinds; hosts use others (below fabric::kFabricKindBase).
-  static constexpr std::uint32_t kStepDone = 1;    // a step's local operation has finished
-  static constexpr std::uint32_t kRoundsDone = 2;  // lock-step: the collective's last round ends
-  static constexpr std::uint32_t kReplayDone = 3;  // a replayed collective's member part ends
-  static bool owns(std::uint32_t kind) {
-    return kind == kStepDone || kind == kRoundsDone || kind == kReplayDone;
-  }
+  static constexpr std::uint32_t kStepDone = 1;      // a step's local operation has finished
+  static constexpr std::uint32_t kRoundsDone = 2;    // lock-step: the collective's last round ends
+  static constexpr std::uint32_t kReplayDone = 3;    // a replayed member part ends
+  static constexpr std::uint32_t kReplayArrive = 4;  // replay: a member started (at the leader)
+  static constexpr std::uint32_t kReplayGo = 5;      // replay: every member has started
+  static bool owns(std::uint32_t kind) { return kind >= kStepDone && kind <= kReplayGo; }
 
   // The network, device and communicators must outlive the executor.
   Executor(fabric::Network& network, const compute::Device& device,
@@ -96,11 +99,14 @@ class Executor {
 
   // Replay mode (`workload.collectives: replay`, docs/models.md): the first
   // instance of each call on each communicator (same operation, algorithm,
-  // bytes and root) is simulated; every later one sends nothing, and each
-  // member's part ends after the time its part of the first instance took,
-  // with the same compute and h2t. Exact when every instance starts its
-  // members together on an otherwise idle part of the fabric, as the first
-  // did; the fabric does not carry (or count) a replayed collective's bytes.
+  // bytes and root) is simulated; later ones send nothing through the fabric.
+  // Every instance synchronises its members: each tells the communicator's
+  // first member (the leader) when it started, and the leader tells all when
+  // the last one did (S), each notice taking Network::max_lookahead(). A
+  // replayed member part ends at S plus what its part of the first instance
+  // took after that instance's S (no earlier than the notice), with the same
+  // compute and h2t. Exact when an instance meets the fabric as idle as the
+  // first did; the fabric does not carry (or count) replayed bytes.
   void set_replay(bool replay) { replay_ = replay; }
   bool replay() const { return replay_; }
   // Member parts this rank replayed, and simulated, so far.
@@ -157,8 +163,12 @@ class Executor {
   // member's first instance has ended; schedules the kept ones once it has.
   bool start_replay(Node& node, PreparedCollective& prep, std::uint32_t comm, std::uint32_t member,
                     std::uint32_t seq, std::uint64_t handle, pdes::Context& ctx);
-  void release_replays(Node& node, const PreparedCollective& prep, std::uint32_t member,
-                       pdes::Context& ctx);
+  void replay_event(Node& node, const pdes::Event& event, pdes::Context& ctx, ExecutorHost& host);
+  // Records the first instance once its end and its S are both known, then
+  // schedules the member's replayed parts that know their S.
+  void record_first(Node& node, PreparedCollective& prep, std::uint32_t member, pdes::Context& ctx);
+  void schedule_replays(Node& node, const PreparedCollective& prep, std::uint32_t member,
+                        pdes::Context& ctx);
   Running* find(Node& node, std::uint32_t comm, std::uint32_t seq);
   std::string describe(const Running& r) const;
 
@@ -176,6 +186,14 @@ class Executor {
   std::uint64_t steps_done_ = 0;
   bool replay_ = false;
   std::uint64_t replayed_ = 0;
+  pdes::Time sync_delay_ = 0;  // Network::max_lookahead()
+  // At leaders: per (communicator, collective number), members started so far
+  // and the latest start.
+  struct Gather {
+    std::uint32_t started = 0;
+    pdes::Time latest = 0;
+  };
+  std::map<std::uint64_t, Gather> gathers_;
 };
 
 }  // namespace sipsim::collective

@@ -63,6 +63,10 @@ class Network {
   }
   // Smallest latency of a link between LPs on different ranks.
   virtual pdes::Time lookahead(const pdes::Partition& partition) const = 0;
+  // No less than lookahead(p) for every partition p with a cut, and the same
+  // at every rank count: a safe delay for events a model sends between node
+  // LPs outside the fabric (the executor's replay synchronisation).
+  virtual pdes::Time max_lookahead() const = 0;
   virtual void setup(const pdes::Partition& partition, int rank) = 0;
 
   // At node LP ctx.self(): starts sending `bytes` to `dst_node`. Returns the

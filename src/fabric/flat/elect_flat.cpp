@@ -39,6 +39,7 @@ class FlatNetwork final : public Network {
   }
   // Every node reaches every other through the ideal switch in `latency`.
   pdes::Time lookahead(const pdes::Partition&) const override { return latency_; }
+  pdes::Time max_lookahead() const override { return latency_; }
   void setup(const pdes::Partition& partition, int rank) override {
     ports_.assign(partition.lps_of(rank).size(), Ports{});
     stats_ = {};

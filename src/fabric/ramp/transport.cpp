@@ -117,6 +117,7 @@ class RampNetwork final : public Network {
   pdes::Time lookahead(const pdes::Partition&) const override {
     return std::min(s_.io_latency, s_.propagation);
   }
+  pdes::Time max_lookahead() const override { return std::min(s_.io_latency, s_.propagation); }
   void setup(const pdes::Partition& partition, int rank) override {
     const auto lps = partition.lps_of(rank);
     const std::size_t trx = std::size_t{s_.x} * s_.b;

@@ -58,6 +58,12 @@ class RoutedNetwork final : public Network {
     }
     return best;
   }
+  // A cut link's latency is at most the longest link's.
+  pdes::Time max_lookahead() const override {
+    pdes::Time longest = 0;
+    for (const Link& l : topo_->links()) longest = std::max(longest, l.latency);
+    return longest;
+  }
 
   void setup(const pdes::Partition& partition, int rank) override {
     partial_.assign(partition.lps_of(rank).size(), {});

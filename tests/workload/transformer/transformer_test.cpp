@@ -400,6 +400,53 @@ TEST(Transformer, DataParallelBucketsOverlapBackward) {
   }
 }
 
+// Replay (workload.collectives: replay): TP 2 x DP 2, one stage, 4
+// micro-batches, no DP overlap: each TP and DP group's collectives start their
+// members together on an otherwise idle elect-flat, which is where replay is
+// exact. Later calls of a kind send nothing, and ZeRO-1 (reduce-scatter and
+// all-gather: two kinds on the DP communicator) is replayed as exactly.
+TEST(Transformer, ReplayedCollectivesRepeatTheFirstExactly) {
+  for (const std::uint32_t zero : {0u, 1u}) {
+    Config c = tiny(2, 1, 2, Schedule::kOneFOneB);
+    c.dp_overlap = false;
+    c.zero = zero;
+    c.model.global_batch = 8;
+    const Outcome simulated = run(c);
+    c.replay_collectives = true;
+    const Outcome replayed = run(c);
+    ASSERT_EQ(simulated.unfinished, "");
+    ASSERT_EQ(replayed.unfinished, "");
+    EXPECT_EQ(replayed.results->iteration_time(0), simulated.results->iteration_time(0)) << zero;
+    EXPECT_TRUE(replayed.results->shape().replay_collectives);
+    for (std::uint32_t g = 0; g < c.gpus(); ++g) {
+      EXPECT_EQ(replayed.results->breakdown(0, g), simulated.results->breakdown(0, g))
+          << "GPU " << g << ", zero " << zero;
+    }
+  }
+}
+
+// Replay where it is not exact: TP 2 x PP 2 x DP 2, 1F1B on 4 micro-batches,
+// DP buckets overlapping backward. Pipeline sends share the injection ports
+// with TP traffic, and DP buckets with both, which a replayed collective does
+// not take: the times differ by a few port serialisations (2.56 ns each).
+TEST(Transformer, ReplayedCollectivesUnderContention) {
+  Config c = tiny(2, 2, 2, Schedule::kOneFOneB);
+  c.model.global_batch = 8;
+  c.dp_bucket_bytes = 1;
+  const Outcome simulated = run(c);
+  c.replay_collectives = true;
+  const Outcome replayed = run(c);
+  ASSERT_EQ(replayed.unfinished, "");
+  const auto near = [](Time a, Time b) { return (a > b ? a - b : b - a) <= 10 * kNanosecond; };
+  EXPECT_TRUE(near(replayed.results->iteration_time(0), simulated.results->iteration_time(0)));
+  for (std::uint32_t g = 0; g < c.gpus(); ++g) {
+    for (std::size_t k = 0; k < kBreakdownColumns; ++k) {
+      EXPECT_TRUE(near(replayed.results->breakdown(0, g)[k], simulated.results->breakdown(0, g)[k]))
+          << "GPU " << g << ", column " << breakdown_column(k);
+    }
+  }
+}
+
 // MoE (tiny, tp 1 x dp 2, one stage, 2 micro-batches; 2 experts, top-1,
 // every 2nd layer, capacity 1): layer 1's MLP is the router (2bshE = 128
 // FLOPs) and the experts on b·s = 4 tokens (4·4·h·f = 4096 FLOPs, (7·bsh +
