@@ -27,50 +27,47 @@ pdes::Time message_ps(const AmpedLink& l, std::uint64_t bytes) {
   return pdes::saturating_add(l.latency, fabric::serialization_ps(bytes, l.rate_bps));
 }
 
-// AMPeD's split of a group (see read_amped_fabric).
-AmpedGroup split(const std::vector<std::uint32_t>& m, const fabric::Network& n) {
+// AMPeD's split of a group (see read_amped_fabric): the members reached from
+// the first at `node_rate` are its node.
+AmpedGroup split(const std::vector<std::uint32_t>& m, const fabric::Network& n,
+                 std::uint64_t node_rate) {
   AmpedGroup g;
   const auto size = static_cast<std::uint32_t>(m.size());
   if (size < 2) return g;
   std::vector<std::uint64_t> rate(size, 0);
-  std::uint64_t fast = 0, slow = ~std::uint64_t{0};
+  std::uint64_t slow = ~std::uint64_t{0};
   for (std::uint32_t i = 1; i < size; ++i) {
     rate[i] = n.path_rate_bps(m[0], m[i]);
-    fast = std::max(fast, rate[i]);
     slow = std::min(slow, rate[i]);
   }
-  // A class's link: its rate, and the largest latency from the first member
-  // to a member of the class.
-  const auto class_link = [&](std::uint64_t r) {
+  // A class's link: `r`, and the largest latency from the first member to a
+  // member in the class (`fast`: at the node rate, or not).
+  const auto class_link = [&](std::uint64_t r, bool fast) {
     AmpedLink l{0, r};
     for (std::uint32_t i = 1; i < size; ++i) {
-      if (rate[i] == r) l.latency = std::max(l.latency, n.uncongested_ps(m[0], m[i], 0));
+      if ((rate[i] == node_rate) == fast) {
+        l.latency = std::max(l.latency, n.uncongested_ps(m[0], m[i], 0));
+      }
     }
     return l;
   };
-  if (fast == slow) {  // one AMPeD node: every member at the same rate
-    g.intra = size;
-    g.intra_link = class_link(fast);
-    return g;
-  }
+  const auto in_node =
+      static_cast<std::uint32_t>(1 + std::count(rate.begin() + 1, rate.end(), node_rate));
   std::uint32_t block = 1;
-  while (block < size && rate[block] == fast) ++block;
-  const bool blocks = size % block == 0 && std::count(rate.begin() + 1, rate.end(), fast) ==
-                                               static_cast<std::ptrdiff_t>(block - 1);
-  if (blocks) {
+  while (block < size && rate[block] == node_rate) ++block;
+  if (in_node == size) {  // the whole group in one AMPeD node
+    g.intra = size;
+    g.intra_link = class_link(node_rate, true);
+  } else if (in_node > 1 && block == in_node && size % block == 0) {
     g.intra = block;
     g.inter = size / block;
-    g.intra_link = class_link(fast);
-    AmpedLink inter{0, slow};
-    for (std::uint32_t i = 1; i < size; ++i) {
-      if (rate[i] != fast) inter.latency = std::max(inter.latency, n.uncongested_ps(m[0], m[i], 0));
-    }
-    g.inter_link = inter;
-  } else {  // no AMPeD hierarchy: one flat ring at the slowest pair
+    g.intra_link = class_link(node_rate, true);
+    g.inter_link = class_link(slow, false);
+  } else {  // every member in another node, or no equal blocks: one flat ring
     g.inter = size;
-    g.inter_link = class_link(slow);
-    for (std::uint32_t i = 1; i < size; ++i) {
-      g.inter_link.latency = std::max(g.inter_link.latency, n.uncongested_ps(m[0], m[i], 0));
+    g.inter_link = class_link(slow, false);
+    if (in_node > 1) {
+      g.inter_link.latency = std::max(g.inter_link.latency, class_link(node_rate, true).latency);
     }
   }
   return g;
@@ -104,8 +101,12 @@ AmpedFabric read_amped_fabric(const Config& c, const fabric::Network& network) {
   std::vector<std::uint32_t> tp, dp;
   for (std::uint32_t t = 0; t < c.tp; ++t) tp.push_back(gpu_of(c, {t, 0, 0}));
   for (std::uint32_t d = 0; d < c.dp; ++d) dp.push_back(gpu_of(c, {0, d, 0}));
-  f.tp = split(tp, network);
-  f.dp = split(dp, network);
+  // The node rate: the fastest path from GPU 0 to any other GPU of the job.
+  for (std::uint32_t g = 1; g < c.gpus(); ++g) {
+    f.node_rate_bps = std::max(f.node_rate_bps, network.path_rate_bps(0, g));
+  }
+  f.tp = split(tp, network, f.node_rate_bps);
+  f.dp = split(dp, network, f.node_rate_bps);
   const std::uint64_t bytes = std::uint64_t{c.model.micro_batch} * c.model.seq * c.model.hidden *
                               workload::transformer::element_bytes(c.model.precision);
   pdes::Time worst = 0;

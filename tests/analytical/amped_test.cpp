@@ -11,8 +11,10 @@
 #include <boost/mpi/communicator.hpp>
 #include <memory>
 
+#include "../common/test_fabrics.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
+#include "sipsim/fabric/routed/routed_network.hpp"
 #include "sipsim/pdes/engine.hpp"
 
 namespace sipsim::analytical {
@@ -150,6 +152,36 @@ TEST(Amped, ReadsElectFlat) {
   EXPECT_EQ(f.dp.intra, 2u);
   EXPECT_EQ(f.pp.latency, kLatency);
   EXPECT_EQ(f.pp.rate_bps, k100G);
+  EXPECT_EQ(f.node_rate_bps, k100G);
+}
+
+// A cluster of 2 servers of 8 GPUs (2.4 Tb/s NVLink, 200 Gb/s NIC per GPU):
+// AMPeD's node is the server. TP 8 is intra-node; DP across servers is
+// inter-node; DP 4 over tp 4 is 2 per server x 2 servers; the pipeline's
+// stages (one per server) talk over the NICs.
+TEST(Amped, ReadsClusterServersAsNodes) {
+  constexpr std::uint64_t k200G = 200'000'000'000, kNvlink = 2'400'000'000'000;
+  const auto net =
+      fabric::make_routed(fabric::make_cluster(testing::cluster_spec(k200G, 2), 16), 1 << 20);
+  const AmpedFabric a = read_amped_fabric(tiny(8, 1, 2, Schedule::kGpipe), *net);
+  EXPECT_EQ(a.node_rate_bps, kNvlink);
+  EXPECT_EQ(a.tp.intra, 8u);
+  EXPECT_EQ(a.tp.inter, 1u);
+  EXPECT_EQ(a.tp.intra_link.rate_bps, kNvlink);
+  EXPECT_EQ(a.tp.intra_link.latency, net->uncongested_ps(0, 1, 0));
+  EXPECT_EQ(a.dp.intra, 1u);
+  EXPECT_EQ(a.dp.inter, 2u);
+  EXPECT_EQ(a.dp.inter_link.rate_bps, k200G);
+  EXPECT_EQ(a.dp.inter_link.latency, net->uncongested_ps(0, 8, 0));
+  Config c = tiny(4, 1, 4, Schedule::kGpipe);
+  const AmpedFabric b = read_amped_fabric(c, *net);
+  EXPECT_EQ(b.dp.intra, 2u);
+  EXPECT_EQ(b.dp.inter, 2u);
+  EXPECT_EQ(b.dp.intra_link.rate_bps, kNvlink);
+  EXPECT_EQ(b.dp.inter_link.rate_bps, k200G);
+  const AmpedFabric p = read_amped_fabric(tiny(8, 2, 1, Schedule::kGpipe), *net);
+  EXPECT_EQ(p.pp.rate_bps, k200G);
+  EXPECT_EQ(p.pp.latency, net->uncongested_ps(0, 8, 0));
 }
 
 // One stage: AMPeD's assumptions and the simulator's coincide (no bubble, no

@@ -38,15 +38,17 @@ struct AmpedGroup {
 struct AmpedFabric {
   AmpedGroup tp, dp;
   AmpedLink pp;  // the slowest pair of adjacent stages (eq. 5's max of intra and inter)
+  std::uint64_t node_rate_bps = 0;  // links at this rate are intra-node
 };
 
 // Reads C and BW from `network` for the configuration's first TP group, DP
 // group and pipeline (GPU 0's): a pair's C is network.uncongested_ps(a, b, 0),
-// its BW network.path_rate_bps(a, b). AMPeD's "node" of a group is the members
-// reached from its first member at the fastest rate among them: on a cluster
-// the server (NVLink), on a fabric where every pair has the same rate (an
-// ideal switch, elect-flat) the whole group. When those members do not form
-// equal blocks the group is one flat ring on its slowest pair.
+// its BW network.path_rate_bps(a, b). AMPeD's node is the GPUs reached from
+// GPU 0 at the fastest rate it has to any GPU of the job: on a cluster its
+// server (NVLink), on a fabric where every pair has the same rate (an ideal
+// switch, elect-flat) the whole job. A group whose members in GPU 0's node
+// are its first k, with k dividing its size, is k per node x size/k nodes;
+// otherwise it is one flat ring at its slowest pair (all inter-node).
 AmpedFabric read_amped_fabric(const workload::transformer::Config& config,
                               const fabric::Network& network);
 
