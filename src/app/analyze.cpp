@@ -1,7 +1,11 @@
 // `sipsim analyze`: closed-form estimates of a scenario (DESIGN.md §7).
 #include <spdlog/fmt/fmt.h>
 
+#include <array>
 #include <iostream>
+#include <string>
+#include <tuple>
+#include <utility>
 
 #include "estimates.hpp"
 #include "sipsim/analytical/amped.hpp"
@@ -29,7 +33,7 @@ std::string link_text(const analytical::AmpedLink& l) {
                      base::format_bandwidth_bps(l.rate_bps));
 }
 
-// A group's AMPeD split: "N_intra x N_inter (intra: C, BW; inter: C, BW)".
+// A group's AMPeD split: "N_intra per node x N_inter node(s); intra-node C .., BW ..; ...".
 std::string group_text(const analytical::AmpedGroup& g) {
   std::string out = fmt::format("{} per node x {} node(s)", g.intra, g.inter);
   if (g.intra > 1) out += "; intra-node " + link_text(g.intra_link);
