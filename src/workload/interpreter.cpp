@@ -97,26 +97,48 @@ Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> networ
     }
   }
   // The progress line's work: every op once, plus each collective's steps
-  // (member 0's count times the members, an estimate for trees).
-  std::map<std::tuple<std::uint32_t, const Program*, std::uint32_t>, std::uint64_t> steps;
+  // (member 0's count times the members, an estimate for trees). A program's
+  // collective ops are counted per slot and call (its content: each op has
+  // its own call index) once, not per node: a 1,536-GPU job has millions of
+  // collective ops over its nodes.
+  using CallKey = std::tuple<std::uint32_t, int, std::uint16_t, std::uint64_t, std::uint32_t>;
+  auto call_key = [](std::uint32_t slot, const collective::CollectiveCall& c) {
+    return CallKey{slot, static_cast<int>(c.op), c.algorithm.row(), c.bytes, c.root};
+  };
+  struct Uses {
+    std::uint32_t slot, call;  // a call index with this content
+    std::uint64_t count;
+  };
+  std::vector<std::vector<Uses>> uses(set_.programs.size());
+  for (std::size_t q = 0; q < set_.programs.size(); ++q) {
+    const Program& p = set_.programs[q];
+    std::map<CallKey, Uses> count;
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+      const Op& op = p.op(i);
+      if (op.kind != OpKind::kCollective) continue;
+      auto [it, fresh] =
+          count.try_emplace(call_key(op.slot, p.call(op.call)), Uses{op.slot, op.call, 0});
+      ++it->second.count;
+    }
+    for (const auto& [key, u] : count) uses[q].push_back(u);
+  }
+  std::map<std::pair<std::uint32_t, CallKey>, std::uint64_t> steps;  // by communicator
   for (const auto& b : set_.bindings) {
     if (!b) continue;
     const Program& p = set_.programs[b->program];
     std::uint64_t work = p.size();
-    for (std::uint32_t i = 0; i < p.size(); ++i) {
-      const Op& op = p.op(i);
-      if (op.kind != OpKind::kCollective) continue;
-      const std::uint32_t comm = b->comms[op.slot].comm;
-      auto [it, fresh] = steps.try_emplace({comm, &p, op.call}, 0);
+    for (const Uses& u : uses[b->program]) {
+      const std::uint32_t comm = b->comms[u.slot].comm;
+      const collective::CollectiveCall& c = p.call(u.call);
+      auto [it, fresh] = steps.try_emplace({comm, call_key(0, c)}, 0);
       if (fresh) {
-        const collective::CollectiveCall& c = p.call(op.call);
         const collective::Communicator& cm = set_.comms[comm];
         const collective::CollectiveSpec spec =
             collective::make_spec(c.op, c.algorithm, cm.size(), c.bytes, c.root, cm.params);
         if (collective::why_invalid(spec).empty())
           it->second = collective::Schedule(spec, 0).steps();
       }
-      work += it->second;
+      work += u.count * it->second;
     }
     total_work_ += work * set_.iterations;
   }
