@@ -88,8 +88,8 @@ void analyze_transformer(const setup::Setup& s, const fabric::Network& network, 
     out << fmt::format("#  dp: ring all-reduce of {} gradients after the backward pass, {}\n",
                        e.dp_parameters, group_text(fabric.dp));
   }
-  out << "#  bubble (eq. 8): R = 1, GPipe and 1F1B alike; all-reduces' reduction compute, ZeRO "
-         "and MoE are not modelled\n";
+  out << "#  bubble (eq. 8): R = 1, GPipe and 1F1B alike; all-reduces' reduction compute, ZeRO, "
+         "MoE, sequence parallelism, DP overlap and activation recomputation are not modelled\n";
   const std::string ring = "ring";
   for (const auto& [name, p, algorithm] :
        {std::tuple{"tp", c.tp, c.tp_algorithm}, std::tuple{"dp", c.dp, c.dp_algorithm}}) {
