@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "sipsim/analytical/run_loads.hpp"
 #include "sipsim/base/fifo.hpp"
 #include "sipsim/collective/step_cost.hpp"
 
@@ -466,26 +467,88 @@ struct Charged {
   }
 };
 
-// The messages of every member's wire step `wire` (one step index), their
-// resources in `res`, and the bytes each resource carries in the step in
-// `load` (ids listed in `touched`).
+// The loads of one step's messages: per resource (`load`, ids listed in
+// `touched`), or, where the fabric describes paths as runs and no member
+// multicasts, per run (`run_loads`); each message's resources or runs are
+// [res_begin, res_end) of `res` or `runs`.
+struct StepLoad {
+  explicit StepLoad(const fabric::Network& network)
+      : load(network.resource_count(), 0), run_loads(network.run_space()) {}
+  std::vector<Msg> msgs;
+  std::vector<fabric::Network::Resource> res;
+  std::vector<fabric::Network::PathRun> runs;
+  bool by_runs = false;
+  std::vector<std::uint64_t> load;
+  std::vector<std::uint32_t> touched;
+  Charged charged;
+  RunLoads run_loads;
+  void unload() {
+    for (std::uint32_t id : touched) load[id] = 0;
+    touched.clear();
+    run_loads.clear();
+  }
+};
+
+// Calls f(position) for each position of a run, in order.
+template <class F>
+void for_each_position(const fabric::Network::PathRun& r, F&& f) {
+  for (std::uint32_t k = 0, pos = r.first; k < r.length; ++k, ++pos) {
+    if (pos == r.size) pos = 0;
+    f(r.base + pos);
+  }
+}
+
+// Loads `step` with the messages of every member's wire step `wire` (one step
+// index), by runs where it can (the same loads: each run's positions are its
+// resources, and a multicast, whose resources are charged once, goes by
+// resource).
 void load_step(const std::vector<collective::WireStep>& wire,
                const std::vector<std::uint32_t>& members, const fabric::Network& network,
-               std::vector<Msg>& msgs, std::vector<fabric::Network::Resource>& res,
-               std::vector<std::uint64_t>& load, std::vector<std::uint32_t>& touched,
-               Charged& charged) {
+               StepLoad& step) {
+  std::vector<Msg>& msgs = step.msgs;
   msgs.clear();
-  res.clear();
+  step.res.clear();
+  step.runs.clear();
+  step.by_runs = network.run_space() > 0 &&
+                 std::none_of(wire.begin(), wire.end(), [](const auto& w) { return w.multicast; });
+  for (std::uint32_t m = 0; step.by_runs && m < wire.size(); ++m) {
+    for (const collective::WireMessage& w : wire[m].out) {
+      const auto begin = static_cast<std::uint32_t>(step.runs.size());
+      fabric::Network::PathQuote q;
+      if (!network.quote_runs(members[m], members[w.peer], w.bytes, q, step.runs)) {
+        step.by_runs = false;  // this pair has no runs: the whole step by resource
+        break;
+      }
+      for (std::size_t k = begin; k < step.runs.size(); ++k) {
+        step.run_loads.add(step.runs[k], w.bytes);
+      }
+      msgs.push_back(
+          {m,
+           w.peer,
+           w.bytes,
+           begin,
+           static_cast<std::uint32_t>(step.runs.size()),
+           {0, q.injection, q.uncongested, fabric::serialization_ps(w.bytes, q.rate_bps)}});
+    }
+  }
+  if (step.by_runs) {
+    step.run_loads.settle();
+    return;
+  }
+  step.unload();
+  msgs.clear();
+  step.runs.clear();
+  std::vector<fabric::Network::Resource>& res = step.res;
   for (std::uint32_t m = 0; m < wire.size(); ++m) {
-    const collective::WireStep& step = wire[m];
-    charged.clear();
-    for (const collective::WireMessage& w : step.out) {
+    const collective::WireStep& ws = wire[m];
+    step.charged.clear();
+    for (const collective::WireMessage& w : ws.out) {
       const auto begin = static_cast<std::uint32_t>(res.size());
       const Priced priced = price(network, members[m], members[w.peer], w.bytes, &res);
       for (std::size_t k = begin; k < res.size(); ++k) {
-        if (step.multicast && !charged.insert(res[k].id)) continue;
-        if (load[res[k].id] == 0) touched.push_back(res[k].id);
-        load[res[k].id] += w.bytes;
+        if (ws.multicast && !step.charged.insert(res[k].id)) continue;
+        if (step.load[res[k].id] == 0) step.touched.push_back(res[k].id);
+        step.load[res[k].id] += w.bytes;
       }
       msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size()), priced});
     }
@@ -512,45 +575,79 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                            " member-steps (limit " + std::to_string(max_work) + ")");
   }
 
-  std::vector<std::uint64_t> load(network.resource_count(), 0);
-  std::vector<std::uint32_t> touched;
-  Charged charged;
-  std::vector<fabric::Network::Resource> res;
-  std::vector<Msg> msgs;
-  auto unload = [&] {
-    for (std::uint32_t id : touched) load[id] = 0;
-    touched.clear();
-  };
+  StepLoad step(network);
+  const std::vector<Msg>& msgs = step.msgs;
+  const std::vector<fabric::Network::Resource>& res = step.res;
+  const std::vector<fabric::Network::PathRun>& path_runs = step.runs;
+  const std::vector<std::uint64_t>& load = step.load;
 
   if (!rounds) {
     // Message k of a member's step waits for the other senders' bytes on its
     // busiest resource; its own messages are serialised by the longest path.
     std::vector<std::uint64_t> own(network.resource_count(), 0);
+    std::vector<std::uint64_t> own_at(network.run_space(), 0);  // by position
     auto step_waits = [&](const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
       out.clear();
-      load_step(wire, members, network, msgs, res, load, touched, charged);
+      load_step(wire, members, network, step);
+      const RunLoads& loads = step.run_loads;
       for (std::size_t first = 0; first < msgs.size();) {
         std::size_t last = first;
         while (last < msgs.size() && msgs[last].from == msgs[first].from) ++last;
-        for (std::size_t g = first; g < last; ++g) {
-          for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-            own[res[k].id] += msgs[g].bytes;
-          }
-        }
-        for (std::size_t g = first; g < last; ++g) {
+        if (step.by_runs && last == first + 1) {
+          // A lone message's own bytes are its bytes on each of its positions.
+          const Msg& g = msgs[first];
           WorstWait wait;
-          for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-            wait.add(load[res[k].id] - std::min(load[res[k].id], own[res[k].id]), res[k].rate_bps);
+          for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+            const std::uint64_t l = loads.max_load(path_runs[k]);
+            wait.add(l - std::min(l, g.bytes), path_runs[k].rate_bps);
           }
-          out.push_back(msgs[g].price);
+          out.push_back(g.price);
           out.back().wait = wait.ps();
-        }
-        for (std::size_t g = first; g < last; ++g) {
-          for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
+        } else if (step.by_runs) {
+          for (std::size_t g = first; g < last; ++g) {
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              for_each_position(path_runs[k],
+                                [&](std::uint32_t at) { own_at[at] += msgs[g].bytes; });
+            }
+          }
+          for (std::size_t g = first; g < last; ++g) {
+            WorstWait wait;
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              for_each_position(path_runs[k], [&](std::uint32_t at) {
+                const std::uint64_t l = loads.load(at);
+                wait.add(l - std::min(l, own_at[at]), path_runs[k].rate_bps);
+              });
+            }
+            out.push_back(msgs[g].price);
+            out.back().wait = wait.ps();
+          }
+          for (std::size_t g = first; g < last; ++g) {
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              for_each_position(path_runs[k], [&](std::uint32_t at) { own_at[at] = 0; });
+            }
+          }
+        } else {
+          for (std::size_t g = first; g < last; ++g) {
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              own[res[k].id] += msgs[g].bytes;
+            }
+          }
+          for (std::size_t g = first; g < last; ++g) {
+            WorstWait wait;
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              wait.add(load[res[k].id] - std::min(load[res[k].id], own[res[k].id]),
+                       res[k].rate_bps);
+            }
+            out.push_back(msgs[g].price);
+            out.back().wait = wait.ps();
+          }
+          for (std::size_t g = first; g < last; ++g) {
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
+          }
         }
         first = last;
       }
-      unload();
+      step.unload();
     };
     if (order == Evaluation::kLevels) {
       const LevelPrices level_prices = [&](std::uint32_t,
@@ -596,7 +693,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   Ticker ticker(progress, work);
   for (const Run& round : runs) {
     fill_wire(schedules, round.first, wire);
-    load_step(wire, members, network, msgs, res, load, touched, charged);
+    load_step(wire, members, network, step);
     for (std::uint32_t m = 0; m < p; ++m) {
       sent[m] = arrived[m] = h2t[m] = 0;
       ins[m] = outs[m] = 0;
@@ -605,8 +702,14 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     // A message waits, at worst, for the other bytes on its busiest resource.
     for (const Msg& g : msgs) {
       WorstWait worst;
-      for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-        worst.add(load[res[k].id] - g.bytes, res[k].rate_bps);
+      if (step.by_runs) {
+        for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+          worst.add(step.run_loads.max_load(path_runs[k]) - g.bytes, path_runs[k].rate_bps);
+        }
+      } else {
+        for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+          worst.add(load[res[k].id] - g.bytes, res[k].rate_bps);
+        }
       }
       const pdes::Time wait = worst.ps();
       const pdes::Time transfer = g.price.transfer + wait;
@@ -624,7 +727,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         if (left > arrived[g.from]) h2t[g.from] = std::min(transfer, left);
       }
     }
-    unload();
+    step.unload();
     // The slowest member (the lowest index among equals) sets one synchronous step.
     auto end = [&](std::uint32_t m) { return std::max(sent[m], arrived[m]) + local[m]; };
     std::uint32_t crit = 0;

@@ -2,6 +2,7 @@
 #include "sipsim/fabric/routed/routed_network.hpp"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -119,6 +120,10 @@ class RoutedNetwork final : public Network {
     // from j2 on; every link adds its latency once.
     //   T = sum_j l_j + max_j2 [ sum_{j<=j2} s(C,j) + (n-2) max_{j<=j2} s(C,j)
     //                             + sum_{j>=j2} s(c_n,j) ]   (n >= 2)
+    PathQuote q;
+    thread_local std::vector<PathRun> runs;
+    runs.clear();
+    if (quote_runs(a, b, bytes, q, runs)) return q.uncongested;
     return pipeline_ps(route(a, b), bytes);
   }
 
@@ -136,6 +141,10 @@ class RoutedNetwork final : public Network {
 
   // Walks the path without building it: this runs for every message.
   std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const override {
+    PathQuote q;
+    thread_local std::vector<PathRun> runs;
+    runs.clear();
+    if (quote_runs(a, b, 0, q, runs)) return q.rate_bps;
     std::uint64_t rate = ~std::uint64_t{0};
     const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
     std::uint32_t hops = 0;
@@ -171,6 +180,22 @@ class RoutedNetwork final : public Network {
   // == b) take the separate queries, which report them as before.
   PathQuote quote(std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
                   std::vector<Resource>* resources) const override {
+    {
+      PathQuote q;
+      thread_local std::vector<PathRun> runs;
+      runs.clear();
+      if (quote_runs(a, b, bytes, q, runs)) {
+        if (resources != nullptr) {
+          for (const PathRun& r : runs) {
+            for (std::uint32_t k = 0, pos = r.first; k < r.length; ++k, ++pos) {
+              if (pos == r.size) pos = 0;
+              resources->push_back({topo_->run_link(r.base + pos), r.rate_bps});
+            }
+          }
+        }
+        return q;
+      }
+    }
     thread_local std::vector<LinkId> path;
     path.clear();
     if (a == b || !topo_->route(a, b, (std::uint64_t{a} << 32) | b, path) || path.empty()) {
@@ -190,6 +215,34 @@ class RoutedNetwork final : public Network {
       }
     }
     return q;
+  }
+
+  std::uint32_t run_space() const override { return topo_->run_positions(); }
+
+  // quote() from the topology's runs: the same injection, pipeline (in closed
+  // form per run, see pipeline_ps) and bottleneck rate, without a walk.
+  bool quote_runs(std::uint32_t a, std::uint32_t b, std::uint64_t bytes, PathQuote& q,
+                  std::vector<PathRun>& runs) const override {
+    thread_local std::vector<RouteRun> route;
+    route.clear();
+    if (topo_->run_positions() == 0 || a == b ||
+        !topo_->route_runs(a, b, (std::uint64_t{a} << 32) | b, route) || route.empty()) {
+      return false;
+    }
+    const std::size_t begin = runs.size();
+    for (const RouteRun& r : route) {
+      const Link& l = topo_->link(topo_->run_link(r.base + r.first));
+      runs.push_back({r.base, r.size, r.first, r.length, l.rate_bps, l.latency});
+    }
+    const std::span<const PathRun> mine(runs.data() + begin, runs.size() - begin);
+    const std::uint64_t first = mine.front().rate_bps;
+    const std::uint64_t full = bytes / chunk_, rest = bytes % chunk_;
+    q.injection = io_ + full * serialization_ps(chunk_, first);
+    if (rest > 0 || full == 0) q.injection += serialization_ps(rest, first);
+    q.uncongested = pipeline_ps(mine, bytes);
+    q.rate_bps = ~std::uint64_t{0};
+    for (const PathRun& r : mine) q.rate_bps = std::min(q.rate_bps, r.rate_bps);
+    return true;
   }
 
   std::uint64_t node_rate_bps() const override {
@@ -251,6 +304,41 @@ class RoutedNetwork final : public Network {
       at_rate(topo_->link(id));
       head += s_full;
       slowest = std::max(slowest, s_full);
+      best = std::max(best, head + (n - 2) * slowest + tail);
+      tail -= s_last;
+    }
+    return latency + best;
+  }
+
+  // pipeline_ps over runs of equal links: within a run the candidate
+  // head + (n-2) slowest + tail grows by s(C) - s(c_n) >= 0 per link, so its
+  // largest value is the run's last link's, the same integers as the walk's.
+  pdes::Time pipeline_ps(std::span<const PathRun> runs, std::uint64_t bytes) const {
+    const std::uint64_t n = std::max<std::uint64_t>(1, (bytes + chunk_ - 1) / chunk_);
+    const std::uint64_t last = bytes - (n - 1) * chunk_;
+    std::uint64_t rate = 0;
+    pdes::Time s_last = 0, s_full = 0;
+    auto at_rate = [&](std::uint64_t r) {
+      if (r != rate) {
+        rate = r;
+        s_last = serialization_ps(last, rate);
+        s_full = serialization_ps(chunk_, rate);
+      }
+    };
+    pdes::Time latency = io_, tail = 0;
+    for (const PathRun& r : runs) {
+      at_rate(r.rate_bps);
+      latency += r.length * r.latency;
+      tail += r.length * s_last;
+    }
+    if (n == 1) return latency + tail;
+    pdes::Time head = 0, slowest = 0, best = 0;
+    for (const PathRun& r : runs) {
+      if (r.length == 0) continue;
+      at_rate(r.rate_bps);
+      head += r.length * s_full;
+      slowest = std::max(slowest, s_full);
+      tail -= (r.length - 1) * s_last;
       best = std::max(best, head + (n - 2) * slowest + tail);
       tail -= s_last;
     }
