@@ -248,6 +248,13 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   const std::vector<pdes::Time> rounds =
       collective::lockstep_rounds(spec, members, network, device);
 
+  // The level's wire steps flattened (member m's messages are
+  // [at[m], at[m + 1])): read for every member and level, contiguous arrays
+  // cost less than each member's own vectors.
+  std::vector<std::uint32_t> out_at(p + 1, 0), in_at(p + 1, 0);
+  std::vector<collective::WireMessage> outs, ins;
+  const bool parallel = network.parallel_ports();
+
   for (std::uint32_t i = 0; i < steps; ++i) {
     // A step repeating its run's first one (the same on the wire for every
     // member) keeps the wire steps, local operations and idle prices.
@@ -258,31 +265,39 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
     }
     if (!repeat) {
       fill_wire(schedules, i, wire);
-      for (std::uint32_t m = 0; m < p; ++m) local[m] = collective::local_ps(wire[m], device);
+      outs.clear();
+      ins.clear();
+      for (std::uint32_t m = 0; m < p; ++m) {
+        local[m] = collective::local_ps(wire[m], device);
+        outs.insert(outs.end(), wire[m].out.begin(), wire[m].out.end());
+        ins.insert(ins.end(), wire[m].in.begin(), wire[m].in.end());
+        out_at[m + 1] = static_cast<std::uint32_t>(outs.size());
+        in_at[m + 1] = static_cast<std::uint32_t>(ins.size());
+      }
     }
     if (prices) {
       (*prices)(i, wire, level_prices);
     } else if (!repeat) {
       level_prices.clear();
       for (std::uint32_t m = 0; m < p; ++m) {
-        for (const collective::WireMessage& snd : wire[m].out) {
-          level_prices.push_back(price(network, members[m], members[snd.peer], snd.bytes));
+        for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
+          level_prices.push_back(price(network, members[m], members[outs[k].peer], outs[k].bytes));
         }
       }
     }
-    std::size_t w = 0;
     std::uint64_t active = 0;
     // Sends: they leave when the member's previous step has ended.
     for (std::uint32_t m = 0; m < p; ++m) {
       if (i >= own_steps[m]) continue;
       ++active;
       State& s = state[m];
-      transfer[m] = collective::StepTransfer(network.parallel_ports());
+      transfer[m] = collective::StepTransfer(parallel);
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
-      for (const collective::WireMessage& snd : wire[m].out) {
-        const Priced& q = level_prices[w++];
-        const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
+      for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
+        const collective::WireMessage& snd = outs[k];
+        const Priced& q = level_prices[k];
+        const pdes::Time start = parallel ? s.step_start : tx;
         const pdes::Time arrival = start + q.uncongested + q.wait;
         sends_done = std::max(sends_done, start + q.injection + q.wait);
         tx = sends_done;
@@ -297,35 +312,44 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       if (i >= own_steps[m]) continue;
       State& s = state[m];
       std::vector<Arrival>& box = inbox[m];
-      next.resize(box.size());
-      used.assign(box.size(), 0);
-      for (std::size_t e = box.size(); e-- > 0;) {
-        next[e] = head[box[e].from];
-        head[box[e].from] = static_cast<std::uint32_t>(e);
-      }
+      const std::uint32_t in_begin = in_at[m], in_count = in_at[m + 1] - in_begin;
       pdes::Time recv_max = 0;
-      bool missing = false;
-      for (const collective::WireMessage& r : wire[m].in) {
-        const std::uint32_t e = head[r.peer];
-        if (e == kNone) {
-          missing = true;
-          break;
+      auto receive = [&](const Arrival& a, const collective::WireMessage& r) {
+        recv_max = std::max(recv_max, a.at);
+        transfer[m].receive(a.bytes == r.bytes ? a.transfer
+                                               : collective::transfer_ps(network, members[r.peer],
+                                                                         members[m], r.bytes));
+      };
+      if (in_count == 1 && box.size() == 1 && box[0].from == ins[in_begin].peer) {
+        receive(box[0], ins[in_begin]);  // the common case: one message, the one expected
+        box.clear();
+      } else if (in_count > 0 || !box.empty()) {
+        next.resize(box.size());
+        used.assign(box.size(), 0);
+        for (std::size_t e = box.size(); e-- > 0;) {
+          next[e] = head[box[e].from];
+          head[box[e].from] = static_cast<std::uint32_t>(e);
         }
-        head[r.peer] = next[e];
-        used[e] = 1;
-        recv_max = std::max(recv_max, box[e].at);
-        transfer[m].receive(
-            box[e].bytes == r.bytes
-                ? box[e].transfer
-                : collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
+        bool missing = false;
+        for (std::uint32_t k = in_begin; k < in_begin + in_count; ++k) {
+          const collective::WireMessage& r = ins[k];
+          const std::uint32_t e = head[r.peer];
+          if (e == kNone) {
+            missing = true;
+            break;
+          }
+          head[r.peer] = next[e];
+          used[e] = 1;
+          receive(box[e], r);
+        }
+        for (const Arrival& a : box) head[a.from] = kNone;
+        if (missing) return std::nullopt;
+        std::size_t kept = 0;
+        for (std::size_t e = 0; e < box.size(); ++e) {
+          if (!used[e]) box[kept++] = box[e];
+        }
+        box.resize(kept);
       }
-      for (const Arrival& a : box) head[a.from] = kNone;
-      if (missing) return std::nullopt;
-      std::size_t kept = 0;
-      for (std::size_t e = 0; e < box.size(); ++e) {
-        if (!used[e]) box[kept++] = box[e];
-      }
-      box.resize(kept);
       const pdes::Time end =
           collective::step_end(std::max(s.sends_done, recv_max), local[m], s.lock_t, rounds, i);
       s.compute += local[m];
