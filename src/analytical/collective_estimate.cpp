@@ -254,6 +254,11 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   std::vector<std::uint32_t> out_at(p + 1, 0), in_at(p + 1, 0);
   std::vector<collective::WireMessage> outs, ins;
   const bool parallel = network.parallel_ports();
+  // A level where every member sends one message and receives the one sent to
+  // it (a ring's step), with nothing left over from earlier levels, passes
+  // each arrival in `slot` (by receiver) instead of the inboxes.
+  std::vector<Arrival> slot(p);
+  std::uint64_t pending = 0;  // arrivals in the inboxes
 
   for (std::uint32_t i = 0; i < steps; ++i) {
     // A step repeating its run's first one (the same on the wire for every
@@ -275,6 +280,17 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         in_at[m + 1] = static_cast<std::uint32_t>(ins.size());
       }
     }
+    // Checked at every level: who is active may change within a run.
+    bool exchange = true;
+    for (std::uint32_t m = 0; exchange && m < p; ++m) {
+      if (i >= own_steps[m]) continue;
+      exchange = out_at[m + 1] - out_at[m] == 1 && in_at[m + 1] - in_at[m] == 1;
+      if (!exchange) break;
+      const std::uint32_t from = ins[in_at[m]].peer;
+      exchange = from < p && i < own_steps[from] && out_at[from + 1] - out_at[from] == 1 &&
+                 outs[out_at[from]].peer == m;
+    }
+    const bool by_slot = exchange && pending == 0;
     if (prices) {
       (*prices)(i, wire, level_prices);
     } else if (!repeat) {
@@ -303,7 +319,12 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         tx = sends_done;
         transfer[m].send(q.transfer + q.wait);
         ++est.messages;
-        inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
+        if (by_slot) {
+          slot[snd.peer] = {m, arrival, snd.bytes, q.transfer};
+        } else {
+          inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
+          ++pending;
+        }
       }
       s.sends_done = sends_done;
     }
@@ -320,9 +341,12 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
                                                : collective::transfer_ps(network, members[r.peer],
                                                                          members[m], r.bytes));
       };
-      if (in_count == 1 && box.size() == 1 && box[0].from == ins[in_begin].peer) {
-        receive(box[0], ins[in_begin]);  // the common case: one message, the one expected
+      if (by_slot) {
+        receive(slot[m], ins[in_begin]);
+      } else if (in_count == 1 && box.size() == 1 && box[0].from == ins[in_begin].peer) {
+        receive(box[0], ins[in_begin]);  // one message, the one expected
         box.clear();
+        --pending;
       } else if (in_count > 0 || !box.empty()) {
         next.resize(box.size());
         used.assign(box.size(), 0);
@@ -348,6 +372,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         for (std::size_t e = 0; e < box.size(); ++e) {
           if (!used[e]) box[kept++] = box[e];
         }
+        pending -= box.size() - kept;
         box.resize(kept);
       }
       const pdes::Time end =
