@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "sipsim/analytical/run_loads.hpp"
 #include "sipsim/base/fifo.hpp"
@@ -258,6 +259,8 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   // it (a ring's step), with nothing left over from earlier levels, passes
   // each arrival in `slot` (by receiver) instead of the inboxes.
   std::vector<Arrival> slot(p);
+  std::vector<std::pair<pdes::Time, pdes::Time>> slot_at(p);  // arrival, transfer
+  std::vector<pdes::Time> sent(p);
   std::uint64_t pending = 0;  // arrivals in the inboxes
 
   for (std::uint32_t i = 0; i < steps; ++i) {
@@ -281,7 +284,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       }
     }
     // Checked at every level: who is active may change within a run.
-    bool exchange = true;
+    bool exchange = true, same_bytes = true;
     for (std::uint32_t m = 0; exchange && m < p; ++m) {
       if (i >= own_steps[m]) continue;
       exchange = out_at[m + 1] - out_at[m] == 1 && in_at[m + 1] - in_at[m] == 1;
@@ -289,6 +292,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       const std::uint32_t from = ins[in_at[m]].peer;
       exchange = from < p && i < own_steps[from] && out_at[from + 1] - out_at[from] == 1 &&
                  outs[out_at[from]].peer == m;
+      same_bytes = same_bytes && exchange && outs[out_at[from]].bytes == ins[in_at[m]].bytes;
     }
     const bool by_slot = exchange && pending == 0;
     if (prices) {
@@ -302,6 +306,34 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       }
     }
     std::uint64_t active = 0;
+    if (by_slot && same_bytes) {
+      // The exchange in two sweeps over few arrays (the general loops below
+      // give the same times: one send leaves at the step's start, one receive
+      // of the bytes sent, the h2t of StepTransfer's one send and receive).
+      for (std::uint32_t m = 0; m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        ++active;
+        State& s = state[m];
+        const std::uint32_t k = out_at[m];
+        const Priced& q = level_prices[k];
+        s.sends_done = std::max(s.step_start, s.step_start + q.injection + q.wait);
+        sent[m] = q.transfer + q.wait;
+        slot_at[outs[k].peer] = {s.step_start + q.uncongested + q.wait, q.transfer};
+      }
+      for (std::uint32_t m = 0; m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        State& s = state[m];
+        const pdes::Time end = collective::step_end(std::max(s.sends_done, slot_at[m].first),
+                                                    local[m], s.lock_t, rounds, i);
+        s.compute += local[m];
+        s.h2t += std::max(sent[m], slot_at[m].second);
+        s.step_start = end;
+        s.lock_t = end;
+      }
+      est.messages += active;
+      ticker.add(active);
+      continue;
+    }
     // Sends: they leave when the member's previous step has ended.
     for (std::uint32_t m = 0; m < p; ++m) {
       if (i >= own_steps[m]) continue;
