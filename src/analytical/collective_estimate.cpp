@@ -36,12 +36,24 @@ namespace {
 struct Priced {
   pdes::Time wait = 0, injection = 0, uncongested = 0, transfer = 0;
 };
+// serialization_ps of a message's bytes at its path's rate, remembered for the
+// last size and rate: a step's messages mostly share both.
+pdes::Time transfer_of(std::uint64_t bytes, std::uint64_t rate_bps) {
+  thread_local std::uint64_t last_bytes = 0, last_rate = 0;
+  thread_local pdes::Time last_ps = 0;
+  if (rate_bps != last_rate || bytes != last_bytes || rate_bps == 0) {
+    last_ps = fabric::serialization_ps(bytes, rate_bps);
+    last_bytes = bytes;
+    last_rate = rate_bps;
+  }
+  return last_ps;
+}
 // Message k of member m's steps, priced with its step's load, or none.
 using Waits = std::vector<std::vector<Priced>>;  // [member][message of any step, in order]
 Priced price(const fabric::Network& network, std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
              std::vector<fabric::Network::Resource>* resources = nullptr) {
   const fabric::Network::PathQuote q = network.quote(a, b, bytes, resources);
-  return {0, q.injection, q.uncongested, fabric::serialization_ps(bytes, q.rate_bps)};
+  return {0, q.injection, q.uncongested, transfer_of(bytes, q.rate_bps)};
 }
 
 // Counts member-steps evaluated and calls the caller's Progress every
@@ -518,7 +530,7 @@ class WorstWait {
 
  private:
   void flush() {
-    if (bytes_ > 0) wait_ = std::max(wait_, fabric::serialization_ps(bytes_, rate_));
+    if (bytes_ > 0) wait_ = std::max(wait_, transfer_of(bytes_, rate_));
     bytes_ = 0;
   }
   std::uint64_t rate_ = 0, bytes_ = 0;
@@ -603,13 +615,12 @@ void load_step(const std::vector<collective::WireStep>& wire,
       for (std::size_t k = begin; k < step.runs.size(); ++k) {
         step.run_loads.add(step.runs[k], w.bytes);
       }
-      msgs.push_back(
-          {m,
-           w.peer,
-           w.bytes,
-           begin,
-           static_cast<std::uint32_t>(step.runs.size()),
-           {0, q.injection, q.uncongested, fabric::serialization_ps(w.bytes, q.rate_bps)}});
+      msgs.push_back({m,
+                      w.peer,
+                      w.bytes,
+                      begin,
+                      static_cast<std::uint32_t>(step.runs.size()),
+                      {0, q.injection, q.uncongested, transfer_of(w.bytes, q.rate_bps)}});
     }
   }
   if (step.by_runs) {

@@ -2,6 +2,7 @@
 #include "sipsim/fabric/routed/routed_network.hpp"
 
 #include <algorithm>
+#include <array>
 #include <span>
 #include <stdexcept>
 #include <unordered_map>
@@ -17,6 +18,20 @@ namespace {
 enum Kind : std::uint32_t {
   kChunk = kFabricKindBase + 2,  // a chunk has fully arrived at a vertex
 };
+
+// serialization_ps with a small memo: the estimators quote millions of
+// messages of a few sizes over links of one rate, each a 128-bit division.
+pdes::Time memo_serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
+  struct Entry {
+    std::uint64_t bytes = 0, rate = 0;
+    pdes::Time ps = 0;
+  };
+  thread_local std::array<Entry, 8> memo{};
+  Entry& e = memo[(bytes ^ (bytes >> 20) ^ rate_bps) & 7];
+  if (e.rate != rate_bps || e.bytes != bytes)
+    e = {bytes, rate_bps, serialization_ps(bytes, rate_bps)};
+  return e.ps;
+}
 
 // ---------------------------------------------------------------------------
 // Routed packet fabric: chunks hop vertex to vertex, each output link a FIFO.
@@ -237,8 +252,8 @@ class RoutedNetwork final : public Network {
     const std::span<const PathRun> mine(runs.data() + begin, runs.size() - begin);
     const std::uint64_t first = mine.front().rate_bps;
     const std::uint64_t full = bytes / chunk_, rest = bytes % chunk_;
-    q.injection = io_ + full * serialization_ps(chunk_, first);
-    if (rest > 0 || full == 0) q.injection += serialization_ps(rest, first);
+    q.injection = io_ + full * memo_serialization_ps(chunk_, first);
+    if (rest > 0 || full == 0) q.injection += memo_serialization_ps(rest, first);
     q.uncongested = pipeline_ps(mine, bytes);
     q.rate_bps = ~std::uint64_t{0};
     for (const PathRun& r : mine) q.rate_bps = std::min(q.rate_bps, r.rate_bps);
@@ -321,8 +336,8 @@ class RoutedNetwork final : public Network {
     auto at_rate = [&](std::uint64_t r) {
       if (r != rate) {
         rate = r;
-        s_last = serialization_ps(last, rate);
-        s_full = serialization_ps(chunk_, rate);
+        s_last = memo_serialization_ps(last, rate);
+        s_full = memo_serialization_ps(chunk_, rate);
       }
     };
     pdes::Time latency = io_, tail = 0;
