@@ -261,16 +261,19 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   const std::vector<pdes::Time> rounds =
       collective::lockstep_rounds(spec, members, network, device);
 
-  // The level's wire steps flattened (member m's messages are
-  // [at[m], at[m + 1])): read for every member and level, contiguous arrays
-  // cost less than each member's own vectors.
+  // Each member's messages at the level (its wire step's, and out_at/in_at:
+  // the counts before it), and per level, whether the level is one exchange.
   std::vector<std::uint32_t> out_at(p + 1, 0), in_at(p + 1, 0);
-  std::vector<collective::WireMessage> outs, ins;
+  std::vector<const collective::WireMessage*> out_p(p), in_p(p);
   const bool parallel = network.parallel_ports();
   // A level where every member sends one message and receives the one sent to
   // it (a ring's step), with nothing left over from earlier levels, passes
   // each arrival in `slot` (by receiver) instead of the inboxes.
   std::vector<Arrival> slot(p);
+  bool exchange = false, same_bytes = false;
+  std::vector<std::uint32_t> dest(p);    // in an exchange, whom each member sends to
+  std::vector<char> ends(steps + 1, 0);  // some member's last step is the one before
+  for (std::uint32_t m = 0; m < p; ++m) ends[own_steps[m]] = 1;
   std::vector<std::pair<pdes::Time, pdes::Time>> slot_at(p);  // arrival, transfer
   std::vector<pdes::Time> sent(p);
   std::uint64_t pending = 0;  // arrivals in the inboxes
@@ -285,26 +288,27 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
     }
     if (!repeat) {
       fill_wire(schedules, i, wire);
-      outs.clear();
-      ins.clear();
       for (std::uint32_t m = 0; m < p; ++m) {
         local[m] = collective::local_ps(wire[m], device);
-        outs.insert(outs.end(), wire[m].out.begin(), wire[m].out.end());
-        ins.insert(ins.end(), wire[m].in.begin(), wire[m].in.end());
-        out_at[m + 1] = static_cast<std::uint32_t>(outs.size());
-        in_at[m + 1] = static_cast<std::uint32_t>(ins.size());
+        out_p[m] = wire[m].out.data();
+        in_p[m] = wire[m].in.data();
+        out_at[m + 1] = out_at[m] + static_cast<std::uint32_t>(wire[m].out.size());
+        in_at[m + 1] = in_at[m] + static_cast<std::uint32_t>(wire[m].in.size());
       }
     }
-    // Checked at every level: who is active may change within a run.
-    bool exchange = true, same_bytes = true;
-    for (std::uint32_t m = 0; exchange && m < p; ++m) {
-      if (i >= own_steps[m]) continue;
-      exchange = out_at[m + 1] - out_at[m] == 1 && in_at[m + 1] - in_at[m] == 1;
-      if (!exchange) break;
-      const std::uint32_t from = ins[in_at[m]].peer;
-      exchange = from < p && i < own_steps[from] && out_at[from + 1] - out_at[from] == 1 &&
-                 outs[out_at[from]].peer == m;
-      same_bytes = same_bytes && exchange && outs[out_at[from]].bytes == ins[in_at[m]].bytes;
+    // Checked again where a member's steps end: who is active changes.
+    if (!repeat || ends[i]) {
+      exchange = same_bytes = true;
+      for (std::uint32_t m = 0; exchange && m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        exchange = out_at[m + 1] - out_at[m] == 1 && in_at[m + 1] - in_at[m] == 1;
+        if (!exchange) break;
+        const std::uint32_t from = in_p[m][0].peer;
+        exchange = from < p && i < own_steps[from] && out_at[from + 1] - out_at[from] == 1 &&
+                   out_p[from][0].peer == m;
+        same_bytes = same_bytes && exchange && out_p[from][0].bytes == in_p[m][0].bytes;
+        dest[from] = m;
+      }
     }
     const bool by_slot = exchange && pending == 0;
     if (prices) {
@@ -312,8 +316,9 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
     } else if (!repeat) {
       level_prices.clear();
       for (std::uint32_t m = 0; m < p; ++m) {
-        for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
-          level_prices.push_back(price(network, members[m], members[outs[k].peer], outs[k].bytes));
+        for (std::uint32_t k = 0; k < out_at[m + 1] - out_at[m]; ++k) {
+          level_prices.push_back(
+              price(network, members[m], members[out_p[m][k].peer], out_p[m][k].bytes));
         }
       }
     }
@@ -330,7 +335,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         const Priced& q = level_prices[k];
         s.sends_done = std::max(s.step_start, s.step_start + q.injection + q.wait);
         sent[m] = q.transfer + q.wait;
-        slot_at[outs[k].peer] = {s.step_start + q.uncongested + q.wait, q.transfer};
+        slot_at[dest[m]] = {s.step_start + q.uncongested + q.wait, q.transfer};
       }
       for (std::uint32_t m = 0; m < p; ++m) {
         if (i >= own_steps[m]) continue;
@@ -355,7 +360,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
       for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
-        const collective::WireMessage& snd = outs[k];
+        const collective::WireMessage& snd = out_p[m][k - out_at[m]];
         const Priced& q = level_prices[k];
         const pdes::Time start = parallel ? s.step_start : tx;
         const pdes::Time arrival = start + q.uncongested + q.wait;
@@ -386,9 +391,9 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
                                                                          members[m], r.bytes));
       };
       if (by_slot) {
-        receive(slot[m], ins[in_begin]);
-      } else if (in_count == 1 && box.size() == 1 && box[0].from == ins[in_begin].peer) {
-        receive(box[0], ins[in_begin]);  // one message, the one expected
+        receive(slot[m], in_p[m][0]);
+      } else if (in_count == 1 && box.size() == 1 && box[0].from == in_p[m][0].peer) {
+        receive(box[0], in_p[m][0]);  // one message, the one expected
         box.clear();
         --pending;
       } else if (in_count > 0 || !box.empty()) {
@@ -400,7 +405,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         }
         bool missing = false;
         for (std::uint32_t k = in_begin; k < in_begin + in_count; ++k) {
-          const collective::WireMessage& r = ins[k];
+          const collective::WireMessage& r = in_p[m][k - in_begin];
           const std::uint32_t e = head[r.peer];
           if (e == kNone) {
             missing = true;
