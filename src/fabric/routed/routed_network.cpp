@@ -42,7 +42,8 @@ class RoutedNetwork final : public Network {
       : topo_(std::move(topology)),
         chunk_(chunk_bytes),
         io_(io_latency),
-        link_free_(topo_->links().size(), 0) {
+        link_free_(topo_->links().size(), 0),
+        has_runs_(topo_->run_positions() > 0) {
     if (chunk_bytes == 0) throw std::invalid_argument("chunk size must be > 0");
     for (const Link& l : topo_->links()) {
       if (l.rate_bps == 0) throw std::invalid_argument("a link has a rate of 0 bit/s");
@@ -135,10 +136,12 @@ class RoutedNetwork final : public Network {
     // from j2 on; every link adds its latency once.
     //   T = sum_j l_j + max_j2 [ sum_{j<=j2} s(C,j) + (n-2) max_{j<=j2} s(C,j)
     //                             + sum_{j>=j2} s(c_n,j) ]   (n >= 2)
-    PathQuote q;
-    thread_local std::vector<PathRun> runs;
-    runs.clear();
-    if (quote_runs(a, b, bytes, q, runs)) return q.uncongested;
+    if (has_runs_) {
+      PathQuote q;
+      thread_local std::vector<PathRun> runs;
+      runs.clear();
+      if (quote_runs(a, b, bytes, q, runs)) return q.uncongested;
+    }
     return pipeline_ps(route(a, b), bytes);
   }
 
@@ -156,10 +159,12 @@ class RoutedNetwork final : public Network {
 
   // Walks the path without building it: this runs for every message.
   std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const override {
-    PathQuote q;
-    thread_local std::vector<PathRun> runs;
-    runs.clear();
-    if (quote_runs(a, b, 0, q, runs)) return q.rate_bps;
+    if (has_runs_) {
+      PathQuote q;
+      thread_local std::vector<PathRun> runs;
+      runs.clear();
+      if (quote_runs(a, b, 0, q, runs)) return q.rate_bps;
+    }
     std::uint64_t rate = ~std::uint64_t{0};
     const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
     std::uint32_t hops = 0;
@@ -195,7 +200,7 @@ class RoutedNetwork final : public Network {
   // == b) take the separate queries, which report them as before.
   PathQuote quote(std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
                   std::vector<Resource>* resources) const override {
-    {
+    if (has_runs_) {
       PathQuote q;
       thread_local std::vector<PathRun> runs;
       runs.clear();
@@ -240,8 +245,8 @@ class RoutedNetwork final : public Network {
                   std::vector<PathRun>& runs) const override {
     thread_local std::vector<RouteRun> route;
     route.clear();
-    if (topo_->run_positions() == 0 || a == b ||
-        !topo_->route_runs(a, b, (std::uint64_t{a} << 32) | b, route) || route.empty()) {
+    if (!has_runs_ || a == b || !topo_->route_runs(a, b, (std::uint64_t{a} << 32) | b, route) ||
+        route.empty()) {
       return false;
     }
     const std::size_t begin = runs.size();
@@ -407,6 +412,7 @@ class RoutedNetwork final : public Network {
   std::uint64_t chunk_;
   pdes::Time io_;  // per message, before its first chunk may leave the node (RAMP §7.5)
   std::vector<pdes::Time> link_free_;  // indexed by link id; only local links are used
+  bool has_runs_;  // the topology describes routes as runs (Topology::route_runs)
   std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> partial_;  // per local LP
 };
 
