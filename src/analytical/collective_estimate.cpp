@@ -8,10 +8,19 @@
 #include <utility>
 
 #include "sipsim/analytical/run_loads.hpp"
+#include "sipsim/analytical/step_load.hpp"
 #include "sipsim/base/fifo.hpp"
 #include "sipsim/collective/step_cost.hpp"
 
 namespace sipsim::analytical {
+
+using detail::for_each_position;
+using detail::load_step;
+using detail::Msg;
+using detail::price;
+using detail::Priced;
+using detail::StepLoad;
+using detail::WorstWait;
 
 namespace {
 
@@ -31,31 +40,8 @@ struct Member {
 }  // namespace
 
 namespace {
-// What a message costs: its idle-fabric times (one Network::quote), its
-// data-transfer time (collective::transfer_ps) and its wait for its step's load.
-struct Priced {
-  pdes::Time wait = 0, injection = 0, uncongested = 0, transfer = 0;
-};
-// serialization_ps of a message's bytes at its path's rate, remembered for the
-// last size and rate: a step's messages mostly share both.
-pdes::Time transfer_of(std::uint64_t bytes, std::uint64_t rate_bps) {
-  thread_local std::uint64_t last_bytes = 0, last_rate = 0;
-  thread_local pdes::Time last_ps = 0;
-  if (rate_bps != last_rate || bytes != last_bytes || rate_bps == 0) {
-    last_ps = fabric::serialization_ps(bytes, rate_bps);
-    last_bytes = bytes;
-    last_rate = rate_bps;
-  }
-  return last_ps;
-}
 // Message k of member m's steps, priced with its step's load, or none.
 using Waits = std::vector<std::vector<Priced>>;  // [member][message of any step, in order]
-Priced price(const fabric::Network& network, std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
-             std::vector<fabric::Network::Resource>* resources = nullptr) {
-  const fabric::Network::PathQuote q = network.quote(a, b, bytes, resources);
-  return {0, q.injection, q.uncongested, transfer_of(bytes, q.rate_bps)};
-}
-
 // Counts member-steps evaluated and calls the caller's Progress every
 // kProgressEvery of them.
 class Ticker {
@@ -514,144 +500,6 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
   }
   return std::uint64_t{spec.p} * runs;
 }
-
-namespace {
-// The longest of serialization_ps(bytes_k, rate_k) over a path's resources,
-// with one division per run of equal rates (serialization_ps grows with the
-// bytes): a long route's links mostly share one rate.
-class WorstWait {
- public:
-  void add(std::uint64_t bytes, std::uint64_t rate_bps) {
-    if (rate_bps != rate_) {
-      flush();
-      rate_ = rate_bps;
-    }
-    bytes_ = std::max(bytes_, bytes);
-  }
-  pdes::Time ps() {
-    flush();
-    return wait_;
-  }
-
- private:
-  void flush() {
-    if (bytes_ > 0) wait_ = std::max(wait_, transfer_of(bytes_, rate_));
-    bytes_ = 0;
-  }
-  std::uint64_t rate_ = 0, bytes_ = 0;
-  pdes::Time wait_ = 0;
-};
-
-struct Msg {
-  std::uint32_t from, to;  // group members
-  std::uint64_t bytes;
-  std::uint32_t res_begin, res_end;
-  Priced price;  // without the wait
-};
-
-// A multicast's resources, charged once. Emptied id by id: clearing the set
-// costs its (grown) bucket array, for every member.
-struct Charged {
-  std::unordered_set<std::uint32_t> set;
-  std::vector<std::uint32_t> ids;
-  void clear() {
-    for (const std::uint32_t id : ids) set.erase(id);
-    ids.clear();
-  }
-  bool insert(std::uint32_t id) {
-    if (!set.insert(id).second) return false;
-    ids.push_back(id);
-    return true;
-  }
-};
-
-// The loads of one step's messages: per resource (`load`, ids listed in
-// `touched`), or, where the fabric describes paths as runs and no member
-// multicasts, per run (`run_loads`); each message's resources or runs are
-// [res_begin, res_end) of `res` or `runs`.
-struct StepLoad {
-  explicit StepLoad(const fabric::Network& network)
-      : load(network.resource_count(), 0), run_loads(network.run_space()) {}
-  std::vector<Msg> msgs;
-  std::vector<fabric::Network::Resource> res;
-  std::vector<fabric::Network::PathRun> runs;
-  bool by_runs = false;
-  std::vector<std::uint64_t> load;
-  std::vector<std::uint32_t> touched;
-  Charged charged;
-  RunLoads run_loads;
-  void unload() {
-    for (std::uint32_t id : touched) load[id] = 0;
-    touched.clear();
-    run_loads.clear();
-  }
-};
-
-// Calls f(position) for each position of a run, in order.
-template <class F>
-void for_each_position(const fabric::Network::PathRun& r, F&& f) {
-  for (std::uint32_t k = 0, pos = r.first; k < r.length; ++k, ++pos) {
-    if (pos == r.size) pos = 0;
-    f(r.base + pos);
-  }
-}
-
-// Loads `step` with the messages of every member's wire step `wire` (one step
-// index), by runs where it can (the same loads: each run's positions are its
-// resources, and a multicast, whose resources are charged once, goes by
-// resource).
-void load_step(const std::vector<collective::WireStep>& wire,
-               const std::vector<std::uint32_t>& members, const fabric::Network& network,
-               StepLoad& step) {
-  std::vector<Msg>& msgs = step.msgs;
-  msgs.clear();
-  step.res.clear();
-  step.runs.clear();
-  step.by_runs = network.run_space() > 0 &&
-                 std::none_of(wire.begin(), wire.end(), [](const auto& w) { return w.multicast; });
-  for (std::uint32_t m = 0; step.by_runs && m < wire.size(); ++m) {
-    for (const collective::WireMessage& w : wire[m].out) {
-      const auto begin = static_cast<std::uint32_t>(step.runs.size());
-      fabric::Network::PathQuote q;
-      if (!network.quote_runs(members[m], members[w.peer], w.bytes, q, step.runs)) {
-        step.by_runs = false;  // this pair has no runs: the whole step by resource
-        break;
-      }
-      for (std::size_t k = begin; k < step.runs.size(); ++k) {
-        step.run_loads.add(step.runs[k], w.bytes);
-      }
-      msgs.push_back({m,
-                      w.peer,
-                      w.bytes,
-                      begin,
-                      static_cast<std::uint32_t>(step.runs.size()),
-                      {0, q.injection, q.uncongested, transfer_of(w.bytes, q.rate_bps)}});
-    }
-  }
-  if (step.by_runs) {
-    step.run_loads.settle();
-    return;
-  }
-  step.unload();
-  msgs.clear();
-  step.runs.clear();
-  std::vector<fabric::Network::Resource>& res = step.res;
-  for (std::uint32_t m = 0; m < wire.size(); ++m) {
-    const collective::WireStep& ws = wire[m];
-    step.charged.clear();
-    for (const collective::WireMessage& w : ws.out) {
-      const auto begin = static_cast<std::uint32_t>(res.size());
-      const Priced priced = price(network, members[m], members[w.peer], w.bytes, &res);
-      for (std::size_t k = begin; k < res.size(); ++k) {
-        if (ws.multicast && !step.charged.insert(res[k].id)) continue;
-        if (step.load[res[k].id] == 0) step.touched.push_back(res[k].id);
-        step.load[res[k].id] += w.bytes;
-      }
-      msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size()), priced});
-    }
-  }
-}
-}  // namespace
 
 CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
                                           const std::vector<std::uint32_t>& members,
