@@ -5,11 +5,22 @@
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
+#include "sipsim/analytical/run_loads.hpp"
+#include "sipsim/analytical/step_load.hpp"
 #include "sipsim/base/fifo.hpp"
 #include "sipsim/collective/step_cost.hpp"
 
 namespace sipsim::analytical {
+
+using detail::for_each_position;
+using detail::load_step;
+using detail::Msg;
+using detail::price;
+using detail::Priced;
+using detail::StepLoad;
+using detail::WorstWait;
 
 namespace {
 
@@ -29,19 +40,8 @@ struct Member {
 }  // namespace
 
 namespace {
-// What a message costs: its idle-fabric times (one Network::quote), its
-// data-transfer time (collective::transfer_ps) and its wait for its step's load.
-struct Priced {
-  pdes::Time wait = 0, injection = 0, uncongested = 0, transfer = 0;
-};
 // Message k of member m's steps, priced with its step's load, or none.
 using Waits = std::vector<std::vector<Priced>>;  // [member][message of any step, in order]
-Priced price(const fabric::Network& network, std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
-             std::vector<fabric::Network::Resource>* resources = nullptr) {
-  const fabric::Network::PathQuote q = network.quote(a, b, bytes, resources);
-  return {0, q.injection, q.uncongested, fabric::serialization_ps(bytes, q.rate_bps)};
-}
-
 // Counts member-steps evaluated and calls the caller's Progress every
 // kProgressEvery of them.
 class Ticker {
@@ -247,6 +247,23 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   const std::vector<pdes::Time> rounds =
       collective::lockstep_rounds(spec, members, network, device);
 
+  // Each member's messages at the level (its wire step's, and out_at/in_at:
+  // the counts before it), and per level, whether the level is one exchange.
+  std::vector<std::uint32_t> out_at(p + 1, 0), in_at(p + 1, 0);
+  std::vector<const collective::WireMessage*> out_p(p), in_p(p);
+  const bool parallel = network.parallel_ports();
+  // A level where every member sends one message and receives the one sent to
+  // it (a ring's step), with nothing left over from earlier levels, passes
+  // each arrival in `slot` (by receiver) instead of the inboxes.
+  std::vector<Arrival> slot(p);
+  bool exchange = false, same_bytes = false;
+  std::vector<std::uint32_t> dest(p);    // in an exchange, whom each member sends to
+  std::vector<char> ends(steps + 1, 0);  // some member's last step is the one before
+  for (std::uint32_t m = 0; m < p; ++m) ends[own_steps[m]] = 1;
+  std::vector<std::pair<pdes::Time, pdes::Time>> slot_at(p);  // arrival, transfer
+  std::vector<pdes::Time> sent(p);
+  std::uint64_t pending = 0;  // arrivals in the inboxes
+
   for (std::uint32_t i = 0; i < steps; ++i) {
     // A step repeating its run's first one (the same on the wire for every
     // member) keeps the wire steps, local operations and idle prices.
@@ -257,37 +274,92 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
     }
     if (!repeat) {
       fill_wire(schedules, i, wire);
-      for (std::uint32_t m = 0; m < p; ++m) local[m] = collective::local_ps(wire[m], device);
+      for (std::uint32_t m = 0; m < p; ++m) {
+        local[m] = collective::local_ps(wire[m], device);
+        out_p[m] = wire[m].out.data();
+        in_p[m] = wire[m].in.data();
+        out_at[m + 1] = out_at[m] + static_cast<std::uint32_t>(wire[m].out.size());
+        in_at[m + 1] = in_at[m] + static_cast<std::uint32_t>(wire[m].in.size());
+      }
     }
+    // Checked again where a member's steps end: who is active changes.
+    if (!repeat || ends[i]) {
+      exchange = same_bytes = true;
+      for (std::uint32_t m = 0; exchange && m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        exchange = out_at[m + 1] - out_at[m] == 1 && in_at[m + 1] - in_at[m] == 1;
+        if (!exchange) break;
+        const std::uint32_t from = in_p[m][0].peer;
+        exchange = from < p && i < own_steps[from] && out_at[from + 1] - out_at[from] == 1 &&
+                   out_p[from][0].peer == m;
+        same_bytes = same_bytes && exchange && out_p[from][0].bytes == in_p[m][0].bytes;
+        dest[from] = m;
+      }
+    }
+    const bool by_slot = exchange && pending == 0;
     if (prices) {
       (*prices)(i, wire, level_prices);
     } else if (!repeat) {
       level_prices.clear();
       for (std::uint32_t m = 0; m < p; ++m) {
-        for (const collective::WireMessage& snd : wire[m].out) {
-          level_prices.push_back(price(network, members[m], members[snd.peer], snd.bytes));
+        for (std::uint32_t k = 0; k < out_at[m + 1] - out_at[m]; ++k) {
+          level_prices.push_back(
+              price(network, members[m], members[out_p[m][k].peer], out_p[m][k].bytes));
         }
       }
     }
-    std::size_t w = 0;
     std::uint64_t active = 0;
+    if (by_slot && same_bytes) {
+      // The exchange in two sweeps over few arrays (the general loops below
+      // give the same times: one send leaves at the step's start, one receive
+      // of the bytes sent, the h2t of StepTransfer's one send and receive).
+      for (std::uint32_t m = 0; m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        ++active;
+        State& s = state[m];
+        const std::uint32_t k = out_at[m];
+        const Priced& q = level_prices[k];
+        s.sends_done = std::max(s.step_start, s.step_start + q.injection + q.wait);
+        sent[m] = q.transfer + q.wait;
+        slot_at[dest[m]] = {s.step_start + q.uncongested + q.wait, q.transfer};
+      }
+      for (std::uint32_t m = 0; m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        State& s = state[m];
+        const pdes::Time end = collective::step_end(std::max(s.sends_done, slot_at[m].first),
+                                                    local[m], s.lock_t, rounds, i);
+        s.compute += local[m];
+        s.h2t += std::max(sent[m], slot_at[m].second);
+        s.step_start = end;
+        s.lock_t = end;
+      }
+      est.messages += active;
+      ticker.add(active);
+      continue;
+    }
     // Sends: they leave when the member's previous step has ended.
     for (std::uint32_t m = 0; m < p; ++m) {
       if (i >= own_steps[m]) continue;
       ++active;
       State& s = state[m];
-      transfer[m] = collective::StepTransfer(network.parallel_ports());
+      transfer[m] = collective::StepTransfer(parallel);
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
-      for (const collective::WireMessage& snd : wire[m].out) {
-        const Priced& q = level_prices[w++];
-        const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
+      for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
+        const collective::WireMessage& snd = out_p[m][k - out_at[m]];
+        const Priced& q = level_prices[k];
+        const pdes::Time start = parallel ? s.step_start : tx;
         const pdes::Time arrival = start + q.uncongested + q.wait;
         sends_done = std::max(sends_done, start + q.injection + q.wait);
         tx = sends_done;
         transfer[m].send(q.transfer + q.wait);
         ++est.messages;
-        inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
+        if (by_slot) {
+          slot[snd.peer] = {m, arrival, snd.bytes, q.transfer};
+        } else {
+          inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
+          ++pending;
+        }
       }
       s.sends_done = sends_done;
     }
@@ -296,35 +368,48 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       if (i >= own_steps[m]) continue;
       State& s = state[m];
       std::vector<Arrival>& box = inbox[m];
-      next.resize(box.size());
-      used.assign(box.size(), 0);
-      for (std::size_t e = box.size(); e-- > 0;) {
-        next[e] = head[box[e].from];
-        head[box[e].from] = static_cast<std::uint32_t>(e);
-      }
+      const std::uint32_t in_begin = in_at[m], in_count = in_at[m + 1] - in_begin;
       pdes::Time recv_max = 0;
-      bool missing = false;
-      for (const collective::WireMessage& r : wire[m].in) {
-        const std::uint32_t e = head[r.peer];
-        if (e == kNone) {
-          missing = true;
-          break;
+      auto receive = [&](const Arrival& a, const collective::WireMessage& r) {
+        recv_max = std::max(recv_max, a.at);
+        transfer[m].receive(a.bytes == r.bytes ? a.transfer
+                                               : collective::transfer_ps(network, members[r.peer],
+                                                                         members[m], r.bytes));
+      };
+      if (by_slot) {
+        receive(slot[m], in_p[m][0]);
+      } else if (in_count == 1 && box.size() == 1 && box[0].from == in_p[m][0].peer) {
+        receive(box[0], in_p[m][0]);  // one message, the one expected
+        box.clear();
+        --pending;
+      } else if (in_count > 0 || !box.empty()) {
+        next.resize(box.size());
+        used.assign(box.size(), 0);
+        for (std::size_t e = box.size(); e-- > 0;) {
+          next[e] = head[box[e].from];
+          head[box[e].from] = static_cast<std::uint32_t>(e);
         }
-        head[r.peer] = next[e];
-        used[e] = 1;
-        recv_max = std::max(recv_max, box[e].at);
-        transfer[m].receive(
-            box[e].bytes == r.bytes
-                ? box[e].transfer
-                : collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
+        bool missing = false;
+        for (std::uint32_t k = in_begin; k < in_begin + in_count; ++k) {
+          const collective::WireMessage& r = in_p[m][k - in_begin];
+          const std::uint32_t e = head[r.peer];
+          if (e == kNone) {
+            missing = true;
+            break;
+          }
+          head[r.peer] = next[e];
+          used[e] = 1;
+          receive(box[e], r);
+        }
+        for (const Arrival& a : box) head[a.from] = kNone;
+        if (missing) return std::nullopt;
+        std::size_t kept = 0;
+        for (std::size_t e = 0; e < box.size(); ++e) {
+          if (!used[e]) box[kept++] = box[e];
+        }
+        pending -= box.size() - kept;
+        box.resize(kept);
       }
-      for (const Arrival& a : box) head[a.from] = kNone;
-      if (missing) return std::nullopt;
-      std::size_t kept = 0;
-      for (std::size_t e = 0; e < box.size(); ++e) {
-        if (!used[e]) box[kept++] = box[e];
-      }
-      box.resize(kept);
       const pdes::Time end =
           collective::step_end(std::max(s.sends_done, recv_max), local[m], s.lock_t, rounds, i);
       s.compute += local[m];
@@ -416,83 +501,6 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
   return std::uint64_t{spec.p} * runs;
 }
 
-namespace {
-// The longest of serialization_ps(bytes_k, rate_k) over a path's resources,
-// with one division per run of equal rates (serialization_ps grows with the
-// bytes): a long route's links mostly share one rate.
-class WorstWait {
- public:
-  void add(std::uint64_t bytes, std::uint64_t rate_bps) {
-    if (rate_bps != rate_) {
-      flush();
-      rate_ = rate_bps;
-    }
-    bytes_ = std::max(bytes_, bytes);
-  }
-  pdes::Time ps() {
-    flush();
-    return wait_;
-  }
-
- private:
-  void flush() {
-    if (bytes_ > 0) wait_ = std::max(wait_, fabric::serialization_ps(bytes_, rate_));
-    bytes_ = 0;
-  }
-  std::uint64_t rate_ = 0, bytes_ = 0;
-  pdes::Time wait_ = 0;
-};
-
-struct Msg {
-  std::uint32_t from, to;  // group members
-  std::uint64_t bytes;
-  std::uint32_t res_begin, res_end;
-  Priced price;  // without the wait
-};
-
-// A multicast's resources, charged once. Emptied id by id: clearing the set
-// costs its (grown) bucket array, for every member.
-struct Charged {
-  std::unordered_set<std::uint32_t> set;
-  std::vector<std::uint32_t> ids;
-  void clear() {
-    for (const std::uint32_t id : ids) set.erase(id);
-    ids.clear();
-  }
-  bool insert(std::uint32_t id) {
-    if (!set.insert(id).second) return false;
-    ids.push_back(id);
-    return true;
-  }
-};
-
-// The messages of every member's wire step `wire` (one step index), their
-// resources in `res`, and the bytes each resource carries in the step in
-// `load` (ids listed in `touched`).
-void load_step(const std::vector<collective::WireStep>& wire,
-               const std::vector<std::uint32_t>& members, const fabric::Network& network,
-               std::vector<Msg>& msgs, std::vector<fabric::Network::Resource>& res,
-               std::vector<std::uint64_t>& load, std::vector<std::uint32_t>& touched,
-               Charged& charged) {
-  msgs.clear();
-  res.clear();
-  for (std::uint32_t m = 0; m < wire.size(); ++m) {
-    const collective::WireStep& step = wire[m];
-    charged.clear();
-    for (const collective::WireMessage& w : step.out) {
-      const auto begin = static_cast<std::uint32_t>(res.size());
-      const Priced priced = price(network, members[m], members[w.peer], w.bytes, &res);
-      for (std::size_t k = begin; k < res.size(); ++k) {
-        if (step.multicast && !charged.insert(res[k].id)) continue;
-        if (load[res[k].id] == 0) touched.push_back(res[k].id);
-        load[res[k].id] += w.bytes;
-      }
-      msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size()), priced});
-    }
-  }
-}
-}  // namespace
-
 CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
                                           const std::vector<std::uint32_t>& members,
                                           const fabric::Network& network,
@@ -512,45 +520,79 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                            " member-steps (limit " + std::to_string(max_work) + ")");
   }
 
-  std::vector<std::uint64_t> load(network.resource_count(), 0);
-  std::vector<std::uint32_t> touched;
-  Charged charged;
-  std::vector<fabric::Network::Resource> res;
-  std::vector<Msg> msgs;
-  auto unload = [&] {
-    for (std::uint32_t id : touched) load[id] = 0;
-    touched.clear();
-  };
+  StepLoad step(network);
+  const std::vector<Msg>& msgs = step.msgs;
+  const std::vector<fabric::Network::Resource>& res = step.res;
+  const std::vector<fabric::Network::PathRun>& path_runs = step.runs;
+  const std::vector<std::uint64_t>& load = step.load;
 
   if (!rounds) {
     // Message k of a member's step waits for the other senders' bytes on its
     // busiest resource; its own messages are serialised by the longest path.
     std::vector<std::uint64_t> own(network.resource_count(), 0);
+    std::vector<std::uint64_t> own_at(network.run_space(), 0);  // by position
     auto step_waits = [&](const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
       out.clear();
-      load_step(wire, members, network, msgs, res, load, touched, charged);
+      load_step(wire, members, network, step);
+      const RunLoads& loads = step.run_loads;
       for (std::size_t first = 0; first < msgs.size();) {
         std::size_t last = first;
         while (last < msgs.size() && msgs[last].from == msgs[first].from) ++last;
-        for (std::size_t g = first; g < last; ++g) {
-          for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-            own[res[k].id] += msgs[g].bytes;
-          }
-        }
-        for (std::size_t g = first; g < last; ++g) {
+        if (step.by_runs && last == first + 1) {
+          // A lone message's own bytes are its bytes on each of its positions.
+          const Msg& g = msgs[first];
           WorstWait wait;
-          for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-            wait.add(load[res[k].id] - std::min(load[res[k].id], own[res[k].id]), res[k].rate_bps);
+          for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+            const std::uint64_t l = loads.max_load(path_runs[k]);
+            wait.add(l - std::min(l, g.bytes), path_runs[k].rate_bps);
           }
-          out.push_back(msgs[g].price);
+          out.push_back(g.price);
           out.back().wait = wait.ps();
-        }
-        for (std::size_t g = first; g < last; ++g) {
-          for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
+        } else if (step.by_runs) {
+          for (std::size_t g = first; g < last; ++g) {
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              for_each_position(path_runs[k],
+                                [&](std::uint32_t at) { own_at[at] += msgs[g].bytes; });
+            }
+          }
+          for (std::size_t g = first; g < last; ++g) {
+            WorstWait wait;
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              for_each_position(path_runs[k], [&](std::uint32_t at) {
+                const std::uint64_t l = loads.load(at);
+                wait.add(l - std::min(l, own_at[at]), path_runs[k].rate_bps);
+              });
+            }
+            out.push_back(msgs[g].price);
+            out.back().wait = wait.ps();
+          }
+          for (std::size_t g = first; g < last; ++g) {
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              for_each_position(path_runs[k], [&](std::uint32_t at) { own_at[at] = 0; });
+            }
+          }
+        } else {
+          for (std::size_t g = first; g < last; ++g) {
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              own[res[k].id] += msgs[g].bytes;
+            }
+          }
+          for (std::size_t g = first; g < last; ++g) {
+            WorstWait wait;
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              wait.add(load[res[k].id] - std::min(load[res[k].id], own[res[k].id]),
+                       res[k].rate_bps);
+            }
+            out.push_back(msgs[g].price);
+            out.back().wait = wait.ps();
+          }
+          for (std::size_t g = first; g < last; ++g) {
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
+          }
         }
         first = last;
       }
-      unload();
+      step.unload();
     };
     if (order == Evaluation::kLevels) {
       const LevelPrices level_prices = [&](std::uint32_t,
@@ -596,7 +638,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   Ticker ticker(progress, work);
   for (const Run& round : runs) {
     fill_wire(schedules, round.first, wire);
-    load_step(wire, members, network, msgs, res, load, touched, charged);
+    load_step(wire, members, network, step);
     for (std::uint32_t m = 0; m < p; ++m) {
       sent[m] = arrived[m] = h2t[m] = 0;
       ins[m] = outs[m] = 0;
@@ -605,8 +647,14 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
     // A message waits, at worst, for the other bytes on its busiest resource.
     for (const Msg& g : msgs) {
       WorstWait worst;
-      for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-        worst.add(load[res[k].id] - g.bytes, res[k].rate_bps);
+      if (step.by_runs) {
+        for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+          worst.add(step.run_loads.max_load(path_runs[k]) - g.bytes, path_runs[k].rate_bps);
+        }
+      } else {
+        for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+          worst.add(load[res[k].id] - g.bytes, res[k].rate_bps);
+        }
       }
       const pdes::Time wait = worst.ps();
       const pdes::Time transfer = g.price.transfer + wait;
@@ -624,7 +672,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         if (left > arrived[g.from]) h2t[g.from] = std::min(transfer, left);
       }
     }
-    unload();
+    step.unload();
     // The slowest member (the lowest index among equals) sets one synchronous step.
     auto end = [&](std::uint32_t m) { return std::max(sent[m], arrived[m]) + local[m]; };
     std::uint32_t crit = 0;

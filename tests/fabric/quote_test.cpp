@@ -3,9 +3,12 @@
 // path_resources) on every fabric, for every pair, where a fabric overrides it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <memory>
 #include <vector>
 
+#include "routed/without_runs.hpp"
 #include "sipsim/fabric/circuit/topoopt.hpp"
 #include "sipsim/fabric/electrical/bcube.hpp"
 #include "sipsim/fabric/electrical/cluster.hpp"
@@ -112,6 +115,105 @@ TEST(Quote, TorusRoutesAreNextLinksHops) {
 
 TEST(Quote, ElectFlatUsesTheDefault) {
   expect_quotes_equal_queries(*make_elect_flat(5, 400'000'000'000, 700 * kNanosecond));
+}
+
+}  // namespace
+}  // namespace sipsim::fabric
+
+namespace sipsim::fabric {
+namespace {
+
+// A torus route as runs (Topology::route_runs) covers exactly route()'s links,
+// in order, each run's links of one rate and latency, no link twice, for odd
+// and even rings, rings of 1 and 2 and both ways half way round.
+TEST(Quote, TorusRouteRunsAreTheRoute) {
+  for (const std::array<std::uint32_t, 2> dims : {std::array<std::uint32_t, 2>{4, 4},
+                                                  {5, 3},
+                                                  {2, 8},
+                                                  {8, 8},
+                                                  {16, 4},
+                                                  {1, 7},
+                                                  {6, 1},
+                                                  {2, 2},
+                                                  {7, 2}}) {
+    const auto torus = make_torus2d({{dims[0], dims[1]}, 600'000'000'000, 2113});
+    EXPECT_EQ(torus->run_positions(), 4 * torus->nodes());
+    for (Vertex a = 0; a < torus->nodes(); ++a) {
+      for (Vertex b = 0; b < torus->nodes(); ++b) {
+        if (a == b) continue;
+        for (std::uint64_t flow : {(std::uint64_t{a} << 32) | b, std::uint64_t{12345}}) {
+          std::vector<LinkId> want, got;
+          std::vector<RouteRun> runs;
+          ASSERT_TRUE(torus->route(a, b, flow, want));
+          ASSERT_TRUE(torus->route_runs(a, b, flow, runs));
+          EXPECT_LE(runs.size(), 2u);
+          for (const RouteRun& r : runs) {
+            EXPECT_GT(r.length, 0u);
+            EXPECT_LT(r.length, std::max(r.size, 2u));
+            EXPECT_LT(r.first, r.size);
+            for (std::uint32_t k = 0; k < r.length; ++k) {
+              got.push_back(torus->run_link(r.base + (r.first + k) % r.size));
+            }
+          }
+          EXPECT_EQ(got, want) << dims[0] << "x" << dims[1] << " " << a << "->" << b;
+        }
+      }
+    }
+    std::vector<RouteRun> none;
+    EXPECT_FALSE(torus->route_runs(0, torus->nodes(), 1, none));
+    EXPECT_FALSE(torus->route_runs(1, 1, 1, none));
+    EXPECT_TRUE(none.empty());
+  }
+}
+
+// The routed network's quote from runs (closed-form pipeline per run) equals
+// the walk of the same topology without runs, for every pair and message
+// sizes around the chunk size; quote_runs' runs are path_resources' links.
+TEST(Quote, TorusQuoteFromRunsEqualsTheWalk) {
+  for (const std::array<std::uint32_t, 2> dims :
+       {std::array<std::uint32_t, 2>{5, 3}, {2, 8}, {8, 8}, {1, 5}, {2, 2}}) {
+    const std::shared_ptr<const Topology> torus =
+        make_torus2d({{dims[0], dims[1]}, 600'000'000'000, 2113});
+    constexpr std::uint64_t kChunk = 4096;
+    const auto fast = make_routed(make_torus2d({{dims[0], dims[1]}, 600'000'000'000, 2113}), kChunk,
+                                  100 * kNanosecond);
+    const auto walk =
+        make_routed(std::make_unique<testing::WithoutRuns>(torus), kChunk, 100 * kNanosecond);
+    EXPECT_EQ(fast->run_space(), 4 * torus->nodes());
+    EXPECT_EQ(walk->run_space(), 0u);
+    expect_quotes_equal_queries(*fast);
+    for (std::uint32_t a = 0; a < fast->nodes(); ++a) {
+      for (std::uint32_t b = 0; b < fast->nodes(); ++b) {
+        if (a == b) continue;
+        for (const std::uint64_t bytes : std::array<std::uint64_t, 7>{
+                 0, 1, kChunk - 1, kChunk, kChunk + 1, 3 * kChunk + 77, 1ull << 30}) {
+          std::vector<Network::Resource> want, got;
+          const Network::PathQuote w = walk->quote(a, b, bytes, &want);
+          const Network::PathQuote f = fast->quote(a, b, bytes, &got);
+          Network::PathQuote r;
+          std::vector<Network::PathRun> runs;
+          ASSERT_TRUE(fast->quote_runs(a, b, bytes, r, runs));
+          EXPECT_FALSE(walk->quote_runs(a, b, bytes, r, runs));
+          for (const Network::PathQuote& q : {f, r}) {
+            EXPECT_EQ(q.injection, w.injection) << a << "->" << b << " " << bytes;
+            EXPECT_EQ(q.uncongested, w.uncongested) << a << "->" << b << " " << bytes;
+            EXPECT_EQ(q.rate_bps, w.rate_bps) << a << "->" << b;
+          }
+          EXPECT_EQ(fast->uncongested_ps(a, b, bytes), w.uncongested);
+          EXPECT_EQ(fast->path_rate_bps(a, b), w.rate_bps);
+          EXPECT_TRUE(same(got, want)) << a << "->" << b;
+          std::vector<Network::Resource> from_runs;
+          for (const Network::PathRun& run : runs) {
+            for (std::uint32_t k = 0; k < run.length; ++k) {
+              from_runs.push_back(
+                  {torus->run_link(run.base + (run.first + k) % run.size), run.rate_bps});
+            }
+          }
+          EXPECT_TRUE(same(from_runs, want)) << a << "->" << b;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

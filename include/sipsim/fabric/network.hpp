@@ -127,6 +127,27 @@ class Network {
   virtual PathQuote quote(std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
                           std::vector<Resource>* resources) const;
 
+  // A path as a few runs instead of one resource each (optional; the
+  // estimators use it to load and query a run in O(1)): resources are laid out
+  // on rings, ring r occupying positions [base, base + size) of a space of
+  // run_space() positions, and a run covers `length` consecutive positions of
+  // one ring from `first` (wrapping at the ring's end), all of one rate and
+  // latency. The positions of a path's runs map one to one to the resources
+  // path_resources lists (in order; no resource twice), so bytes added per
+  // position are the resource loads. quote_runs fills `q` as quote() would and
+  // appends the runs; it returns false (and appends nothing) where a fabric or
+  // a pair has no such description, and the caller asks quote() instead.
+  struct PathRun {
+    std::uint32_t base = 0, size = 0, first = 0, length = 0;
+    std::uint64_t rate_bps = 0;
+    pdes::Time latency = 0;
+  };
+  virtual std::uint32_t run_space() const { return 0; }
+  virtual bool quote_runs(std::uint32_t /*a*/, std::uint32_t /*b*/, std::uint64_t /*bytes*/,
+                          PathQuote& /*q*/, std::vector<PathRun>& /*runs*/) const {
+    return false;
+  }
+
   // True when a node's messages leave through independent ports at once
   // (RAMP's transceivers); false when they share one injection port.
   virtual bool parallel_ports() const { return false; }

@@ -22,6 +22,10 @@ class Torus2d final : public Topology {
 
   LinkId next_link(Vertex at, Vertex dst, std::uint64_t flow) const override;
   bool route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>& path) const override;
+  std::uint32_t run_positions() const override { return 4 * nodes(); }
+  LinkId run_link(std::uint32_t position) const override;
+  bool route_runs(Vertex a, Vertex b, std::uint64_t flow,
+                  std::vector<RouteRun>& runs) const override;
   std::uint32_t group_of(Vertex v) const override { return v < nodes() ? v / dim_x_ : 0; }
   std::uint32_t groups() const override { return dim_y_; }
   std::string describe() const override { return description_; }
@@ -33,6 +37,13 @@ class Torus2d final : public Topology {
   // Returns the direction offset: 0 = plus, 1 = minus, kEither = both shortest.
   static constexpr std::uint32_t kEither = 2;
   static std::uint32_t ring_dir(std::uint32_t from, std::uint32_t to, std::uint32_t size);
+  // The direction next_link takes along a ring from `from` to `to` (!=) at
+  // vertex v: 0 = plus, 1 = minus.
+  static std::uint32_t direction(std::uint32_t from, std::uint32_t to, std::uint32_t size, Vertex v,
+                                 Vertex dst, std::uint64_t flow) {
+    const std::uint32_t dir = ring_dir(from, to, size);
+    return dir == kEither ? static_cast<std::uint32_t>(ecmp_hash(v, dst, flow) & 1) : dir;
+  }
   // next_link's hops along one dimension from v (updated) to coordinate `to`.
   void walk(Vertex& v, Vertex dst, std::uint64_t flow, std::uint32_t from, std::uint32_t to,
             std::uint32_t size, std::uint32_t plus, std::vector<LinkId>& path) const;
@@ -131,8 +142,7 @@ bool Torus2d::route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>&
 void Torus2d::walk(Vertex& v, Vertex dst, std::uint64_t flow, std::uint32_t from, std::uint32_t to,
                    std::uint32_t size, std::uint32_t plus, std::vector<LinkId>& path) const {
   if (from == to) return;
-  std::uint32_t dir = ring_dir(from, to, size);
-  if (dir == kEither) dir = static_cast<std::uint32_t>(ecmp_hash(v, dst, flow) & 1);
+  const std::uint32_t dir = direction(from, to, size, v, dst, flow);
   const std::uint32_t fwd = to >= from ? to - from : to + size - from;
   const std::uint32_t hops = dir == 0 ? fwd : size - fwd;
   for (std::uint32_t h = 0; h < hops; ++h) {
@@ -140,6 +150,47 @@ void Torus2d::walk(Vertex& v, Vertex dst, std::uint64_t flow, std::uint32_t from
     path.push_back(l);
     v = link(l).to;
   }
+}
+
+// The run space: four blocks of nodes() positions, one per direction (x+,
+// x-, y+, y-), each a ring per row (x) or column (y). Position k of a plus
+// ring is the link leaving coordinate k; of a minus ring, the link leaving
+// coordinate size - 1 - k, so that a run in either direction covers
+// increasing positions. A ring of size 2 has one link per node pair, the
+// plus ring's (the minus ring's positions name the same links, unused).
+LinkId Torus2d::run_link(std::uint32_t position) const {
+  if (position >= run_positions()) return kNoLink;
+  const std::uint32_t block = position / nodes(), k = position % nodes();
+  if (block < 2) {  // rows: y * dim_x + position
+    const std::uint32_t y = k / dim_x_, p = k % dim_x_;
+    const std::uint32_t x = block == 0 ? p : dim_x_ - 1 - p;
+    return nbr_[y * dim_x_ + x][block == 0 ? kXPlus : kXMinus];
+  }
+  const std::uint32_t x = k / dim_y_, p = k % dim_y_;  // columns: x * dim_y + position
+  const std::uint32_t y = block == 2 ? p : dim_y_ - 1 - p;
+  return nbr_[y * dim_x_ + x][block == 2 ? kYPlus : kYMinus];
+}
+
+// route() in O(1): one run along the source's row, then one along the
+// destination's column, each in the direction next_link takes at its first
+// hop (and keeps, as route() does).
+bool Torus2d::route_runs(Vertex a, Vertex b, std::uint64_t flow,
+                         std::vector<RouteRun>& runs) const {
+  if (a >= nodes() || b >= nodes() || a == b) return false;
+  const std::uint32_t ax = a % dim_x_, ay = a / dim_x_, bx = b % dim_x_, by = b / dim_x_;
+  auto run = [&](std::uint32_t from, std::uint32_t to, std::uint32_t size, Vertex v,
+                 std::uint32_t plus_base, std::uint32_t minus_base) {
+    if (from == to) return;
+    const std::uint32_t fwd = to >= from ? to - from : to + size - from;
+    if (size == 2 || direction(from, to, size, v, b, flow) == 0) {
+      runs.push_back({plus_base, size, from, fwd});
+    } else {
+      runs.push_back({minus_base, size, size - 1 - from, size - fwd});
+    }
+  };
+  run(ax, bx, dim_x_, a, ay * dim_x_, nodes() + ay * dim_x_);
+  run(ay, by, dim_y_, ay * dim_x_ + bx, 2 * nodes() + bx * dim_y_, 3 * nodes() + bx * dim_y_);
+  return true;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include "sipsim/fabric/routed/routed_network.hpp"
 
 #include <algorithm>
+#include <array>
+#include <span>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +19,20 @@ enum Kind : std::uint32_t {
   kChunk = kFabricKindBase + 2,  // a chunk has fully arrived at a vertex
 };
 
+// serialization_ps with a small memo: the estimators quote millions of
+// messages of a few sizes over links of one rate, each a 128-bit division.
+pdes::Time memo_serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
+  struct Entry {
+    std::uint64_t bytes = 0, rate = 0;
+    pdes::Time ps = 0;
+  };
+  thread_local std::array<Entry, 8> memo{};
+  Entry& e = memo[(bytes ^ (bytes >> 20) ^ rate_bps) & 7];
+  if (e.rate != rate_bps || e.bytes != bytes)
+    e = {bytes, rate_bps, serialization_ps(bytes, rate_bps)};
+  return e.ps;
+}
+
 // ---------------------------------------------------------------------------
 // Routed packet fabric: chunks hop vertex to vertex, each output link a FIFO.
 class RoutedNetwork final : public Network {
@@ -26,7 +42,8 @@ class RoutedNetwork final : public Network {
       : topo_(std::move(topology)),
         chunk_(chunk_bytes),
         io_(io_latency),
-        link_free_(topo_->links().size(), 0) {
+        link_free_(topo_->links().size(), 0),
+        has_runs_(topo_->run_positions() > 0) {
     if (chunk_bytes == 0) throw std::invalid_argument("chunk size must be > 0");
     for (const Link& l : topo_->links()) {
       if (l.rate_bps == 0) throw std::invalid_argument("a link has a rate of 0 bit/s");
@@ -125,6 +142,12 @@ class RoutedNetwork final : public Network {
     // from j2 on; every link adds its latency once.
     //   T = sum_j l_j + max_j2 [ sum_{j<=j2} s(C,j) + (n-2) max_{j<=j2} s(C,j)
     //                             + sum_{j>=j2} s(c_n,j) ]   (n >= 2)
+    if (has_runs_) {
+      PathQuote q;
+      thread_local std::vector<PathRun> runs;
+      runs.clear();
+      if (quote_runs(a, b, bytes, q, runs)) return q.uncongested;
+    }
     return pipeline_ps(route(a, b), bytes);
   }
 
@@ -142,6 +165,12 @@ class RoutedNetwork final : public Network {
 
   // Walks the path without building it: this runs for every message.
   std::uint64_t path_rate_bps(std::uint32_t a, std::uint32_t b) const override {
+    if (has_runs_) {
+      PathQuote q;
+      thread_local std::vector<PathRun> runs;
+      runs.clear();
+      if (quote_runs(a, b, 0, q, runs)) return q.rate_bps;
+    }
     std::uint64_t rate = ~std::uint64_t{0};
     const std::uint64_t flow = (std::uint64_t{a} << 32) | b;
     std::uint32_t hops = 0;
@@ -177,6 +206,22 @@ class RoutedNetwork final : public Network {
   // == b) take the separate queries, which report them as before.
   PathQuote quote(std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
                   std::vector<Resource>* resources) const override {
+    if (has_runs_) {
+      PathQuote q;
+      thread_local std::vector<PathRun> runs;
+      runs.clear();
+      if (quote_runs(a, b, bytes, q, runs)) {
+        if (resources != nullptr) {
+          for (const PathRun& r : runs) {
+            for (std::uint32_t k = 0, pos = r.first; k < r.length; ++k, ++pos) {
+              if (pos == r.size) pos = 0;
+              resources->push_back({topo_->run_link(r.base + pos), r.rate_bps});
+            }
+          }
+        }
+        return q;
+      }
+    }
     thread_local std::vector<LinkId> path;
     path.clear();
     if (a == b || !topo_->route(a, b, (std::uint64_t{a} << 32) | b, path) || path.empty()) {
@@ -196,6 +241,34 @@ class RoutedNetwork final : public Network {
       }
     }
     return q;
+  }
+
+  std::uint32_t run_space() const override { return topo_->run_positions(); }
+
+  // quote() from the topology's runs: the same injection, pipeline (in closed
+  // form per run, see pipeline_ps) and bottleneck rate, without a walk.
+  bool quote_runs(std::uint32_t a, std::uint32_t b, std::uint64_t bytes, PathQuote& q,
+                  std::vector<PathRun>& runs) const override {
+    thread_local std::vector<RouteRun> route;
+    route.clear();
+    if (!has_runs_ || a == b || !topo_->route_runs(a, b, (std::uint64_t{a} << 32) | b, route) ||
+        route.empty()) {
+      return false;
+    }
+    const std::size_t begin = runs.size();
+    for (const RouteRun& r : route) {
+      const Link& l = topo_->link(topo_->run_link(r.base + r.first));
+      runs.push_back({r.base, r.size, r.first, r.length, l.rate_bps, l.latency});
+    }
+    const std::span<const PathRun> mine(runs.data() + begin, runs.size() - begin);
+    const std::uint64_t first = mine.front().rate_bps;
+    const std::uint64_t full = bytes / chunk_, rest = bytes % chunk_;
+    q.injection = io_ + full * memo_serialization_ps(chunk_, first);
+    if (rest > 0 || full == 0) q.injection += memo_serialization_ps(rest, first);
+    q.uncongested = pipeline_ps(mine, bytes);
+    q.rate_bps = ~std::uint64_t{0};
+    for (const PathRun& r : mine) q.rate_bps = std::min(q.rate_bps, r.rate_bps);
+    return true;
   }
 
   std::uint64_t node_rate_bps() const override {
@@ -263,6 +336,41 @@ class RoutedNetwork final : public Network {
     return latency + best;
   }
 
+  // pipeline_ps over runs of equal links: within a run the candidate
+  // head + (n-2) slowest + tail grows by s(C) - s(c_n) >= 0 per link, so its
+  // largest value is the run's last link's, the same integers as the walk's.
+  pdes::Time pipeline_ps(std::span<const PathRun> runs, std::uint64_t bytes) const {
+    const std::uint64_t n = std::max<std::uint64_t>(1, (bytes + chunk_ - 1) / chunk_);
+    const std::uint64_t last = bytes - (n - 1) * chunk_;
+    std::uint64_t rate = 0;
+    pdes::Time s_last = 0, s_full = 0;
+    auto at_rate = [&](std::uint64_t r) {
+      if (r != rate) {
+        rate = r;
+        s_last = memo_serialization_ps(last, rate);
+        s_full = memo_serialization_ps(chunk_, rate);
+      }
+    };
+    pdes::Time latency = io_, tail = 0;
+    for (const PathRun& r : runs) {
+      at_rate(r.rate_bps);
+      latency += r.length * r.latency;
+      tail += r.length * s_last;
+    }
+    if (n == 1) return latency + tail;
+    pdes::Time head = 0, slowest = 0, best = 0;
+    for (const PathRun& r : runs) {
+      if (r.length == 0) continue;
+      at_rate(r.rate_bps);
+      head += r.length * s_full;
+      slowest = std::max(slowest, s_full);
+      tail -= (r.length - 1) * s_last;
+      best = std::max(best, head + (n - 2) * slowest + tail);
+      tail -= s_last;
+    }
+    return latency + best;
+  }
+
   // The links a message from node a to node b takes (the pair's one path).
   std::vector<LinkId> route(std::uint32_t a, std::uint32_t b) const {
     std::vector<LinkId> path;
@@ -310,6 +418,7 @@ class RoutedNetwork final : public Network {
   std::uint64_t chunk_;
   pdes::Time io_;  // per message, before its first chunk may leave the node (RAMP §7.5)
   std::vector<pdes::Time> link_free_;  // indexed by link id; only local links are used
+  bool has_runs_;  // the topology describes routes as runs (Topology::route_runs)
   std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> partial_;  // per local LP
 };
 

@@ -31,6 +31,12 @@ struct Link {
   pdes::Time latency;
 };
 
+// A straight run of a route (Topology::route_runs): `length` positions of
+// one ring of the run space from `first`, wrapping within [base, base + size).
+struct RouteRun {
+  std::uint32_t base = 0, size = 0, first = 0, length = 0;
+};
+
 class Topology {
  public:
   virtual ~Topology() = default;
@@ -53,6 +59,18 @@ class Topology {
   // Topologies override it to walk faster (the estimators walk every message's
   // route); always the same links as next_link's.
   virtual bool route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>& path) const;
+  // route() as runs of links along rings (Network::PathRun, rate and latency
+  // filled from the links), for topologies whose routes are a few straight
+  // runs (the torus): run_link(position) is the link at a position of the
+  // run space (run_positions() of them), and a route's runs cover exactly the
+  // links route() takes, in order. False (nothing appended) where the
+  // topology has no such description (the default) or there is no route.
+  virtual std::uint32_t run_positions() const { return 0; }
+  virtual LinkId run_link(std::uint32_t /*position*/) const { return kNoLink; }
+  virtual bool route_runs(Vertex /*a*/, Vertex /*b*/, std::uint64_t /*flow*/,
+                          std::vector<RouteRun>& /*runs*/) const {
+    return false;
+  }
 
   // Locality group of each vertex (server, pod, torus row ...), used to
   // partition LPs across ranks so that cut links are the slow ones. Groups
