@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <ostream>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
@@ -47,6 +49,16 @@ void TransformerResults::collect(const boost::mpi::communicator& comm) {
   for (std::size_t i = 0; i < start_.size(); ++i) {
     if (start_[i] == pdes::kTimeMax) start_[i] = end_[i] = 0;  // never ran
   }
+  const std::uint64_t bytes = network().counter("bytes");
+  MPI_Allreduce(&bytes, &fabric_bytes_, 1, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm));
+  energy_model_ = energy_model(config_.accelerator, network());
+}
+
+// Every iteration runs the same programs, so each carries the same bytes.
+IterationEnergy TransformerResults::energy(std::uint32_t i) const {
+  return iteration_energy(
+      energy_model_, std::span(breakdown_).subspan(std::size_t{i} * config_.gpus(), config_.gpus()),
+      fabric_bytes_ / config_.iterations);
 }
 
 std::string TransformerResults::unfinished(const boost::mpi::communicator& comm) const {
@@ -65,6 +77,7 @@ struct IterationRow {
   std::uint32_t iteration;
   std::uint64_t start_ps, end_ps;
   double tflops_per_gpu;
+  double energy_j, device_energy_j, fabric_energy_j;
 };
 
 void check(herr_t status, const char* what) {
@@ -103,7 +116,8 @@ void TransformerResults::write(output::h5::File& file) const {
   using output::h5::Handle;
   std::vector<IterationRow> rows(start_.size());
   for (std::uint32_t i = 0; i < rows.size(); ++i) {
-    rows[i] = {i, start_[i], end_[i], tflops_per_gpu(i)};
+    const IterationEnergy e = energy(i);
+    rows[i] = {i, start_[i], end_[i], tflops_per_gpu(i), e.total_j, e.device_j, e.fabric_j};
   }
   Handle t(H5Tcreate(H5T_COMPOUND, sizeof(IterationRow)));
   check(H5Tinsert(t.get(), "iteration", offsetof(IterationRow, iteration), H5T_NATIVE_UINT32),
@@ -115,12 +129,25 @@ void TransformerResults::write(output::h5::File& file) const {
   check(H5Tinsert(t.get(), "tflops_per_gpu", offsetof(IterationRow, tflops_per_gpu),
                   H5T_NATIVE_DOUBLE),
         "/iterations");
+  check(H5Tinsert(t.get(), "energy_j", offsetof(IterationRow, energy_j), H5T_NATIVE_DOUBLE),
+        "/iterations");
+  check(H5Tinsert(t.get(), "device_energy_j", offsetof(IterationRow, device_energy_j),
+                  H5T_NATIVE_DOUBLE),
+        "/iterations");
+  check(H5Tinsert(t.get(), "fabric_energy_j", offsetof(IterationRow, fabric_energy_j),
+                  H5T_NATIVE_DOUBLE),
+        "/iterations");
   const hsize_t n = rows.size();
   Handle it = write_rank0(file, "/iterations", t.get(), 1, &n, rows.data());
   output::h5::write_attr(it.get(), "time_units", std::string_view("ps"));
   output::h5::write_attr(it.get(), "flops_formula",
                          std::string_view("72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) at ffn = 4h "
                                           "(docs/models.md, Transformer training)"));
+  const EnergyModel& em = energy_model_;
+  output::h5::write_attr(it.get(), "busy_w", em.busy_w);
+  output::h5::write_attr(it.get(), "idle_w", em.idle_w);
+  output::h5::write_attr(it.get(), "fabric_pj_per_bit", em.fabric.pj);
+  output::h5::write_attr(it.get(), "fabric_energy_source", std::string_view(em.fabric.source));
 
   std::vector<double> values(breakdown_.size() * kBreakdownColumns);
   for (std::size_t i = 0; i < breakdown_.size(); ++i) {
@@ -137,6 +164,14 @@ void TransformerResults::write(output::h5::File& file) const {
   }
   output::h5::write_attr(b.get(), "categories", std::string_view(names));
   output::h5::write_attr(b.get(), "units", std::string_view("ps"));
+
+  // Each GPU's device energy per iteration (J).
+  std::vector<double> joules(breakdown_.size());
+  for (std::size_t i = 0; i < breakdown_.size(); ++i)
+    joules[i] = device_energy_j(em, breakdown_[i]);
+  const hsize_t edims[2] = {start_.size(), config_.gpus()};
+  Handle ge = write_rank0(file, "/gpu_energy", H5T_NATIVE_DOUBLE, 2, edims, joules.data());
+  output::h5::write_attr(ge.get(), "units", std::string_view("J"));
 }
 
 void TransformerResults::print(std::ostream& out) const {
@@ -148,11 +183,17 @@ void TransformerResults::print(std::ostream& out) const {
       m.layers, m.hidden, m.heads, m.seq, m.vocab, m.global_batch, m.micro_batch,
       compute::precision_name(m.precision), c.tp, c.pp, c.dp, c.gpus(),
       c.schedule == Schedule::kGpipe ? "GPipe" : "1F1B", c.micro_batches(), network().describe());
-  out << fmt::format("#{:>9} {:>14} {:>15}\n", "iteration", "time(ms)", "TFLOP/s/GPU");
+  out << fmt::format("#{:>9} {:>14} {:>15} {:>12} {:>12}\n", "iteration", "time(ms)", "TFLOP/s/GPU",
+                     "GPUs(J)", "fabric(J)");
   for (std::uint32_t i = 0; i < c.iterations; ++i) {
-    out << fmt::format(" {:>9} {:>14.6f} {:>15.2f}\n", i,
-                       static_cast<double>(iteration_time(i)) / 1e9, tflops_per_gpu(i));
+    const IterationEnergy e = energy(i);
+    out << fmt::format(" {:>9} {:>14.6f} {:>15.2f} {:>12.6g} {:>12.6g}\n", i,
+                       static_cast<double>(iteration_time(i)) / 1e9, tflops_per_gpu(i), e.device_j,
+                       e.fabric_j);
   }
+  const fabric::EnergyPerBit& fe = energy_model_.fabric;
+  out << "# fabric energy per bit: "
+      << (fe.known() ? fmt::format("{:.4g} pJ ({})", fe.pj, fe.source) : fe.source) << "\n";
   // Over all iterations: the mean over GPUs and the slowest GPU (the largest
   // total; the lowest GPU among equals), in ms per iteration.
   Breakdown slowest{};

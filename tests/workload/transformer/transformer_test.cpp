@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/mpi/communicator.hpp>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -140,6 +141,11 @@ TEST(Transformer, PipelineGpipeAndOneFOneB) {
     for (std::uint32_t g = 0; g < 2; ++g) EXPECT_EQ(idle(x, g), 0u);
     EXPECT_EQ(sum(x.breakdown(0, 0)), 125850240u);
     EXPECT_EQ(sum(x.breakdown(0, 1)), 102445120u);
+    // Energy (A100: 400 W busy, 50 W idle): computing 91200 + 93120 ns, the
+    // rest of the spans 34650.24 + 9325.12 ns; elect-flat has no fabric figure.
+    const IterationEnergy e = x.energy(0);
+    EXPECT_NEAR(e.device_j, 400 * 184320e-9 + 50 * 43975.36e-9, 1e-15);
+    EXPECT_TRUE(std::isnan(e.fabric_j));
   }
 }
 

@@ -18,6 +18,7 @@
 #include "sipsim/compute/accelerator.hpp"
 #include "sipsim/compute/device.hpp"
 #include "sipsim/fabric/network.hpp"
+#include "sipsim/workload/energy.hpp"
 #include "sipsim/workload/interpreter.hpp"
 #include "sipsim/workload/results.hpp"
 
@@ -117,11 +118,15 @@ class TransformerResults final : public Results, public ProgramObserver {
   const Breakdown& breakdown(std::uint32_t iteration, std::uint32_t gpu) const {
     return breakdown_[std::size_t{iteration} * config_.gpus() + gpu];
   }
+  // The iteration's energy (docs/models.md, "Energy").
+  IterationEnergy energy(std::uint32_t iteration) const;
 
  private:
   Config config_;
   std::vector<pdes::Time> start_, end_;  // per iteration
   std::vector<Breakdown> breakdown_;     // per iteration x GPU
+  std::uint64_t fabric_bytes_ = 0;       // sent over the run, all ranks
+  EnergyModel energy_model_;             // set by collect()
   std::unique_ptr<Interpreter> owned_;
   Interpreter* interpreter_ = nullptr;
 };
