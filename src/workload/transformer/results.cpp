@@ -61,6 +61,11 @@ IterationEnergy TransformerResults::energy(std::uint32_t i) const {
       fabric_bytes_ / config_.iterations);
 }
 
+void TransformerResults::set_trace(TraceLevel level) {
+  trace_ = level == TraceLevel::kNone ? nullptr
+                                      : std::make_unique<Trace>(level, interpreter_->programs());
+}
+
 std::string TransformerResults::unfinished(const boost::mpi::communicator& comm) const {
   return interpreter_->unfinished(comm);
 }
@@ -172,6 +177,7 @@ void TransformerResults::write(output::h5::File& file) const {
   const hsize_t edims[2] = {start_.size(), config_.gpus()};
   Handle ge = write_rank0(file, "/gpu_energy", H5T_NATIVE_DOUBLE, 2, edims, joules.data());
   output::h5::write_attr(ge.get(), "units", std::string_view("J"));
+  if (trace_) trace_->write(file);
 }
 
 void TransformerResults::print(std::ostream& out) const {

@@ -8,6 +8,7 @@
 
 #include <boost/mpi/communicator.hpp>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 
@@ -51,11 +52,12 @@ struct Outcome {
   std::string unfinished;
 };
 
-Outcome run(const Config& c) {
+Outcome run(const Config& c, TraceLevel trace = TraceLevel::kNone) {
   const boost::mpi::communicator world;
   Outcome r;
   r.results = std::make_unique<TransformerResults>(
       c, fabric::make_elect_flat(c.gpus(), k100G, kLatency), std::make_unique<LinearDevice>());
+  r.results->set_trace(trace);
   std::unique_ptr<Interpreter> model = r.results->take_model();
   pdes::EngineOptions o;
   o.progress_interval_s = 0;
@@ -146,6 +148,28 @@ TEST(Transformer, PipelineGpipeAndOneFOneB) {
     const IterationEnergy e = x.energy(0);
     EXPECT_NEAR(e.device_j, 400 * 184320e-9 + 50 * 43975.36e-9, 1e-15);
     EXPECT_TRUE(std::isnan(e.fabric_j));
+  }
+}
+
+// The trace: at `ops` every op but the joins, at `collectives` only the
+// communication; stage 1's recv of act 0 is posted at 0 and done at F0 + D.
+TEST(Transformer, TraceLevels) {
+  const Config c = tiny(1, 2, 1, Schedule::kGpipe);
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, 2);
+  for (const TraceLevel level : {TraceLevel::kOps, TraceLevel::kCollectives}) {
+    const Outcome r = run(c, level);
+    ASSERT_EQ(r.unfinished, "");
+    for (const Trace::Row& row : r.results->trace()->rows()) {
+      const Op& op = set.programs[set.bindings[row.node]->program].op(row.op);
+      EXPECT_NE(op.kind, OpKind::kWait);
+      if (level == TraceLevel::kCollectives) EXPECT_NE(op.kind, OpKind::kCompute);
+      EXPECT_EQ(std::string(row.kind, strnlen(row.kind, sizeof(row.kind))), to_string(op.kind));
+      EXPECT_LE(row.start_ps, row.end_ps);
+      if (row.node == 1 && op.kind == OpKind::kRecv && row.start_ps == 0) {
+        EXPECT_EQ(row.end_ps, 8320 * kNanosecond + 1005120);
+      }
+    }
   }
 }
 

@@ -103,6 +103,11 @@ class TransformerResults final : public Results, public ProgramObserver {
 
   void iteration_done(std::uint32_t node, std::uint32_t iteration, pdes::Time start, pdes::Time end,
                       const Breakdown& breakdown) override;
+  void op_done(const OpRecord& record) override {
+    if (trace_) trace_->record(record);
+  }
+  void set_trace(TraceLevel level) override;
+  const Trace* trace() const { return trace_.get(); }
   void collect(const boost::mpi::communicator& comm) override;
   std::string unfinished(const boost::mpi::communicator& comm) const override;
   void write(output::h5::File& file) const override;
@@ -127,6 +132,7 @@ class TransformerResults final : public Results, public ProgramObserver {
   std::vector<Breakdown> breakdown_;     // per iteration x GPU
   std::uint64_t fabric_bytes_ = 0;       // sent over the run, all ranks
   EnergyModel energy_model_;             // set by collect()
+  std::unique_ptr<Trace> trace_;         // output.trace, when not none
   std::unique_ptr<Interpreter> owned_;
   Interpreter* interpreter_ = nullptr;
 };
