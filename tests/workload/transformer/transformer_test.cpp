@@ -163,7 +163,9 @@ TEST(Transformer, TraceLevels) {
     for (const Trace::Row& row : r.results->trace()->rows()) {
       const Op& op = set.programs[set.bindings[row.node]->program].op(row.op);
       EXPECT_NE(op.kind, OpKind::kWait);
-      if (level == TraceLevel::kCollectives) EXPECT_NE(op.kind, OpKind::kCompute);
+      if (level == TraceLevel::kCollectives) {
+        EXPECT_NE(op.kind, OpKind::kCompute);
+      }
       EXPECT_EQ(std::string(row.kind, strnlen(row.kind, sizeof(row.kind))), to_string(op.kind));
       EXPECT_LE(row.start_ps, row.end_ps);
       if (row.node == 1 && op.kind == OpKind::kRecv && row.start_ps == 0) {
