@@ -32,7 +32,8 @@ void check_parts(std::uint32_t sent, std::uint32_t expected, std::uint32_t src_n
 }  // namespace
 
 struct Executor::Running {
-  explicit Running(Schedule s) : schedule(std::move(s)) {}
+  explicit Running(std::shared_ptr<const PreparedCollective::Member> p) : plan(std::move(p)) {}
+  const Schedule& schedule() const { return plan->schedule; }
   // A receive of the current step not yet arrived: its sender and parts.
   struct Expected {
     std::uint32_t src = 0, parts = 0;
@@ -41,8 +42,8 @@ struct Executor::Running {
 
   std::uint64_t handle = 0;
   std::uint32_t comm = 0, seq = 0, member = 0;
-  const PreparedCollective* prepared = nullptr;
-  Schedule schedule;
+  PreparedCollective* prepared = nullptr;
+  std::shared_ptr<const PreparedCollective::Member> plan;
   std::uint32_t step = 0;
   std::vector<Expected> expected;  // sorted by sender; the step waits while not empty
   pdes::Time round_start = 0;      // lock-step: when the current round started
@@ -53,11 +54,10 @@ struct Executor::Running {
   std::uint32_t cached = kNoStep;
   WireStep wire;
   pdes::Time step_h2t = 0, step_compute = 0;
-  std::vector<Schedule::Run> runs;  // the runs of more than one step
   CollectiveTiming timing;
 
   bool same_run(std::uint32_t a, std::uint32_t b) const {
-    for (const Schedule::Run& run : runs) {
+    for (const Schedule::Run& run : plan->runs) {
       if (run.first <= a && a < run.first + run.count)
         return run.first <= b && b < run.first + run.count;
     }
@@ -65,8 +65,18 @@ struct Executor::Running {
   }
 };
 
+// A replayed member part: it ends at start + the recorded duration.
+struct Executor::Replaying {
+  std::uint64_t handle = 0;
+  std::uint32_t comm = 0, seq = 0, member = 0;
+  const PreparedCollective* prepared = nullptr;
+  pdes::Time start = 0;
+  bool scheduled = false;  // false while the member's first instance runs
+};
+
 struct Executor::Node {
   std::vector<Running> running;
+  std::vector<Replaying> replaying;
   std::uint32_t early = 0;  // entries of Executor::early_ for this node
 };
 
@@ -99,7 +109,7 @@ void Executor::setup(const pdes::Partition& partition, int rank) {
   early_.clear();
 }
 
-const PreparedCollective& Executor::prepared(std::uint32_t comm, const CollectiveCall& call) {
+PreparedCollective& Executor::prepare(std::uint32_t comm, const CollectiveCall& call) {
   auto key =
       std::make_tuple(comm, static_cast<int>(call.op), call.algorithm.row(), call.bytes, call.root);
   auto it = prepared_.find(key);
@@ -111,27 +121,38 @@ const PreparedCollective& Executor::prepared(std::uint32_t comm, const Collectiv
     throw InvalidCollective("communicator '" + c.name + "': " + why);
   }
   p->rounds = lockstep_rounds(p->spec, c.nodes, network_, device_);
+  if (c.size() <= PreparedCollective::kCachedMembers) p->members.resize(c.size());
   return *prepared_.emplace(key, std::move(p)).first->second;
 }
 
 void Executor::start(pdes::Context& ctx, std::uint32_t comm, std::uint32_t member,
                      std::uint32_t seq, const CollectiveCall& call, std::uint64_t handle,
                      ExecutorHost& host) {
-  const PreparedCollective& prep = prepared(comm, call);
+  PreparedCollective& prep = prepare(comm, call);
   if (seq > Tag::kMaxSeq) {
     throw std::runtime_error("communicator '" + comms_[comm].name + "' ran more than " +
                              std::to_string(Tag::kMaxSeq) + " collectives");
   }
   Node& node = nodes_[ctx.self_index()];
-  Running r(Schedule(prep.spec, member));
+  if (replay_ && start_replay(node, prep, comm, member, seq, handle, ctx)) return;
+  std::shared_ptr<const PreparedCollective::Member> plan =
+      prep.members.empty() ? nullptr : prep.members.at(member);
+  if (!plan) {
+    Schedule schedule(prep.spec, member);
+    std::vector<Schedule::Run> runs;
+    for (const Schedule::Run& run : schedule.runs()) {
+      if (run.count > 1) runs.push_back(run);
+    }
+    plan = std::make_shared<const PreparedCollective::Member>(
+        PreparedCollective::Member{std::move(schedule), std::move(runs)});
+    if (!prep.members.empty()) prep.members[member] = plan;
+  }
+  Running r(std::move(plan));
   r.handle = handle;
   r.comm = comm;
   r.seq = seq;
   r.member = member;
   r.prepared = &prep;
-  for (const Schedule::Run& run : r.schedule.runs()) {
-    if (run.count > 1) r.runs.push_back(run);
-  }
   r.timing.start = ctx.now();
   r.round_start = ctx.now();
   node.running.push_back(std::move(r));
@@ -149,6 +170,21 @@ void Executor::handle(const pdes::Event& event, pdes::Context& ctx, ExecutorHost
   Node& node = nodes_[ctx.self_index()];
   const auto comm = static_cast<std::uint32_t>(event.data[0] >> 32);
   const auto seq = static_cast<std::uint32_t>(event.data[0]);
+  if (event.kind == kReplayDone) {
+    const auto it = std::find_if(node.replaying.begin(), node.replaying.end(), [&](auto& x) {
+      return x.comm == comm && x.seq == seq && x.scheduled;
+    });
+    if (it == node.replaying.end()) {
+      throw std::logic_error("executor: replay event for no replayed collective at node " +
+                             std::to_string(ctx.self()));
+    }
+    const PreparedCollective::Recorded& rec = it->prepared->recorded[it->member];
+    CollectiveTiming timing{it->start, ctx.now(), rec.compute, rec.h2t};
+    const std::uint64_t handle = it->handle;
+    node.replaying.erase(it);
+    host.collective_done(ctx, handle, timing);
+    return;
+  }
   Running* r = find(node, comm, seq);
   if (r == nullptr) {
     throw std::logic_error("executor: event for a collective that is not running at node " +
@@ -165,7 +201,7 @@ void Executor::handle(const pdes::Event& event, pdes::Context& ctx, ExecutorHost
 
 void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHost& host) {
   const std::vector<pdes::Time>& rounds = r.prepared->rounds;
-  if (r.step == r.schedule.steps()) {
+  if (r.step == r.schedule().steps()) {
     // In lock-step a member that is done early still ends with the others.
     const pdes::Time end = r.round_start + remaining_rounds(rounds, r.step);
     if (end > ctx.now()) {
@@ -181,7 +217,7 @@ void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHo
   const std::uint32_t self = ctx.self();
   const bool reuse =
       r.cached != Running::kNoStep && r.cached + 1 == r.step && r.same_run(r.cached, r.step);
-  if (!reuse) r.wire = wire_step(r.schedule, r.step);
+  if (!reuse) r.wire = wire_step(r.schedule(), r.step);
   r.cached = r.step;
   const WireStep& step = r.wire;
   r.sends_done = ctx.now();
@@ -284,16 +320,56 @@ void Executor::delivered(const fabric::Delivery& d, pdes::Context& ctx, Executor
 }
 
 void Executor::finish(Node& node, std::size_t index, pdes::Context& ctx, ExecutorHost& host) {
-  CollectiveTiming timing = node.running[index].timing;
+  const Running& r = node.running[index];
+  CollectiveTiming timing = r.timing;
   timing.end = ctx.now();
-  const std::uint64_t handle = node.running[index].handle;
+  const std::uint64_t handle = r.handle;
+  if (replay_) {
+    PreparedCollective& prep = *r.prepared;
+    PreparedCollective::Recorded& rec = prep.recorded[r.member];
+    if (rec.state == PreparedCollective::Recorded::State::kRunning && rec.first_seq == r.seq) {
+      rec = {PreparedCollective::Recorded::State::kRecorded, r.seq, timing.end - timing.start,
+             timing.compute, timing.h2t};
+      release_replays(node, prep, r.member, ctx);
+    }
+  }
   node.running.erase(node.running.begin() + static_cast<std::ptrdiff_t>(index));
   host.collective_done(ctx, handle, timing);  // may start the node's next collective
 }
 
+bool Executor::start_replay(Node& node, PreparedCollective& prep, std::uint32_t comm,
+                            std::uint32_t member, std::uint32_t seq, std::uint64_t handle,
+                            pdes::Context& ctx) {
+  using State = PreparedCollective::Recorded::State;
+  if (prep.recorded.empty()) prep.recorded.resize(prep.spec.p);
+  PreparedCollective::Recorded& rec = prep.recorded[member];
+  if (rec.state == State::kNone) {  // the first instance: simulated and recorded
+    rec.state = State::kRunning;
+    rec.first_seq = seq;
+    return false;
+  }
+  ++replayed_;
+  node.replaying.push_back({handle, comm, seq, member, &prep, ctx.now(), false});
+  if (rec.state == State::kRecorded) release_replays(node, prep, member, ctx);
+  return true;
+}
+
+// A part kept while the first instance ran ends no earlier than now.
+void Executor::release_replays(Node& node, const PreparedCollective& prep, std::uint32_t member,
+                               pdes::Context& ctx) {
+  const PreparedCollective::Recorded& rec = prep.recorded[member];
+  for (Replaying& x : node.replaying) {
+    if (x.scheduled || x.prepared != &prep || x.member != member) continue;
+    x.scheduled = true;
+    const pdes::Time end = std::max(ctx.now(), x.start + rec.duration);
+    ctx.send(ctx.self(), end - ctx.now(), kReplayDone,
+             {std::uint64_t{x.comm} << 32 | x.seq, 0, 0, 0});
+  }
+}
+
 bool Executor::idle(std::uint32_t local_index) const {
   const Node& node = nodes_[local_index];
-  return node.running.empty() && node.early == 0;
+  return node.running.empty() && node.replaying.empty() && node.early == 0;
 }
 
 std::string Executor::describe(const Running& r) const {
@@ -309,7 +385,7 @@ std::string Executor::unfinished(std::uint32_t local_index) const {
   const Node& node = nodes_[local_index];
   std::ostringstream o;
   for (const Running& r : node.running) {
-    o << describe(r) << " stopped at step " << r.step << " of " << r.schedule.steps();
+    o << describe(r) << " stopped at step " << r.step << " of " << r.schedule().steps();
     std::vector<std::uint32_t> from;
     for (const Running::Expected& e : r.expected) from.push_back(e.src);
     if (!from.empty()) {
@@ -318,6 +394,10 @@ std::string Executor::unfinished(std::uint32_t local_index) const {
       if (from.size() > 8) o << " and " << from.size() - 8 << " more";
     }
     o << "; ";
+  }
+  for (const Replaying& x : node.replaying) {
+    o << "replayed " << to_string(x.prepared->spec.op) << " on communicator '"
+      << comms_[x.comm].name << "' (its collective #" << x.seq << ") not ended; ";
   }
   if (node.early != 0) {
     std::vector<std::uint64_t> keys;

@@ -87,9 +87,14 @@ std::size_t levels(const Dims& dims) {
   return n;
 }
 
+// The stream is built only for an error: Schedule checks every spec it is
+// given, once per member and collective started.
 std::string why_invalid(const CollectiveSpec& spec) {
-  std::ostringstream why;
   const detail::AlgorithmRow* row = detail::find_row(spec.algorithm);
+  if (row != nullptr && row->implements(spec.op) && spec.p > 0 && spec.root < spec.p) {
+    return row->why_invalid(spec);
+  }
+  std::ostringstream why;
   if (row == nullptr) {
     why << "unknown algorithm (row " << spec.algorithm.row() << ")";
   } else if (!row->implements(spec.op)) {
@@ -97,10 +102,8 @@ std::string why_invalid(const CollectiveSpec& spec) {
         << to_string(spec.op);
   } else if (spec.p == 0) {
     why << "a collective needs p >= 1 members";
-  } else if (spec.root >= spec.p) {
-    why << "root " << spec.root << " is not a member (p = " << spec.p << ")";
   } else {
-    return row->why_invalid(spec);
+    why << "root " << spec.root << " is not a member (p = " << spec.p << ")";
   }
   return why.str();
 }

@@ -13,6 +13,7 @@
 #include "sipsim/pdes/models/phold.hpp"
 #include "sipsim/pdes/models/phold_config.hpp"
 #include "sipsim/setup/setup.hpp"
+#include "sipsim/workload/dlrm/dlrm.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
 
 namespace sipsim::setup {
@@ -275,18 +276,22 @@ class TransformerSetup final : public WorkloadSetup {
     using workload::transformer::Axis;
     config_.tp_params = ctx.fabric->algorithm_params(config_.tp, config_.order[0] == Axis::kTp);
     config_.dp_params = ctx.fabric->algorithm_params(config_.dp, config_.order[0] == Axis::kDp);
-    const std::uint64_t bytes = 1 << 20;
-    for (const auto& [name, p, algorithm, params] :
-         {std::tuple{"tp", config_.tp, config_.tp_algorithm, config_.tp_params},
-          std::tuple{"dp", config_.dp, config_.dp_algorithm, config_.dp_params}}) {
-      if (p < 2) continue;
-      const std::string why = collective::why_invalid(
-          collective::make_spec(collective::Op::kAllReduce, algorithm, p, bytes, 0, params));
-      if (!why.empty()) {
-        if (!w.has("algorithms")) ctx.section.fail(why);
-        base::MapReader a = w.required("algorithms").as_map();
-        (a.has(name) ? a.required(name) : w.required("algorithms")).fail(why);
-      }
+    if (config_.moe.experts > 0) {
+      const std::uint32_t ep = config_.moe.ep, edp = config_.dp / ep;
+      config_.ep_params = ctx.fabric->algorithm_params(ep, config_.order[0] == Axis::kDp);
+      config_.edp_params = ctx.fabric->algorithm_params(edp, false);
+    }
+    // Every collective the groups use (all-reduce; reduce-scatter and
+    // all-gather with sequence parallelism or ZeRO) at 1 MiB.
+    if (const auto bad = workload::transformer::invalid_collective(config_, 1 << 20)) {
+      if (!w.has("algorithms")) ctx.section.fail(bad->why);
+      base::MapReader a = w.required("algorithms").as_map();
+      (a.has(bad->group) ? a.required(bad->group) : w.required("algorithms")).fail(bad->why);
+    }
+    // After the job fits the fabric: does each GPU's memory fit the accelerator?
+    if (config_.memory_check) {
+      const std::string why = workload::transformer::memory_error(config_);
+      if (!why.empty()) w.required("parallelism").fail(why);
     }
   }
   std::string_view type() const override { return "transformer"; }
@@ -320,6 +325,109 @@ class TransformerSetup final : public WorkloadSetup {
   workload::transformer::Config config_;
 };
 
+// DLRM training (workload/dlrm): its GPUs are the fabric's first `gpus`
+// nodes, or the nodes the fabric places the job on (RAMP §6.3) when a
+// collective runs RAMP-x. `auto` is RAMP-x where the fabric places jobs and
+// RAMP-x is valid, else direct (all-to-all) and ring (all-reduce).
+class DlrmSetup final : public WorkloadSetup {
+ public:
+  DlrmSetup(base::MapReader& w, const WorkloadContext& ctx)
+      : config_(workload::dlrm::read_dlrm(w)) {
+    if (ctx.fabric == nullptr) ctx.section.fail("training needs a fabric: add a fabric section");
+    FabricSetup& fabric = *ctx.fabric;
+    workload::dlrm::Config& c = config_;
+    c.accelerator = ctx.accelerator;
+    if (c.gpus > fabric.nodes()) {
+      w.required("gpus").fail(
+          fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus, fabric.nodes()));
+    }
+    workload::dlrm::Partition x;
+    try {
+      x = workload::dlrm::partition(c);
+    } catch (const std::invalid_argument& e) {
+      (w.has("memory_share") ? w.required("memory_share") : w.required("model")).fail(e.what());
+    }
+    if (c.gpus < 2) return;
+    const std::uint64_t a2a = workload::dlrm::all_to_all_bytes(c, x);
+    const std::uint64_t grads =
+        workload::dlrm::mlp_parameters(c.model) * workload::dlrm::element_bytes(c.model.precision);
+    c.params = fabric.algorithm_params(c.gpus, true);
+    collective::AlgorithmParams placed_params = c.params;
+    std::optional<std::vector<std::uint32_t>> placed;
+    try {
+      placed = fabric.place_job(c.gpus, placed_params);
+    } catch (const std::invalid_argument&) {
+    }
+    const collective::Algorithm ramp_x = collective::algorithm("ramp-x");
+    auto valid = [&](collective::Op op, collective::Algorithm a, std::uint64_t bytes,
+                     const collective::AlgorithmParams& params) {
+      return collective::why_invalid(collective::make_spec(op, a, c.gpus, bytes, 0, params));
+    };
+    if (placed) {
+      if (c.auto_all_to_all && valid(collective::Op::kAllToAll, ramp_x, a2a, placed_params).empty())
+        c.all_to_all = ramp_x;
+      if (c.auto_all_reduce &&
+          valid(collective::Op::kAllReduce, ramp_x, grads, placed_params).empty())
+        c.all_reduce = ramp_x;
+    }
+    const bool a2a_placed = collective::traits(c.all_to_all).fabric_placement;
+    const bool ar_placed = collective::traits(c.all_reduce).fabric_placement;
+    if (a2a_placed || ar_placed) {
+      if (!placed) {
+        fail_algorithm(w, ctx, a2a_placed ? "all_to_all" : "all_reduce",
+                       "the fabric does not place jobs: this algorithm cannot run here");
+      }
+      c.params = placed_params;
+      c.nodes = std::move(*placed);
+      // The fabric's transcoder serves the job when it is the only traffic.
+      if (a2a_placed && ar_placed) fabric.serve_job(c.params);
+    }
+    for (const auto& [name, op, algorithm, bytes] :
+         {std::tuple{"all_to_all", collective::Op::kAllToAll, c.all_to_all, a2a},
+          std::tuple{"all_reduce", collective::Op::kAllReduce, c.all_reduce, grads}}) {
+      const std::string why = valid(op, algorithm, bytes, c.params);
+      if (!why.empty()) fail_algorithm(w, ctx, name, why);
+    }
+  }
+  std::string_view type() const override { return "dlrm"; }
+  workload::Simulation build(std::unique_ptr<fabric::Network> network,
+                             const BuildOptions&) const override {
+    return workload::dlrm::make_dlrm(config_, std::move(network));
+  }
+  // The busiest GPU's computation, a lower bound of the iteration time.
+  std::string analysis(const scenario::SimulationSettings&) const override {
+    const auto device = compute::make_device(config_.accelerator);
+    workload::ProgramSet set;
+    try {
+      std::uint32_t nodes = config_.gpus;
+      for (const std::uint32_t n : config_.nodes) nodes = std::max(nodes, n + 1);
+      set = workload::dlrm::make_programs(config_, *device, nodes);
+    } catch (const std::invalid_argument& e) {
+      return std::string("dlrm: ") + e.what();
+    }
+    pdes::Time busiest = 0;
+    for (const workload::Program& p : set.programs) {
+      pdes::Time busy = 0;
+      for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
+      busiest = std::max(busiest, busy);
+    }
+    return fmt::format(
+        "dlrm: the busiest GPU computes {} per iteration (a lower bound: no communication; run "
+        "simulates it)",
+        base::format_time_ps(busiest));
+  }
+
+ private:
+  [[noreturn]] static void fail_algorithm(base::MapReader& w, const WorkloadContext& ctx,
+                                          const char* key, const std::string& why) {
+    if (!w.has("algorithms")) ctx.section.fail(why);
+    base::MapReader a = w.required("algorithms").as_map();
+    (a.has(key) ? a.required(key) : w.required("algorithms")).fail(why);
+  }
+
+  workload::dlrm::Config config_;
+};
+
 template <class T>
 std::unique_ptr<WorkloadSetup> read_as(base::MapReader& section, const WorkloadContext& ctx) {
   return std::make_unique<T>(section, ctx);
@@ -332,6 +440,7 @@ const std::vector<WorkloadEntry>& workload_registry() {
       {"phold", read_as<PholdSetup>},
       {"collectives", read_as<CollectivesSetup>},
       {"transformer", read_as<TransformerSetup>},
+      {"dlrm", read_as<DlrmSetup>},
   };
   return kWorkloads;
 }

@@ -83,6 +83,7 @@ Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> networ
       device_(std::move(device)),
       executor_(*network_, *device_, set_.comms) {
   if (set_.iterations == 0) throw std::invalid_argument("programs need at least one iteration");
+  executor_.set_replay(set_.replay_collectives);
   if (set_.bindings.size() > network_->nodes()) {
     throw std::invalid_argument(std::to_string(set_.bindings.size()) +
                                 " node bindings for a fabric of " +
@@ -146,6 +147,16 @@ Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> networ
 }
 
 Interpreter::~Interpreter() = default;
+
+// A node's phase is its program (role); nodes that run nothing form one more.
+pdes::Partition Interpreter::partition(int ranks) const {
+  const auto idle = static_cast<std::uint32_t>(set_.programs.size());
+  std::vector<std::uint32_t> phase(network_->nodes(), idle);
+  for (std::uint32_t n = 0; n < set_.bindings.size(); ++n) {
+    if (set_.bindings[n]) phase[n] = set_.bindings[n]->program;
+  }
+  return network_->phased_partition(ranks, phase);
+}
 
 void Interpreter::setup(const pdes::Partition& partition, int rank) {
   network_->setup(partition, rank);

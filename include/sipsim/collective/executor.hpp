@@ -53,6 +53,28 @@ class ExecutorHost {
 struct PreparedCollective {
   CollectiveSpec spec;
   std::vector<pdes::Time> rounds;
+  // A member's schedule and its runs of more than one step.
+  struct Member {
+    Schedule schedule;
+    std::vector<Schedule::Run> runs;
+  };
+  // By member index, built at a local member's first start and shared by its
+  // later ones (a training job repeats each call thousands of times, and
+  // building the plan was most of a small collective's cost). Kept only on
+  // communicators of at most kCachedMembers: a plan grows with p, a large
+  // communicator's collective is long enough to amortise building it, and a
+  // sweep of sizes at 65,536 nodes would otherwise keep every size's plans.
+  static constexpr std::uint32_t kCachedMembers = 1024;
+  std::vector<std::shared_ptr<const Member>> members;
+  // Replay (Executor::set_replay): by member, what its first instance of this
+  // call took, once it has ended.
+  struct Recorded {
+    enum class State : std::uint8_t { kNone, kRunning, kRecorded };
+    State state = State::kNone;
+    std::uint32_t first_seq = 0;  // the communicator's collective number of the first instance
+    pdes::Time duration = 0, compute = 0, h2t = 0;
+  };
+  std::vector<Recorded> recorded;
 };
 
 class Executor {
@@ -60,7 +82,10 @@ class Executor {
   // The executor's event kinds; hosts use others (below fabric::kFabricKindBase).
   static constexpr std::uint32_t kStepDone = 1;    // a step's local operation has finished
   static constexpr std::uint32_t kRoundsDone = 2;  // lock-step: the collective's last round ends
-  static bool owns(std::uint32_t kind) { return kind == kStepDone || kind == kRoundsDone; }
+  static constexpr std::uint32_t kReplayDone = 3;  // a replayed collective's member part ends
+  static bool owns(std::uint32_t kind) {
+    return kind == kStepDone || kind == kRoundsDone || kind == kReplayDone;
+  }
 
   // The network, device and communicators must outlive the executor.
   Executor(fabric::Network& network, const compute::Device& device,
@@ -68,6 +93,18 @@ class Executor {
   ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
+
+  // Replay mode (`workload.collectives: replay`, docs/models.md): the first
+  // instance of each call on each communicator (same operation, algorithm,
+  // bytes and root) is simulated; every later one sends nothing, and each
+  // member's part ends after the time its part of the first instance took,
+  // with the same compute and h2t. Exact when every instance starts its
+  // members together on an otherwise idle part of the fabric, as the first
+  // did; the fabric does not carry (or count) a replayed collective's bytes.
+  void set_replay(bool replay) { replay_ = replay; }
+  bool replay() const { return replay_; }
+  // Member parts this rank replayed, and simulated, so far.
+  std::uint64_t replayed() const { return replayed_; }
 
   // Once per rank before the run: per-node state for this rank's LPs.
   void setup(const pdes::Partition& partition, int rank);
@@ -83,7 +120,9 @@ class Executor {
   void delivered(const fabric::Delivery& delivery, pdes::Context& ctx, ExecutorHost& host);
 
   // The spec and rounds of `call` on `comm`, prepared once per rank.
-  const PreparedCollective& prepared(std::uint32_t comm, const CollectiveCall& call);
+  const PreparedCollective& prepared(std::uint32_t comm, const CollectiveCall& call) {
+    return prepare(comm, call);
+  }
 
   // What is left at local node `local_index` at the end of a run: collectives
   // not finished (which step, whose messages they wait for) and messages no
@@ -95,6 +134,7 @@ class Executor {
 
  private:
   struct Running;
+  struct Replaying;
   struct Node;
   // An early message's key: (communicator, sequence number, sender) and the
   // receiving node's local index.
@@ -109,9 +149,16 @@ class Executor {
     }
   };
 
+  PreparedCollective& prepare(std::uint32_t comm, const CollectiveCall& call);
   void start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHost& host);
   void receives_complete(Node& node, Running& r, pdes::Context& ctx);
   void finish(Node& node, std::size_t index, pdes::Context& ctx, ExecutorHost& host);
+  // Replay: starts member `member`'s replayed part, or keeps it until the
+  // member's first instance has ended; schedules the kept ones once it has.
+  bool start_replay(Node& node, PreparedCollective& prep, std::uint32_t comm, std::uint32_t member,
+                    std::uint32_t seq, std::uint64_t handle, pdes::Context& ctx);
+  void release_replays(Node& node, const PreparedCollective& prep, std::uint32_t member,
+                       pdes::Context& ctx);
   Running* find(Node& node, std::uint32_t comm, std::uint32_t seq);
   std::string describe(const Running& r) const;
 
@@ -127,6 +174,8 @@ class Executor {
   // a hash map per node: most nodes hold none most of the time.
   base::FlatMap<EarlyKey, base::Fifo<std::uint32_t>, EarlyHash> early_;
   std::uint64_t steps_done_ = 0;
+  bool replay_ = false;
+  std::uint64_t replayed_ = 0;
 };
 
 }  // namespace sipsim::collective

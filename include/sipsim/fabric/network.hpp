@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -62,6 +63,14 @@ class Network {
   virtual std::uint32_t nodes() const = 0;
   virtual std::uint32_t lp_count() const = 0;
   virtual pdes::Partition partition(int ranks) const = 0;
+  // The partition when the workload says which nodes are busy at the same time
+  // (node_phase[n] for every node, e.g. its pipeline stage). A fabric whose
+  // lookahead does not depend on the partition spreads every phase over all
+  // ranks (partitioners::phased_blocks); the default keeps partition(ranks).
+  virtual pdes::Partition phased_partition(int ranks,
+                                           std::span<const std::uint32_t> /*node_phase*/) const {
+    return partition(ranks);
+  }
   // Smallest latency of a link between LPs on different ranks.
   virtual pdes::Time lookahead(const pdes::Partition& partition) const = 0;
   virtual void setup(const pdes::Partition& partition, int rank) = 0;

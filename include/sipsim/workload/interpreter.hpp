@@ -70,6 +70,8 @@ struct ProgramSet {
   // Per fabric node: its binding, or none (the node runs nothing).
   std::vector<std::optional<Binding>> bindings;
   std::uint32_t iterations = 1;
+  // `workload.collectives: replay` (collective::Executor::set_replay).
+  bool replay_collectives = false;
 };
 
 class Interpreter final : public pdes::Model,
@@ -89,7 +91,9 @@ class Interpreter final : public pdes::Model,
   void set_observer(ProgramObserver* observer) { observer_ = observer; }
 
   std::uint32_t lp_count() const override { return network_->lp_count(); }
-  pdes::Partition partition(int ranks) const override { return network_->partition(ranks); }
+  // The fabric's partition, told which nodes run the same program (a pipeline
+  // stage's GPUs work at the same time, so each stage is spread over the ranks).
+  pdes::Partition partition(int ranks) const override;
   pdes::Time lookahead(const pdes::Partition& p) const override { return network_->lookahead(p); }
   void setup(const pdes::Partition& partition, int rank) override;
   void init(pdes::Context& ctx) override;

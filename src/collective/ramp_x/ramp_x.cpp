@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -259,28 +258,33 @@ void build_ramp(Stages& st, const Ctx& c) {
   }
 }
 
+// Checked once per member and collective started: strings only when invalid.
 std::string why_invalid_ramp(const CollectiveSpec& spec) {
   const RampShape& r = spec.ramp;
-  std::ostringstream why;
-  if (r.x == 0 || r.J == 0 || r.D == 0) {
-    why << "ramp-x needs a RAMP fabric (x, J, D)";
-  } else if (r.J > r.x || r.D > r.x) {
-    why << "ramp-x needs J <= x and D <= x (Lambda = D*x), got x = " << r.x << ", J = " << r.J
-        << ", D = " << r.D;
-  } else if (r.active[0] == 0 || r.active[0] > r.x || r.active[1] == 0 || r.active[1] > r.x ||
-             r.active[2] == 0 || r.active[2] > r.J || r.active[3] == 0 || r.active[3] > r.D) {
-    why << "ramp-x active sizes {" << r.active[0] << ", " << r.active[1] << ", " << r.active[2]
-        << ", " << r.active[3] << "} out of range (s1, s2 <= x = " << r.x << ", s3 <= J = " << r.J
-        << ", s4 <= D = " << r.D << ")";
-  } else if (ramp::job_size(r) != spec.p) {
-    why << "ramp-x needs p = product of the active sizes = " << ramp::job_size(r)
-        << ", got p = " << spec.p;
-  } else if (spec.stages > 0 && spec.op != Op::kBroadcast) {
-    why << "pipeline stages are for ramp-x broadcast only";
-  } else if (spec.stages > 0 && !ramp::tree_broadcast_fits(r)) {
-    why << "ramp-x's pipelined tree broadcast needs a full job with x*J >= Lambda";
+  using std::to_string;
+  if (r.x == 0 || r.J == 0 || r.D == 0) return "ramp-x needs a RAMP fabric (x, J, D)";
+  if (r.J > r.x || r.D > r.x) {
+    return "ramp-x needs J <= x and D <= x (Lambda = D*x), got x = " + to_string(r.x) +
+           ", J = " + to_string(r.J) + ", D = " + to_string(r.D);
   }
-  return why.str();
+  if (r.active[0] == 0 || r.active[0] > r.x || r.active[1] == 0 || r.active[1] > r.x ||
+      r.active[2] == 0 || r.active[2] > r.J || r.active[3] == 0 || r.active[3] > r.D) {
+    return "ramp-x active sizes {" + to_string(r.active[0]) + ", " + to_string(r.active[1]) + ", " +
+           to_string(r.active[2]) + ", " + to_string(r.active[3]) +
+           "} out of range (s1, s2 <= x = " + to_string(r.x) + ", s3 <= J = " + to_string(r.J) +
+           ", s4 <= D = " + to_string(r.D) + ")";
+  }
+  if (ramp::job_size(r) != spec.p) {
+    return "ramp-x needs p = product of the active sizes = " + to_string(ramp::job_size(r)) +
+           ", got p = " + to_string(spec.p);
+  }
+  if (spec.stages > 0 && spec.op != Op::kBroadcast) {
+    return "pipeline stages are for ramp-x broadcast only";
+  }
+  if (spec.stages > 0 && !ramp::tree_broadcast_fits(r)) {
+    return "ramp-x's pipelined tree broadcast needs a full job with x*J >= Lambda";
+  }
+  return "";
 }
 
 void configure_ramp(CollectiveSpec& s, const AlgorithmParams& params) {

@@ -32,6 +32,11 @@ class FlatNetwork final : public Network {
   pdes::Partition partition(int ranks) const override {
     return pdes::partitioners::blocks(nodes_, ranks);
   }
+  // Any partition has the same lookahead: spread each phase over the ranks.
+  pdes::Partition phased_partition(int ranks,
+                                   std::span<const std::uint32_t> node_phase) const override {
+    return pdes::partitioners::phased_blocks(node_phase, ranks);
+  }
   // Every node reaches every other through the ideal switch in `latency`.
   pdes::Time lookahead(const pdes::Partition&) const override { return latency_; }
   void setup(const pdes::Partition& partition, int rank) override {

@@ -107,6 +107,12 @@ class RampNetwork final : public Network {
   pdes::Partition partition(int ranks) const override {
     return pdes::partitioners::blocks(nodes_, ranks);
   }
+  // The lookahead is the same for any partition, so a training job's stages
+  // are spread over the ranks, each still in node-id blocks.
+  pdes::Partition phased_partition(int ranks,
+                                   std::span<const std::uint32_t> node_phase) const override {
+    return pdes::partitioners::phased_blocks(node_phase, ranks);
+  }
   // Every cross-LP event waits at least the I/O latency (sender -> arbiter)
   // or the propagation (arbiter -> receiver).
   pdes::Time lookahead(const pdes::Partition&) const override {

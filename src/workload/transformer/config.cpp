@@ -28,13 +28,22 @@ std::array<Axis, 3> parse_mapping(const std::string& name) {
   return out;
 }
 
-collective::Algorithm read_algorithm(base::MapReader& m, std::string_view key) {
+collective::Algorithm read_algorithm(base::MapReader& m, std::string_view key,
+                                     const char* fallback = "ring") {
   const std::optional<base::Value> v = m.optional(key);
-  if (!v) return collective::algorithm("ring");
+  if (!v) return collective::algorithm(fallback);
   return *collective::parse_algorithm(v->as_enum(collective::algorithm_names()));
 }
 
 }  // namespace
+
+const char* schedule_name(Schedule s) {
+  return s == Schedule::kGpipe ? "GPipe" : s == Schedule::kOneFOneB ? "1F1B" : "interleaved 1F1B";
+}
+
+const char* recompute_name(Recompute r) {
+  return r == Recompute::kNone ? "none" : r == Recompute::kSelective ? "selective" : "full";
+}
 
 Config read_transformer(base::MapReader& w) {
   Config c;
@@ -93,6 +102,12 @@ Config read_transformer(base::MapReader& w) {
     if (c.model.ffn % c.tp != 0) {
       m.required("tp").fail(fmt::format("must divide model.ffn ({})", c.model.ffn));
     }
+    if (auto v = m.optional("sequence_parallel")) c.sequence_parallel = v->as_bool();
+    c.zero = m.get_u32("zero", 0, 0, 3);
+    if (c.sequence_parallel && c.model.seq % c.tp != 0) {
+      m.required("sequence_parallel")
+          .fail(fmt::format("needs tp ({}) to divide model.seq ({})", c.tp, c.model.seq));
+    }
     if (c.model.layers % c.pp != 0) {
       m.required("pp").fail(fmt::format("must divide model.layers ({})", c.model.layers));
     }
@@ -104,24 +119,86 @@ Config read_transformer(base::MapReader& w) {
     m.finish();
   }
   if (auto s = w.optional("schedule")) {
-    c.schedule = s->as_enum({"gpipe", "1f1b"}) == "gpipe" ? Schedule::kGpipe : Schedule::kOneFOneB;
+    const std::string name = s->as_enum({"gpipe", "1f1b", "interleaved-1f1b"});
+    c.schedule = name == "gpipe"  ? Schedule::kGpipe
+                 : name == "1f1b" ? Schedule::kOneFOneB
+                                  : Schedule::kInterleaved;
+  }
+  if (auto v = w.optional("virtual_stages")) {
+    c.virtual_stages = v->as_u32(1, 1024);
+    if (c.schedule != Schedule::kInterleaved) v->fail("needs schedule: interleaved-1f1b");
+  }
+  if (c.schedule == Schedule::kInterleaved) {
+    const auto here = [&]() { return w.required("schedule"); };
+    if (c.pp < 3) {
+      here().fail(fmt::format("needs parallelism.pp >= 3 (it is {})", c.pp));
+    }
+    if (c.micro_batches() % c.pp != 0) {
+      here().fail(fmt::format("needs pp ({}) to divide the micro-batches per pipeline ({})", c.pp,
+                              c.micro_batches()));
+    }
+    if (c.model.layers % (std::uint64_t{c.pp} * c.virtual_stages) != 0) {
+      (w.has("virtual_stages") ? w.required("virtual_stages") : here())
+          .fail(fmt::format("pp x virtual_stages ({} x {}) must divide model.layers ({})", c.pp,
+                            c.virtual_stages, c.model.layers));
+    }
+  }
+  if (auto r = w.optional("recompute")) {
+    const std::string name = r->as_enum({"none", "selective", "full"});
+    c.recompute = name == "none"        ? Recompute::kNone
+                  : name == "selective" ? Recompute::kSelective
+                                        : Recompute::kFull;
+  }
+  if (auto v = w.optional("moe")) {
+    base::MapReader m = v->as_map();
+    Moe& e = c.moe;
+    e.experts = m.required("experts").as_u32(1, 1u << 16);
+    e.top_k = m.get_u32("top_k", 1, 1, e.experts);
+    e.every = m.get_u32("every", 1, 1, c.model.layers);
+    e.ep = m.get_u32("ep", 1, 1, c.dp);
+    if (auto f = m.optional("capacity_factor")) {
+      const double x = f->as_double();
+      if (!(x >= 0.001 && x <= 1000)) f->fail("must be a number from 0.001 to 1000");
+      e.capacity_permille = static_cast<std::uint32_t>(x * 1000 + 0.5);
+    }
+    if (c.dp % e.ep != 0 || e.experts % e.ep != 0) {
+      m.required("ep").fail(
+          fmt::format("must divide parallelism.dp ({}) and experts ({})", c.dp, e.experts));
+    }
+    if (c.zero > 0) {
+      m.value().fail("ZeRO (parallelism.zero) with MoE is not modelled; use zero: 0");
+    }
+    m.finish();
+  }
+  if (auto v = w.optional("memory_check")) c.memory_check = v->as_bool();
+  if (auto v = w.optional("dp_overlap")) c.dp_overlap = v->as_bool();
+  if (auto v = w.optional("dp_bucket_bytes")) {
+    c.dp_bucket_bytes = v->as_bytes();
+    if (c.dp_bucket_bytes == 0) v->fail("must be at least 1B");
   }
   c.iterations = w.get_u32("iterations", 1, 1, 10'000);
   if (auto m = w.optional("mapping")) c.order = parse_mapping(m->as_enum(mapping_names()));
+  if (auto m = w.optional("collectives")) {
+    c.replay_collectives = m->as_enum({"simulate", "replay"}) == "replay";
+  }
   if (auto a = w.optional("algorithms")) {
     base::MapReader m = a->as_map();
     c.tp_algorithm = read_algorithm(m, "tp");
     c.dp_algorithm = read_algorithm(m, "dp");
+    c.ep_algorithm = read_algorithm(m, "ep", "direct");
     m.finish();
   }
-  // Ops of all stage programs: about 12 per layer and micro-batch (memory
-  // and build time stay small: 2^21 ops are about 100 MB).
-  const std::uint64_t ops = std::uint64_t{c.micro_batches()} * c.model.layers * 12;
+  // Ops of all stage programs: about 12 per layer and micro-batch, 18 with
+  // full recomputation, 3 more with ZeRO-3, 6 with MoE (memory and build time stay small: 2^21 ops
+  // are about 100 MB).
+  const std::uint32_t per_layer = (c.recompute == Recompute::kFull ? 18 : 12) +
+                                  (c.zero == 3 ? 3 : 0) + (c.moe.experts > 0 ? 6 : 0);
+  const std::uint64_t ops = std::uint64_t{c.micro_batches()} * c.model.layers * per_layer;
   if (ops > (1u << 21)) {
     w.required("model").fail(fmt::format(
-        "the programs would hold about {} ops (micro-batches per pipeline x layers x 12); at "
+        "the programs would hold about {} ops (micro-batches per pipeline x layers x {}); at "
         "most 2^21 are allowed",
-        ops));
+        ops, per_layer));
   }
   return c;
 }

@@ -63,22 +63,112 @@ std::uint64_t logit_forward_flops(const ModelShape& m) {
   return 2ull * m.micro_batch * m.seq * m.hidden * m.vocab;
 }
 
+bool is_moe_layer(const Config& c, std::uint32_t layer) {
+  return c.moe.experts > 0 && (layer + 1) % c.moe.every == 0;
+}
+
+std::uint64_t moe_tokens(const Config& c) {
+  const std::uint64_t routed = std::uint64_t{c.model.micro_batch} * c.model.seq * c.moe.top_k;
+  return (routed * c.moe.capacity_permille + 999) / 1000;
+}
+
+std::uint64_t moe_layer_forward_flops(const Config& c) {
+  const ModelShape& m = c.model;
+  const std::uint64_t b = m.micro_batch, s = m.seq, h = m.hidden;
+  return 2 * b * s * (4 * h * h + 2 * h * m.ffn * c.moe.top_k) + 4 * b * s * s * h +
+         2 * b * s * h * c.moe.experts;
+}
+
+namespace {
+
+// Layers' forward FLOPs of one micro-batch, over the whole model.
+double layers_forward_flops(const Config& c) {
+  std::uint32_t moe = 0;
+  for (std::uint32_t l = 0; l < c.model.layers; ++l) moe += is_moe_layer(c, l) ? 1 : 0;
+  return static_cast<double>(layer_forward_flops(c.model)) * (c.model.layers - moe) +
+         static_cast<double>(moe_layer_forward_flops(c)) * moe;
+}
+
+// Parameters of one layer, whole (before TP): attention and layer norms
+// 4h^2 + 8h, the MLP 2hf + f + h (Megatron: 12h^2 + 13h at f = 4h); an MoE
+// layer's dense part has the router (h*E) instead of the MLP, its expert part
+// E/ep MLPs.
+std::uint64_t attention_raw(const ModelShape& m) {
+  const std::uint64_t h = m.hidden;
+  return 4 * h * h + 8 * h;
+}
+std::uint64_t mlp_raw(const ModelShape& m) {
+  const std::uint64_t h = m.hidden;
+  return 2 * h * m.ffn + m.ffn + h;
+}
+std::uint64_t dense_raw(const Config& c, bool moe) {
+  return attention_raw(c.model) +
+         (moe ? std::uint64_t{c.model.hidden} * c.moe.experts : mlp_raw(c.model));
+}
+std::uint64_t expert_raw(const Config& c, bool moe) {
+  return moe ? std::uint64_t{c.moe.experts / c.moe.ep} * mlp_raw(c.model) : 0;
+}
+std::uint32_t stage_chunks(const Config& c) {
+  return c.schedule == Schedule::kInterleaved ? c.virtual_stages : 1;
+}
+
+}  // namespace
+
+std::uint32_t global_layer(const Config& c, std::uint32_t stage, std::uint32_t chunk,
+                           std::uint32_t l) {
+  const std::uint32_t per_chunk = c.model.layers / (c.pp * stage_chunks(c));
+  return (chunk * c.pp + stage) * per_chunk + l;
+}
+
 double iteration_flops(const Config& c) {
   const double sequences = c.model.global_batch;
-  const double per_sequence = static_cast<double>(layer_forward_flops(c.model)) * c.model.layers +
-                              static_cast<double>(logit_forward_flops(c.model));
+  const double per_sequence =
+      layers_forward_flops(c) + static_cast<double>(logit_forward_flops(c.model));
   return 3.0 * sequences * per_sequence / c.model.micro_batch;
+}
+
+double megatron_iteration_flops(const Config& c) {
+  const double sequences = c.model.global_batch;
+  const double per_sequence =
+      4.0 * layers_forward_flops(c) + 3.0 * static_cast<double>(logit_forward_flops(c.model));
+  return sequences * per_sequence / c.model.micro_batch;
 }
 
 std::uint64_t stage_parameters(const Config& c, std::uint32_t stage) {
   const ModelShape& m = c.model;
   const std::uint64_t h = m.hidden;
-  // Megatron: 12h^2 + 13h per layer at ffn = 4h (weights, biases, layer norms).
-  const std::uint64_t layer = 4 * h * h + 2 * h * m.ffn + 9 * h + m.ffn;
-  std::uint64_t total = layer * (m.layers / c.pp);
+  const std::uint32_t v = stage_chunks(c), per_chunk = m.layers / (c.pp * v);
+  std::uint64_t total = 0;
+  for (std::uint32_t k = 0; k < v; ++k) {
+    for (std::uint32_t l = 0; l < per_chunk; ++l) {
+      const bool moe = is_moe_layer(c, global_layer(c, stage, k, l));
+      total += dense_raw(c, moe) + expert_raw(c, moe);
+    }
+  }
   if (stage == 0) total += (std::uint64_t{m.vocab} + m.seq) * h;  // word + position embeddings
   if (stage == c.pp - 1) total += 2 * h;                          // final layer norm
   return (total + c.tp - 1) / c.tp;
+}
+
+std::uint64_t stage_expert_parameters(const Config& c, std::uint32_t stage) {
+  const std::uint32_t v = stage_chunks(c), per_chunk = c.model.layers / (c.pp * v);
+  std::uint64_t total = 0;
+  for (std::uint32_t k = 0; k < v; ++k) {
+    for (std::uint32_t l = 0; l < per_chunk; ++l) {
+      total += expert_raw(c, is_moe_layer(c, global_layer(c, stage, k, l)));
+    }
+  }
+  return (total + c.tp - 1) / c.tp;
+}
+
+std::uint64_t layer_parameters(const Config& c) {
+  const std::uint64_t h = c.model.hidden;
+  return (4 * h * h + 2 * h * c.model.ffn + 9 * h + c.model.ffn + c.tp - 1) / c.tp;
+}
+
+std::uint64_t optimizer_parameters(const Config& c, std::uint32_t stage) {
+  const std::uint64_t params = stage_parameters(c, stage);
+  return c.zero == 0 ? params : (params + c.dp - 1) / c.dp;
 }
 
 namespace {
@@ -87,7 +177,11 @@ namespace {
 struct Costs {
   pdes::Time attn_fwd = 0, mlp_fwd = 0, logit_fwd = 0;
   pdes::Time attn_bwd = 0, mlp_bwd = 0, logit_bwd = 0;
-  std::uint64_t activation_bytes = 0;  // b*s*h elements: PP messages and TP all-reduces
+  pdes::Time attn_core = 0;             // selective recomputation: the s^2 terms' forward
+  pdes::Time moe_fwd = 0, moe_bwd = 0;  // an MoE layer's router and experts
+  std::uint64_t a2a_bytes = 0;          // each MoE all-to-all's send buffer
+  std::uint64_t activation_bytes = 0;   // b*s*h elements: TP collectives
+  std::uint64_t pp_bytes = 0;           // PP messages: b*s*h, b*s*h/tp with sequence parallelism
 };
 
 // A block is its matrix multiplies (FLOPs) and its element-wise ops (bytes:
@@ -105,14 +199,17 @@ Costs costs(const Config& c, const compute::Device& d) {
   const std::uint64_t b = m.micro_batch, s = m.seq, h = m.hidden, p = element_bytes(m.precision);
   const std::uint64_t heads = m.heads / c.tp, ffn = m.ffn / c.tp,
                       vocab = (m.vocab + c.tp - 1) / c.tp;
+  // Layer norm, dropout and residual on b*s*h: replicated on the TP ranks,
+  // split along the sequence with sequence parallelism.
+  const std::uint64_t bsh = c.sequence_parallel ? b * s * h / c.tp : b * s * h;
   // Attention: QKV and output projections 8bsh^2, scores and context 4bs^2h, sharded by TP;
-  // element-wise: layer norm, dropout and residual on b*s*h (7 reads and writes, replicated),
+  // element-wise: layer norm, dropout and residual on b*s*h (7 reads and writes),
   // softmax and dropout on the scores (4 per element).
   const std::uint64_t attn_flops = (8 * b * s * h * h + 4 * b * s * s * h) / c.tp;
-  const std::uint64_t attn_bytes = (7 * b * s * h + 4 * b * heads * s * s) * p;
+  const std::uint64_t attn_bytes = (7 * bsh + 4 * b * heads * s * s) * p;
   // MLP: two matrix multiplies 4bsh*ffn; element-wise as above plus GeLU on b*s*ffn.
   const std::uint64_t mlp_flops = 4 * b * s * h * ffn;
-  const std::uint64_t mlp_bytes = (7 * b * s * h + 2 * b * s * ffn) * p;
+  const std::uint64_t mlp_bytes = (7 * bsh + 2 * b * s * ffn) * p;
   // Logits 2bshV and the softmax cross-entropy on b*s*V.
   const std::uint64_t logit_flops = 2 * b * s * h * vocab;
   const std::uint64_t logit_bytes = 2 * b * s * vocab * p;
@@ -123,7 +220,21 @@ Costs costs(const Config& c, const compute::Device& d) {
   out.attn_bwd = block(d, m, attn_flops, attn_bytes, 2);
   out.mlp_bwd = block(d, m, mlp_flops, mlp_bytes, 2);
   out.logit_bwd = block(d, m, logit_flops, logit_bytes, 2);
+  // The attention core (Korthikanti et al. 2022, §5): Q K^T and the scores
+  // times V (4bs^2h / tp), softmax and dropout on the scores.
+  out.attn_core = block(d, m, 4 * b * s * s * h / c.tp, 4 * b * heads * s * s * p, 1);
+  if (c.moe.experts > 0) {
+    // The router (2bshE, replicated) and the experts' MLPs on the tokens this
+    // GPU's experts receive (b*s*top_k*capacity on average), sharded by TP.
+    const std::uint64_t tokens = moe_tokens(c);
+    const std::uint64_t flops = 4 * tokens * h * ffn + 2 * b * s * h * c.moe.experts;
+    const std::uint64_t bytes = (7 * bsh + 2 * tokens * ffn) * p;
+    out.moe_fwd = block(d, m, flops, bytes, 1);
+    out.moe_bwd = block(d, m, flops, bytes, 2);
+    out.a2a_bytes = tokens * h * p / (c.sequence_parallel ? c.tp : 1);
+  }
   out.activation_bytes = b * s * h * p;
+  out.pp_bytes = bsh * p;
   return out;
 }
 
@@ -131,7 +242,7 @@ Costs costs(const Config& c, const compute::Device& d) {
 // and second moments read and written (24 B), the gradient read and the
 // weight written at the model's precision; about 12 FLOPs per parameter.
 pdes::Time optimizer_ps(const Config& c, const compute::Device& d, std::uint32_t stage) {
-  const std::uint64_t params = stage_parameters(c, stage);
+  const std::uint64_t params = optimizer_parameters(c, stage);
   const std::uint64_t p = element_bytes(c.model.precision);
   return d.op_ps({12 * params, params * (24 + 2 * p), compute::Precision::kFp32,
                   compute::OpKind::kElementwise, 1});
@@ -144,49 +255,166 @@ class StageBuilder {
  public:
   StageBuilder(const Config& c, const Costs& k, std::uint32_t stage, Program& p)
       : c_(c), k_(k), stage_(stage), p_(p), first_(stage == 0), last_(stage == c.pp - 1) {
-    tp_slot_ = 0;
-    dp_slot_ = c.tp > 1 ? 1 : 0;
+    // Communicator slots in binding order: TP, DP, EP, expert DP.
+    std::uint32_t n = 0;
+    tp_slot_ = c.tp > 1 ? n++ : 0;
+    dp_slot_ = c.dp > 1 ? n++ : 0;
+    ep_slot_ = c.moe.experts > 0 && c.moe.ep > 1 ? n++ : 0;
+    edp_slot_ = c.moe.experts > 0 && c.dp / c.moe.ep > 1 ? n++ : 0;
+    v_ = c.schedule == Schedule::kInterleaved ? c.virtual_stages : 1;
+    chunk_layers_ = c.model.layers / (c.pp * v_);
+    backwards_.assign(v_, 0);
   }
 
-  void forward() {
-    if (!first_) chain(p_.add(pp_op(OpKind::kRecv, kPrev), deps()));
-    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
-      compute(Category::kForward, k_.attn_fwd);
-      tp_all_reduce();
-      compute(Category::kForward, k_.mlp_fwd);
-      tp_all_reduce();
+  // One micro-batch's forward pass through model chunk `chunk` (0 unless
+  // interleaved): the model's input enters at chunk 0 of stage 0, its
+  // output leaves at the last chunk of the last stage; otherwise activations
+  // come from the previous stage (the last stage for stage 0's chunks > 0).
+  void forward(std::uint32_t chunk = 0) {
+    const bool entry = first_ && chunk == 0, exit = last_ && chunk + 1 == v_;
+    if (!entry) chain(p_.add(pp_op(OpKind::kRecv, kPrev), deps()));
+    for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
+      if (c_.zero == 3) dp_collective(collective::Op::kAllGather, layer_bytes());
+      layer_forward(Category::kForward, is_moe_layer(c_, global_layer(c_, stage_, chunk, l)));
     }
-    if (last_) compute(Category::kForward, k_.logit_fwd);
-    if (!last_) p_.add(pp_op(OpKind::kSend, kNext), deps());
+    if (exit) compute(Category::kForward, k_.logit_fwd);
+    if (!exit) p_.add(pp_op(OpKind::kSend, kNext), deps());
   }
 
-  void backward() {
-    if (!last_) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
-    if (last_) compute(Category::kBackward, k_.logit_bwd);
-    for (std::uint32_t l = 0; l < c_.model.layers / c_.pp; ++l) {
-      compute(Category::kBackward, k_.mlp_bwd);
-      tp_all_reduce();
+  void backward(std::uint32_t chunk = 0) {
+    const bool entry = first_ && chunk == 0, exit = last_ && chunk + 1 == v_;
+    // A chunk's last micro-batch produces its final gradients; the stage's
+    // very last backward pass holds its last layer for the last bucket.
+    final_backward_ = ++backwards_[chunk] == c_.micro_batches();
+    last_pass_ = ++all_backwards_ == c_.micro_batches() * v_;
+    if (!exit) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
+    if (exit) compute(Category::kBackward, k_.logit_bwd);
+    for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
+      // Layers in reverse order.
+      const bool moe = is_moe_layer(c_, global_layer(c_, stage_, chunk, chunk_layers_ - 1 - l));
+      // Full recomputation reruns the layer's forward from its checkpointed
+      // input, TP all-reduces included (Megatron-LM's checkpointed layer);
+      // its compute counts as backward. Selective recomputes the attention
+      // core just before the attention block's backward.
+      if (c_.zero == 3) dp_collective(collective::Op::kAllGather, layer_bytes());
+      if (c_.recompute == Recompute::kFull) layer_forward(Category::kBackward, moe);
+      // Megatron's conjugates: the backward of the block's closing
+      // reduce-scatter is an all-gather, of its opening all-gather a
+      // reduce-scatter (an all-reduce each without sequence parallelism).
+      // An MoE layer's backward: the combine's all-to-all, the experts, the dispatch's.
+      tp_enter();
+      if (moe) ep_all_to_all();
+      compute(Category::kBackward, moe ? k_.moe_bwd : k_.mlp_bwd);
+      if (moe) ep_all_to_all();
+      tp_exit();
+      tp_enter();
+      if (c_.recompute == Recompute::kSelective) compute(Category::kBackward, k_.attn_core);
       compute(Category::kBackward, k_.attn_bwd);
-      tp_all_reduce();
+      tp_exit();
+      if (c_.zero == 3) dp_collective(collective::Op::kReduceScatter, layer_bytes());
+      // The stage's last layer goes into the last bucket (finish()).
+      if (final_backward_ && overlap()) {
+        pending_ += dense_layer_bytes(moe);
+        if (pending_ >= c_.dp_bucket_bytes && !(last_pass_ && l + 1 == chunk_layers_)) flush();
+      }
     }
-    if (!first_) p_.add(pp_op(OpKind::kSend, kPrev), deps());
+    if (!entry) p_.add(pp_op(OpKind::kSend, kPrev), deps());
   }
 
-  // One bucket: the stage's whole gradient, after the last backward op.
+  // One bucket: the stage's whole gradient, after the last backward op. With
+  // ZeRO a reduce-scatter leaves each GPU 1/dp of it, the optimizer updates
+  // that share, and an all-gather returns the parameters to every GPU; ZeRO-3
+  // did so per layer already, and does it here for the stage's other
+  // parameters (embeddings, final layer norm) only.
+  //
+  // With dp_overlap (ZeRO 0-2), the final backward pass has already started
+  // the layers' buckets as they filled (dp_bucket_bytes); the last bucket
+  // takes what is left with the stage's other parameters, and the optimizer
+  // waits for it (buckets run one after the other, as on one NCCL stream).
   void finish(pdes::Time optimizer) {
-    if (c_.dp > 1) {
-      const std::uint64_t bytes = stage_parameters(c_, stage_) * element_bytes(c_.model.precision);
-      Op op;
-      op.kind = OpKind::kCollective;
-      op.category = Category::kDpComm;
-      op.slot = dp_slot_;
-      chain(add_collective(op, {collective::Op::kAllReduce, c_.dp_algorithm, bytes, 0}));
+    const std::uint64_t e = element_bytes(c_.model.precision);
+    const std::uint64_t experts = stage_expert_parameters(c_, stage_) * e;
+    const std::uint64_t all = stage_parameters(c_, stage_) * e - experts;  // dense
+    if (overlap()) {
+      std::uint64_t layers = 0;
+      for (std::uint32_t k = 0; k < v_; ++k) {
+        for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
+          layers += dense_layer_bytes(is_moe_layer(c_, global_layer(c_, stage_, k, l)));
+        }
+      }
+      pending_ += all > layers ? all - layers : 0;  // ceilings may make layers exceed all
+      flush();
+      chain(last_bucket_);
+      expert_all_reduce(experts);
+      compute(Category::kOptimizer, optimizer);
+      if (c_.zero > 0) dp_collective(collective::Op::kAllGather, all);
+      return;
     }
+    std::uint64_t bytes = all;
+    if (c_.zero == 3) {
+      const std::uint64_t layers = std::uint64_t{c_.model.layers / c_.pp} * layer_bytes();
+      bytes = bytes > layers ? bytes - layers : 0;
+    }
+    const bool gather = c_.zero > 0 && bytes > 0;
+    if (c_.zero == 0) {
+      dp_collective(collective::Op::kAllReduce, bytes);
+    } else if (gather) {
+      dp_collective(collective::Op::kReduceScatter, bytes);
+    }
+    expert_all_reduce(experts);
     compute(Category::kOptimizer, optimizer);
+    if (gather) dp_collective(collective::Op::kAllGather, bytes);
   }
 
  private:
   static constexpr std::uint32_t kPrev = 0, kNext = 1;  // peer slots
+
+  // A layer's forward pass: Megatron's f and g around each block (Shoeybi et
+  // al. 2019: identity, then an all-reduce; with sequence parallelism,
+  // Korthikanti et al. 2022 §4.2.2: an all-gather, then a reduce-scatter).
+  // An MoE layer's MLP is the dispatch all-to-all, the router and experts,
+  // and the combine all-to-all, on the EP group.
+  void layer_forward(Category category, bool moe) {
+    tp_enter();
+    compute(category, k_.attn_fwd);
+    tp_exit();
+    tp_enter();
+    if (moe) ep_all_to_all();
+    compute(category, moe ? k_.moe_fwd : k_.mlp_fwd);
+    if (moe) ep_all_to_all();
+    tp_exit();
+  }
+  void ep_all_to_all() {
+    if (c_.moe.ep < 2) return;
+    Op op;
+    op.kind = OpKind::kCollective;
+    op.category = Category::kEpComm;
+    op.slot = ep_slot_;
+    chain(add_collective(op, {collective::Op::kAllToAll, c_.ep_algorithm, k_.a2a_bytes, 0}));
+  }
+  // The expert gradients' all-reduce over the GPUs holding the same experts
+  // (dp / ep of them), before the optimizer.
+  void expert_all_reduce(std::uint64_t bytes) {
+    if (bytes == 0 || c_.dp / c_.moe.ep < 2) return;
+    Op op;
+    op.kind = OpKind::kCollective;
+    op.category = Category::kDpComm;
+    op.slot = edp_slot_;
+    chain(add_collective(op, {collective::Op::kAllReduce, c_.dp_algorithm, bytes, 0}));
+  }
+  // A layer's dense parameters (not experts) on one GPU at the model's precision.
+  std::uint64_t dense_layer_bytes(bool moe) const {
+    return (dense_raw(c_, moe) + c_.tp - 1) / c_.tp * element_bytes(c_.model.precision);
+  }
+  // Before a block: an all-gather with sequence parallelism, else nothing.
+  void tp_enter() {
+    if (c_.sequence_parallel) tp_collective(collective::Op::kAllGather);
+  }
+  // After a block: a reduce-scatter with sequence parallelism, else an all-reduce.
+  void tp_exit() {
+    tp_collective(c_.sequence_parallel ? collective::Op::kReduceScatter
+                                       : collective::Op::kAllReduce);
+  }
 
   std::vector<std::uint32_t> deps() const {
     return has_last_ ? std::vector<std::uint32_t>{last_op_} : std::vector<std::uint32_t>{};
@@ -200,7 +428,7 @@ class StageBuilder {
     op.kind = kind;
     op.category = Category::kPpComm;
     op.slot = peer;
-    op.bytes = k_.activation_bytes;
+    op.bytes = k_.pp_bytes;
     return op;
   }
   void compute(Category category, pdes::Time duration) {
@@ -210,14 +438,43 @@ class StageBuilder {
     op.duration = duration;
     chain(p_.add(op, deps()));
   }
-  void tp_all_reduce() {
+  // Gradient buckets overlap the final backward pass (not with ZeRO-3,
+  // whose per-layer reduce-scatters take their place).
+  bool overlap() const { return c_.dp > 1 && c_.dp_overlap && c_.zero < 3; }
+  // The pending gradients' all-reduce (reduce-scatter with ZeRO 1-2), after
+  // the op that produced them and the previous bucket; the compute chain
+  // does not wait for it.
+  void flush() {
+    if (pending_ == 0 && has_bucket_) return;
+    const collective::Op kind =
+        c_.zero == 0 ? collective::Op::kAllReduce : collective::Op::kReduceScatter;
+    const collective::CollectiveCall call{kind, c_.dp_algorithm, pending_, 0};
+    last_bucket_ = has_bucket_
+                       ? p_.collective(Category::kDpComm, dp_slot_, call, {last_op_, last_bucket_})
+                       : p_.collective(Category::kDpComm, dp_slot_, call, {last_op_});
+    has_bucket_ = true;
+    pending_ = 0;
+  }
+  // A layer's parameters on one GPU at the model's precision (ZeRO-3's gathers).
+  std::uint64_t layer_bytes() const {
+    return layer_parameters(c_) * element_bytes(c_.model.precision);
+  }
+  void dp_collective(collective::Op kind, std::uint64_t bytes) {
+    if (c_.dp < 2) return;
+    Op op;
+    op.kind = OpKind::kCollective;
+    op.category = Category::kDpComm;
+    op.slot = dp_slot_;
+    chain(add_collective(op, {kind, c_.dp_algorithm, bytes, 0}));
+  }
+  // Reduce-scatter input and all-gather output are the whole b*s*h.
+  void tp_collective(collective::Op kind) {
     if (c_.tp < 2) return;
     Op op;
     op.kind = OpKind::kCollective;
     op.category = Category::kTpComm;
     op.slot = tp_slot_;
-    chain(
-        add_collective(op, {collective::Op::kAllReduce, c_.tp_algorithm, k_.activation_bytes, 0}));
+    chain(add_collective(op, {kind, c_.tp_algorithm, k_.activation_bytes, 0}));
   }
   std::uint32_t add_collective(const Op& op, const collective::CollectiveCall& call) {
     const std::vector<std::uint32_t> d = deps();
@@ -230,10 +487,28 @@ class StageBuilder {
   std::uint32_t stage_;
   Program& p_;
   bool first_, last_;
-  std::uint32_t tp_slot_ = 0, dp_slot_ = 0;
+  std::uint32_t tp_slot_ = 0, dp_slot_ = 0, ep_slot_ = 0, edp_slot_ = 0;
   std::uint32_t last_op_ = 0;
   bool has_last_ = false;
+  std::uint32_t v_ = 1, chunk_layers_ = 0;  // chunks per GPU, layers per chunk
+  std::vector<std::uint32_t> backwards_;    // backward passes so far, per chunk
+  std::uint32_t all_backwards_ = 0;
+  bool final_backward_ = false, last_pass_ = false;
+  std::uint64_t pending_ = 0;  // gradient bytes not yet in a bucket
+  std::uint32_t last_bucket_ = 0;
+  bool has_bucket_ = false;
 };
+
+}  // namespace
+
+std::uint32_t interleaved_warmup(const Config& c, std::uint32_t stage) {
+  const std::uint32_t total = c.micro_batches() * c.virtual_stages;
+  // Megatron-LM: all forward passes first when m = pp.
+  if (c.micro_batches() == c.pp) return total;
+  return std::min((c.pp - stage - 1) * 2 + (c.virtual_stages - 1) * c.pp, total);
+}
+
+namespace {
 
 Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes::Time optimizer) {
   Program p(fmt::format("stage-{}", stage));
@@ -242,7 +517,8 @@ Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes
   if (c.schedule == Schedule::kGpipe) {
     for (std::uint32_t j = 0; j < m; ++j) b.forward();
     for (std::uint32_t j = 0; j < m; ++j) b.backward();
-  } else {  // 1F1B (PipeDream-Flush): warm-up forwards, then one forward, one backward
+  } else if (c.schedule == Schedule::kOneFOneB) {
+    // 1F1B (PipeDream-Flush): warm-up forwards, then one forward, one backward
     const std::uint32_t warmup = std::min(c.pp - stage - 1, m);
     for (std::uint32_t j = 0; j < warmup; ++j) b.forward();
     for (std::uint32_t j = 0; j < m - warmup; ++j) {
@@ -250,19 +526,67 @@ Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes
       b.backward();
     }
     for (std::uint32_t j = 0; j < warmup; ++j) b.backward();
+  } else {  // interleaved 1F1B: Megatron-LM's order of chunk passes
+    const std::uint32_t v = c.virtual_stages, total = m * v, group = c.pp * v;
+    const std::uint32_t warmup = interleaved_warmup(c, stage);
+    const auto forward_chunk = [&](std::uint32_t pass) { return (pass % group) / c.pp; };
+    const auto backward_chunk = [&](std::uint32_t pass) { return v - 1 - (pass % group) / c.pp; };
+    for (std::uint32_t i = 0; i < warmup; ++i) b.forward(forward_chunk(i));
+    for (std::uint32_t i = 0; i < total - warmup; ++i) {
+      b.forward(forward_chunk(warmup + i));
+      b.backward(backward_chunk(i));
+    }
+    for (std::uint32_t i = total - warmup; i < total; ++i) b.backward(backward_chunk(i));
   }
   b.finish(optimizer);
   return p;
 }
 
-void check_collective(const collective::Communicator& comm, collective::Algorithm algorithm,
-                      std::uint64_t bytes, const char* what) {
-  const std::string why = collective::why_invalid(collective::make_spec(
-      collective::Op::kAllReduce, algorithm, comm.size(), bytes, 0, comm.params));
-  if (!why.empty()) throw std::invalid_argument(fmt::format("the {} all-reduce: {}", what, why));
+// The collectives a group runs: TP all-reduce, or reduce-scatter and
+// all-gather with sequence parallelism; DP all-reduce.
+std::vector<collective::Op> group_ops(const Config& c, bool tp) {
+  if (tp ? c.sequence_parallel : c.zero > 0) {
+    return {collective::Op::kReduceScatter, collective::Op::kAllGather};
+  }
+  return {collective::Op::kAllReduce};
+}
+
+void check_collective(const Config& c, const collective::Communicator& comm,
+                      collective::Algorithm algorithm, std::uint64_t bytes, bool tp) {
+  for (const collective::Op op : group_ops(c, tp)) {
+    const std::string why = collective::why_invalid(
+        collective::make_spec(op, algorithm, comm.size(), bytes, 0, comm.params));
+    if (!why.empty()) {
+      throw std::invalid_argument(
+          fmt::format("the {} {}: {}", tp ? "TP" : "DP", collective::to_string(op), why));
+    }
+  }
 }
 
 }  // namespace
+
+std::optional<CollectiveProblem> invalid_collective(const Config& c, std::uint64_t bytes) {
+  for (const bool tp : {true, false}) {
+    const std::uint32_t p = tp ? c.tp : c.dp;
+    if (p < 2) continue;
+    for (const collective::Op op : group_ops(c, tp)) {
+      const std::string why = collective::why_invalid(collective::make_spec(
+          op, tp ? c.tp_algorithm : c.dp_algorithm, p, bytes, 0, tp ? c.tp_params : c.dp_params));
+      if (!why.empty()) return CollectiveProblem{tp ? "tp" : "dp", why};
+    }
+  }
+  if (c.moe.experts > 0 && c.moe.ep > 1) {
+    const std::string why = collective::why_invalid(collective::make_spec(
+        collective::Op::kAllToAll, c.ep_algorithm, c.moe.ep, bytes, 0, c.ep_params));
+    if (!why.empty()) return CollectiveProblem{"ep", why};
+  }
+  if (c.moe.experts > 0 && c.dp / c.moe.ep > 1) {
+    const std::string why = collective::why_invalid(collective::make_spec(
+        collective::Op::kAllReduce, c.dp_algorithm, c.dp / c.moe.ep, bytes, 0, c.edp_params));
+    if (!why.empty()) return CollectiveProblem{"dp", why};
+  }
+  return std::nullopt;
+}
 
 ProgramSet make_programs(const Config& c, const compute::Device& device,
                          std::uint32_t fabric_nodes) {
@@ -271,11 +595,16 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     throw std::invalid_argument(
         fmt::format("tp x pp x dp = {} GPUs, but the fabric has {} nodes", gpus, fabric_nodes));
   }
-  if (std::uint64_t{c.pp} * c.dp + std::uint64_t{c.tp} * c.pp > collective::Tag::kMaxComm) {
-    throw std::invalid_argument("too many TP and DP groups for the message tag (65,534)");
+  const bool moe = c.moe.experts > 0;
+  const std::uint32_t ep = moe ? c.moe.ep : 1, edp = moe ? c.dp / c.moe.ep : 1;
+  const std::uint64_t groups = std::uint64_t{c.pp} * c.dp + std::uint64_t{c.tp} * c.pp +
+                               std::uint64_t{c.pp} * c.tp * (edp + ep);
+  if (groups > collective::Tag::kMaxComm) {
+    throw std::invalid_argument("too many TP, DP and EP groups for the message tag (65,534)");
   }
   ProgramSet set;
   set.iterations = c.iterations;
+  set.replay_collectives = c.replay_collectives;
   const Costs k = costs(c, device);
   // Communicators: TP groups by (pp, dp), then DP groups by (pp, tp).
   const std::uint32_t tp_base = 0;
@@ -288,7 +617,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         set.comms.push_back(std::move(comm));
       }
     }
-    check_collective(set.comms.front(), c.tp_algorithm, k.activation_bytes, "TP");
+    check_collective(c, set.comms.front(), c.tp_algorithm, k.activation_bytes, true);
   }
   if (c.dp > 1) {
     for (std::uint32_t s = 0; s < c.pp; ++s) {
@@ -298,8 +627,36 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         set.comms.push_back(std::move(comm));
       }
     }
-    check_collective(set.comms.back(), c.dp_algorithm,
-                     stage_parameters(c, 0) * element_bytes(c.model.precision), "DP");
+    check_collective(c, set.comms.back(), c.dp_algorithm,
+                     stage_parameters(c, 0) * element_bytes(c.model.precision), false);
+  }
+  // MoE: EP groups of ep consecutive DP ranks; expert-DP groups of the DP
+  // ranks with the same place in their EP group.
+  const auto ep_base = static_cast<std::uint32_t>(set.comms.size());
+  if (ep > 1) {
+    for (std::uint32_t s = 0; s < c.pp; ++s) {
+      for (std::uint32_t t = 0; t < c.tp; ++t) {
+        for (std::uint32_t j = 0; j < edp; ++j) {
+          collective::Communicator comm{fmt::format("ep-{}-{}-{}", s, t, j), {}, c.ep_params};
+          for (std::uint32_t r = 0; r < ep; ++r)
+            comm.nodes.push_back(gpu_of(c, {t, j * ep + r, s}));
+          set.comms.push_back(std::move(comm));
+        }
+      }
+    }
+  }
+  const auto edp_base = static_cast<std::uint32_t>(set.comms.size());
+  if (moe && edp > 1) {
+    for (std::uint32_t s = 0; s < c.pp; ++s) {
+      for (std::uint32_t t = 0; t < c.tp; ++t) {
+        for (std::uint32_t r = 0; r < ep; ++r) {
+          collective::Communicator comm{fmt::format("edp-{}-{}-{}", s, t, r), {}, c.edp_params};
+          for (std::uint32_t j = 0; j < edp; ++j)
+            comm.nodes.push_back(gpu_of(c, {t, j * ep + r, s}));
+          set.comms.push_back(std::move(comm));
+        }
+      }
+    }
   }
   for (std::uint32_t s = 0; s < c.pp; ++s) {
     set.programs.push_back(stage_program(c, k, s, optimizer_ps(c, device, s)));
@@ -323,9 +680,17 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     b.program = x.pp;
     if (c.tp > 1) b.comms.push_back({tp_base + x.pp * c.dp + x.dp, x.tp});
     if (c.dp > 1) b.comms.push_back({dp_base + x.pp * c.tp + x.tp, x.dp});
+    if (ep > 1) b.comms.push_back({ep_base + (x.pp * c.tp + x.tp) * edp + x.dp / ep, x.dp % ep});
+    if (moe && edp > 1) {
+      b.comms.push_back({edp_base + (x.pp * c.tp + x.tp) * ep + x.dp % ep, x.dp / ep});
+    }
     // Peer slots: 0 the previous stage, 1 the next; the first stage's unused
     // slot 0 names its next stage too (a slot must name another node).
-    if (c.pp > 1) {
+    if (c.schedule == Schedule::kInterleaved) {
+      // Chunks wrap around: the last stage feeds stage 0's next chunk.
+      b.peers = {gpu_of(c, {x.tp, x.dp, (x.pp + c.pp - 1) % c.pp}),
+                 gpu_of(c, {x.tp, x.dp, (x.pp + 1) % c.pp})};
+    } else if (c.pp > 1) {
       const std::uint32_t prev = x.pp > 0 ? gpu_of(c, {x.tp, x.dp, x.pp - 1}) : 0;
       const std::uint32_t next = x.pp + 1 < c.pp ? gpu_of(c, {x.tp, x.dp, x.pp + 1}) : 0;
       if (x.pp == 0) {

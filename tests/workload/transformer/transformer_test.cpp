@@ -206,6 +206,50 @@ TEST(Transformer, ScheduleOrders) {
   EXPECT_EQ(order(set.programs[1], 2), "FFFFFFBBBBBBO");
 }
 
+// Interleaved 1F1B (Megatron-LM's order; Narayanan et al. 2021, §2.2): pp
+// 4, v 2, 8 layers (one per chunk), m 8. Stage 0 runs (pp - 1)·2 + (v - 1)·pp
+// = 10 warm-up chunk passes, the last stage 4; chunks wrap from the last
+// stage to stage 0, so every stage sends and receives in both directions;
+// the run finishes, every breakdown adds up, and the bubble is smaller than
+// 1F1B's at the same cost.
+TEST(Transformer, InterleavedOneFOneB) {
+  Config c = tiny(1, 4, 1, Schedule::kInterleaved);
+  c.model.layers = 8;
+  c.model.global_batch = 8;
+  c.virtual_stages = 2;
+  EXPECT_EQ(interleaved_warmup(c, 0), 10u);
+  EXPECT_EQ(interleaved_warmup(c, 3), 4u);
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, 4);
+  EXPECT_EQ(order(set.programs[0], 2),
+            std::string(10, 'F') + "FBFBFBFBFBFB" + std::string(10, 'B') + "O");
+  std::uint32_t sends = 0, recvs = 0;
+  for (std::uint32_t i = 0; i < set.programs[0].size(); ++i) {
+    sends += set.programs[0].op(i).kind == OpKind::kSend ? 1 : 0;
+    recvs += set.programs[0].op(i).kind == OpKind::kRecv ? 1 : 0;
+  }
+  EXPECT_EQ(sends, 2u * 8 + 8);  // both chunks forward, chunk 1 backward
+  EXPECT_EQ(recvs, 8u + 2 * 8);
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  Time longest = 0;
+  for (std::uint32_t g = 0; g < 4; ++g)
+    longest = std::max(longest, sum(r.results->breakdown(0, g)));
+  EXPECT_EQ(longest, r.results->iteration_time(0));
+  Config plain = c;
+  plain.schedule = Schedule::kOneFOneB;
+  plain.virtual_stages = 1;
+  const Outcome p = run(plain);
+  ASSERT_EQ(p.unfinished, "");
+  EXPECT_LT(r.results->iteration_time(0), p.results->iteration_time(0));
+  for (std::uint32_t g = 0; g < 4; ++g) {
+    EXPECT_EQ(column(*r.results, g, Category::kForward), column(*p.results, g, Category::kForward));
+  }
+  // Memory: stage 0 holds 11 chunk passes of one layer (1F1B: 4 of two).
+  EXPECT_EQ(memory_use(c, 0).in_flight, 11u);
+  EXPECT_EQ(memory_use(plain, 0).in_flight, 4u);
+}
+
 // tp 2 x pp 2 x dp 2: every GPU's breakdown adds up to its own iteration, the
 // slowest one's to the iteration time; both schedules finish.
 TEST(Transformer, ThreeDimensionalBreakdownIsExact) {
@@ -239,6 +283,258 @@ TEST(Transformer, IterationFlopsFollowMegatron) {
   EXPECT_NEAR(iteration_flops(c) / expected, 1.0, 1e-12);
 }
 
+// Megatron's "hardware" count at ffn = 4h: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)),
+// 4/3 of the model FLOPs in the layers and 1 in the logits.
+TEST(Transformer, MegatronFlopsCountFullRecomputation) {
+  Config c;
+  c.model = {24, 2048, 16, 8192, 2048, 51200, 64, 1, compute::Precision::kFp16};
+  const double B = 64, s = 2048, l = 24, h = 2048, V = 51200;
+  const double expected = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  EXPECT_NEAR(megatron_iteration_flops(c) / expected, 1.0, 1e-12);
+}
+
+// Recomputation adds exactly its forward work to backward (tiny, 2
+// micro-batches of 2 layers). tp 1: selective recomputes the attention core,
+// 4bs^2h = 512 FLOPs + 4·b·a·s^2·e = 256 B = 768 ns per layer and
+// micro-batch; full the attention and MLP blocks, 3264 + 5056 ns. tp 2: full
+// also reruns the 2 TP all-reduces per layer (2005.12 ns each), and the
+// blocks cost 1856 + 2752 ns. Nothing else changes; TFLOP/s are reported by
+// both counts, their ratio that of the counts.
+TEST(Transformer, RecomputationAddsTheStatedWork) {
+  const Outcome none = run(tiny(1, 1, 1, Schedule::kOneFOneB));
+  ASSERT_EQ(none.unfinished, "");
+  const Time t0 = none.results->iteration_time(0);
+  const Time b0 = column(*none.results, 0, Category::kBackward);
+  for (const auto& [mode, extra] : {std::pair{Recompute::kSelective, Time{2 * 2 * 768}},
+                                    std::pair{Recompute::kFull, Time{2 * 2 * (3264 + 5056)}}}) {
+    Config c = tiny(1, 1, 1, Schedule::kOneFOneB);
+    c.recompute = mode;
+    const Outcome r = run(c);
+    ASSERT_EQ(r.unfinished, "");
+    EXPECT_EQ(column(*r.results, 0, Category::kBackward), b0 + extra * kNanosecond);
+    EXPECT_EQ(column(*r.results, 0, Category::kForward),
+              column(*none.results, 0, Category::kForward));
+    EXPECT_EQ(r.results->iteration_time(0), t0 + extra * kNanosecond);
+    EXPECT_EQ(sum(r.results->breakdown(0, 0)), r.results->iteration_time(0));
+    EXPECT_NEAR(r.results->tflops_per_gpu(0) / r.results->model_tflops_per_gpu(0),
+                megatron_iteration_flops(c) / iteration_flops(c), 1e-12);
+  }
+  Config c = tiny(2, 1, 1, Schedule::kGpipe);
+  const Outcome base = run(c);
+  c.recompute = Recompute::kFull;
+  const Outcome full = run(c);
+  ASSERT_EQ(full.unfinished, "");
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*full.results, g, Category::kBackward),
+              column(*base.results, g, Category::kBackward) + 2 * 2 * (1856 + 2752) * kNanosecond);
+    EXPECT_EQ(column(*full.results, g, Category::kTpComm),
+              column(*base.results, g, Category::kTpComm) + 2 * 2 * 2 * 2005120);
+  }
+}
+
+// Sequence parallelism (tiny, tp 2, one stage, 2 micro-batches of 2 layers):
+// each TP all-reduce becomes a reduce-scatter and an all-gather of the same
+// 64 B, one ring step of 32 B each (1002.56 ns), so tp-comm is unchanged on a
+// ring of 2; the 7·bsh element-wise bytes are split over tp: attention 1280 +
+// (112 + 64)·2 = 1632 ns, MLP 2048 + (112 + 128)·2 = 2528 ns, logits 640.
+TEST(Transformer, SequenceParallelism) {
+  Config c = tiny(2, 1, 1, Schedule::kGpipe);
+  const Outcome base = run(c);
+  c.sequence_parallel = true;
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  const Time forward = (2 * 2 * (1632 + 2528) + 2 * 640) * kNanosecond;
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*r.results, g, Category::kForward), forward) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kBackward), 2 * forward) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kTpComm), 32 * Time{1002560}) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kTpComm),
+              column(*base.results, g, Category::kTpComm));
+    EXPECT_EQ(sum(r.results->breakdown(0, g)), r.results->iteration_time(0)) << g;
+  }
+  // The program: per layer and pass two reduce-scatters and two all-gathers.
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, 2);
+  std::uint32_t collectives = 0;
+  for (std::uint32_t i = 0; i < set.programs[0].size(); ++i) {
+    collectives += set.programs[0].op(i).kind == OpKind::kCollective ? 1 : 0;
+  }
+  EXPECT_EQ(collectives, 2u * 2 * 2 * 4);
+  // With pipelines, recomputation and DP too, every breakdown adds up.
+  for (const Recompute rc : {Recompute::kNone, Recompute::kFull}) {
+    Config x = tiny(2, 2, 2, Schedule::kOneFOneB);
+    x.sequence_parallel = true;
+    x.recompute = rc;
+    const Outcome o = run(x);
+    ASSERT_EQ(o.unfinished, "");
+    Time longest = 0;
+    for (std::uint32_t g = 0; g < 8; ++g) {
+      longest = std::max(longest, sum(o.results->breakdown(0, g)));
+    }
+    EXPECT_EQ(longest, o.results->iteration_time(0));
+  }
+}
+
+// ZeRO on tiny(2, 1, 2) (the 960 parameters per GPU of
+// TensorAndDataParallelOneStage). Stages 1 and 2: the gradient all-reduce
+// becomes a reduce-scatter and an all-gather of 1920 B, one ring step of 960
+// B each (1076.8 ns, the same 2153.6 ns as the all-reduce's two steps), and
+// Adam updates 480 parameters (19200 ns): nothing else changes. Stage 3: per
+// layer and micro-batch, an all-gather of the layer's 436 parameters (872 B,
+// 1034.88 ns) before its forward and its backward and a reduce-scatter of its
+// gradients after; then the other 88 parameters (176 B, 1007.04 ns each way)
+// around the optimizer.
+TEST(Transformer, ZeroChangesTheDataParallelCollectives) {
+  const Config base_config = tiny(2, 1, 2, Schedule::kOneFOneB);
+  const Outcome base = run(base_config);
+  for (std::uint32_t zero = 1; zero <= 3; ++zero) {
+    Config c = base_config;
+    c.zero = zero;
+    const Outcome r = run(c);
+    ASSERT_EQ(r.unfinished, "");
+    const Time dp = zero < 3 ? 2153600 : 12 * Time{1034880} + 2 * Time{1007040};
+    for (std::uint32_t g = 0; g < 4; ++g) {
+      for (const Category k : {Category::kForward, Category::kBackward, Category::kTpComm}) {
+        EXPECT_EQ(column(*r.results, g, k), column(*base.results, g, k)) << zero << " " << g;
+      }
+      EXPECT_EQ(column(*r.results, g, Category::kDpComm), dp) << zero << " " << g;
+      EXPECT_EQ(column(*r.results, g, Category::kOptimizer), 19200 * kNanosecond) << zero;
+      EXPECT_EQ(idle(*r.results, g), 0u);
+    }
+    EXPECT_EQ(r.results->iteration_time(0),
+              base.results->iteration_time(0) - 19200 * kNanosecond - 2153600 + dp)
+        << zero;
+  }
+}
+
+// DP overlap (tiny, tp 1 x dp 2, one stage, 2 micro-batches of 2 layers;
+// 1920 parameters per GPU, 872 per layer). The default 25 MiB bucket takes
+// the whole gradient after the backward pass: the same as dp_overlap: false,
+// one all-reduce of 3840 B (2 x (1000 + 153.6) = 2307.2 ns). With 1-byte
+// buckets, layer 1's 1744 B start as soon as its last backward is done
+// (2 x 1069.76 ns, hidden by layer 0's 16640 ns backward); layer 0's with the
+// other 176 parameters (2096 B, 2 x 1083.84 = 2167.68 ns) are exposed. With
+// ZeRO-1 the buckets are reduce-scatters (1083.84 ns exposed), Adam updates
+// 960 parameters, and the all-gather of 3840 B takes 1153.6 ns.
+TEST(Transformer, DataParallelBucketsOverlapBackward) {
+  Config c = tiny(1, 1, 2, Schedule::kOneFOneB);
+  c.dp_overlap = false;
+  const Outcome serial = run(c);
+  c.dp_overlap = true;
+  const Outcome one_bucket = run(c);
+  c.dp_bucket_bytes = 1;
+  const Outcome buckets = run(c);
+  c.zero = 1;
+  const Outcome zero = run(c);
+  ASSERT_EQ(buckets.unfinished, "");
+  ASSERT_EQ(zero.unfinished, "");
+  const Time base = serial.results->iteration_time(0);
+  EXPECT_EQ(column(*serial.results, 0, Category::kDpComm), 2307200u);
+  EXPECT_EQ(one_bucket.results->iteration_time(0), base);
+  EXPECT_EQ(buckets.results->iteration_time(0), base - 2307200 + 2167680);
+  EXPECT_EQ(zero.results->iteration_time(0),
+            base - 2307200 + 1083840 + 1153600 - 38400 * kNanosecond);
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*buckets.results, g, Category::kDpComm), 2167680u) << g;
+    EXPECT_EQ(column(*zero.results, g, Category::kDpComm), 1083840u + 1153600u) << g;
+    for (const Category k : {Category::kForward, Category::kBackward}) {
+      EXPECT_EQ(column(*buckets.results, g, k), column(*serial.results, g, k)) << g;
+    }
+    EXPECT_EQ(sum(buckets.results->breakdown(0, g)), buckets.results->iteration_time(0));
+    EXPECT_EQ(sum(zero.results->breakdown(0, g)), zero.results->iteration_time(0));
+  }
+}
+
+// MoE (tiny, tp 1 x dp 2, one stage, 2 micro-batches; 2 experts, top-1,
+// every 2nd layer, capacity 1): layer 1's MLP is the router (2bshE = 128
+// FLOPs) and the experts on b·s = 4 tokens (4·4·h·f = 4096 FLOPs, (7·bsh +
+// 2·4·f)·e = 960 B): 5184 ns forward, twice backward. ep 2: two all-to-alls
+// of 64 B forward and two backward per micro-batch (direct, one 32 B message
+// each: 1002.56 ns), `ep-comm`; each GPU holds one expert (552 parameters),
+// the dense 1384 are all-reduced over dp (2768 B: 2221.44 ns), the experts'
+// gradients need no all-reduce (dp / ep = 1). ep 1: both experts on every
+// GPU (2488 parameters), their 2208 B all-reduced over dp (2176.64 ns).
+TEST(Transformer, MixtureOfExperts) {
+  Config c = tiny(1, 1, 2, Schedule::kOneFOneB);
+  c.moe = {2, 1, 2, 2, 1000};
+  EXPECT_FALSE(is_moe_layer(c, 0));
+  EXPECT_TRUE(is_moe_layer(c, 1));
+  EXPECT_EQ(stage_parameters(c, 0), 1936u);
+  EXPECT_EQ(stage_expert_parameters(c, 0), 552u);
+  const Time forward = 2 * (3264 + 5056 + 3264 + 5184 + 1280) * kNanosecond;
+  Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*r.results, g, Category::kForward), forward) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kBackward), 2 * forward) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kEpComm), 8 * Time{1002560}) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kDpComm), 2221440u) << g;
+    EXPECT_EQ(column(*r.results, g, Category::kOptimizer), 40 * 1936 * kNanosecond) << g;
+    EXPECT_EQ(sum(r.results->breakdown(0, g)), r.results->iteration_time(0)) << g;
+  }
+  c.moe.ep = 1;
+  EXPECT_EQ(stage_parameters(c, 0), 2488u);
+  r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  EXPECT_EQ(column(*r.results, 0, Category::kEpComm), 0u);
+  EXPECT_EQ(column(*r.results, 0, Category::kDpComm), 2221440u + 2176640u);
+  EXPECT_EQ(r.results->iteration_time(0),
+            3 * forward + 2221440 + 2176640 + 40 * 2488 * kNanosecond);
+  // Useful FLOPs: the MoE layer's forward is 6656 (dense) + 128 (router).
+  EXPECT_EQ(moe_layer_forward_flops(c), layer_forward_flops(c.model) + 128);
+  EXPECT_NEAR(iteration_flops(c), 3.0 * 4 * (6656 + 6784 + 1024), 1e-9);  // + logits 2bshV
+}
+
+// Memory per GPU of tiny(2, 2, 2): 1 layer per stage, m = 2, fp16. Stage 0
+// holds 1032 / 2 = 516 parameters (2 B weights, 2 B gradients, 12 B Adam),
+// stage 1 888 / 2 = 444. One layer's activations per micro-batch
+// (Korthikanti): 10sbh + (8sbh + 4sbf)/t + 5as^2b/t = 320 + 384 + 80 = 784 B
+// (selective: without the 80; full: the layer's input sbh·e = 64 B, plus one
+// layer's 784 B being recomputed). 1F1B: stage 0 holds 2 micro-batches, stage
+// 1 one and its fp32 logits 4·s·b·V/t = 128 B; GPipe: both hold 2.
+TEST(TransformerMemory, HandComputedTerms) {
+  Config c = tiny(2, 2, 2, Schedule::kOneFOneB);
+  MemoryUse u = memory_use(c, 0);
+  EXPECT_EQ(u.weights, 1032.0);
+  EXPECT_EQ(u.gradients, 1032.0);
+  EXPECT_EQ(u.optimizer, 6192.0);
+  EXPECT_EQ(u.activations, 1568.0);
+  EXPECT_EQ(u.logits, 0.0);
+  EXPECT_EQ(u.in_flight, 2u);
+  EXPECT_EQ(u.total(), 9824.0);
+  u = memory_use(c, 1);
+  EXPECT_EQ(u.in_flight, 1u);
+  EXPECT_EQ(u.activations, 784.0);
+  EXPECT_EQ(u.logits, 128.0);
+  EXPECT_EQ(u.total(), 888 + 888 + 5328 + 784 + 128.0);
+  EXPECT_EQ(peak_memory_stage(c), 0u);
+  c.recompute = Recompute::kSelective;
+  EXPECT_EQ(memory_use(c, 0).activations, 1408.0);
+  c.recompute = Recompute::kFull;
+  EXPECT_EQ(memory_use(c, 0).activations, 2 * 64 + 784.0);
+  // ZeRO over dp 2: the optimizer state, then the gradients, then the
+  // weights (plus the gathered layer, 436 parameters) halve.
+  c.zero = 1;
+  EXPECT_EQ(memory_use(c, 0).optimizer, 3096.0);
+  EXPECT_EQ(memory_use(c, 0).gradients, 1032.0);
+  c.zero = 2;
+  EXPECT_EQ(memory_use(c, 0).gradients, 516.0);
+  EXPECT_EQ(memory_use(c, 0).weights, 1032.0);
+  c.zero = 3;
+  EXPECT_EQ(memory_use(c, 0).weights, 516 + 872.0);
+  c.zero = 0;
+  // Sequence parallelism splits the 10sbh too: 160 + 384 + 80 = 624 B.
+  c.sequence_parallel = true;
+  EXPECT_EQ(memory_use(c, 0).activations, 2 * 32 + 624.0);
+  c.recompute = Recompute::kNone;
+  EXPECT_EQ(memory_use(c, 0).activations, 2 * 624.0);
+  c.sequence_parallel = false;
+  c.schedule = Schedule::kGpipe;
+  EXPECT_EQ(memory_use(c, 1).activations, 1568.0);
+  EXPECT_EQ(memory_use(c, 1).logits, 256.0);
+  EXPECT_EQ(memory_error(c), "");
+}
+
 // The reader: every bad key is an error at that key.
 std::string error_of(const std::string& workload) {
   const std::string text =
@@ -268,6 +564,48 @@ TEST(TransformerConfig, Errors) {
             std::string::npos);  // 8 does not divide the batch of 4
   EXPECT_NE(error_of(kModel + "  parallelism: {tp: 1}\n  schedule: zb\n").find("schedule"),
             std::string::npos);
+  EXPECT_NE(error_of(kModel + "  parallelism: {}\n  recompute: some\n").find("recompute"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {}\n  recompute: selective\n"), "");
+  EXPECT_EQ(error_of(kModel + "  parallelism: {tp: 2, sequence_parallel: true}\n"), "");
+  EXPECT_EQ(error_of(kModel + "  parallelism: {tp: 2, sequence_parallel: true}\n"
+                              "  algorithms: {tp: double-binary-tree}\n"),
+            "t.yaml:6:20 workload.algorithms.tp: algorithm double-binary-tree does not implement "
+            "op reduce-scatter");
+  EXPECT_EQ(error_of(kModel + "  parallelism: {tp: 2}\n  algorithms: {tp: double-binary-tree}\n"),
+            "");
+  EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 2, seq: 3, vocab: 16, "
+                     "global_batch: 4}\n  parallelism: {tp: 2, sequence_parallel: true}\n")
+                .find("workload.parallelism.sequence_parallel: needs tp (2) to divide model.seq"),
+            std::string::npos);
+  EXPECT_NE(error_of(kModel + "  parallelism: {zero: 4}\n").find("workload.parallelism.zero"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {dp: 2, zero: 1}\n"
+                              "  algorithms: {dp: double-binary-tree}\n"),
+            "t.yaml:6:20 workload.algorithms.dp: algorithm double-binary-tree does not implement "
+            "op reduce-scatter");
+  EXPECT_NE(error_of(kModel + "  parallelism: {}\n  dp_bucket_bytes: 0\n").find("dp_bucket_bytes"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {}\n  dp_bucket_bytes: 1MiB\n  dp_overlap: false\n"),
+            "");
+  EXPECT_NE(error_of(kModel + "  parallelism: {pp: 2}\n  schedule: interleaved-1f1b\n")
+                .find("workload.schedule: needs parallelism.pp >= 3"),
+            std::string::npos);
+  EXPECT_NE(error_of(kModel + "  parallelism: {}\n  virtual_stages: 2\n")
+                .find("workload.virtual_stages: needs schedule: interleaved-1f1b"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {dp: 2}\n  moe: {experts: 4, ep: 2, every: 2}\n"),
+            "");
+  EXPECT_NE(error_of(kModel + "  parallelism: {dp: 2}\n  moe: {experts: 3, ep: 2}\n")
+                .find("workload.moe.ep: must divide"),
+            std::string::npos);
+  EXPECT_NE(error_of(kModel + "  parallelism: {dp: 2, zero: 1}\n  moe: {experts: 2}\n")
+                .find("workload.moe: ZeRO"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {dp: 2}\n  moe: {experts: 2, ep: 2}\n"
+                              "  algorithms: {ep: double-binary-tree}\n"),
+            "t.yaml:7:20 workload.algorithms.ep: algorithm double-binary-tree does not implement "
+            "op all-to-all");
   EXPECT_NE(error_of(kModel + "  parallelism: {tq: 1}\n").find("tq"), std::string::npos);
   EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 3, seq: 4, vocab: 16, "
                      "global_batch: 4}\n  parallelism: {}\n")
@@ -278,6 +616,26 @@ TEST(TransformerConfig, Errors) {
   EXPECT_NE(error_of(kModel).find("parallelism"), std::string::npos);
   EXPECT_NE(error_of(kModel + "  parallelism: {}\n  model2: 1\n").find("model2"),
             std::string::npos);
+}
+
+// A configuration that does not fit fails at setup, located at
+// `parallelism`, with every term: 8 layers of h 4096 (1,829,150,720
+// parameters: 3.41 GiB of weights and of gradients, 20.44 of Adam),
+// activations 8 x sbh(34 + 5as/h) = 14.25 GiB at b = 2, logits 4sbV = 0.78.
+TEST(TransformerMemory, ErrorGivesTheNumbers) {
+  const std::string model =
+      "  model: {layers: 8, hidden: 4096, heads: 32, seq: 2048, vocab: 51200, global_batch: 16, "
+      "micro_batch: 2}\n";
+  EXPECT_EQ(
+      error_of(model + "  parallelism: {}\n"),
+      "t.yaml:5:16 workload.parallelism: the model does not fit in the accelerator's memory: a GPU "
+      "of stage 0 needs 42.29 GiB (weights 3.41, gradients 3.41, optimizer state 20.44, "
+      "activations 14.25 for 1 micro-batches in flight, logits 0.78) but a100 has 40.00 GiB; try "
+      "more tp or pp, recompute: full, a smaller model.micro_batch (or memory_check: false to run "
+      "anyway)");
+  EXPECT_EQ(error_of(model + "  parallelism: {}\n  memory_check: false\n"), "");
+  EXPECT_EQ(error_of(model + "  parallelism: {}\n  recompute: full\n"), "");
+  EXPECT_EQ(error_of(model + "  parallelism: {tp: 2}\n"), "");
 }
 
 }  // namespace

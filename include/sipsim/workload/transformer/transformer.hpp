@@ -10,6 +10,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,13 +19,18 @@
 #include "sipsim/compute/accelerator.hpp"
 #include "sipsim/compute/device.hpp"
 #include "sipsim/fabric/network.hpp"
-#include "sipsim/workload/energy.hpp"
 #include "sipsim/workload/interpreter.hpp"
 #include "sipsim/workload/results.hpp"
+#include "sipsim/workload/training_results.hpp"
 
 namespace sipsim::workload::transformer {
 
-enum class Schedule : std::uint8_t { kGpipe, kOneFOneB };
+// GPipe, 1F1B (PipeDream-Flush) and interleaved 1F1B (Narayanan et al. 2021, §2.2).
+enum class Schedule : std::uint8_t { kGpipe, kOneFOneB, kInterleaved };
+// Activation recomputation (Korthikanti et al. 2022): none; selective (the
+// attention core's s^2 terms are recomputed in backward); full (each layer's
+// forward pass, with its TP all-reduces, runs again before its backward).
+enum class Recompute : std::uint8_t { kNone, kSelective, kFull };
 // A parallelism axis, for the mapping of GPUs onto fabric nodes.
 enum class Axis : std::uint8_t { kTp, kDp, kPp };
 
@@ -40,20 +46,57 @@ struct ModelShape {
   compute::Precision precision = compute::Precision::kFp16;
 };
 
+// Mixture of experts (Shazeer et al. 2017; GShard, Lepikhin et al. 2021;
+// DeepSpeed-MoE): every `every`-th layer's MLP is `experts` expert MLPs, each
+// token routed to top_k of them; experts are sharded over EP groups of `ep`
+// GPUs carved out of the DP group. experts = 0: a dense model.
+struct Moe {
+  std::uint32_t experts = 0, top_k = 1, every = 1, ep = 1;
+  std::uint32_t capacity_permille = 1000;  // capacity factor x 1000
+};
+
 struct Config {
   ModelShape model;
+  Moe moe;
   std::uint32_t tp = 1, pp = 1, dp = 1;
+  // Sequence parallelism (Korthikanti et al. 2022, §4.2.2): the TP group's
+  // all-reduces become reduce-scatter + all-gather; the element-wise ops and
+  // their activations are split over the group along the sequence.
+  bool sequence_parallel = false;
+  // ZeRO stage (Rajbhandari et al. 2020) over the DP group: 1 shards the
+  // optimizer state, 2 also the gradients (the all-reduce becomes a
+  // reduce-scatter, the optimizer updates 1/dp, an all-gather of the
+  // parameters follows), 3 also the parameters (gathered per layer before its
+  // forward and its backward, its gradients reduce-scattered after it).
+  std::uint32_t zero = 0;
+  // Data-parallel gradient buckets started during the last micro-batch's
+  // backward pass (PyTorch DDP, Megatron-LM: 25 MiB), overlapping the rest
+  // of it; false: one bucket after the whole backward pass.
+  bool dp_overlap = true;
+  std::uint64_t dp_bucket_bytes = std::uint64_t{25} << 20;
   Schedule schedule = Schedule::kOneFOneB;
+  // Model chunks per GPU (interleaved 1F1B's v): stage s holds chunks
+  // s, s + pp, ..., each of layers / (pp * v) layers.
+  std::uint32_t virtual_stages = 1;
+  Recompute recompute = Recompute::kNone;
+  // Refuse at setup a configuration whose GPUs' memory exceeds the accelerator's.
+  bool memory_check = true;
   std::uint32_t iterations = 1;
   // Innermost first: GPU g has coordinate g % n0 on order[0], (g / n0) % n1 on
   // order[1], ... and runs on fabric node g. Default TP innermost, then DP, PP.
   std::array<Axis, 3> order = {Axis::kTp, Axis::kDp, Axis::kPp};
   collective::Algorithm tp_algorithm = collective::algorithm("ring");
   collective::Algorithm dp_algorithm = collective::algorithm("ring");
+  collective::Algorithm ep_algorithm = collective::algorithm("direct");  // MoE all-to-alls
   // The algorithms' shapes for the TP and DP groups (setup/ fills them from
   // the fabric's hierarchy, as for the collectives benchmark).
   collective::AlgorithmParams tp_params, dp_params;
+  // MoE: the EP groups (ep) and the expert gradients' groups (dp / ep).
+  collective::AlgorithmParams ep_params, edp_params;
   compute::Accelerator accelerator;
+  // `collectives: replay` (docs/models.md, "Replayed collectives"): every
+  // call after the first on a communicator repeats the first's timing.
+  bool replay_collectives = false;
 
   std::uint32_t gpus() const { return tp * pp * dp; }
   // Micro-batches per iteration and pipeline: B / (dp * b).
@@ -63,6 +106,13 @@ struct Config {
 // The keys after `type` (docs/scenarios.md); every error is located at its key.
 // What depends on the fabric (GPUs fitting) is checked in setup/.
 Config read_transformer(base::MapReader& section);
+
+// "GPipe", "1F1B", "interleaved 1F1B".
+const char* schedule_name(Schedule s);
+// Interleaved 1F1B's warm-up forward passes (of chunks) on a stage (Megatron-LM).
+std::uint32_t interleaved_warmup(const Config& config, std::uint32_t stage);
+// "none", "selective", "full".
+const char* recompute_name(Recompute r);
 
 // Bytes of one element at a precision (fp32, tf32: 4; fp16, bf16: 2; fp8: 1).
 std::uint32_t element_bytes(compute::Precision p);
@@ -78,13 +128,57 @@ std::uint32_t gpu_of(const Config& config, const Coord& c);
 // layer (all TP shards): 2*b*s*(4h^2 + 2*h*ffn) + 4*b*s^2*h (Megatron's
 // 24*b*s*h^2 + 4*b*s^2*h at ffn = 4h).
 std::uint64_t layer_forward_flops(const ModelShape& m);
+// MoE: whether layer `layer` (0-based, over the whole model) is an MoE layer;
+// the tokens one GPU's experts process per micro-batch, ceil(b*s*top_k*capacity);
+// the FLOPs of an MoE layer's forward pass (useful: top_k experts per token,
+// no capacity padding; the router 2*b*s*h*E).
+bool is_moe_layer(const Config& config, std::uint32_t layer);
+std::uint64_t moe_tokens(const Config& config);
+std::uint64_t moe_layer_forward_flops(const Config& config);
 // The logit layer's forward FLOPs for one micro-batch: 2*b*s*h*V.
 std::uint64_t logit_forward_flops(const ModelShape& m);
 // Model FLOPs of one iteration, forward and backward (3x forward), all GPUs:
 // 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) at ffn = 4h.
 double iteration_flops(const Config& config);
+// Megatron's "hardware" FLOPs of one iteration (Narayanan et al. 2021, eq. 3):
+// the layers' forward 4x (full recomputation), the logits' 3x:
+// 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) at ffn = 4h, whatever `recompute`.
+double megatron_iteration_flops(const Config& config);
 // Parameters of one stage held by one GPU (its TP shard).
 std::uint64_t stage_parameters(const Config& config, std::uint32_t stage);
+// Parameters of one (dense) layer held by one GPU (its TP shard).
+std::uint64_t layer_parameters(const Config& config);
+// Expert parameters of one stage held by one GPU (included in stage_parameters).
+std::uint64_t stage_expert_parameters(const Config& config, std::uint32_t stage);
+// The global index of a stage's layer `l` of chunk `chunk`.
+std::uint32_t global_layer(const Config& config, std::uint32_t stage, std::uint32_t chunk,
+                           std::uint32_t l);
+// The parameters a GPU's optimizer updates: the stage's, 1/dp of them with ZeRO.
+std::uint64_t optimizer_parameters(const Config& config, std::uint32_t stage);
+
+// One GPU's memory in bytes (docs/models.md, "Memory"): model states (mixed-
+// precision Adam) and activations at the schedule's peak of micro-batches in flight.
+struct MemoryUse {
+  double weights = 0, gradients = 0, optimizer = 0, activations = 0, logits = 0;
+  std::uint32_t in_flight = 0;  // micro-batches whose activations are held
+  double total() const;
+};
+// Micro-batches a stage holds activations of at its peak: m (GPipe), pp - stage
+// (1F1B); interleaved: chunk passes of layers / (pp * v) layers, warm-up + 1.
+std::uint32_t in_flight(const Config& config, std::uint32_t stage);
+MemoryUse memory_use(const Config& config, std::uint32_t stage);
+// The stage whose GPUs need the most memory (the first among equals).
+std::uint32_t peak_memory_stage(const Config& config);
+// Empty when the peak stage fits config.accelerator.memory_capacity_bytes;
+// otherwise the error, with every term in GiB and a suggestion.
+std::string memory_error(const Config& config);
+
+// The first collective of the job (by group: "tp", "dp") whose algorithm is
+// not valid for its group and op at `bytes`, and why; nullopt when all are.
+struct CollectiveProblem {
+  std::string group, why;
+};
+std::optional<CollectiveProblem> invalid_collective(const Config& config, std::uint64_t bytes);
 
 // The programs (one per stage), communicators and bindings of the job, ops
 // priced by `device`. Throws std::invalid_argument when a collective is not
@@ -93,48 +187,21 @@ ProgramSet make_programs(const Config& config, const compute::Device& device,
                          std::uint32_t fabric_nodes);
 
 // Per iteration: start (first GPU), end (last GPU), TFLOP/s per GPU; per
-// iteration and GPU: the breakdown (docs/output.md).
-class TransformerResults final : public Results, public ProgramObserver {
+// iteration and GPU: the breakdown (docs/output.md; workload/training_results).
+class TransformerResults final : public TrainingResults {
  public:
   TransformerResults(const Config& config, std::unique_ptr<fabric::Network> network,
                      std::unique_ptr<compute::Device> device);
-  std::unique_ptr<Interpreter> take_model() { return std::move(owned_); }
-  const fabric::Network& network() const { return interpreter_->network(); }
-
-  void iteration_done(std::uint32_t node, std::uint32_t iteration, pdes::Time start, pdes::Time end,
-                      const Breakdown& breakdown) override;
-  void op_done(const OpRecord& record) override {
-    if (trace_) trace_->record(record);
-  }
-  void set_trace(TraceLevel level) override;
-  const Trace* trace() const { return trace_.get(); }
-  void collect(const boost::mpi::communicator& comm) override;
-  std::string unfinished(const boost::mpi::communicator& comm) const override;
+  // Model FLOPs (iteration_flops, no recomputation) per second and GPU, in
+  // 10^12; tflops_per_gpu counts Megatron's (megatron_iteration_flops).
+  double model_tflops_per_gpu(std::uint32_t iteration) const;
+  // The shared tables, then /memory (each GPU's peak memory).
   void write(output::h5::File& file) const override;
-  void print(std::ostream& out) const override;
-
-  // After collect(), identical on every rank.
-  pdes::Time start(std::uint32_t iteration) const { return start_[iteration]; }
-  pdes::Time end(std::uint32_t iteration) const { return end_[iteration]; }
-  pdes::Time iteration_time(std::uint32_t iteration) const {
-    return end_[iteration] - start_[iteration];
-  }
-  double tflops_per_gpu(std::uint32_t iteration) const;
-  const Breakdown& breakdown(std::uint32_t iteration, std::uint32_t gpu) const {
-    return breakdown_[std::size_t{iteration} * config_.gpus() + gpu];
-  }
-  // The iteration's energy (docs/models.md, "Energy").
-  IterationEnergy energy(std::uint32_t iteration) const;
 
  private:
+  void print_header(std::ostream& out) const override;
+  void print_footer(std::ostream& out) const override;
   Config config_;
-  std::vector<pdes::Time> start_, end_;  // per iteration
-  std::vector<Breakdown> breakdown_;     // per iteration x GPU
-  std::uint64_t fabric_bytes_ = 0;       // sent over the run, all ranks
-  EnergyModel energy_model_;             // set by collect()
-  std::unique_ptr<Trace> trace_;         // output.trace, when not none
-  std::unique_ptr<Interpreter> owned_;
-  Interpreter* interpreter_ = nullptr;
 };
 
 // The job as a simulation (the job's GPUs are fabric nodes 0 .. gpus - 1).

@@ -1,0 +1,270 @@
+// The training workloads' shared results: per iteration its time, TFLOP/s per
+// GPU and extra columns, per iteration and GPU the breakdown (docs/output.md:
+// /iterations, /breakdown).
+#include "sipsim/workload/training_results.hpp"
+
+#include <mpi.h>
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <ostream>
+#include <span>
+#include <string>
+
+namespace sipsim::workload {
+
+TrainingResults::TrainingResults(TrainingShape shape, const ProgramMaker& make,
+                                 std::unique_ptr<fabric::Network> network,
+                                 std::unique_ptr<compute::Device> device)
+    : shape_(std::move(shape)),
+      start_(shape_.iterations, pdes::kTimeMax),
+      end_(shape_.iterations, 0),
+      breakdown_(std::size_t{shape_.iterations} * shape_.gpus, Breakdown{}) {
+  if (!shape_.nodes.empty()) {
+    gpu_of_node_.assign(*std::max_element(shape_.nodes.begin(), shape_.nodes.end()) + 1, 0);
+    for (std::uint32_t g = 0; g < shape_.nodes.size(); ++g) gpu_of_node_[shape_.nodes[g]] = g;
+  }
+  ProgramSet set = make(*device, network->nodes());
+  owned_ = std::make_unique<Interpreter>(std::move(set), std::move(network), std::move(device));
+  interpreter_ = owned_.get();
+  interpreter_->set_observer(this);
+  // Energy (docs/models.md, "Energy"): NaN where the fabric has no figure.
+  add_column({"energy_j", "energy(J)", 3, [this](std::uint32_t i) { return energy(i).total_j; }});
+  add_column(
+      {"device_energy_j", "GPUs(J)", 3, [this](std::uint32_t i) { return energy(i).device_j; }});
+  add_column(
+      {"fabric_energy_j", "fabric(J)", 3, [this](std::uint32_t i) { return energy(i).fabric_j; }});
+}
+
+void TrainingResults::set_trace(TraceLevel level) {
+  trace_ = level == TraceLevel::kNone ? nullptr
+                                      : std::make_unique<Trace>(level, interpreter_->programs());
+}
+
+// Every iteration runs the same programs, so each carries the same bytes.
+IterationEnergy TrainingResults::energy(std::uint32_t i) const {
+  return iteration_energy(energy_model_,
+                          std::span(breakdown_).subspan(std::size_t{i} * shape_.gpus, shape_.gpus),
+                          fabric_bytes_ / shape_.iterations);
+}
+
+void TrainingResults::iteration_done(std::uint32_t node, std::uint32_t iteration, pdes::Time start,
+                                     pdes::Time end, const Breakdown& breakdown) {
+  start_[iteration] = std::min(start_[iteration], start);
+  end_[iteration] = std::max(end_[iteration], end);
+  const std::uint32_t gpu = gpu_of_node_.empty() ? node : gpu_of_node_[node];
+  breakdown_[std::size_t{iteration} * shape_.gpus + gpu] = breakdown;
+}
+
+// Each GPU's iterations are reported on its own rank only: min, max and sum
+// over ranks give every rank the whole job, exactly.
+void TrainingResults::collect(const boost::mpi::communicator& comm) {
+  static_assert(sizeof(pdes::Time) == sizeof(std::uint64_t));
+  const auto n = static_cast<int>(start_.size());
+  MPI_Allreduce(MPI_IN_PLACE, start_.data(), n, MPI_UINT64_T, MPI_MIN, MPI_Comm(comm));
+  MPI_Allreduce(MPI_IN_PLACE, end_.data(), n, MPI_UINT64_T, MPI_MAX, MPI_Comm(comm));
+  MPI_Allreduce(MPI_IN_PLACE, breakdown_.data(),
+                static_cast<int>(breakdown_.size() * kBreakdownColumns), MPI_UINT64_T, MPI_SUM,
+                MPI_Comm(comm));
+  for (std::size_t i = 0; i < start_.size(); ++i) {
+    if (start_[i] == pdes::kTimeMax) start_[i] = end_[i] = 0;  // never ran
+  }
+  const std::uint64_t bytes = network().counter("bytes");
+  MPI_Allreduce(&bytes, &fabric_bytes_, 1, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm));
+  energy_model_ = {shape_.busy_w, shape_.idle_w, network().energy_pj_per_bit()};
+}
+
+std::string TrainingResults::unfinished(const boost::mpi::communicator& comm) const {
+  return interpreter_->unfinished(comm);
+}
+
+double TrainingResults::tflops_per_gpu(std::uint32_t i) const {
+  const pdes::Time t = iteration_time(i);
+  if (t == 0) return 0;
+  return shape_.flops_per_iteration / pdes::to_seconds(t) / shape_.gpus / 1e12;
+}
+
+Breakdown TrainingResults::total_breakdown() const {
+  Breakdown total{};
+  for (const Breakdown& b : breakdown_) {
+    for (std::size_t k = 0; k < kBreakdownColumns; ++k) total[k] += b[k];
+  }
+  return total;
+}
+
+namespace {
+
+void check(herr_t status, const char* what) {
+  if (status < 0) throw output::h5::Error(std::string("writing ") + what);
+}
+
+}  // namespace
+
+output::h5::Handle write_rank0(output::h5::File& file, const char* path, hid_t type, int rank,
+                               const hsize_t* dims, const void* data) {
+  using output::h5::Handle;
+  Handle space(H5Screate_simple(rank, dims, nullptr));
+  Handle dset(
+      H5Dcreate2(file.id(), path, type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  output::h5::check_collective(file.comm(), dset ? 0 : -1, std::string("cannot create ") + path);
+  int me = 0;
+  MPI_Comm_rank(file.comm(), &me);
+  Handle mem(H5Screate_simple(rank, dims, nullptr));
+  Handle fspace(H5Dget_space(dset.get()));
+  hsize_t total = 1;
+  for (int i = 0; i < rank; ++i) total *= dims[i];
+  if (me != 0 || total == 0) {
+    H5Sselect_none(mem.get());
+    H5Sselect_none(fspace.get());
+  }
+  Handle dxpl(H5Pcreate(H5P_DATASET_XFER));
+  H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE);
+  output::h5::check_collective(
+      file.comm(), H5Dwrite(dset.get(), type, mem.get(), fspace.get(), dxpl.get(), data),
+      std::string("writing ") + path);
+  return dset;
+}
+
+namespace {
+
+// A row of /iterations: iteration (u32 at 0), start_ps (u64 at 8), end_ps
+// (u64 at 16), tflops_per_gpu (double at 24), then the extra doubles.
+constexpr std::size_t kStartOffset = 8, kEndOffset = 16, kTflopsOffset = 24, kFixedRow = 32;
+
+}  // namespace
+
+void TrainingResults::write(output::h5::File& file) const {
+  using output::h5::Handle;
+  const std::size_t row = kFixedRow + 8 * columns_.size();
+  std::vector<unsigned char> rows(start_.size() * row);
+  for (std::uint32_t i = 0; i < start_.size(); ++i) {
+    unsigned char* r = rows.data() + std::size_t{i} * row;
+    const double tflops = tflops_per_gpu(i);
+    std::memcpy(r, &i, sizeof i);
+    std::memcpy(r + kStartOffset, &start_[i], 8);
+    std::memcpy(r + kEndOffset, &end_[i], 8);
+    std::memcpy(r + kTflopsOffset, &tflops, 8);
+    for (std::size_t c = 0; c < columns_.size(); ++c) {
+      const double v = columns_[c].value(i);
+      std::memcpy(r + kFixedRow + 8 * c, &v, 8);
+    }
+  }
+  Handle t(H5Tcreate(H5T_COMPOUND, row));
+  check(H5Tinsert(t.get(), "iteration", 0, H5T_NATIVE_UINT32), "/iterations");
+  check(H5Tinsert(t.get(), "start_ps", kStartOffset, H5T_NATIVE_UINT64), "/iterations");
+  check(H5Tinsert(t.get(), "end_ps", kEndOffset, H5T_NATIVE_UINT64), "/iterations");
+  check(H5Tinsert(t.get(), "tflops_per_gpu", kTflopsOffset, H5T_NATIVE_DOUBLE), "/iterations");
+  for (std::size_t c = 0; c < columns_.size(); ++c) {
+    check(H5Tinsert(t.get(), columns_[c].name.c_str(), kFixedRow + 8 * c, H5T_NATIVE_DOUBLE),
+          "/iterations");
+  }
+  const hsize_t n = start_.size();
+  Handle it = write_rank0(file, "/iterations", t.get(), 1, &n, rows.data());
+  output::h5::write_attr(it.get(), "time_units", std::string_view("ps"));
+  output::h5::write_attr(it.get(), "collectives",
+                         std::string_view(shape_.replay_collectives ? "replay" : "simulate"));
+  output::h5::write_attr(it.get(), "flops_formula", std::string_view(shape_.flops_formula));
+  const EnergyModel& em = energy_model_;
+  output::h5::write_attr(it.get(), "busy_w", em.busy_w);
+  output::h5::write_attr(it.get(), "idle_w", em.idle_w);
+  output::h5::write_attr(it.get(), "fabric_pj_per_bit", em.fabric.pj);
+  output::h5::write_attr(it.get(), "fabric_energy_source", std::string_view(em.fabric.source));
+
+  std::vector<double> values(breakdown_.size() * kBreakdownColumns);
+  for (std::size_t i = 0; i < breakdown_.size(); ++i) {
+    for (std::size_t c = 0; c < kBreakdownColumns; ++c) {
+      values[i * kBreakdownColumns + c] = static_cast<double>(breakdown_[i][c]);
+    }
+  }
+  const hsize_t dims[3] = {start_.size(), shape_.gpus, kBreakdownColumns};
+  Handle b = write_rank0(file, "/breakdown", H5T_NATIVE_DOUBLE, 3, dims, values.data());
+  std::string names;
+  for (std::size_t c = 0; c < kBreakdownColumns; ++c) {
+    if (c > 0) names += ',';
+    names += breakdown_column(c);
+  }
+  output::h5::write_attr(b.get(), "categories", std::string_view(names));
+  output::h5::write_attr(b.get(), "units", std::string_view("ps"));
+
+  // Each GPU's device energy per iteration (J).
+  std::vector<double> joules(breakdown_.size());
+  for (std::size_t i = 0; i < breakdown_.size(); ++i)
+    joules[i] = device_energy_j(em, breakdown_[i]);
+  const hsize_t edims[2] = {start_.size(), shape_.gpus};
+  Handle ge = write_rank0(file, "/gpu_energy", H5T_NATIVE_DOUBLE, 2, edims, joules.data());
+  output::h5::write_attr(ge.get(), "units", std::string_view("J"));
+  if (trace_) trace_->write(file);
+}
+
+void TrainingResults::print(std::ostream& out) const {
+  print_header(out);
+  if (shape_.replay_collectives) {
+    out << "# collectives: replay (each communicator's first call of a kind simulated, later "
+           "ones repeat its timing)\n";
+  }
+  const std::uint32_t gpus = shape_.gpus, iterations = shape_.iterations;
+  std::string head = fmt::format("#{:>9} {:>14} {:>15}", "iteration", "time(ms)", "TFLOP/s/GPU");
+  for (const IterationColumn& c : columns_) {
+    head += fmt::format(" {:>{}}", c.heading, std::max<std::size_t>(10, c.heading.size()));
+  }
+  out << head << "\n";
+  for (std::uint32_t i = 0; i < iterations; ++i) {
+    std::string line = fmt::format(" {:>9} {:>14.6f} {:>15.2f}", i,
+                                   static_cast<double>(iteration_time(i)) / 1e9, tflops_per_gpu(i));
+    for (const IterationColumn& c : columns_) {
+      line += fmt::format(" {:>{}.{}f}", c.value(i), std::max<std::size_t>(10, c.heading.size()),
+                          c.decimals);
+    }
+    out << line << "\n";
+  }
+  const fabric::EnergyPerBit& fe = energy_model_.fabric;
+  out << "# fabric energy per bit: "
+      << (fe.known() ? fmt::format("{:.4g} pJ ({})", fe.pj, fe.source) : fe.source) << "\n";
+  // Over all iterations: the mean over GPUs and the slowest GPU (the largest
+  // total; the lowest GPU among equals), in ms per iteration.
+  Breakdown slowest{};
+  std::uint64_t slowest_total = 0;
+  std::uint32_t slowest_gpu = 0;
+  std::vector<double> sums(kBreakdownColumns, 0.0);
+  for (std::uint32_t g = 0; g < gpus; ++g) {
+    Breakdown total{};
+    std::uint64_t all = 0;
+    for (std::uint32_t i = 0; i < iterations; ++i) {
+      for (std::size_t k = 0; k < kBreakdownColumns; ++k) total[k] += breakdown(i, g)[k];
+    }
+    for (std::size_t k = 0; k < kBreakdownColumns; ++k) {
+      all += total[k];
+      sums[k] += static_cast<double>(total[k]);
+    }
+    if (g == 0 || all > slowest_total) {
+      slowest_total = all;
+      slowest = total;
+      slowest_gpu = g;
+    }
+  }
+  const double per = 1e9 * iterations;
+  out << "# breakdown per iteration (ms):";
+  std::string head2 = fmt::format("#{:>13}", "");
+  std::string mean_line = fmt::format(" {:>13}", "mean GPU");
+  std::string slow_line = fmt::format(" {:>13}", fmt::format("slowest {}", slowest_gpu));
+  for (std::size_t k = 0; k < kBreakdownColumns; ++k) {
+    const std::size_t width = std::max<std::size_t>(10, breakdown_column(k).size());
+    head2 += fmt::format(" {:>{}}", breakdown_column(k), width);
+    mean_line += fmt::format(" {:>{}.4f}", sums[k] / gpus / per, width);
+    slow_line += fmt::format(" {:>{}.4f}", static_cast<double>(slowest[k]) / per, width);
+  }
+  out << "\n" << head2 << "\n" << mean_line << "\n" << slow_line << "\n";
+  print_footer(out);
+}
+
+Simulation make_training_simulation(std::unique_ptr<TrainingResults> results) {
+  Simulation sim;
+  sim.network = &results->network();
+  sim.model = results->take_model();
+  sim.results = std::move(results);
+  return sim;
+}
+
+}  // namespace sipsim::workload
