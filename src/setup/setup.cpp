@@ -69,13 +69,25 @@ std::unique_ptr<fabric::Network> build_network(const Setup& setup) {
 
 workload::Simulation build(const Setup& setup, const BuildOptions& options) {
   std::unique_ptr<fabric::Network> network = build_network(setup);
+  workload::Simulation sim;
   try {
-    return setup.workload->build(std::move(network), options);
+    sim = setup.workload->build(std::move(network), options);
   } catch (const std::invalid_argument& e) {
     throw base::ScenarioError(setup.workload->location, setup.workload->key, e.what());
   } catch (const std::bad_alloc&) {
     throw base::ScenarioError(setup.workload->location, setup.workload->key, kNoMemory);
   }
+  const std::string& trace = setup.scenario.trace;
+  if (trace != "none") {
+    try {
+      sim.results->set_trace(trace == "ops" ? workload::TraceLevel::kOps
+                                            : workload::TraceLevel::kCollectives);
+    } catch (const std::invalid_argument& e) {
+      throw base::ScenarioError(setup.scenario.output->location(),
+                                setup.scenario.output->path() + ".trace", e.what());
+    }
+  }
+  return sim;
 }
 
 }  // namespace sipsim::setup

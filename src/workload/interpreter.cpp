@@ -1,5 +1,6 @@
 #include "sipsim/workload/interpreter.hpp"
 
+#include <algorithm>
 #include <boost/mpi/collectives/all_reduce.hpp>
 #include <boost/mpi/collectives/broadcast.hpp>
 #include <boost/mpi/operations.hpp>
@@ -15,6 +16,18 @@ namespace sipsim::workload {
 
 namespace {
 enum class OpState : std::uint8_t { kWaiting, kStarted, kDone };
+
+// A point-to-point message's tag: the reserved communicator, and the low 48
+// bits of the time its send started, so that the receiver can tell the
+// pipeline bubble (before the peer sent) from the transfer (after). 2^48 ps
+// is 281 s, far more than any message's time in flight.
+constexpr std::uint64_t kSentMask = (std::uint64_t{1} << 48) - 1;
+std::uint64_t p2p_tag(pdes::Time sent) {
+  return std::uint64_t{collective::Tag::kPointToPoint} << 48 | (sent & kSentMask);
+}
+pdes::Time sent_time(std::uint64_t tag, pdes::Time now) {
+  return now - ((now - tag) & kSentMask);
+}
 }  // namespace
 
 struct Interpreter::Node {
@@ -33,12 +46,15 @@ struct Interpreter::Node {
   bool computing = false;
   std::uint32_t computing_op = 0;
   std::vector<std::uint32_t> comm_seq;  // per communicator slot: collectives started
-  // Point-to-point: per peer node, messages sent; unmatched arrivals (bytes) and
+  // Point-to-point: per peer node, unmatched arrivals (bytes, when sent) and
   // posted receives (ops), each in order. Created by the node's first
   // point-to-point message: collective-only programs never pay for the maps.
+  struct Arrival {
+    std::uint64_t bytes;
+    pdes::Time sent;
+  };
   struct PointToPoint {
-    std::unordered_map<std::uint32_t, std::uint32_t> sent;
-    std::unordered_map<std::uint32_t, base::Fifo<std::uint64_t>> arrived;
+    std::unordered_map<std::uint32_t, base::Fifo<Arrival>> arrived;
     std::unordered_map<std::uint32_t, base::Fifo<std::uint32_t>> posted;
   };
   std::unique_ptr<PointToPoint> p2p;
@@ -49,6 +65,14 @@ struct Interpreter::Node {
   // Attribution.
   pdes::Time last = 0;
   std::array<std::uint32_t, kCategories> in_flight{};  // communication ops per category
+  // Posted pp-comm recvs (not in in_flight): while one waits and nothing of
+  // higher rank runs, the time is the bubble until a message's arrival shows
+  // that its peer had sent it, then pp-comm (convert_bubble).
+  std::uint32_t pp_waiting = 0;
+  struct Span {
+    pdes::Time begin, end;
+  };
+  std::vector<Span> bubble;  // this wait's spans counted as bubble so far, in order
   Breakdown iteration_time{}, total{};
 };
 
@@ -218,7 +242,9 @@ void Interpreter::drain(Node& node, pdes::Context& ctx) {
 }
 
 void Interpreter::account(Node& node, pdes::Time now) {
-  std::size_t column = kCategories;  // idle
+  if (now == node.last) return;
+  constexpr auto kPp = static_cast<std::size_t>(Category::kPpComm);
+  std::size_t column = kIdleColumn;
   if (node.computing) {
     column = static_cast<std::size_t>(node.program->op(node.computing_op).category);
   } else {
@@ -227,10 +253,41 @@ void Interpreter::account(Node& node, pdes::Time now) {
         column = c;
         break;
       }
+      if (c == kPp && node.pp_waiting > 0) {
+        column = kBubbleColumn;
+        break;
+      }
     }
   }
   node.iteration_time[column] += now - node.last;
+  if (column == kBubbleColumn) {
+    if (!node.bubble.empty() && node.bubble.back().end == node.last) {
+      node.bubble.back().end = now;
+    } else {
+      node.bubble.push_back({node.last, now});
+    }
+  }
   node.last = now;
+}
+
+// A pp-comm recv's message arrived (now, accounted): of the time counted as
+// bubble since `from` (its peer's send, or the post if later) the message was
+// on its way, so that time is exposed pp-comm. The spans are in time order
+// and `from` .. now is a suffix, so this pops from the back (each span once).
+void Interpreter::convert_bubble(Node& node, pdes::Time from) {
+  constexpr auto kPp = static_cast<std::size_t>(Category::kPpComm);
+  while (!node.bubble.empty() && node.bubble.back().end > from) {
+    Node::Span& s = node.bubble.back();
+    const pdes::Time lo = std::max(s.begin, from);
+    node.iteration_time[kBubbleColumn] -= s.end - lo;
+    node.iteration_time[kPp] += s.end - lo;
+    if (s.begin < from) {
+      s.end = from;
+      break;
+    }
+    node.bubble.pop_back();
+  }
+  if (node.pp_waiting == 0) node.bubble.clear();  // no later arrival can convert these
 }
 
 void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
@@ -255,9 +312,7 @@ void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
       account(node, ctx.now());
       ++node.in_flight[category];
       const std::uint32_t peer = node.binding->peers[op.slot];
-      const collective::Tag tag{collective::Tag::kPointToPoint, node.point_to_point().sent[peer]++,
-                                1};
-      const pdes::Time left = network_->send(ctx, peer, op.bytes, tag.pack());
+      const pdes::Time left = network_->send(ctx, peer, op.bytes, p2p_tag(ctx.now()));
       ctx.send(ctx.self(), left - ctx.now(), kSendDone, {i, 0, 0, 0});
       break;
     }
@@ -266,7 +321,7 @@ void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
       auto& arrived = node.point_to_point().arrived;
       auto it = arrived.find(peer);
       if (it != arrived.end()) {
-        const std::uint64_t bytes = it->second.front();
+        const std::uint64_t bytes = it->second.front().bytes;
         it->second.pop_front();
         if (it->second.empty()) arrived.erase(it);
         if (bytes != op.bytes) {
@@ -279,7 +334,11 @@ void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
         break;
       }
       account(node, ctx.now());
-      ++node.in_flight[category];
+      if (op.category == Category::kPpComm) {
+        ++node.pp_waiting;
+      } else {
+        ++node.in_flight[category];
+      }
       node.point_to_point().posted[peer].push_back(i);
       break;
     }
@@ -372,7 +431,7 @@ void Interpreter::delivered(const fabric::Delivery& d, pdes::Context& ctx) {
   auto& posted = node->point_to_point().posted;
   auto it = posted.find(d.src_node);
   if (it == posted.end()) {
-    node->point_to_point().arrived[d.src_node].push_back(d.bytes);
+    node->point_to_point().arrived[d.src_node].push_back({d.bytes, sent_time(d.tag, ctx.now())});
     return;
   }
   const std::uint32_t op = it->second.front();
@@ -386,7 +445,12 @@ void Interpreter::delivered(const fabric::Delivery& d, pdes::Context& ctx) {
                              std::to_string(d.bytes) + " B");
   }
   account(*node, ctx.now());
-  --node->in_flight[static_cast<std::size_t>(o.category)];
+  if (o.category == Category::kPpComm) {
+    --node->pp_waiting;
+    convert_bubble(*node, std::max(node->started[op], sent_time(d.tag, ctx.now())));
+  } else {
+    --node->in_flight[static_cast<std::size_t>(o.category)];
+  }
   complete(*node, op, ctx);
 }
 

@@ -18,7 +18,8 @@ std::string_view to_string(Category c) {
   return kCategoryNames[static_cast<std::size_t>(c)];
 }
 std::string_view breakdown_column(std::size_t column) {
-  return column < kCategories ? kCategoryNames[column] : std::string_view("idle");
+  if (column < kCategories) return kCategoryNames[column];
+  return column == kBubbleColumn ? std::string_view("bubble") : std::string_view("idle");
 }
 bool is_communication(Category c) {
   return c >= Category::kTpComm;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstring>
 #include <ostream>
+#include <span>
 #include <string>
 
 namespace sipsim::workload {
@@ -29,6 +30,24 @@ TrainingResults::TrainingResults(TrainingShape shape, const ProgramMaker& make,
   owned_ = std::make_unique<Interpreter>(std::move(set), std::move(network), std::move(device));
   interpreter_ = owned_.get();
   interpreter_->set_observer(this);
+  // Energy (docs/models.md, "Energy"): NaN where the fabric has no figure.
+  add_column({"energy_j", "energy(J)", 3, [this](std::uint32_t i) { return energy(i).total_j; }});
+  add_column(
+      {"device_energy_j", "GPUs(J)", 3, [this](std::uint32_t i) { return energy(i).device_j; }});
+  add_column(
+      {"fabric_energy_j", "fabric(J)", 3, [this](std::uint32_t i) { return energy(i).fabric_j; }});
+}
+
+void TrainingResults::set_trace(TraceLevel level) {
+  trace_ = level == TraceLevel::kNone ? nullptr
+                                      : std::make_unique<Trace>(level, interpreter_->programs());
+}
+
+// Every iteration runs the same programs, so each carries the same bytes.
+IterationEnergy TrainingResults::energy(std::uint32_t i) const {
+  return iteration_energy(energy_model_,
+                          std::span(breakdown_).subspan(std::size_t{i} * shape_.gpus, shape_.gpus),
+                          fabric_bytes_ / shape_.iterations);
 }
 
 void TrainingResults::iteration_done(std::uint32_t node, std::uint32_t iteration, pdes::Time start,
@@ -52,6 +71,9 @@ void TrainingResults::collect(const boost::mpi::communicator& comm) {
   for (std::size_t i = 0; i < start_.size(); ++i) {
     if (start_[i] == pdes::kTimeMax) start_[i] = end_[i] = 0;  // never ran
   }
+  const std::uint64_t bytes = network().counter("bytes");
+  MPI_Allreduce(&bytes, &fabric_bytes_, 1, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm));
+  energy_model_ = {shape_.busy_w, shape_.idle_w, network().energy_pj_per_bit()};
 }
 
 std::string TrainingResults::unfinished(const boost::mpi::communicator& comm) const {
@@ -144,6 +166,11 @@ void TrainingResults::write(output::h5::File& file) const {
   output::h5::write_attr(it.get(), "collectives",
                          std::string_view(shape_.replay_collectives ? "replay" : "simulate"));
   output::h5::write_attr(it.get(), "flops_formula", std::string_view(shape_.flops_formula));
+  const EnergyModel& em = energy_model_;
+  output::h5::write_attr(it.get(), "busy_w", em.busy_w);
+  output::h5::write_attr(it.get(), "idle_w", em.idle_w);
+  output::h5::write_attr(it.get(), "fabric_pj_per_bit", em.fabric.pj);
+  output::h5::write_attr(it.get(), "fabric_energy_source", std::string_view(em.fabric.source));
 
   std::vector<double> values(breakdown_.size() * kBreakdownColumns);
   for (std::size_t i = 0; i < breakdown_.size(); ++i) {
@@ -160,6 +187,15 @@ void TrainingResults::write(output::h5::File& file) const {
   }
   output::h5::write_attr(b.get(), "categories", std::string_view(names));
   output::h5::write_attr(b.get(), "units", std::string_view("ps"));
+
+  // Each GPU's device energy per iteration (J).
+  std::vector<double> joules(breakdown_.size());
+  for (std::size_t i = 0; i < breakdown_.size(); ++i)
+    joules[i] = device_energy_j(em, breakdown_[i]);
+  const hsize_t edims[2] = {start_.size(), shape_.gpus};
+  Handle ge = write_rank0(file, "/gpu_energy", H5T_NATIVE_DOUBLE, 2, edims, joules.data());
+  output::h5::write_attr(ge.get(), "units", std::string_view("J"));
+  if (trace_) trace_->write(file);
 }
 
 void TrainingResults::print(std::ostream& out) const {
@@ -183,6 +219,9 @@ void TrainingResults::print(std::ostream& out) const {
     }
     out << line << "\n";
   }
+  const fabric::EnergyPerBit& fe = energy_model_.fabric;
+  out << "# fabric energy per bit: "
+      << (fe.known() ? fmt::format("{:.4g} pJ ({})", fe.pj, fe.source) : fe.source) << "\n";
   // Over all iterations: the mean over GPUs and the slowest GPU (the largest
   // total; the lowest GPU among equals), in ms per iteration.
   Breakdown slowest{};

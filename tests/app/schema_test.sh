@@ -48,7 +48,7 @@ check() {  # check NAME CONDITIONS... -- RUN ARGS
 check phold always -- "$src/scenarios/phold-4k.yaml" --set simulation.end_time=20us
 check flat always fabric collectives -- "$src/scenarios/nccl/elect-flat.yaml" --set workload.sizes.max=64KiB
 check ramp always fabric collectives ramp -- "$src/scenarios/ramp/small-ramp.yaml" --set workload.sizes.max=64KiB
-check training always fabric training -- "$src/tests/app/training-tiny.yaml"
+check training always fabric training trace -- "$src/tests/app/training-tiny.yaml"
 
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
 echo "4 run files match docs/output.md"

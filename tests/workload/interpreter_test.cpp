@@ -66,7 +66,8 @@ class Recorder final : public ProgramObserver {
   Time column(std::uint32_t node, Category c) const {
     return column_[node][static_cast<std::size_t>(c)];
   }
-  Time idle(std::uint32_t node) const { return column_[node][kCategories]; }
+  Time idle(std::uint32_t node) const { return column_[node][kIdleColumn]; }
+  Time bubble(std::uint32_t node) const { return column_[node][kBubbleColumn]; }
   // Collective ops finished, over all ranks.
   std::uint64_t collectives() const { return collectives_; }
   struct CollectiveEnd {
@@ -206,11 +207,15 @@ TEST(Interpreter, SendRecvChainAcrossFourNodes) {
   EXPECT_EQ(rec.end(1), 1400 * kNanosecond);
   EXPECT_EQ(rec.end(2), 2600 * kNanosecond);
   EXPECT_EQ(rec.end(3), 3700 * kNanosecond);
-  // Stage 1 waits for its input (pp), computes, then its send is in flight (pp).
-  EXPECT_EQ(rec.column(1, Category::kPpComm), (1200 + 100) * kNanosecond);
+  // Stage 1 waits for its input: the bubble until stage 0 sends (100), then
+  // pp-comm (the transfer, 1100); computes, then its send is in flight (pp).
+  EXPECT_EQ(rec.bubble(1), 100 * kNanosecond);
+  EXPECT_EQ(rec.column(1, Category::kPpComm), (1100 + 100) * kNanosecond);
   EXPECT_EQ(rec.column(1, Category::kForward), 100 * kNanosecond);
-  EXPECT_EQ(rec.column(3, Category::kPpComm), 3600 * kNanosecond);
+  EXPECT_EQ(rec.bubble(3), 2500 * kNanosecond);  // stage 2 sends at 2500
+  EXPECT_EQ(rec.column(3, Category::kPpComm), 1100 * kNanosecond);
   EXPECT_EQ(rec.idle(3), 0u);
+  EXPECT_EQ(rec.bubble(0), 0u);
 }
 
 // A receive nobody sends: the run ends (no hang) and the error names the node,

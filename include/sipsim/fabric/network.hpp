@@ -8,6 +8,7 @@
 // FIFO), so receivers match messages per sender in order.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -36,6 +37,15 @@ class MessageSink {
  public:
   virtual ~MessageSink() = default;
   virtual void delivered(const Delivery& delivery, pdes::Context& ctx) = 0;
+};
+
+// Energy of one bit carried over one node-to-node path of a fabric (its
+// longest: every tier of a tree), in pJ, and where the figure comes from; NaN
+// where the fabric has no sourced figure (docs/models.md, "Energy").
+struct EnergyPerBit {
+  double pj = std::numeric_limits<double>::quiet_NaN();
+  std::string source = "none: no sourced energy figure for this fabric";
+  bool known() const { return pj == pj; }
 };
 
 // Fabric statistics, summed over ranks by the caller.
@@ -155,6 +165,9 @@ class Network {
   virtual std::string describe() const = 0;
   // Facts for `sipsim info`: (name, value) lines.
   virtual std::vector<std::pair<std::string, std::string>> facts() const = 0;
+  // What a bit sent costs (RAMP §4.3, Table 4, where the fabric is one of its
+  // columns); unknown by default.
+  virtual EnergyPerBit energy_pj_per_bit() const { return {}; }
   const NetworkStats& stats() const { return stats_; }
 
   // A named statistic of this rank's part of the fabric. The run file holds

@@ -30,6 +30,8 @@ struct Scenario {
   std::optional<base::Value> fabric;    // absent for workloads without one (PHOLD)
   std::optional<base::Value> compute;   // absent: the default device
   std::optional<base::Value> workload;  // always present after load_scenario
+  std::optional<base::Value> output;    // the output section, when given
+  std::string trace = "none";           // output.trace: none, ops, collectives
   std::string path;                     // as given on the command line
   std::string yaml_text;                // the file's text, recorded in the run file
   std::vector<std::string> overrides;

@@ -14,7 +14,11 @@
 // Every picosecond of a node's iteration is attributed to one breakdown
 // column: the category of the compute op running, else the category of the
 // exposed communication in flight (the first in Category order, so that
-// overlapped communication is hidden behind compute), else idle.
+// overlapped communication is hidden behind compute), else idle. A posted
+// pp-comm recv splits its wait: until the peer started the matching send
+// (the message carries that time) it is the pipeline bubble (the peer was not
+// ready), from then until the arrival exposed pp-comm (the transfer); while
+// several wait, pp-comm once any of their messages is on its way.
 //
 // After the run, unfinished() names the first node whose program could not
 // finish (deadlock, a recv without a send, a collective that never completed)
@@ -124,6 +128,7 @@ class Interpreter final : public pdes::Model,
   void complete(Node& node, std::uint32_t op, pdes::Context& ctx,
                 const collective::CollectiveTiming* timing = nullptr);
   void account(Node& node, pdes::Time now);
+  void convert_bubble(Node& node, pdes::Time from);
   std::string problem(const Node& node, std::uint32_t local_index) const;
   std::pair<std::uint32_t, std::string> first_problem() const;
 

@@ -27,7 +27,8 @@ namespace sipsim::workload {
 enum class OpKind : std::uint8_t { kCompute, kCollective, kSend, kRecv, kWait };
 
 // Where a node's time goes. Compute categories first, then communication
-// kinds; the breakdown adds one column, idle, for time when nothing runs.
+// kinds; the breakdown adds two columns: the pipeline bubble (waiting on a
+// pp-comm recv whose peer has not sent yet) and idle (nothing runs).
 enum class Category : std::uint8_t {
   kForward,
   kBackward,
@@ -41,9 +42,12 @@ enum class Category : std::uint8_t {
   kCollective,  // other communication (e.g. the collectives benchmark)
 };
 inline constexpr std::size_t kCategories = 10;
-inline constexpr std::size_t kBreakdownColumns = kCategories + 1;  // + idle
+inline constexpr std::size_t kBubbleColumn = kCategories;
+inline constexpr std::size_t kIdleColumn = kCategories + 1;
+inline constexpr std::size_t kBreakdownColumns = kCategories + 2;  // + bubble, idle
 std::string_view to_string(Category c);
-std::string_view breakdown_column(std::size_t column);  // a category's name, or "idle"
+// A category's name, "bubble" or "idle".
+std::string_view breakdown_column(std::size_t column);
 bool is_communication(Category c);
 
 std::string_view to_string(OpKind k);

@@ -6,17 +6,26 @@
 #include <boost/mpi/communicator.hpp>
 #include <memory>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/output/h5.hpp"
 #include "sipsim/pdes/model.hpp"
+#include "sipsim/workload/trace.hpp"
 
 namespace sipsim::workload {
 
 class Results {
  public:
   virtual ~Results() = default;
+  // Before the run: record the event trace at `level` (docs/output.md,
+  // /trace/events); workloads without one refuse any level but none.
+  virtual void set_trace(TraceLevel level) {
+    if (level != TraceLevel::kNone) {
+      throw std::invalid_argument("only training workloads (transformer) have an event trace");
+    }
+  }
   // Every rank, once after the run: combines the ranks' views (collective).
   virtual void collect(const boost::mpi::communicator& /*comm*/) {}
   // What the run left undone that makes it fail (a program that could not

@@ -15,6 +15,7 @@
 
 #include "sipsim/compute/device.hpp"
 #include "sipsim/fabric/network.hpp"
+#include "sipsim/workload/energy.hpp"
 #include "sipsim/workload/interpreter.hpp"
 #include "sipsim/workload/results.hpp"
 
@@ -30,6 +31,9 @@ struct TrainingShape {
   std::vector<std::uint32_t> nodes;
   // `workload.collectives: replay` ran (the /iterations attribute collectives).
   bool replay_collectives = false;
+  // The accelerator's busy and idle power (W), for the energy columns.
+  double busy_w = 0;
+  double idle_w = 0;
 };
 
 // An extra per-iteration column: a double in /iterations after
@@ -57,6 +61,11 @@ class TrainingResults : public Results, public ProgramObserver {
 
   void iteration_done(std::uint32_t node, std::uint32_t iteration, pdes::Time start, pdes::Time end,
                       const Breakdown& breakdown) override;
+  void op_done(const OpRecord& record) override {
+    if (trace_) trace_->record(record);
+  }
+  void set_trace(TraceLevel level) override;
+  const Trace* trace() const { return trace_.get(); }
   void collect(const boost::mpi::communicator& comm) override;
   std::string unfinished(const boost::mpi::communicator& comm) const override;
   void write(output::h5::File& file) const override;
@@ -76,6 +85,8 @@ class TrainingResults : public Results, public ProgramObserver {
   }
   // The breakdown of all GPUs and iterations, summed per column.
   Breakdown total_breakdown() const;
+  // The iteration's energy (docs/models.md, "Energy").
+  IterationEnergy energy(std::uint32_t iteration) const;
   const TrainingShape& shape() const { return shape_; }
 
  protected:
@@ -92,6 +103,9 @@ class TrainingResults : public Results, public ProgramObserver {
   std::vector<std::uint32_t> gpu_of_node_;  // empty: GPU g is node g
   std::vector<pdes::Time> start_, end_;     // per iteration
   std::vector<Breakdown> breakdown_;        // per iteration x GPU
+  std::uint64_t fabric_bytes_ = 0;          // sent over the run, all ranks
+  EnergyModel energy_model_;                // set by collect()
+  std::unique_ptr<Trace> trace_;            // output.trace, when not none
   std::unique_ptr<Interpreter> owned_;
   Interpreter* interpreter_ = nullptr;
 };

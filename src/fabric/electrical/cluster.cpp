@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sipsim/base/units.hpp"
+#include "sipsim/fabric/ramp/physical.hpp"
 
 namespace sipsim::fabric {
 namespace {
@@ -29,6 +30,17 @@ class Cluster final : public Topology {
   std::uint32_t group_of(Vertex v) const override;
   std::uint32_t groups() const override { return pods_[0]; }
   std::string describe() const override { return description_; }
+  // Table 4's SuperPod column: QM8790 switches and 200 Gb/s transceivers, on
+  // the longest path (2T - 1 switches, 2T links of T tiers; the intra-server
+  // switch is not counted, as in the table).
+  EnergyPerBit energy_pj_per_bit() const override {
+    const ramp::PowerInputs p;
+    const auto t = static_cast<std::uint32_t>(tiers_.size());
+    return {ramp::eps_pj_per_bit_path(p.superpod, 2 * t - 1, 2 * t),
+            "RAMP §4.3 Table 4 SuperPod: " + std::to_string(2 * t - 1) +
+                " NVIDIA QM8790 switches (404 W / (40 x 200 Gb/s)) and " + std::to_string(2 * t) +
+                " transceivers (4.35 W / 200 Gb/s) per path of " + std::to_string(t) + " tiers"};
+  }
 
  private:
   // Code tiers are 0-based: tier t here is "tier t+1" in the header's prose.

@@ -317,15 +317,26 @@ ClosCounts folded_clos_counts(std::uint64_t hosts, std::uint32_t radix, std::uin
 
 // --- Power (RAMP §4.3, Table 4) -----------------------------------------------
 
+double ramp_pj_per_bit_path(std::uint64_t line_rate_bps, const RampPowerInputs& p) {
+  const double rate = static_cast<double>(line_rate_bps);
+  // A RAMP path is one hop: one transceiver (Tx + Rx) and its two SOA gates.
+  double pj = PicojoulePerBit(p.transceiver_w, rate);
+  if (!p.soa_in_transceiver) pj += p.soas_per_path * PicojoulePerBit(p.soa_w, rate);
+  return pj;
+}
+
+double eps_pj_per_bit_path(const EpsPowerInputs& e, std::uint32_t switches,
+                           std::uint32_t transceivers) {
+  EpsPowerInputs path = e;
+  path.switches_per_path = switches;
+  path.transceivers_per_path = transceivers;
+  return EpsFigures(path, 1.0).pj_per_bit_path_low;
+}
+
 PowerReport power(const RampGeometry& g, const PowerInputs& p) {
   PowerReport r;
   r.capacity_bps = g.total_node_capacity_bps();
-  const double rate = static_cast<double>(g.line_rate_bps);
-  // A RAMP path is one hop: one transceiver (Tx + Rx) and its two SOA gates.
-  double pj = PicojoulePerBit(p.ramp.transceiver_w, rate);
-  if (!p.ramp.soa_in_transceiver) {
-    pj += p.ramp.soas_per_path * PicojoulePerBit(p.ramp.soa_w, rate);
-  }
+  const double pj = ramp_pj_per_bit_path(g.line_rate_bps, p.ramp);
   r.ramp.name = "RAMP";
   r.ramp.pj_per_bit_path_low = r.ramp.pj_per_bit_path_high = pj;
   r.ramp.total_mw_low = r.ramp.total_mw_high = pj * 1e-12 * r.capacity_bps / 1e6;

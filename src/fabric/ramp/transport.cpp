@@ -11,6 +11,7 @@
 #include "sipsim/base/flat_map.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/fabric/ramp/physical.hpp"
 #include "sipsim/pdes/partitioners/blocks.hpp"
 
 namespace sipsim::fabric {
@@ -286,6 +287,13 @@ class RampNetwork final : public Network {
            " per node, slot " + base::format_time_ps(s_.slot) + " (" +
            base::format_bytes(slot_bytes_) + "), propagation " +
            base::format_time_ps(s_.propagation) + (s_.permissive ? ", permissive" : "");
+  }
+
+  // Table 4's RAMP column: one hop through one transceiver (its SOAs inside).
+  EnergyPerBit energy_pj_per_bit() const override {
+    return {ramp::ramp_pj_per_bit_path(s_.line_rate_bps),
+            "RAMP §4.3 Table 4 RAMP: one transceiver per path, 3.39 W / " +
+                base::format_bandwidth_bps(s_.line_rate_bps) + " (SOAs inside)"};
   }
 
   std::vector<std::pair<std::string, std::string>> facts() const override {

@@ -281,6 +281,7 @@ class RoutedNetwork final : public Network {
            (io_ > 0 ? ", node I/O latency " + base::format_time_ps(io_) : std::string());
   }
   const Topology& topology() const { return *topo_; }
+  EnergyPerBit energy_pj_per_bit() const override { return topo_->energy_pj_per_bit(); }
   std::vector<std::pair<std::string, std::string>> facts() const override {
     std::uint64_t capacity = 0;
     pdes::Time min_latency = pdes::kTimeMax, max_latency = 0;

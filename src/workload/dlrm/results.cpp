@@ -12,10 +12,15 @@ namespace sipsim::workload::dlrm {
 namespace {
 
 TrainingShape shape_of(const Config& c) {
-  return {c.gpus, c.iterations, iteration_flops(c),
+  return {c.gpus,
+          c.iterations,
+          iteration_flops(c),
           "3*B*(bottom MLP + 2*(T+1)^2*d + top MLP forward FLOPs per sample); embeddings are "
           "memory traffic (docs/models.md, DLRM)",
-          c.nodes};
+          c.nodes,
+          false,
+          c.accelerator.busy_w,
+          c.accelerator.idle_w};
 }
 
 }  // namespace

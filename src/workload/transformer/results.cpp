@@ -21,7 +21,9 @@ TrainingShape shape_of(const Config& c) {
           "recomputation); model_tflops_per_gpu: 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)); at "
           "ffn = 4h (docs/models.md, Transformer training)",
           {},
-          c.replay_collectives};
+          c.replay_collectives,
+          c.accelerator.busy_w,
+          c.accelerator.idle_w};
 }
 
 }  // namespace

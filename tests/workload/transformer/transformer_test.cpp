@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/mpi/communicator.hpp>
+#include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 
@@ -50,11 +52,12 @@ struct Outcome {
   std::string unfinished;
 };
 
-Outcome run(const Config& c) {
+Outcome run(const Config& c, TraceLevel trace = TraceLevel::kNone) {
   const boost::mpi::communicator world;
   Outcome r;
   r.results = std::make_unique<TransformerResults>(
       c, fabric::make_elect_flat(c.gpus(), k100G, kLatency), std::make_unique<LinearDevice>());
+  r.results->set_trace(trace);
   std::unique_ptr<Interpreter> model = r.results->take_model();
   pdes::EngineOptions o;
   o.progress_interval_s = 0;
@@ -68,7 +71,10 @@ Time column(const TransformerResults& r, std::uint32_t gpu, Category c) {
   return r.breakdown(0, gpu)[static_cast<std::size_t>(c)];
 }
 Time idle(const TransformerResults& r, std::uint32_t gpu) {
-  return r.breakdown(0, gpu)[kCategories];
+  return r.breakdown(0, gpu)[kIdleColumn];
+}
+Time bubble(const TransformerResults& r, std::uint32_t gpu) {
+  return r.breakdown(0, gpu)[kBubbleColumn];
 }
 Time sum(const Breakdown& b) {
   return std::accumulate(b.begin(), b.end(), Time{0});
@@ -109,7 +115,15 @@ TEST(Transformer, TensorAndDataParallelOneStage) {
 // and grad 1 reaches stage 0 D later; stage 0's B(0) is done by then (B0 < B1),
 // so it ends F0 + 2D + 2 F1 + 2 B1 + B0 + 41280 = 125850.24 ns. Stage 0 waits
 // on its recv of grad 0 from 2 F0 to F0 + 2D + 2 F1 + B1 and of grad 1 for
-// B1 - B0: pp-comm; stage 1 waits for act 0 only.
+// B1 - B0; stage 1 waits for act 0 only.
+// The bubble of each wait is the part before the peer sent, the rest (D each
+// here) pp-comm. GPipe: grad 0 is sent at F0 + D + 2 F1 + B1 (bubble
+// D + 2 F1 + B1 - F0), grad 1 at F0 + D + 2 F1 + 2 B1, B1 - B0 - D after the
+// wait began. 1F1B: grad 0 is sent F1 earlier (bubble D + F1 + B1 - F0), so
+// stage 0's B(0) runs earlier and grad 1's bubble is F1 + B1 - B0 - D. Both:
+// stage 0's bubble 2 F1 + 2 B1 - F0 - B0 = 32640 ns, pp-comm 2D, but for the
+// first 5.12 ns of the first wait, while act 1's send is in flight (pp-comm);
+// stage 1's bubble F0 (act 0 is sent at F0), pp-comm D.
 TEST(Transformer, PipelineGpipeAndOneFOneB) {
   for (const Schedule s : {Schedule::kGpipe, Schedule::kOneFOneB}) {
     const Outcome r = run(tiny(1, 2, 1, s));
@@ -119,14 +133,45 @@ TEST(Transformer, PipelineGpipeAndOneFOneB) {
     EXPECT_EQ(column(x, 0, Category::kForward), 16640 * kNanosecond);
     EXPECT_EQ(column(x, 0, Category::kBackward), 33280 * kNanosecond);
     EXPECT_EQ(column(x, 0, Category::kOptimizer), 41280 * kNanosecond);
-    EXPECT_EQ(column(x, 0, Category::kPpComm), 34650240u);
+    EXPECT_EQ(column(x, 0, Category::kPpComm), 2 * 1005120u + 5120);
+    EXPECT_EQ(bubble(x, 0), 32640 * kNanosecond - 5120);  // 34650.24 ns of waiting in all
     EXPECT_EQ(column(x, 1, Category::kForward), 19200 * kNanosecond);
     EXPECT_EQ(column(x, 1, Category::kBackward), 38400 * kNanosecond);
     EXPECT_EQ(column(x, 1, Category::kOptimizer), 35520 * kNanosecond);
-    EXPECT_EQ(column(x, 1, Category::kPpComm), 9325120u);
+    EXPECT_EQ(column(x, 1, Category::kPpComm), 1005120u);
+    EXPECT_EQ(bubble(x, 1), 8320 * kNanosecond);
     for (std::uint32_t g = 0; g < 2; ++g) EXPECT_EQ(idle(x, g), 0u);
     EXPECT_EQ(sum(x.breakdown(0, 0)), 125850240u);
     EXPECT_EQ(sum(x.breakdown(0, 1)), 102445120u);
+    // Energy (A100: 400 W busy, 50 W idle): computing 91200 + 93120 ns, the
+    // rest of the spans 34650.24 + 9325.12 ns; elect-flat has no fabric figure.
+    const IterationEnergy e = x.energy(0);
+    EXPECT_NEAR(e.device_j, 400 * 184320e-9 + 50 * 43975.36e-9, 1e-15);
+    EXPECT_TRUE(std::isnan(e.fabric_j));
+  }
+}
+
+// The trace: at `ops` every op but the joins, at `collectives` only the
+// communication; stage 1's recv of act 0 is posted at 0 and done at F0 + D.
+TEST(Transformer, TraceLevels) {
+  const Config c = tiny(1, 2, 1, Schedule::kGpipe);
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, 2);
+  for (const TraceLevel level : {TraceLevel::kOps, TraceLevel::kCollectives}) {
+    const Outcome r = run(c, level);
+    ASSERT_EQ(r.unfinished, "");
+    for (const Trace::Row& row : r.results->trace()->rows()) {
+      const Op& op = set.programs[set.bindings[row.node]->program].op(row.op);
+      EXPECT_NE(op.kind, OpKind::kWait);
+      if (level == TraceLevel::kCollectives) {
+        EXPECT_NE(op.kind, OpKind::kCompute);
+      }
+      EXPECT_EQ(std::string(row.kind, strnlen(row.kind, sizeof(row.kind))), to_string(op.kind));
+      EXPECT_LE(row.start_ps, row.end_ps);
+      if (row.node == 1 && op.kind == OpKind::kRecv && row.start_ps == 0) {
+        EXPECT_EQ(row.end_ps, 8320 * kNanosecond + 1005120);
+      }
+    }
   }
 }
 

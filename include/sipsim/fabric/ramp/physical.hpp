@@ -228,6 +228,13 @@ struct PowerReport {
   PowerFigures fat_tree;
 };
 PowerReport power(const RampGeometry& g, const PowerInputs& p = {});
+// Table 4's energy per bit of one path, in pJ (what power() reports), for
+// Network::energy_pj_per_bit: RAMP's one hop at `line_rate_bps`, and an EPS
+// path through `switches` switches and `transceivers` transceivers (5 and 6 on
+// Table 4's 3-tier fat-tree) with the low transceiver power.
+double ramp_pj_per_bit_path(std::uint64_t line_rate_bps, const RampPowerInputs& p = {});
+double eps_pj_per_bit_path(const EpsPowerInputs& e, std::uint32_t switches,
+                           std::uint32_t transceivers);
 
 // ---------------------------------------------------------------------------
 // Multi-line block for `sipsim info`: geometry, counts, power budget stage by

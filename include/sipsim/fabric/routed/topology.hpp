@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sipsim/fabric/network.hpp"
 #include "sipsim/pdes/time.hpp"
 
 namespace sipsim::fabric {
@@ -80,6 +81,8 @@ class Topology {
 
   // One line for `sipsim info` and logs, e.g. "cluster: 64 nodes, 8 servers ...".
   virtual std::string describe() const = 0;
+  // Network::energy_pj_per_bit of the routed fabric over this topology.
+  virtual EnergyPerBit energy_pj_per_bit() const { return {}; }
 
  protected:
   // Subclasses build the graph in their constructor with these.

@@ -1,0 +1,52 @@
+#pragma once
+// The optional event trace of a program run (`output.trace`, docs/output.md
+// `/trace/events`): one row per finished op of every node and iteration.
+// Levels: `ops` (every op but waits), `collectives` (only communication ops:
+// collectives, sends and receives). `steps` (each collective's wire steps) is
+// not available: the executor does not report its steps.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "sipsim/output/h5.hpp"
+#include "sipsim/workload/interpreter.hpp"
+
+namespace sipsim::workload {
+
+enum class TraceLevel : std::uint8_t { kNone, kOps, kCollectives };
+std::string_view to_string(TraceLevel level);
+
+// One rank's rows; record() at the node's LP (ProgramObserver::op_done), then
+// write() collectively.
+class Trace {
+ public:
+  // `programs` must outlive record() (it is the interpreter's).
+  Trace(TraceLevel level, const ProgramSet& programs)
+      : level_(level),
+        programs_(&programs),
+        nodes_(static_cast<std::uint32_t>(programs.bindings.size())) {}
+  TraceLevel level() const { return level_; }
+  void record(const OpRecord& r);
+  // Collective: /trace/events, rows by (node, iteration, op) whatever the
+  // partition, so that the file is the same at every rank count. Every rank
+  // writes its own nodes' rows (parallel HDF5).
+  void write(output::h5::File& file) const;
+
+  struct Row {
+    std::uint32_t node, iteration, op;
+    char kind[12];
+    char category[16];
+    std::uint64_t start_ps, end_ps;
+  };
+
+  // This rank's rows, in completion order.
+  const std::vector<Row>& rows() const { return rows_; }
+
+ private:
+  TraceLevel level_;
+  const ProgramSet* programs_;
+  std::uint32_t nodes_;
+  std::vector<Row> rows_;  // this rank's, in completion order
+};
+
+}  // namespace sipsim::workload

@@ -1,0 +1,122 @@
+#include "sipsim/workload/trace.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <tuple>
+
+namespace sipsim::workload {
+
+std::string_view to_string(TraceLevel level) {
+  switch (level) {
+    case TraceLevel::kNone:
+      return "none";
+    case TraceLevel::kOps:
+      return "ops";
+    case TraceLevel::kCollectives:
+      return "collectives";
+  }
+  return "none";
+}
+
+namespace {
+
+template <std::size_t N>
+void copy_name(char (&out)[N], std::string_view name) {
+  std::memset(out, 0, N);
+  std::memcpy(out, name.data(), std::min(N, name.size()));
+}
+
+output::h5::Handle string_type(std::size_t size) {
+  output::h5::Handle t(H5Tcopy(H5T_C_S1));
+  H5Tset_size(t.get(), size);
+  H5Tset_strpad(t.get(), H5T_STR_NULLPAD);
+  return t;
+}
+
+void check(herr_t status, const char* what) {
+  if (status < 0) throw output::h5::Error(std::string("writing /trace/events: ") + what);
+}
+
+}  // namespace
+
+void Trace::record(const OpRecord& r) {
+  if (level_ == TraceLevel::kNone) return;
+  const Binding& b = *programs_->bindings[r.node];
+  const Op& op = programs_->programs[b.program].op(r.op);
+  if (op.kind == OpKind::kWait) return;
+  if (level_ == TraceLevel::kCollectives && op.kind == OpKind::kCompute) return;
+  Row row{r.node, r.iteration, r.op, {}, {}, r.start, r.end};
+  copy_name(row.kind, to_string(op.kind));
+  copy_name(row.category, to_string(op.category));
+  rows_.push_back(row);
+}
+
+void Trace::write(output::h5::File& file) const {
+  using output::h5::Handle;
+  const MPI_Comm comm = file.comm();
+  // A node's rows are all on its rank: per-node counts, summed over ranks,
+  // place each node's rows in the file.
+  const std::uint32_t nodes = nodes_;
+  std::vector<std::uint64_t> offset(std::size_t{nodes} + 1, 0);
+  for (const Row& r : rows_) ++offset[r.node + 1];
+  MPI_Allreduce(MPI_IN_PLACE, offset.data(), static_cast<int>(offset.size()), MPI_UINT64_T, MPI_SUM,
+                comm);
+  for (std::uint32_t n = 0; n < nodes; ++n) offset[n + 1] += offset[n];
+  std::vector<Row> rows = rows_;
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::tie(a.node, a.iteration, a.op) < std::tie(b.node, b.iteration, b.op);
+  });
+
+  Handle kind_t = string_type(sizeof(Row::kind));
+  Handle cat_t = string_type(sizeof(Row::category));
+  Handle t(H5Tcreate(H5T_COMPOUND, sizeof(Row)));
+  check(H5Tinsert(t.get(), "node", offsetof(Row, node), H5T_NATIVE_UINT32), "node");
+  check(H5Tinsert(t.get(), "iteration", offsetof(Row, iteration), H5T_NATIVE_UINT32), "iteration");
+  check(H5Tinsert(t.get(), "op", offsetof(Row, op), H5T_NATIVE_UINT32), "op");
+  check(H5Tinsert(t.get(), "kind", offsetof(Row, kind), kind_t.get()), "kind");
+  check(H5Tinsert(t.get(), "category", offsetof(Row, category), cat_t.get()), "category");
+  check(H5Tinsert(t.get(), "start_ps", offsetof(Row, start_ps), H5T_NATIVE_UINT64), "start_ps");
+  check(H5Tinsert(t.get(), "end_ps", offsetof(Row, end_ps), H5T_NATIVE_UINT64), "end_ps");
+
+  Handle group(H5Gcreate2(file.id(), "/trace", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+  output::h5::check_collective(comm, group ? 0 : -1, "cannot create /trace");
+  const hsize_t total = offset[nodes];
+  Handle space(H5Screate_simple(1, &total, nullptr));
+  Handle dset(H5Dcreate2(file.id(), "/trace/events", t.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT));
+  output::h5::check_collective(comm, dset ? 0 : -1, "cannot create /trace/events");
+
+  // This rank's rows: one block per run of consecutive nodes it owns, in
+  // file order (the order of the sorted rows).
+  const hsize_t mine = rows.size();
+  Handle mem(H5Screate_simple(1, &mine, nullptr));
+  Handle fspace(H5Dget_space(dset.get()));
+  H5Sselect_none(fspace.get());
+  if (mine == 0) H5Sselect_none(mem.get());
+  for (std::size_t i = 0; i < rows.size();) {
+    std::size_t j = i;
+    std::uint32_t last = rows[i].node;
+    while (j < rows.size() && (rows[j].node == last || rows[j].node == last + 1)) {
+      last = rows[j].node;
+      ++j;
+    }
+    // Rows i..j-1 cover nodes rows[i].node..last without a gap in the file.
+    const hsize_t start = offset[rows[i].node], count = j - i;
+    check(H5Sselect_hyperslab(fspace.get(), H5S_SELECT_OR, &start, nullptr, &count, nullptr),
+          "selection");
+    i = j;
+  }
+  Handle dxpl(H5Pcreate(H5P_DATASET_XFER));
+  H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE);
+  output::h5::check_collective(
+      comm, H5Dwrite(dset.get(), t.get(), mem.get(), fspace.get(), dxpl.get(), rows.data()),
+      "writing /trace/events");
+  output::h5::write_attr(dset.get(), "level", to_string(level_));
+  output::h5::write_attr(dset.get(), "time_units", std::string_view("ps"));
+}
+
+}  // namespace sipsim::workload
