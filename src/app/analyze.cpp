@@ -107,6 +107,10 @@ void analyze_transformer(const setup::Setup& s, const fabric::Network& network, 
       {"pp-comm", e.pp_comm},
       {"dp-comm", e.dp_comm},
       {"bubble", e.bubble}};
+  // Model FLOPs over a time without recomputation: run's "model TFLOP/s",
+  // comparable to Megatron's count over a recomputing run (docs/validation.md).
+  out << "# TFLOP/s/GPU: model FLOPs (72*B*s*l*h^2*(...)) over AMPeD's time, which has no "
+         "recomputation (run's model TFLOP/s)\n";
   std::string head = fmt::format("#{:>9} {:>14} {:>15}", "model", "time(ms)", "TFLOP/s/GPU");
   std::string row =
       fmt::format(" {:>9} {:>14.6f} {:>15.2f}", "AMPeD", ms(e.iteration), e.tflops_per_gpu);

@@ -195,7 +195,7 @@ TEST(Amped, AgreesWithSimulationOneStage) {
       const AmpedEstimate e = amped(c, LinearDevice());
       const auto r = simulate(c, std::make_unique<LinearDevice>());
       EXPECT_EQ(r->iteration_time(0), e.iteration) << tp << " " << dp;
-      EXPECT_DOUBLE_EQ(r->tflops_per_gpu(0), e.tflops_per_gpu);
+      EXPECT_DOUBLE_EQ(r->model_tflops_per_gpu(0), e.tflops_per_gpu);
       for (std::uint32_t g = 0; g < c.gpus(); ++g) {
         EXPECT_EQ(column(*r, g, Category::kForward), e.forward);
         EXPECT_EQ(column(*r, g, Category::kBackward), e.backward);

@@ -75,7 +75,10 @@ struct AmpedEstimate {
   pdes::Time tp_comm = 0, pp_comm = 0, dp_comm = 0;
   pdes::Time bubble = 0;  // eq. 8
   pdes::Time iteration = 0;
-  double tflops_per_gpu = 0;  // Megatron's formula (workload::transformer::iteration_flops)
+  // Model FLOPs (workload::transformer::iteration_flops, 72·B·s·l·h²·…) per
+  // second and GPU: AMPeD has no recomputation, so this is run's
+  // model_tflops_per_gpu, not its Megatron count.
+  double tflops_per_gpu = 0;
 };
 
 // AMPeD's ring all-reduce of `bytes` on a group (eq. 6 / 11, hierarchical
