@@ -36,7 +36,8 @@ struct CollectiveCall {
 // how many Sends of the step the message joins (24 bits, WireMessage::parts)
 // so that a receiver can check its grouping against the sender's.
 // Point-to-point messages of programs use the reserved communicator kPointToPoint
-// with the pair's message count as sequence number.
+// and carry in the low 48 bits the time the sender started the send (the
+// interpreter's pipeline-bubble attribution, docs/models.md).
 struct Tag {
   std::uint32_t comm = 0;
   std::uint32_t seq = 0;
