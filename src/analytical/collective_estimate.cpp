@@ -196,8 +196,11 @@ using LevelPrices = std::function<void(
 void fill_wire(const std::vector<collective::Schedule>& schedules, std::uint32_t i,
                std::vector<collective::WireStep>& wire) {
   for (std::uint32_t m = 0; m < schedules.size(); ++m) {
-    wire[m] =
-        i < schedules[m].steps() ? collective::wire_step(schedules[m], i) : collective::WireStep{};
+    if (i < schedules[m].steps()) {
+      collective::wire_step_into(schedules[m], i, wire[m]);
+    } else {
+      wire[m].clear();
+    }
   }
 }
 

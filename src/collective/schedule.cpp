@@ -122,8 +122,15 @@ CollectiveSpec make_spec(Op op, Algorithm algorithm, std::uint32_t p, std::uint6
 
 WireStep wire_step(const Schedule& schedule, std::uint32_t i) {
   WireStep w;
+  wire_step_into(schedule, i, w);
+  return w;
+}
+
+void wire_step_into(const Schedule& schedule, std::uint32_t i, WireStep& w) {
+  w.clear();
   const auto fast = detail::row(schedule.spec().algorithm).wire_step;
-  if (fast != nullptr && fast(schedule, i, w)) return w;
+  if (fast != nullptr && fast(schedule, i, w)) return;
+  w.clear();  // a closed form that does not apply may have started
   const Step step = schedule.step(i);
   w.out = outgoing(step);
   w.in = incoming(step);
@@ -131,7 +138,6 @@ WireStep wire_step(const Schedule& schedule, std::uint32_t i) {
   w.local = step.local;
   w.sources = step.sources;
   w.local_bytes = step.local_bytes;
-  return w;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -193,6 +193,30 @@ TEST(WireStep, HalvingDoublingClosedFormMatchesTheChunkSchedule) {
   EXPECT_GT(checked, 10000);
 }
 
+// The 2D torus all-to-all (row exchange, then column exchange) in closed form
+// against the chunk sets, on tori of 1..7 x 1..7, even and ragged chunks.
+TEST(WireStep, TorusAllToAllClosedFormMatchesTheChunkSchedule) {
+  int checked = 0;
+  for (std::uint32_t nx = 1; nx <= 7; ++nx) {
+    for (std::uint32_t ny = 1; ny <= 7; ++ny) {
+      const std::uint32_t p = nx * ny;
+      for (std::uint64_t bytes : {std::uint64_t{p} * p * 8, std::uint64_t{p} * p * 8 + 11}) {
+        CollectiveSpec spec;
+        spec.op = Op::kAllToAll;
+        spec.algorithm = algorithm("torus2d");
+        spec.p = p;
+        spec.bytes = bytes;
+        spec.dims[0] = nx;
+        spec.dims[1] = ny;
+        ASSERT_NO_FATAL_FAILURE(expect_closed_form_exact(
+            spec, std::to_string(nx) + "x" + std::to_string(ny) + " " + std::to_string(bytes),
+            checked));
+      }
+    }
+  }
+  EXPECT_GT(checked, 5000);
+}
+
 // Bruck all-to-all in closed form against the chunk sets, parts included.
 TEST(WireStep, BruckAllToAllClosedFormMatchesTheChunkSchedule) {
   int checked = 0;

@@ -145,8 +145,19 @@ struct WireStep {
   LocalOp local = LocalOp::kNone;
   std::uint32_t sources = 0;
   std::uint64_t local_bytes = 0;
+  // Empty, keeping the vectors' storage.
+  void clear() {
+    out.clear();
+    in.clear();
+    multicast = false;
+    local = LocalOp::kNone;
+    sources = 0;
+    local_bytes = 0;
+  }
 };
 WireStep wire_step(const Schedule& schedule, std::uint32_t i);
+// The same into `w`, keeping its vectors' storage (the estimators' levels).
+void wire_step_into(const Schedule& schedule, std::uint32_t i, WireStep& w);
 
 // Parameters of a collective. An algorithm reads the parameters it needs (its
 // row's configure step, make_spec below): dims: the level sizes of the
