@@ -115,6 +115,10 @@ void Program::finish() {
   for (std::uint32_t i = 0; i < ops_.size(); ++i) {
     for (std::uint32_t d : deps(i)) users_[fill[d]++] = i;  // ascending: ops in index order
   }
+  roots_.clear();
+  for (std::uint32_t i = 0; i < ops_.size(); ++i) {
+    if (ops_[i].deps_count == 0) roots_.push_back(i);
+  }
 }
 
 std::string Program::describe(std::uint32_t i) const {

@@ -88,6 +88,8 @@ class Program {
   std::span<const std::uint32_t> deps(std::uint32_t i) const;
   // The ops that depend on op i (filled by finish()).
   std::span<const std::uint32_t> users(std::uint32_t i) const;
+  // The ops without dependencies, in order (filled by finish()).
+  std::span<const std::uint32_t> roots() const { return roots_; }
   const collective::CollectiveCall& call(std::uint32_t i) const { return calls_[i]; }
   // Slots the ops use (the Binding must provide at least these).
   std::uint32_t comm_slots() const { return comm_slots_; }
@@ -103,7 +105,7 @@ class Program {
   std::vector<Op> ops_;
   std::vector<std::uint32_t> deps_;
   std::vector<collective::CollectiveCall> calls_;
-  std::vector<std::uint32_t> users_begin_, users_;
+  std::vector<std::uint32_t> users_begin_, users_, roots_;
   std::uint32_t comm_slots_ = 0, peer_slots_ = 0;
 };
 
