@@ -108,7 +108,7 @@ AmpedFabric read_amped_fabric(const Config& c, const fabric::Network& network) {
   f.tp = split(tp, network, f.node_rate_bps);
   f.dp = split(dp, network, f.node_rate_bps);
   const std::uint64_t bytes = std::uint64_t{c.model.micro_batch} * c.model.seq * c.model.hidden *
-                              workload::transformer::element_bytes(c.model.precision);
+                              compute::element_bytes(c.model.precision);
   pdes::Time worst = 0;
   for (std::uint32_t s = 0; s + 1 < c.pp; ++s) {
     const AmpedLink l = link(network, gpu_of(c, {0, 0, s}), gpu_of(c, {0, 0, s + 1}));
@@ -129,7 +129,7 @@ pdes::Time amped_all_reduce(const AmpedGroup& g, std::uint64_t bytes) {
 
 AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const AmpedFabric& f,
                              const AmpedOptions& options) {
-  using workload::transformer::element_bytes;
+  using compute::element_bytes;
   const ModelShape& m = c.model;
   const std::uint64_t b = m.micro_batch, s = m.seq, h = m.hidden, p = element_bytes(m.precision);
   const std::uint64_t heads = m.heads / c.tp, ffn = m.ffn / c.tp,

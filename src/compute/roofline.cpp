@@ -53,6 +53,20 @@ std::uint32_t bits_of(Precision p) {
 }
 }  // namespace
 
+std::uint32_t element_bytes(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+    case Precision::kTf32:
+      return 4;
+    case Precision::kFp16:
+    case Precision::kBf16:
+      return 2;
+    case Precision::kFp8:
+      return 1;
+  }
+  return 2;
+}
+
 const char* precision_name(Precision p) {
   switch (p) {
     case Precision::kFp32:

@@ -299,27 +299,7 @@ class TransformerSetup final : public WorkloadSetup {
                              const BuildOptions&) const override {
     return workload::transformer::make_transformer(config_, std::move(network));
   }
-  // No closed-form estimate of communication yet: the busiest stage's
-  // computation, a lower bound of the iteration time.
-  std::string analysis(const scenario::SimulationSettings&) const override {
-    const auto device = compute::make_device(config_.accelerator);
-    workload::ProgramSet set;
-    try {
-      set = workload::transformer::make_programs(config_, *device, config_.gpus());
-    } catch (const std::invalid_argument& e) {
-      return std::string("transformer: ") + e.what();
-    }
-    pdes::Time busiest = 0;
-    for (const workload::Program& p : set.programs) {
-      pdes::Time busy = 0;
-      for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
-      busiest = std::max(busiest, busy);
-    }
-    return fmt::format(
-        "transformer: the busiest stage computes {} per iteration (a lower bound: no "
-        "communication, no pipeline bubble; run simulates them)",
-        base::format_time_ps(busiest));
-  }
+  // `analyze` evaluates AMPeD for transformers (analytical/amped.hpp).
 
  private:
   workload::transformer::Config config_;
@@ -350,7 +330,7 @@ class DlrmSetup final : public WorkloadSetup {
     if (c.gpus < 2) return;
     const std::uint64_t a2a = workload::dlrm::all_to_all_bytes(c, x);
     const std::uint64_t grads =
-        workload::dlrm::mlp_parameters(c.model) * workload::dlrm::element_bytes(c.model.precision);
+        workload::dlrm::mlp_parameters(c.model) * compute::element_bytes(c.model.precision);
     c.params = fabric.algorithm_params(c.gpus, true);
     collective::AlgorithmParams placed_params = c.params;
     std::optional<std::vector<std::uint32_t>> placed;

@@ -14,6 +14,8 @@ namespace sipsim::compute {
 enum class Precision : std::uint8_t { kFp32, kTf32, kFp16, kBf16, kFp8 };
 inline constexpr int kPrecisions = 5;
 const char* precision_name(Precision p);
+// Bytes of one element (fp32, tf32: 4; fp16, bf16: 2; fp8: 1).
+std::uint32_t element_bytes(Precision p);
 
 // Which units an op runs on: matrix multiplies on the tensor cores (AMPeD's
 // MAC units), element-wise arithmetic on the vector units, nonlinear functions

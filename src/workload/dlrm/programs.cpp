@@ -11,20 +11,6 @@
 
 namespace sipsim::workload::dlrm {
 
-std::uint32_t element_bytes(compute::Precision p) {
-  switch (p) {
-    case compute::Precision::kFp32:
-    case compute::Precision::kTf32:
-      return 4;
-    case compute::Precision::kFp16:
-    case compute::Precision::kBf16:
-      return 2;
-    case compute::Precision::kFp8:
-      return 1;
-  }
-  return 2;
-}
-
 Partition partition(const Config& c) {
   const ModelShape& m = c.model;
   const std::uint64_t share = c.memory_share_bytes();

@@ -10,20 +10,6 @@
 
 namespace sipsim::workload::transformer {
 
-std::uint32_t element_bytes(compute::Precision p) {
-  switch (p) {
-    case compute::Precision::kFp32:
-    case compute::Precision::kTf32:
-      return 4;
-    case compute::Precision::kFp16:
-    case compute::Precision::kBf16:
-      return 2;
-    case compute::Precision::kFp8:
-      return 1;
-  }
-  return 2;
-}
-
 namespace {
 
 std::uint32_t axis_size(const Config& c, Axis a) {

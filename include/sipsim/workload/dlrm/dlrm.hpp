@@ -57,8 +57,7 @@ struct Config {
 // The keys after `type` (docs/scenarios.md); every error is located at its key.
 Config read_dlrm(base::MapReader& section);
 
-// Bytes of one element (fp32, tf32: 4; fp16, bf16: 2; fp8: 1).
-std::uint32_t element_bytes(compute::Precision p);
+// element_bytes(Precision): compute/device.hpp.
 
 // How the tables are cut (RAMP §7.2.2): each table into `split` column
 // shards of dim / split columns; shard s (table s / split, part s % split)

@@ -114,8 +114,7 @@ std::uint32_t interleaved_warmup(const Config& config, std::uint32_t stage);
 // "none", "selective", "full".
 const char* recompute_name(Recompute r);
 
-// Bytes of one element at a precision (fp32, tf32: 4; fp16, bf16: 2; fp8: 1).
-std::uint32_t element_bytes(compute::Precision p);
+// element_bytes(Precision): compute/device.hpp.
 
 // A GPU's coordinates.
 struct Coord {
