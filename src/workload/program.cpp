@@ -121,6 +121,13 @@ void Program::finish() {
   }
 }
 
+bool Program::computes_longer_than(std::uint32_t iterations, pdes::Time limit) const {
+  __extension__ typedef unsigned __int128 U128;
+  U128 busy = 0;
+  for (const Op& op : ops_) busy += op.duration;
+  return busy * iterations > limit;
+}
+
 std::string Program::describe(std::uint32_t i) const {
   const Op& op = ops_[i];
   std::ostringstream o;

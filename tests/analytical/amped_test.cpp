@@ -11,6 +11,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <memory>
 
+#include "../common/linear_device.hpp"
 #include "../common/test_fabrics.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
@@ -30,16 +31,7 @@ using workload::transformer::TransformerResults;
 constexpr std::uint64_t k100G = 100'000'000'000;  // 64 B take 5.12 ns
 constexpr Time kLatency = 1000 * kNanosecond;
 
-// An op costs (FLOPs + bytes) ns; collectives' local operations are free (as
-// AMPeD's eq. 6 and 11, which have no reduction term).
-class LinearDevice final : public compute::Device {
- public:
-  Time reduce_ps(std::uint32_t, std::uint64_t) const override { return 0; }
-  Time copy_ps(std::uint64_t) const override { return 0; }
-  Time op_ps(const compute::OpCost& op) const override {
-    return (op.flops + op.bytes) * kNanosecond;
-  }
-};
+using testing::LinearDevice;
 
 // h 8, 2 heads, ffn 32, seq 4, vocab 16, b 1, fp16 (activations are 64 B);
 // 2 micro-batches per pipeline.

@@ -88,6 +88,10 @@ class Program {
   std::span<const std::uint32_t> deps(std::uint32_t i) const;
   // The ops that depend on op i (filled by finish()).
   std::span<const std::uint32_t> users(std::uint32_t i) const;
+  // Whether `iterations` of the program's compute ops (durations summed)
+  // take more than `limit`: the workloads' bound that a run can end within
+  // pdes::Time (docs/scenarios.md, "Size bound").
+  bool computes_longer_than(std::uint32_t iterations, pdes::Time limit) const;
   // The ops without dependencies, in order (filled by finish()).
   std::span<const std::uint32_t> roots() const { return roots_; }
   const collective::CollectiveCall& call(std::uint32_t i) const { return calls_[i]; }

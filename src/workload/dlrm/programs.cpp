@@ -252,11 +252,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
   for (const std::uint32_t shards : roles) {
     const Costs k = costs(c, device, x, shards);
     set.programs.push_back(role_program(c, k, a2a, shards));
-    __extension__ typedef unsigned __int128 U128;
-    U128 busy = 0;
-    const Program& p = set.programs.back();
-    for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
-    if (busy * c.iterations > (U128{1} << 61)) {
+    if (set.programs.back().computes_longer_than(c.iterations, pdes::Time{1} << 61)) {
       throw std::invalid_argument(fmt::format(
           "a GPU computes for more than 2^61 ps (about 27 days) in {} iterations: the run "
           "could not reach its end",

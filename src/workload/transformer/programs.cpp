@@ -648,11 +648,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     set.programs.push_back(stage_program(c, k, s, optimizer_ps(c, device, s)));
     // The iterations' computation alone must fit pdes::Time, with room for
     // communication (docs/scenarios.md, "Size bound").
-    __extension__ typedef unsigned __int128 U128;
-    U128 busy = 0;
-    const Program& p = set.programs.back();
-    for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
-    if (busy * c.iterations > (U128{1} << 61)) {
+    if (set.programs.back().computes_longer_than(c.iterations, pdes::Time{1} << 61)) {
       throw std::invalid_argument(fmt::format(
           "stage {} computes for more than 2^61 ps (about 27 days) in {} iterations: the run "
           "could not reach its end",

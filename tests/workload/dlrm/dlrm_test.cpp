@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "../../common/linear_device.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/pdes/engine.hpp"
@@ -25,15 +26,7 @@ using pdes::Time;
 constexpr std::uint64_t k100G = 100'000'000'000;  // 4 B take 0.32 ns
 constexpr Time kLatency = 1000 * kNanosecond;
 
-// An op costs (FLOPs + bytes) ns; collectives' local operations are free.
-class LinearDevice final : public compute::Device {
- public:
-  Time reduce_ps(std::uint32_t, std::uint64_t) const override { return 0; }
-  Time copy_ps(std::uint64_t) const override { return 0; }
-  Time op_ps(const compute::OpCost& op) const override {
-    return (op.flops + op.bytes) * kNanosecond;
-  }
-};
+using testing::LinearDevice;
 
 Config config(std::uint32_t gpus, std::uint32_t tables, std::uint32_t dim, std::uint64_t rows,
               std::uint64_t share) {

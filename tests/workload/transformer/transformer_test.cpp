@@ -12,6 +12,7 @@
 #include <numeric>
 #include <string>
 
+#include "../../common/linear_device.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/pdes/engine.hpp"
@@ -26,15 +27,7 @@ using pdes::Time;
 constexpr std::uint64_t k100G = 100'000'000'000;  // 64 B take 5.12 ns
 constexpr Time kLatency = 1000 * kNanosecond;
 
-// An op costs (FLOPs + bytes) ns; collectives' local operations are free.
-class LinearDevice final : public compute::Device {
- public:
-  Time reduce_ps(std::uint32_t, std::uint64_t) const override { return 0; }
-  Time copy_ps(std::uint64_t) const override { return 0; }
-  Time op_ps(const compute::OpCost& op) const override {
-    return (op.flops + op.bytes) * kNanosecond;
-  }
-};
+using testing::LinearDevice;
 
 // h 8, 2 heads, ffn 32, seq 4, vocab 16, b 1, fp16: activations are 64 B.
 Config tiny(std::uint32_t tp, std::uint32_t pp, std::uint32_t dp, Schedule schedule) {
