@@ -108,7 +108,6 @@ Executor::~Executor() = default;
 
 void Executor::setup(const pdes::Partition& partition, int rank) {
   steps_done_ = 0;
-  replayed_ = 0;
   sync_delay_ = network_.max_lookahead();
   gathers_.clear();
   nodes_.clear();
@@ -350,7 +349,6 @@ bool Executor::start_replay(Node& node, PreparedCollective& prep, std::uint32_t 
     rec.first_seq = seq;
     return false;
   }
-  ++replayed_;
   return true;
 }
 

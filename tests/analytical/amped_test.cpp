@@ -8,15 +8,13 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/mpi/communicator.hpp>
 #include <memory>
 
-#include "../common/linear_device.hpp"
 #include "../common/test_fabrics.hpp"
+#include "../common/training.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
-#include "sipsim/pdes/engine.hpp"
 
 namespace sipsim::analytical {
 namespace {
@@ -33,29 +31,14 @@ constexpr Time kLatency = 1000 * kNanosecond;
 
 using testing::LinearDevice;
 
-// h 8, 2 heads, ffn 32, seq 4, vocab 16, b 1, fp16 (activations are 64 B);
-// 2 micro-batches per pipeline.
-Config tiny(std::uint32_t tp, std::uint32_t pp, std::uint32_t dp, Schedule schedule) {
-  Config c;
-  c.model = {2, 8, 2, 32, 4, 16, 2 * dp, 1, compute::Precision::kFp16};
-  c.tp = tp;
-  c.pp = pp;
-  c.dp = dp;
-  c.schedule = schedule;
-  return c;
-}
+// h 8, 2 heads, ffn 32, seq 4, vocab 16, b 1, fp16: activations are 64 B.
+constexpr auto& tiny = testing::tiny_transformer;
 
 std::unique_ptr<TransformerResults> simulate(const Config& c,
                                              std::unique_ptr<compute::Device> device) {
-  const boost::mpi::communicator world;
   auto r = std::make_unique<TransformerResults>(
       c, fabric::make_elect_flat(c.gpus(), k100G, kLatency), std::move(device));
-  std::unique_ptr<workload::Interpreter> model = r->take_model();
-  pdes::EngineOptions o;
-  o.progress_interval_s = 0;
-  pdes::run(*model, model->partition(world.size()), world, o);
-  EXPECT_EQ(r->unfinished(world), "");
-  r->collect(world);
+  EXPECT_EQ(testing::run_training(*r), "");
   return r;
 }
 

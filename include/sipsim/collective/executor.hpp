@@ -108,9 +108,6 @@ class Executor {
   // compute and h2t. Exact when an instance meets the fabric as idle as the
   // first did; the fabric does not carry (or count) replayed bytes.
   void set_replay(bool replay) { replay_ = replay; }
-  bool replay() const { return replay_; }
-  // Member parts this rank replayed, and simulated, so far.
-  std::uint64_t replayed() const { return replayed_; }
 
   // Once per rank before the run: per-node state for this rank's LPs.
   void setup(const pdes::Partition& partition, int rank);
@@ -185,7 +182,6 @@ class Executor {
   base::FlatMap<EarlyKey, base::Fifo<std::uint32_t>, EarlyHash> early_;
   std::uint64_t steps_done_ = 0;
   bool replay_ = false;
-  std::uint64_t replayed_ = 0;
   pdes::Time sync_delay_ = 0;  // Network::max_lookahead()
   // At leaders: per (communicator, collective number), members started so far
   // and the latest start.

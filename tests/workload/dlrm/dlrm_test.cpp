@@ -6,15 +6,13 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/mpi/communicator.hpp>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
-#include "../../common/linear_device.hpp"
+#include "../../common/training.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
-#include "sipsim/pdes/engine.hpp"
 #include "sipsim/setup/setup.hpp"
 
 namespace sipsim::workload::dlrm {
@@ -91,16 +89,10 @@ struct Outcome {
 };
 
 Outcome run(const Config& c) {
-  const boost::mpi::communicator world;
   Outcome r;
   r.results = std::make_unique<DlrmResults>(c, fabric::make_elect_flat(c.gpus, k100G, kLatency),
                                             std::make_unique<LinearDevice>());
-  std::unique_ptr<Interpreter> model = r.results->take_model();
-  pdes::EngineOptions o;
-  o.progress_interval_s = 0;
-  pdes::run(*model, model->partition(world.size()), world, o);
-  r.unfinished = r.results->unfinished(world);
-  r.results->collect(world);
+  r.unfinished = testing::run_training(*r.results);
   return r;
 }
 

@@ -6,16 +6,14 @@
 
 #include <gtest/gtest.h>
 
-#include <boost/mpi/communicator.hpp>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <string>
 
-#include "../../common/linear_device.hpp"
+#include "../../common/training.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
-#include "sipsim/pdes/engine.hpp"
 #include "sipsim/setup/setup.hpp"
 
 namespace sipsim::workload::transformer {
@@ -28,17 +26,10 @@ constexpr std::uint64_t k100G = 100'000'000'000;  // 64 B take 5.12 ns
 constexpr Time kLatency = 1000 * kNanosecond;
 
 using testing::LinearDevice;
+using testing::run_training;
 
 // h 8, 2 heads, ffn 32, seq 4, vocab 16, b 1, fp16: activations are 64 B.
-Config tiny(std::uint32_t tp, std::uint32_t pp, std::uint32_t dp, Schedule schedule) {
-  Config c;
-  c.model = {2, 8, 2, 32, 4, 16, 2 * dp, 1, compute::Precision::kFp16};
-  c.tp = tp;
-  c.pp = pp;
-  c.dp = dp;
-  c.schedule = schedule;
-  return c;
-}
+constexpr auto& tiny = testing::tiny_transformer;
 
 struct Outcome {
   std::unique_ptr<TransformerResults> results;
@@ -46,17 +37,11 @@ struct Outcome {
 };
 
 Outcome run(const Config& c, TraceLevel trace = TraceLevel::kNone) {
-  const boost::mpi::communicator world;
   Outcome r;
   r.results = std::make_unique<TransformerResults>(
       c, fabric::make_elect_flat(c.gpus(), k100G, kLatency), std::make_unique<LinearDevice>());
   r.results->set_trace(trace);
-  std::unique_ptr<Interpreter> model = r.results->take_model();
-  pdes::EngineOptions o;
-  o.progress_interval_s = 0;
-  pdes::run(*model, model->partition(world.size()), world, o);
-  r.unfinished = r.results->unfinished(world);
-  r.results->collect(world);
+  r.unfinished = run_training(*r.results);
   return r;
 }
 
