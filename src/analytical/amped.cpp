@@ -150,8 +150,10 @@ AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const Am
   const std::uint64_t logit_bytes = 2 * b * s * vocab * p;
   e.layer_forward = block(d, m, attn_flops, attn_bytes, 1) + block(d, m, mlp_flops, mlp_bytes, 1);
   e.layer_backward = block(d, m, attn_flops, attn_bytes, 2) + block(d, m, mlp_flops, mlp_bytes, 2);
-  e.logit_forward = block(d, m, logit_flops, logit_bytes, 1);
-  e.logit_backward = block(d, m, logit_flops, logit_bytes, 2);
+  if (m.vocab > 0) {  // vocab 0: an encoder-block stack without logit layer
+    e.logit_forward = block(d, m, logit_flops, logit_bytes, 1);
+    e.logit_backward = block(d, m, logit_flops, logit_bytes, 2);
+  }
 
   // eq. 1's compute divided by N_TP N_DP N_PP: per GPU, its L / PP layers for
   // each of its N_ub micro-batches, and its share 1 / PP of the logit layer.

@@ -202,10 +202,11 @@ Costs costs(const Config& c, const compute::Device& d) {
   Costs out;
   out.attn_fwd = block(d, m, attn_flops, attn_bytes, 1);
   out.mlp_fwd = block(d, m, mlp_flops, mlp_bytes, 1);
-  out.logit_fwd = block(d, m, logit_flops, logit_bytes, 1);
+  // vocab 0: no logit layer (an encoder-block stack, RAMP §7.3).
+  out.logit_fwd = m.vocab > 0 ? block(d, m, logit_flops, logit_bytes, 1) : 0;
   out.attn_bwd = block(d, m, attn_flops, attn_bytes, 2);
   out.mlp_bwd = block(d, m, mlp_flops, mlp_bytes, 2);
-  out.logit_bwd = block(d, m, logit_flops, logit_bytes, 2);
+  out.logit_bwd = m.vocab > 0 ? block(d, m, logit_flops, logit_bytes, 2) : 0;
   // The attention core (Korthikanti et al. 2022, §5): Q K^T and the scores
   // times V (4bs^2h / tp), softmax and dropout on the scores.
   out.attn_core = block(d, m, 4 * b * s * s * h / c.tp, 4 * b * heads * s * s * p, 1);
@@ -263,7 +264,7 @@ class StageBuilder {
       if (c_.zero == 3) dp_collective(collective::Op::kAllGather, layer_bytes());
       layer_forward(Category::kForward, is_moe_layer(c_, global_layer(c_, stage_, chunk, l)));
     }
-    if (exit) compute(Category::kForward, k_.logit_fwd);
+    if (exit && c_.model.vocab > 0) compute(Category::kForward, k_.logit_fwd);
     if (!exit) p_.add(pp_op(OpKind::kSend, kNext), deps());
   }
 
@@ -274,7 +275,7 @@ class StageBuilder {
     final_backward_ = ++backwards_[chunk] == c_.micro_batches();
     last_pass_ = ++all_backwards_ == c_.micro_batches() * v_;
     if (!exit) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
-    if (exit) compute(Category::kBackward, k_.logit_bwd);
+    if (exit && c_.model.vocab > 0) compute(Category::kBackward, k_.logit_bwd);
     for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
       // Layers in reverse order.
       const bool moe = is_moe_layer(c_, global_layer(c_, stage_, chunk, chunk_layers_ - 1 - l));

@@ -6,10 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <numeric>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "../../common/training.hpp"
 #include "sipsim/base/yaml_reader.hpp"
@@ -150,6 +154,45 @@ TEST(Transformer, TraceLevels) {
         EXPECT_EQ(row.end_ps, 8320 * kNanosecond + 1005120);
       }
     }
+  }
+}
+
+// The trace at `steps`: the communication ops, each followed by its wire
+// steps (a 2-member ring all-reduce has 2), back to back inside the op.
+TEST(Transformer, TraceSteps) {
+  const Config c = tiny(2, 1, 2, Schedule::kGpipe);
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, 4);
+  const Outcome r = run(c, TraceLevel::kSteps);
+  ASSERT_EQ(r.unfinished, "");
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::vector<Trace::Row>> by_op;
+  std::size_t steps = 0;
+  for (const Trace::Row& row : r.results->trace()->rows()) {
+    const Op& op = set.programs[set.bindings[row.node]->program].op(row.op);
+    EXPECT_NE(op.kind, OpKind::kCompute);
+    by_op[{row.node, row.iteration, row.op}].push_back(row);
+    if (row.step >= 0) {
+      ++steps;
+      EXPECT_EQ(op.kind, OpKind::kCollective);
+      EXPECT_EQ(std::string(row.kind, strnlen(row.kind, sizeof(row.kind))), "step");
+    }
+  }
+  EXPECT_GT(steps, 0u);
+  for (auto& [key, rows] : by_op) {
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& a, const auto& b) { return a.step < b.step; });
+    ASSERT_EQ(rows.front().step, -1);
+    const Op& op = set.programs[set.bindings[std::get<0>(key)]->program].op(std::get<2>(key));
+    if (op.kind != OpKind::kCollective) {
+      EXPECT_EQ(rows.size(), 1u);
+      continue;
+    }
+    ASSERT_EQ(rows.size(), 3u);  // the op, then steps 0 and 1
+    EXPECT_EQ(rows[1].start_ps, rows[0].start_ps);
+    EXPECT_EQ(rows[2].start_ps, rows[1].end_ps);
+    EXPECT_EQ(rows[2].end_ps, rows[0].end_ps);
+    EXPECT_EQ(rows[1].step, 0);
+    EXPECT_EQ(rows[2].step, 1);
   }
 }
 
