@@ -184,6 +184,8 @@ Config read_transformer(base::MapReader& w) {
   }
   if (auto a = w.optional("algorithms")) {
     base::MapReader m = a->as_map();
+    c.tp_algorithm_given = m.has("tp");
+    c.dp_algorithm_given = m.has("dp");
     c.tp_algorithm = read_algorithm(m, "tp");
     c.dp_algorithm = read_algorithm(m, "dp");
     c.ep_algorithm = read_algorithm(m, "ep", "direct");

@@ -600,7 +600,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t d = 0; d < c.dp; ++d) {
         collective::Communicator comm{fmt::format("tp-{}-{}", s, d), {}, c.tp_params};
-        for (std::uint32_t t = 0; t < c.tp; ++t) comm.nodes.push_back(gpu_of(c, {t, d, s}));
+        for (std::uint32_t t = 0; t < c.tp; ++t) comm.nodes.push_back(node_of(c, {t, d, s}));
         set.comms.push_back(std::move(comm));
       }
     }
@@ -610,7 +610,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t t = 0; t < c.tp; ++t) {
         collective::Communicator comm{fmt::format("dp-{}-{}", s, t), {}, c.dp_params};
-        for (std::uint32_t d = 0; d < c.dp; ++d) comm.nodes.push_back(gpu_of(c, {t, d, s}));
+        for (std::uint32_t d = 0; d < c.dp; ++d) comm.nodes.push_back(node_of(c, {t, d, s}));
         set.comms.push_back(std::move(comm));
       }
     }
@@ -626,7 +626,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         for (std::uint32_t j = 0; j < edp; ++j) {
           collective::Communicator comm{fmt::format("ep-{}-{}-{}", s, t, j), {}, c.ep_params};
           for (std::uint32_t r = 0; r < ep; ++r)
-            comm.nodes.push_back(gpu_of(c, {t, j * ep + r, s}));
+            comm.nodes.push_back(node_of(c, {t, j * ep + r, s}));
           set.comms.push_back(std::move(comm));
         }
       }
@@ -639,7 +639,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         for (std::uint32_t r = 0; r < ep; ++r) {
           collective::Communicator comm{fmt::format("edp-{}-{}-{}", s, t, r), {}, c.edp_params};
           for (std::uint32_t j = 0; j < edp; ++j)
-            comm.nodes.push_back(gpu_of(c, {t, j * ep + r, s}));
+            comm.nodes.push_back(node_of(c, {t, j * ep + r, s}));
           set.comms.push_back(std::move(comm));
         }
       }
@@ -671,11 +671,11 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     // slot 0 names its next stage too (a slot must name another node).
     if (c.schedule == Schedule::kInterleaved) {
       // Chunks wrap around: the last stage feeds stage 0's next chunk.
-      b.peers = {gpu_of(c, {x.tp, x.dp, (x.pp + c.pp - 1) % c.pp}),
-                 gpu_of(c, {x.tp, x.dp, (x.pp + 1) % c.pp})};
+      b.peers = {node_of(c, {x.tp, x.dp, (x.pp + c.pp - 1) % c.pp}),
+                 node_of(c, {x.tp, x.dp, (x.pp + 1) % c.pp})};
     } else if (c.pp > 1) {
-      const std::uint32_t prev = x.pp > 0 ? gpu_of(c, {x.tp, x.dp, x.pp - 1}) : 0;
-      const std::uint32_t next = x.pp + 1 < c.pp ? gpu_of(c, {x.tp, x.dp, x.pp + 1}) : 0;
+      const std::uint32_t prev = x.pp > 0 ? node_of(c, {x.tp, x.dp, x.pp - 1}) : 0;
+      const std::uint32_t next = x.pp + 1 < c.pp ? node_of(c, {x.tp, x.dp, x.pp + 1}) : 0;
       if (x.pp == 0) {
         b.peers = {next, next};
       } else if (x.pp + 1 == c.pp) {
@@ -684,7 +684,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         b.peers = {prev, next};
       }
     }
-    set.bindings[g] = std::move(b);
+    set.bindings[node_of_gpu(c, g)] = std::move(b);
   }
   return set;
 }

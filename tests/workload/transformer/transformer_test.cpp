@@ -621,6 +621,36 @@ TEST(TransformerMemory, HandComputedTerms) {
   EXPECT_EQ(memory_error(c), "");
 }
 
+// On RAMP the job is placed by RAMP §6.3 per axis and its TP and DP groups
+// run RAMP-x (fabric/ramp/placement.hpp): with one collective at a time per
+// group kind (pp 1, no DP overlap) every transfer keeps the optical rules
+// (fabric.permissive: false stops the run on a violation), and the DP
+// all-reduce over 32 GPUs takes 2 RAMP-x steps instead of a ring's 62.
+TEST(Transformer, RampPlacesTheJobAndRunsRampX) {
+  const auto iteration = [](const std::string& extra) {
+    const std::string text =
+        "fabric: {type: ramp, x: 4, J: 4, Lambda: 4, permissive: false}\n"
+        "workload:\n  type: transformer\n"
+        "  model: {layers: 2, hidden: 64, heads: 4, seq: 32, vocab: 256, global_batch: 32}\n"
+        "  parallelism: {tp: 2, dp: 32}\n  dp_overlap: false\n" +
+        extra;
+    const setup::Setup s = setup::read(base::Document::load_string(text, "t.yaml"));
+    workload::Simulation sim = setup::build(s);
+    const boost::mpi::communicator world;
+    pdes::EngineOptions o;
+    o.progress_interval_s = 0;
+    pdes::run(*sim.model, sim.model->partition(world.size()), world, o);
+    EXPECT_EQ(sim.results->unfinished(world), "");
+    sim.results->collect(world);
+    EXPECT_EQ(sim.network->counter("rule_b_conflicts") + sim.network->counter("rule_c_conflicts"),
+              0u);
+    return dynamic_cast<const TrainingResults&>(*sim.results).iteration_time(0);
+  };
+  const Time ramp_x = iteration(""), ring = iteration("  algorithms: {tp: ring, dp: ring}\n");
+  EXPECT_GT(ramp_x, 0u);
+  EXPECT_LT(ramp_x, ring);
+}
+
 // The reader: every bad key is an error at that key.
 std::string error_of(const std::string& workload) {
   const std::string text =
