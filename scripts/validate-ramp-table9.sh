@@ -46,19 +46,20 @@ for ce in "${rows[@]}"; do
       --set workload.parallelism.dp="$dp" 2>&1) || { echo "$out" >&2; exit 1; }
     # The iteration row, then the mean GPU's breakdown: forward backward
     # weight-gradient optimizer compute tp pp dp ep collective bubble idle.
-    read -r t share < <(echo "$out" | awk '
-      $1 == "0" && t == "" {t = $2}
+    read -r t share joules < <(echo "$out" | awk '
+      $1 == "0" && t == "" {t = $2; j = $6}
       $1 == "mean" && $2 == "GPU" {c = $8 + $9 + $10 + $11 + $12; s = 0
         for (i = 3; i <= 14; ++i) s += $i; share = 100 * c / s}
-      END {print t, share}')
+      END {print t, share, j}')
     iter[$n]=$t
     printf ' %14.3f %6.1f' "$t" "$share"
-    echo "# CE $ce $n: $(echo "$out" | tail -1)" >&2
+    echo "# CE $ce $n: fabric energy $joules J per iteration; $(echo "$out" | tail -1)" >&2
   done
   speedups=""
   for n in "${networks[@]}"; do
     [ "$n" = ramp ] && continue
-    speedups+=" $(awk -v o="${iter[$n]}" -v r="${iter[ramp]:-0}" 'BEGIN {printf r > 0 ? "%.2fx" : "-", o / r}')"
+    speedups+=" $(awk -v o="${iter[$n]}" -v r="${iter[ramp]:-0}" \
+      'BEGIN {if (r > 0) printf "%.2fx", o / r; else printf "-"}')"
   done
   printf '%s\n' "$speedups"
 done
