@@ -584,8 +584,11 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
   }
   const bool moe = c.moe.experts > 0;
   const std::uint32_t ep = moe ? c.moe.ep : 1, edp = moe ? c.dp / c.moe.ep : 1;
-  const std::uint64_t groups = std::uint64_t{c.pp} * c.dp + std::uint64_t{c.tp} * c.pp +
-                               std::uint64_t{c.pp} * c.tp * (edp + ep);
+  // The communicators built below: TP groups, DP groups, EP and expert-DP groups.
+  const std::uint64_t groups = (c.tp > 1 ? std::uint64_t{c.pp} * c.dp : 0) +
+                               (c.dp > 1 ? std::uint64_t{c.tp} * c.pp : 0) +
+                               (ep > 1 ? std::uint64_t{c.pp} * c.tp * edp : 0) +
+                               (moe && edp > 1 ? std::uint64_t{c.pp} * c.tp * ep : 0);
   if (groups > collective::Tag::kMaxComm) {
     throw std::invalid_argument("too many TP, DP and EP groups for the message tag (65,534)");
   }

@@ -664,6 +664,19 @@ TEST(Transformer, RampPlacesTheJobAndRunsRampX) {
   EXPECT_LT(inner.tp_comm, plain.tp_comm);
 }
 
+// Only the communicators that exist count against the tag's 65,534: one TP
+// group of 65,536 GPUs and no DP groups (RAMP Table 9's CE 1.0 row).
+TEST(Transformer, OneTensorParallelGroupOf65536) {
+  Config c = tiny(1, 1, 1, Schedule::kGpipe);
+  c.model.heads = c.model.hidden = c.model.ffn = 65536;
+  c.model.global_batch = 1;
+  c.tp = 65536;
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, 65536);
+  ASSERT_EQ(set.comms.size(), 1u);
+  EXPECT_EQ(set.comms[0].nodes.size(), 65536u);
+}
+
 // The reader: every bad key is an error at that key.
 std::string error_of(const std::string& workload) {
   const std::string text =
