@@ -127,6 +127,14 @@ pdes::Time amped_all_reduce(const AmpedGroup& g, std::uint64_t bytes) {
                               ring_level(g.inter, g.inter_link, bytes));
 }
 
+AmpedOptions amped_options(const Config& c) {
+  AmpedOptions o;
+  if (c.schedule == workload::transformer::Schedule::kInterleaved) {
+    o.r_ppm = compute::kPpm / c.virtual_stages;
+  }
+  return o;
+}
+
 AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const AmpedFabric& f,
                              const AmpedOptions& options) {
   using compute::element_bytes;

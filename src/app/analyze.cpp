@@ -53,7 +53,8 @@ void analyze_transformer(const setup::Setup& s, const fabric::Network& network, 
   c.accelerator = compute::read_accelerator(s.scenario.compute);
   const auto device = compute::make_device(c.accelerator);
   const analytical::AmpedFabric fabric = analytical::read_amped_fabric(c, network);
-  const analytical::AmpedEstimate e = analytical::estimate_amped(c, *device, fabric);
+  const analytical::AmpedOptions options = analytical::amped_options(c);
+  const analytical::AmpedEstimate e = analytical::estimate_amped(c, *device, fabric, options);
   const xf::ModelShape& m = c.model;
   const compute::Accelerator& a = c.accelerator;
   out << fmt::format(
@@ -88,8 +89,13 @@ void analyze_transformer(const setup::Setup& s, const fabric::Network& network, 
     out << fmt::format("#  dp: ring all-reduce of {} gradients after the backward pass, {}\n",
                        e.dp_parameters, group_text(fabric.dp));
   }
-  out << "#  bubble (eq. 8): R = 1, GPipe and 1F1B alike; all-reduces' reduction compute, ZeRO, "
-         "MoE, sequence parallelism, DP overlap and activation recomputation are not modelled\n";
+  out << fmt::format(
+      "#  bubble (eq. 8): R = {}; all-reduces' reduction compute, ZeRO, MoE, sequence "
+      "parallelism, DP overlap and activation recomputation are not modelled\n",
+      c.schedule == workload::transformer::Schedule::kInterleaved
+          ? fmt::format("1/{} (interleaved 1F1B, {} model chunks per GPU)", c.virtual_stages,
+                        c.virtual_stages)
+          : std::string("1 (GPipe and 1F1B alike)"));
   const std::string ring = "ring";
   for (const auto& [name, p, algorithm] :
        {std::tuple{"tp", c.tp, c.tp_algorithm}, std::tuple{"dp", c.dp, c.dp_algorithm}}) {

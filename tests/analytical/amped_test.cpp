@@ -99,6 +99,13 @@ TEST(Amped, HandComputedPipeline) {
   const Config c = tiny(1, 2, 1, Schedule::kGpipe);
   const AmpedEstimate half = estimate_amped(c, d, read_amped_fabric(c, *network), {500'000});
   EXPECT_EQ(half.bubble, e.bubble / 2);
+  // R from the schedule: 1 for GPipe and 1F1B, 1/v interleaved.
+  EXPECT_EQ(amped_options(c).r_ppm, compute::kPpm);
+  Config v = tiny(1, 4, 1, Schedule::kInterleaved);
+  v.model.layers = 8;
+  v.virtual_stages = 2;
+  EXPECT_EQ(amped_options(v).r_ppm, compute::kPpm / 2);
+  EXPECT_EQ(amped_options(tiny(1, 2, 1, Schedule::kOneFOneB)).r_ppm, compute::kPpm);
 }
 
 // eq. 6 hierarchical (eq. 10's intra then inter): 4 per node at C 1 us and

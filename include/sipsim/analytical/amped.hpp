@@ -86,6 +86,11 @@ struct AmpedEstimate {
 // 2(N-1) steps of C plus ceil(bytes/N) at BW.
 pdes::Time amped_all_reduce(const AmpedGroup& group, std::uint64_t bytes);
 
+// R from the scenario's schedule: 1 for GPipe and 1F1B (AMPeD Table II), 1/v
+// for interleaved 1F1B with v model chunks per GPU (Narayanan et al. 2021,
+// §2.2.2: interleaving divides the bubble by v).
+AmpedOptions amped_options(const workload::transformer::Config& config);
+
 // eq. 1-12 for `config` (iterations ignored: one iteration).
 AmpedEstimate estimate_amped(const workload::transformer::Config& config,
                              const compute::Device& device, const AmpedFabric& fabric,
