@@ -527,12 +527,11 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   const std::vector<Msg>& msgs = step.msgs;
   const std::vector<fabric::Network::Resource>& res = step.res;
   const std::vector<fabric::Network::PathRun>& path_runs = step.runs;
-  const std::vector<std::uint64_t>& load = step.load;
+  HugeVector<StepLoad::Load>& load = step.load;
 
   if (!rounds) {
     // Message k of a member's step waits for the other senders' bytes on its
     // busiest resource; its own messages are serialised by the longest path.
-    std::vector<std::uint64_t> own(network.resource_count(), 0);
     std::vector<std::uint64_t> own_at(network.run_space(), 0);  // by position
     auto step_waits = [&](const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
       out.clear();
@@ -577,20 +576,22 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         } else {
           for (std::size_t g = first; g < last; ++g) {
             for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              own[res[k].id] += msgs[g].bytes;
+              load[res[k].id].own += msgs[g].bytes;
             }
           }
           for (std::size_t g = first; g < last; ++g) {
             WorstWait wait;
             for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              wait.add(load[res[k].id] - std::min(load[res[k].id], own[res[k].id]),
-                       res[k].rate_bps);
+              const StepLoad::Load& l = load[res[k].id];
+              wait.add(l.total - std::min(l.total, l.own), res[k].rate_bps);
             }
             out.push_back(msgs[g].price);
             out.back().wait = wait.ps();
           }
           for (std::size_t g = first; g < last; ++g) {
-            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              load[res[k].id].own = 0;
+            }
           }
         }
         first = last;
@@ -656,7 +657,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         }
       } else {
         for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-          worst.add(load[res[k].id] - g.bytes, res[k].rate_bps);
+          worst.add(load[res[k].id].total - g.bytes, res[k].rate_bps);
         }
       }
       const pdes::Time wait = worst.ps();

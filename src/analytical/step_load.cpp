@@ -71,8 +71,9 @@ void load_step(const std::vector<collective::WireStep>& wire,
       const Priced priced = price(network, members[m], members[w.peer], w.bytes, &res);
       for (std::size_t k = begin; k < res.size(); ++k) {
         if (ws.multicast && !step.charged.insert(res[k].id)) continue;
-        if (step.load[res[k].id] == 0) step.touched.push_back(res[k].id);
-        step.load[res[k].id] += w.bytes;
+        std::uint64_t& total = step.load[res[k].id].total;
+        if (total == 0) step.touched.push_back(res[k].id);
+        total += w.bytes;
       }
       msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size()), priced});
     }

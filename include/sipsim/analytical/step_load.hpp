@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "sipsim/analytical/huge_pages.hpp"
 #include "sipsim/analytical/run_loads.hpp"
 #include "sipsim/collective/schedule.hpp"
 #include "sipsim/fabric/network.hpp"
@@ -83,17 +84,22 @@ struct Charged {
 // [res_begin, res_end) of `res` or `runs`.
 struct StepLoad {
   explicit StepLoad(const fabric::Network& network)
-      : load(network.resource_count(), 0), run_loads(network.run_space()) {}
+      : load(network.resource_count()), run_loads(network.run_space()) {}
   std::vector<Msg> msgs;
   std::vector<fabric::Network::Resource> res;
   std::vector<fabric::Network::PathRun> runs;
   bool by_runs = false;
-  std::vector<std::uint64_t> load;
+  // Per resource: the step's bytes, and (the critical-path estimator's) one
+  // member's own bytes beside them, so that reading both is one cache miss.
+  struct Load {
+    std::uint64_t total = 0, own = 0;
+  };
+  HugeVector<Load> load;
   std::vector<std::uint32_t> touched;
   Charged charged;
   RunLoads run_loads;
   void unload() {
-    for (std::uint32_t id : touched) load[id] = 0;
+    for (std::uint32_t id : touched) load[id].total = 0;
     touched.clear();
     run_loads.clear();
   }
