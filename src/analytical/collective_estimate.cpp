@@ -276,13 +276,27 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       repeat = i > (*runs)[run].first;
     }
     if (!repeat) {
-      fill_wire(schedules, i, wire);
+      // fill_wire, each member's wire step read (and, without `prices`, its
+      // messages priced) while it is in cache: at 65,536 members a level's
+      // wire steps and schedules are far larger than the caches.
+      if (!prices) level_prices.clear();
       for (std::uint32_t m = 0; m < p; ++m) {
-        local[m] = collective::local_ps(wire[m], device);
-        out_p[m] = wire[m].out.data();
-        in_p[m] = wire[m].in.data();
-        out_at[m + 1] = out_at[m] + static_cast<std::uint32_t>(wire[m].out.size());
-        in_at[m + 1] = in_at[m] + static_cast<std::uint32_t>(wire[m].in.size());
+        collective::WireStep& w = wire[m];
+        if (i < own_steps[m]) {
+          collective::wire_step_into(schedules[m], i, w);
+        } else {
+          w.clear();
+        }
+        local[m] = w.local == collective::LocalOp::kNone ? 0 : collective::local_ps(w, device);
+        out_p[m] = w.out.data();
+        in_p[m] = w.in.data();
+        out_at[m + 1] = out_at[m] + static_cast<std::uint32_t>(w.out.size());
+        in_at[m + 1] = in_at[m] + static_cast<std::uint32_t>(w.in.size());
+        if (!prices) {
+          for (const collective::WireMessage& snd : w.out) {
+            level_prices.push_back(price(network, members[m], members[snd.peer], snd.bytes));
+          }
+        }
       }
     }
     // Checked again where a member's steps end: who is active changes.
@@ -300,17 +314,7 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       }
     }
     const bool by_slot = exchange && pending == 0;
-    if (prices) {
-      (*prices)(i, wire, level_prices);
-    } else if (!repeat) {
-      level_prices.clear();
-      for (std::uint32_t m = 0; m < p; ++m) {
-        for (std::uint32_t k = 0; k < out_at[m + 1] - out_at[m]; ++k) {
-          level_prices.push_back(
-              price(network, members[m], members[out_p[m][k].peer], out_p[m][k].bytes));
-        }
-      }
-    }
+    if (prices) (*prices)(i, wire, level_prices);
     std::uint64_t active = 0;
     if (by_slot && same_bytes) {
       // The exchange in two sweeps over few arrays (the general loops below
