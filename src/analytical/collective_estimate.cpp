@@ -213,13 +213,19 @@ void fill_wire(const std::vector<collective::Schedule>& schedules, std::uint32_t
 // and short per-member inboxes instead of a hash map of every message in
 // flight. Returns nothing when a receive comes before its send's step (then
 // longest_path applies).
+//
+// With `idle` (and `prices`), the same walk also gives the idle-fabric
+// estimate (estimate_collective's level path): the same messages priced
+// without their waits, in a second lane of member states. The wire steps,
+// prices and exchange tests, most of the work, are shared.
 std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& spec,
                                              const std::vector<std::uint32_t>& members,
                                              const fabric::Network& network,
                                              const compute::Device& device,
                                              const std::vector<collective::Schedule>& schedules,
                                              const std::vector<collective::Schedule::Run>* runs,
-                                             const LevelPrices* prices, Ticker& ticker) {
+                                             const LevelPrices* prices, Ticker& ticker,
+                                             CollectiveEstimate* idle = nullptr) {
   const std::uint32_t p = spec.p;
   struct State {
     pdes::Time step_start = 0, lock_t = 0, sends_done = 0, compute = 0, h2t = 0;
@@ -231,17 +237,41 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
     pdes::Time transfer;  // transfer_ps of these bytes (the receiver's is the same)
   };
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  std::vector<State> state(p);
-  std::vector<std::vector<Arrival>> inbox(p);  // sent to the member, not yet received, in order
+  const bool parallel = network.parallel_ports();
+  // One estimate's member states and messages in flight; `waits`: whether its
+  // messages wait (the prices' waits) or not (the idle fabric).
+  struct Lane {
+    Lane(std::uint32_t n, bool ports, bool with_waits)
+        : waits(with_waits),
+          state(n),
+          inbox(n),
+          transfer(n, collective::StepTransfer(ports)),
+          slot(n),
+          slot_at(n),
+          sent(n) {}
+    bool waits;
+    std::vector<State> state;
+    std::vector<std::vector<Arrival>> inbox;  // sent to the member, not yet received, in order
+    std::vector<collective::StepTransfer> transfer;
+    // A level where every member sends one message and receives the one sent
+    // to it (a ring's step), with nothing left over from earlier levels,
+    // passes each arrival in `slot` (by receiver) instead of the inboxes.
+    std::vector<Arrival> slot;
+    std::vector<std::pair<pdes::Time, pdes::Time>> slot_at;  // arrival, transfer
+    std::vector<pdes::Time> sent;
+    std::uint64_t pending = 0;  // arrivals in the inboxes
+    std::uint64_t active = 0;   // members with a step at the level
+    CollectiveEstimate est;
+  };
+  std::vector<Lane> lanes;
+  lanes.emplace_back(p, parallel, true);
+  if (idle != nullptr && prices != nullptr) lanes.emplace_back(p, parallel, false);
   std::vector<std::uint32_t> head(p, kNone), next;  // per sender, its first unmatched arrival
   std::vector<char> used;
   std::vector<collective::WireStep> wire(p);
   std::vector<Priced> level_prices;
   std::vector<pdes::Time> local(p);
   std::size_t run = 0;  // of `runs`, the one step i is in
-  std::vector<collective::StepTransfer> transfer(
-      p, collective::StepTransfer(network.parallel_ports()));
-  CollectiveEstimate est;
   // Each member's step count, contiguous: read twice per member and level, it
   // is a cache miss per member in the schedules themselves.
   std::vector<std::uint32_t> own_steps(p);
@@ -254,18 +284,133 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   // the counts before it), and per level, whether the level is one exchange.
   std::vector<std::uint32_t> out_at(p + 1, 0), in_at(p + 1, 0);
   std::vector<const collective::WireMessage*> out_p(p), in_p(p);
-  const bool parallel = network.parallel_ports();
-  // A level where every member sends one message and receives the one sent to
-  // it (a ring's step), with nothing left over from earlier levels, passes
-  // each arrival in `slot` (by receiver) instead of the inboxes.
-  std::vector<Arrival> slot(p);
   bool exchange = false, same_bytes = false;
   std::vector<std::uint32_t> dest(p);    // in an exchange, whom each member sends to
   std::vector<char> ends(steps + 1, 0);  // some member's last step is the one before
   for (std::uint32_t m = 0; m < p; ++m) ends[own_steps[m]] = 1;
-  std::vector<std::pair<pdes::Time, pdes::Time>> slot_at(p);  // arrival, transfer
-  std::vector<pdes::Time> sent(p);
-  std::uint64_t pending = 0;  // arrivals in the inboxes
+
+  // One level of one lane; false where a receive comes before its send.
+  auto walk_level = [&](std::uint32_t i, Lane& lane) {
+    std::vector<State>& state = lane.state;
+    std::vector<collective::StepTransfer>& transfer = lane.transfer;
+    std::vector<std::pair<pdes::Time, pdes::Time>>& slot_at = lane.slot_at;
+    std::vector<pdes::Time>& sent = lane.sent;
+    CollectiveEstimate& est = lane.est;
+    const bool waits = lane.waits;
+    const bool by_slot = exchange && lane.pending == 0;
+    std::uint64_t& active = lane.active;
+    active = 0;
+    if (by_slot && same_bytes) {
+      // The exchange in two sweeps over few arrays (the general loops below
+      // give the same times: one send leaves at the step's start, one receive
+      // of the bytes sent, the h2t of StepTransfer's one send and receive).
+      for (std::uint32_t m = 0; m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        ++active;
+        State& s = state[m];
+        const std::uint32_t k = out_at[m];
+        const Priced& q = level_prices[k];
+        const pdes::Time wait = waits ? q.wait : 0;
+        s.sends_done = std::max(s.step_start, s.step_start + q.injection + wait);
+        sent[m] = q.transfer + wait;
+        slot_at[dest[m]] = {s.step_start + q.uncongested + wait, q.transfer};
+      }
+      for (std::uint32_t m = 0; m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        State& s = state[m];
+        const pdes::Time end = collective::step_end(std::max(s.sends_done, slot_at[m].first),
+                                                    local[m], s.lock_t, rounds, i);
+        s.compute += local[m];
+        s.h2t += std::max(sent[m], slot_at[m].second);
+        s.step_start = end;
+        s.lock_t = end;
+      }
+      est.messages += active;
+      return true;
+    }
+    // Sends: they leave when the member's previous step has ended.
+    for (std::uint32_t m = 0; m < p; ++m) {
+      if (i >= own_steps[m]) continue;
+      ++active;
+      State& s = state[m];
+      transfer[m] = collective::StepTransfer(parallel);
+      pdes::Time tx = s.step_start;
+      pdes::Time sends_done = s.step_start;
+      for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
+        const collective::WireMessage& snd = out_p[m][k - out_at[m]];
+        const Priced& q = level_prices[k];
+        const pdes::Time wait = waits ? q.wait : 0;
+        const pdes::Time start = parallel ? s.step_start : tx;
+        const pdes::Time arrival = start + q.uncongested + wait;
+        sends_done = std::max(sends_done, start + q.injection + wait);
+        tx = sends_done;
+        transfer[m].send(q.transfer + wait);
+        ++est.messages;
+        if (by_slot) {
+          lane.slot[snd.peer] = {m, arrival, snd.bytes, q.transfer};
+        } else {
+          lane.inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
+          ++lane.pending;
+        }
+      }
+      s.sends_done = sends_done;
+    }
+    // Receives: matched in order per sender among what has been sent so far.
+    for (std::uint32_t m = 0; m < p; ++m) {
+      if (i >= own_steps[m]) continue;
+      State& s = state[m];
+      std::vector<Arrival>& box = lane.inbox[m];
+      const std::uint32_t in_begin = in_at[m], in_count = in_at[m + 1] - in_begin;
+      pdes::Time recv_max = 0;
+      auto receive = [&](const Arrival& a, const collective::WireMessage& r) {
+        recv_max = std::max(recv_max, a.at);
+        transfer[m].receive(a.bytes == r.bytes ? a.transfer
+                                               : collective::transfer_ps(network, members[r.peer],
+                                                                         members[m], r.bytes));
+      };
+      if (by_slot) {
+        receive(lane.slot[m], in_p[m][0]);
+      } else if (in_count == 1 && box.size() == 1 && box[0].from == in_p[m][0].peer) {
+        receive(box[0], in_p[m][0]);  // one message, the one expected
+        box.clear();
+        --lane.pending;
+      } else if (in_count > 0 || !box.empty()) {
+        next.resize(box.size());
+        used.assign(box.size(), 0);
+        for (std::size_t e = box.size(); e-- > 0;) {
+          next[e] = head[box[e].from];
+          head[box[e].from] = static_cast<std::uint32_t>(e);
+        }
+        bool missing = false;
+        for (std::uint32_t k = in_begin; k < in_begin + in_count; ++k) {
+          const collective::WireMessage& r = in_p[m][k - in_begin];
+          const std::uint32_t e = head[r.peer];
+          if (e == kNone) {
+            missing = true;
+            break;
+          }
+          head[r.peer] = next[e];
+          used[e] = 1;
+          receive(box[e], r);
+        }
+        for (const Arrival& a : box) head[a.from] = kNone;
+        if (missing) return false;
+        std::size_t kept = 0;
+        for (std::size_t e = 0; e < box.size(); ++e) {
+          if (!used[e]) box[kept++] = box[e];
+        }
+        lane.pending -= box.size() - kept;
+        box.resize(kept);
+      }
+      const pdes::Time end =
+          collective::step_end(std::max(s.sends_done, recv_max), local[m], s.lock_t, rounds, i);
+      s.compute += local[m];
+      s.h2t += transfer[m].h2t();
+      s.step_start = end;
+      s.lock_t = end;
+    }
+    return true;
+  };
 
   for (std::uint32_t i = 0; i < steps; ++i) {
     // A step repeating its run's first one (the same on the wire for every
@@ -313,128 +458,24 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         dest[from] = m;
       }
     }
-    const bool by_slot = exchange && pending == 0;
     if (prices) (*prices)(i, wire, level_prices);
-    std::uint64_t active = 0;
-    if (by_slot && same_bytes) {
-      // The exchange in two sweeps over few arrays (the general loops below
-      // give the same times: one send leaves at the step's start, one receive
-      // of the bytes sent, the h2t of StepTransfer's one send and receive).
-      for (std::uint32_t m = 0; m < p; ++m) {
-        if (i >= own_steps[m]) continue;
-        ++active;
-        State& s = state[m];
-        const std::uint32_t k = out_at[m];
-        const Priced& q = level_prices[k];
-        s.sends_done = std::max(s.step_start, s.step_start + q.injection + q.wait);
-        sent[m] = q.transfer + q.wait;
-        slot_at[dest[m]] = {s.step_start + q.uncongested + q.wait, q.transfer};
-      }
-      for (std::uint32_t m = 0; m < p; ++m) {
-        if (i >= own_steps[m]) continue;
-        State& s = state[m];
-        const pdes::Time end = collective::step_end(std::max(s.sends_done, slot_at[m].first),
-                                                    local[m], s.lock_t, rounds, i);
-        s.compute += local[m];
-        s.h2t += std::max(sent[m], slot_at[m].second);
-        s.step_start = end;
-        s.lock_t = end;
-      }
-      est.messages += active;
-      ticker.add(active);
-      continue;
+    for (Lane& lane : lanes) {
+      if (!walk_level(i, lane)) return std::nullopt;
     }
-    // Sends: they leave when the member's previous step has ended.
-    for (std::uint32_t m = 0; m < p; ++m) {
-      if (i >= own_steps[m]) continue;
-      ++active;
-      State& s = state[m];
-      transfer[m] = collective::StepTransfer(parallel);
-      pdes::Time tx = s.step_start;
-      pdes::Time sends_done = s.step_start;
-      for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
-        const collective::WireMessage& snd = out_p[m][k - out_at[m]];
-        const Priced& q = level_prices[k];
-        const pdes::Time start = parallel ? s.step_start : tx;
-        const pdes::Time arrival = start + q.uncongested + q.wait;
-        sends_done = std::max(sends_done, start + q.injection + q.wait);
-        tx = sends_done;
-        transfer[m].send(q.transfer + q.wait);
-        ++est.messages;
-        if (by_slot) {
-          slot[snd.peer] = {m, arrival, snd.bytes, q.transfer};
-        } else {
-          inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
-          ++pending;
-        }
-      }
-      s.sends_done = sends_done;
-    }
-    // Receives: matched in order per sender among what has been sent so far.
-    for (std::uint32_t m = 0; m < p; ++m) {
-      if (i >= own_steps[m]) continue;
-      State& s = state[m];
-      std::vector<Arrival>& box = inbox[m];
-      const std::uint32_t in_begin = in_at[m], in_count = in_at[m + 1] - in_begin;
-      pdes::Time recv_max = 0;
-      auto receive = [&](const Arrival& a, const collective::WireMessage& r) {
-        recv_max = std::max(recv_max, a.at);
-        transfer[m].receive(a.bytes == r.bytes ? a.transfer
-                                               : collective::transfer_ps(network, members[r.peer],
-                                                                         members[m], r.bytes));
-      };
-      if (by_slot) {
-        receive(slot[m], in_p[m][0]);
-      } else if (in_count == 1 && box.size() == 1 && box[0].from == in_p[m][0].peer) {
-        receive(box[0], in_p[m][0]);  // one message, the one expected
-        box.clear();
-        --pending;
-      } else if (in_count > 0 || !box.empty()) {
-        next.resize(box.size());
-        used.assign(box.size(), 0);
-        for (std::size_t e = box.size(); e-- > 0;) {
-          next[e] = head[box[e].from];
-          head[box[e].from] = static_cast<std::uint32_t>(e);
-        }
-        bool missing = false;
-        for (std::uint32_t k = in_begin; k < in_begin + in_count; ++k) {
-          const collective::WireMessage& r = in_p[m][k - in_begin];
-          const std::uint32_t e = head[r.peer];
-          if (e == kNone) {
-            missing = true;
-            break;
-          }
-          head[r.peer] = next[e];
-          used[e] = 1;
-          receive(box[e], r);
-        }
-        for (const Arrival& a : box) head[a.from] = kNone;
-        if (missing) return std::nullopt;
-        std::size_t kept = 0;
-        for (std::size_t e = 0; e < box.size(); ++e) {
-          if (!used[e]) box[kept++] = box[e];
-        }
-        pending -= box.size() - kept;
-        box.resize(kept);
-      }
-      const pdes::Time end =
-          collective::step_end(std::max(s.sends_done, recv_max), local[m], s.lock_t, rounds, i);
-      s.compute += local[m];
-      s.h2t += transfer[m].h2t();
-      s.step_start = end;
-      s.lock_t = end;
-    }
-    ticker.add(active);
+    ticker.add(lanes[0].active);
   }
   // In lock-step a member that finished early still ends with the others. The
   // member that ends last (the lowest index among equals) defines the
   // breakdown, as in the simulator's records.
-  est.steps = steps;
-  for (std::uint32_t m = 0; m < p; ++m) {
-    state[m].step_start += collective::remaining_rounds(rounds, schedules[m].steps());
+  for (Lane& lane : lanes) {
+    lane.est.steps = steps;
+    for (std::uint32_t m = 0; m < p; ++m) {
+      lane.state[m].step_start += collective::remaining_rounds(rounds, schedules[m].steps());
+    }
+    take_breakdown_of_last(lane.state, lane.est);
   }
-  take_breakdown_of_last(state, est);
-  return est;
+  if (lanes.size() > 1) *idle = lanes[1].est;
+  return lanes[0].est;
 }
 }  // namespace
 
@@ -508,11 +549,15 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
   return std::uint64_t{spec.p} * runs;
 }
 
-CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
-                                          const std::vector<std::uint32_t>& members,
-                                          const fabric::Network& network,
-                                          const compute::Device& device, std::uint64_t max_work,
-                                          Evaluation order, const Progress& progress) {
+namespace {
+
+// estimate_critical_path, and with `idle`, estimate_collective's levels beside
+// it (where p * steps <= max_work; else *idle is left empty).
+CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
+                                 const std::vector<std::uint32_t>& members,
+                                 const fabric::Network& network, const compute::Device& device,
+                                 std::uint64_t max_work, Evaluation order, const Progress& progress,
+                                 std::optional<CollectiveEstimate>* idle) {
   using Run = collective::Schedule::Run;
   const std::uint32_t p = spec.p;
   const Walk walk = plan_walk(spec);
@@ -526,6 +571,13 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                            std::to_string(p) + " members needs " + std::to_string(work) +
                            " member-steps (limit " + std::to_string(max_work) + ")");
   }
+  const bool want_idle = idle != nullptr && std::uint64_t{p} * steps <= max_work;
+  // The idle estimate on its own, where one walk cannot give both.
+  auto idle_alone = [&] {
+    if (want_idle) {
+      *idle = estimate_collective(spec, members, network, device, Evaluation::kLevels, progress);
+    }
+  };
 
   StepLoad step(network);
   const std::vector<Msg>& msgs = step.msgs;
@@ -607,11 +659,14 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                            const std::vector<collective::WireStep>& wire,
                                            std::vector<Priced>& out) { step_waits(wire, out); };
       Ticker ticker(progress, work);
+      CollectiveEstimate both_idle;
       if (auto e = level_path(spec, members, network, device, schedules, nullptr, &level_prices,
-                              ticker)) {
+                              ticker, want_idle ? &both_idle : nullptr)) {
+        if (want_idle) *idle = both_idle;
         return *e;
       }
     }
+    idle_alone();
     // The loads of every step first (half the work), then the longest path.
     Ticker ticker(progress, 2 * work);
     Waits waits(p);
@@ -637,6 +692,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   // synchronous step (the pipeline's fill) plus n-1 periods, which lets fast
   // hops of a ring run ahead of its slow ones, as in the simulator; a run
   // whose members receive from several peers takes n synchronous steps.
+  idle_alone();
   CollectiveEstimate est;
   est.steps = steps;
   std::vector<collective::WireStep> wire(p);
@@ -717,6 +773,28 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   const pdes::Time busy = est.compute + est.h2t;
   est.h2h = est.total > busy ? est.total - busy : 0;
   return est;
+}
+
+}  // namespace
+
+CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
+                                          const std::vector<std::uint32_t>& members,
+                                          const fabric::Network& network,
+                                          const compute::Device& device, std::uint64_t max_work,
+                                          Evaluation order, const Progress& progress) {
+  return critical_path(spec, members, network, device, max_work, order, progress, nullptr);
+}
+
+EstimateWithIdle estimate_critical_path_with_idle(const collective::CollectiveSpec& spec,
+                                                  const std::vector<std::uint32_t>& members,
+                                                  const fabric::Network& network,
+                                                  const compute::Device& device,
+                                                  std::uint64_t max_work,
+                                                  const Progress& progress) {
+  EstimateWithIdle out;
+  out.critical = critical_path(spec, members, network, device, max_work, Evaluation::kLevels,
+                               progress, &out.idle);
+  return out;
 }
 
 }  // namespace sipsim::analytical
