@@ -552,7 +552,8 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
 namespace {
 
 // estimate_critical_path, and with `idle`, estimate_collective's levels beside
-// it (where p * steps <= max_work; else *idle is left empty).
+// it where one level walk gives both and p * steps <= max_work (else *idle is
+// left empty).
 CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
                                  const std::vector<std::uint32_t>& members,
                                  const fabric::Network& network, const compute::Device& device,
@@ -572,12 +573,6 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
                            " member-steps (limit " + std::to_string(max_work) + ")");
   }
   const bool want_idle = idle != nullptr && std::uint64_t{p} * steps <= max_work;
-  // The idle estimate on its own, where one walk cannot give both.
-  auto idle_alone = [&] {
-    if (want_idle) {
-      *idle = estimate_collective(spec, members, network, device, Evaluation::kLevels, progress);
-    }
-  };
 
   StepLoad step(network);
   const std::vector<Msg>& msgs = step.msgs;
@@ -666,7 +661,6 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
         return *e;
       }
     }
-    idle_alone();
     // The loads of every step first (half the work), then the longest path.
     Ticker ticker(progress, 2 * work);
     Waits waits(p);
@@ -692,7 +686,6 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
   // synchronous step (the pipeline's fill) plus n-1 periods, which lets fast
   // hops of a ring run ahead of its slow ones, as in the simulator; a run
   // whose members receive from several peers takes n synchronous steps.
-  idle_alone();
   CollectiveEstimate est;
   est.steps = steps;
   std::vector<collective::WireStep> wire(p);
@@ -794,6 +787,11 @@ EstimateWithIdle estimate_critical_path_with_idle(const collective::CollectiveSp
   EstimateWithIdle out;
   out.critical = critical_path(spec, members, network, device, max_work, Evaluation::kLevels,
                                progress, &out.idle);
+  // Where one walk could not give both: the idle estimate on its own, after
+  // the critical path's memory is freed.
+  if (!out.idle && std::uint64_t{spec.p} * out.critical.steps <= max_work) {
+    out.idle = estimate_collective(spec, members, network, device, Evaluation::kLevels, progress);
+  }
   return out;
 }
 
