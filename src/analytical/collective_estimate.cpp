@@ -578,7 +578,7 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
   const std::vector<Msg>& msgs = step.msgs;
   const std::vector<fabric::Network::Resource>& res = step.res;
   const std::vector<fabric::Network::PathRun>& path_runs = step.runs;
-  HugeVector<StepLoad::Load>& load = step.load;
+  std::vector<StepLoad::Load>& load = step.load;
 
   if (!rounds) {
     // Message k of a member's step waits for the other senders' bytes on its

@@ -9,7 +9,6 @@
 #include <unordered_set>
 #include <vector>
 
-#include "sipsim/analytical/huge_pages.hpp"
 #include "sipsim/analytical/run_loads.hpp"
 #include "sipsim/collective/schedule.hpp"
 #include "sipsim/fabric/network.hpp"
@@ -94,7 +93,7 @@ struct StepLoad {
   struct Load {
     std::uint64_t total = 0, own = 0;
   };
-  HugeVector<Load> load;
+  std::vector<Load> load;
   std::vector<std::uint32_t> touched;
   Charged charged;
   RunLoads run_loads;
