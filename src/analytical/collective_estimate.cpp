@@ -1,6 +1,7 @@
 #include "sipsim/analytical/collective_estimate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <optional>
 #include <unordered_map>
@@ -230,42 +231,43 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   struct State {
     pdes::Time step_start = 0, lock_t = 0, sends_done = 0, compute = 0, h2t = 0;
   };
+  // A message in flight, with its arrival in each lane (the lanes' messages
+  // are the same, matched alike; only their times differ).
+  static constexpr std::size_t kLanes = 2;
   struct Arrival {
     std::uint32_t from;
-    pdes::Time at;
+    std::array<pdes::Time, kLanes> at;
     std::uint64_t bytes;
     pdes::Time transfer;  // transfer_ps of these bytes (the receiver's is the same)
   };
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
   const bool parallel = network.parallel_ports();
-  // One estimate's member states and messages in flight; `waits`: whether its
-  // messages wait (the prices' waits) or not (the idle fabric).
+  // One estimate's member states; `waits`: whether its messages wait (the
+  // prices' waits) or not (the idle fabric).
   struct Lane {
     Lane(std::uint32_t n, bool ports, bool with_waits)
         : waits(with_waits),
           state(n),
-          inbox(n),
           transfer(n, collective::StepTransfer(ports)),
-          slot(n),
           slot_at(n),
           sent(n) {}
     bool waits;
     std::vector<State> state;
-    std::vector<std::vector<Arrival>> inbox;  // sent to the member, not yet received, in order
     std::vector<collective::StepTransfer> transfer;
-    // A level where every member sends one message and receives the one sent
-    // to it (a ring's step), with nothing left over from earlier levels,
-    // passes each arrival in `slot` (by receiver) instead of the inboxes.
-    std::vector<Arrival> slot;
     std::vector<std::pair<pdes::Time, pdes::Time>> slot_at;  // arrival, transfer
     std::vector<pdes::Time> sent;
-    std::uint64_t pending = 0;  // arrivals in the inboxes
-    std::uint64_t active = 0;   // members with a step at the level
     CollectiveEstimate est;
   };
   std::vector<Lane> lanes;
   lanes.emplace_back(p, parallel, true);
   if (idle != nullptr && prices != nullptr) lanes.emplace_back(p, parallel, false);
+  const std::size_t nl = lanes.size();
+  std::vector<std::vector<Arrival>> inbox(p);  // sent to the member, not yet received, in order
+  std::uint64_t pending = 0;                   // arrivals in the inboxes
+  // A level where every member sends one message and receives the one sent to
+  // it (a ring's step), with nothing left over from earlier levels, passes
+  // each arrival in `slot` (by receiver) instead of the inboxes.
+  std::vector<Arrival> slot(p);
   std::vector<std::uint32_t> head(p, kNone), next;  // per sender, its first unmatched arrival
   std::vector<char> used;
   std::vector<collective::WireStep> wire(p);
@@ -289,91 +291,97 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   std::vector<char> ends(steps + 1, 0);  // some member's last step is the one before
   for (std::uint32_t m = 0; m < p; ++m) ends[own_steps[m]] = 1;
 
-  // One level of one lane; false where a receive comes before its send.
-  auto walk_level = [&](std::uint32_t i, Lane& lane) {
-    std::vector<State>& state = lane.state;
-    std::vector<collective::StepTransfer>& transfer = lane.transfer;
-    std::vector<std::pair<pdes::Time, pdes::Time>>& slot_at = lane.slot_at;
-    std::vector<pdes::Time>& sent = lane.sent;
-    CollectiveEstimate& est = lane.est;
-    const bool waits = lane.waits;
-    const bool by_slot = exchange && lane.pending == 0;
-    std::uint64_t& active = lane.active;
-    active = 0;
+  // One level in every lane; the members with a step at it, or none where a
+  // receive comes before its send.
+  auto walk_level = [&](std::uint32_t i) -> std::optional<std::uint64_t> {
+    const bool by_slot = exchange && pending == 0;
+    std::uint64_t active = 0;
     if (by_slot && same_bytes) {
       // The exchange in two sweeps over few arrays (the general loops below
       // give the same times: one send leaves at the step's start, one receive
       // of the bytes sent, the h2t of StepTransfer's one send and receive).
-      for (std::uint32_t m = 0; m < p; ++m) {
-        if (i >= own_steps[m]) continue;
-        ++active;
-        State& s = state[m];
-        const std::uint32_t k = out_at[m];
-        const Priced& q = level_prices[k];
-        const pdes::Time wait = waits ? q.wait : 0;
-        s.sends_done = std::max(s.step_start, s.step_start + q.injection + wait);
-        sent[m] = q.transfer + wait;
-        slot_at[dest[m]] = {s.step_start + q.uncongested + wait, q.transfer};
+      for (Lane& lane : lanes) {
+        std::vector<State>& state = lane.state;
+        const bool waits = lane.waits;
+        active = 0;
+        for (std::uint32_t m = 0; m < p; ++m) {
+          if (i >= own_steps[m]) continue;
+          ++active;
+          State& s = state[m];
+          const std::uint32_t k = out_at[m];
+          const Priced& q = level_prices[k];
+          const pdes::Time wait = waits ? q.wait : 0;
+          s.sends_done = std::max(s.step_start, s.step_start + q.injection + wait);
+          lane.sent[m] = q.transfer + wait;
+          lane.slot_at[dest[m]] = {s.step_start + q.uncongested + wait, q.transfer};
+        }
+        for (std::uint32_t m = 0; m < p; ++m) {
+          if (i >= own_steps[m]) continue;
+          State& s = state[m];
+          const pdes::Time end = collective::step_end(std::max(s.sends_done, lane.slot_at[m].first),
+                                                      local[m], s.lock_t, rounds, i);
+          s.compute += local[m];
+          s.h2t += std::max(lane.sent[m], lane.slot_at[m].second);
+          s.step_start = end;
+          s.lock_t = end;
+        }
+        lane.est.messages += active;
       }
-      for (std::uint32_t m = 0; m < p; ++m) {
-        if (i >= own_steps[m]) continue;
-        State& s = state[m];
-        const pdes::Time end = collective::step_end(std::max(s.sends_done, slot_at[m].first),
-                                                    local[m], s.lock_t, rounds, i);
-        s.compute += local[m];
-        s.h2t += std::max(sent[m], slot_at[m].second);
-        s.step_start = end;
-        s.lock_t = end;
-      }
-      est.messages += active;
-      return true;
+      return active;
     }
     // Sends: they leave when the member's previous step has ended.
     for (std::uint32_t m = 0; m < p; ++m) {
       if (i >= own_steps[m]) continue;
       ++active;
-      State& s = state[m];
-      transfer[m] = collective::StepTransfer(parallel);
-      pdes::Time tx = s.step_start;
-      pdes::Time sends_done = s.step_start;
+      std::array<pdes::Time, kLanes> tx{}, sends_done{};
+      for (std::size_t l = 0; l < nl; ++l) {
+        lanes[l].transfer[m] = collective::StepTransfer(parallel);
+        tx[l] = sends_done[l] = lanes[l].state[m].step_start;
+      }
       for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
         const collective::WireMessage& snd = out_p[m][k - out_at[m]];
         const Priced& q = level_prices[k];
-        const pdes::Time wait = waits ? q.wait : 0;
-        const pdes::Time start = parallel ? s.step_start : tx;
-        const pdes::Time arrival = start + q.uncongested + wait;
-        sends_done = std::max(sends_done, start + q.injection + wait);
-        tx = sends_done;
-        transfer[m].send(q.transfer + wait);
-        ++est.messages;
+        Arrival a{m, {}, snd.bytes, q.transfer};
+        for (std::size_t l = 0; l < nl; ++l) {
+          Lane& lane = lanes[l];
+          const pdes::Time wait = lane.waits ? q.wait : 0;
+          const pdes::Time start = parallel ? lane.state[m].step_start : tx[l];
+          a.at[l] = start + q.uncongested + wait;
+          sends_done[l] = std::max(sends_done[l], start + q.injection + wait);
+          tx[l] = sends_done[l];
+          lane.transfer[m].send(q.transfer + wait);
+          ++lane.est.messages;
+        }
         if (by_slot) {
-          lane.slot[snd.peer] = {m, arrival, snd.bytes, q.transfer};
+          slot[snd.peer] = a;
         } else {
-          lane.inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
-          ++lane.pending;
+          inbox[snd.peer].push_back(a);
+          ++pending;
         }
       }
-      s.sends_done = sends_done;
+      for (std::size_t l = 0; l < nl; ++l) lanes[l].state[m].sends_done = sends_done[l];
     }
     // Receives: matched in order per sender among what has been sent so far.
     for (std::uint32_t m = 0; m < p; ++m) {
       if (i >= own_steps[m]) continue;
-      State& s = state[m];
-      std::vector<Arrival>& box = lane.inbox[m];
+      std::vector<Arrival>& box = inbox[m];
       const std::uint32_t in_begin = in_at[m], in_count = in_at[m + 1] - in_begin;
-      pdes::Time recv_max = 0;
+      std::array<pdes::Time, kLanes> recv_max{};
       auto receive = [&](const Arrival& a, const collective::WireMessage& r) {
-        recv_max = std::max(recv_max, a.at);
-        transfer[m].receive(a.bytes == r.bytes ? a.transfer
-                                               : collective::transfer_ps(network, members[r.peer],
-                                                                         members[m], r.bytes));
+        const pdes::Time t = a.bytes == r.bytes ? a.transfer
+                                                : collective::transfer_ps(network, members[r.peer],
+                                                                          members[m], r.bytes);
+        for (std::size_t l = 0; l < nl; ++l) {
+          recv_max[l] = std::max(recv_max[l], a.at[l]);
+          lanes[l].transfer[m].receive(t);
+        }
       };
       if (by_slot) {
-        receive(lane.slot[m], in_p[m][0]);
+        receive(slot[m], in_p[m][0]);
       } else if (in_count == 1 && box.size() == 1 && box[0].from == in_p[m][0].peer) {
         receive(box[0], in_p[m][0]);  // one message, the one expected
         box.clear();
-        --lane.pending;
+        --pending;
       } else if (in_count > 0 || !box.empty()) {
         next.resize(box.size());
         used.assign(box.size(), 0);
@@ -394,22 +402,25 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
           receive(box[e], r);
         }
         for (const Arrival& a : box) head[a.from] = kNone;
-        if (missing) return false;
+        if (missing) return std::nullopt;
         std::size_t kept = 0;
         for (std::size_t e = 0; e < box.size(); ++e) {
           if (!used[e]) box[kept++] = box[e];
         }
-        lane.pending -= box.size() - kept;
+        pending -= box.size() - kept;
         box.resize(kept);
       }
-      const pdes::Time end =
-          collective::step_end(std::max(s.sends_done, recv_max), local[m], s.lock_t, rounds, i);
-      s.compute += local[m];
-      s.h2t += transfer[m].h2t();
-      s.step_start = end;
-      s.lock_t = end;
+      for (std::size_t l = 0; l < nl; ++l) {
+        State& s = lanes[l].state[m];
+        const pdes::Time end = collective::step_end(std::max(s.sends_done, recv_max[l]), local[m],
+                                                    s.lock_t, rounds, i);
+        s.compute += local[m];
+        s.h2t += lanes[l].transfer[m].h2t();
+        s.step_start = end;
+        s.lock_t = end;
+      }
     }
-    return true;
+    return active;
   };
 
   for (std::uint32_t i = 0; i < steps; ++i) {
@@ -459,10 +470,9 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
       }
     }
     if (prices) (*prices)(i, wire, level_prices);
-    for (Lane& lane : lanes) {
-      if (!walk_level(i, lane)) return std::nullopt;
-    }
-    ticker.add(lanes[0].active);
+    const std::optional<std::uint64_t> active = walk_level(i);
+    if (!active) return std::nullopt;
+    ticker.add(*active);
   }
   // In lock-step a member that finished early still ends with the others. The
   // member that ends last (the lowest index among equals) defines the
