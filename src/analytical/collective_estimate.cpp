@@ -16,8 +16,10 @@
 namespace sipsim::analytical {
 
 using detail::for_each_position;
+using detail::kLoadsAhead;
 using detail::load_step;
 using detail::Msg;
+using detail::prefetch_load;
 using detail::price;
 using detail::Priced;
 using detail::StepLoad;
@@ -637,6 +639,7 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
         } else {
           for (std::size_t g = first; g < last; ++g) {
             for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
               load[res[k].id].own += msgs[g].bytes;
             }
           }
@@ -720,6 +723,7 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
         }
       } else {
         for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+          if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
           worst.add(load[res[k].id].total - g.bytes, res[k].rate_bps);
         }
       }

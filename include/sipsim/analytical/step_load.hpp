@@ -104,6 +104,12 @@ struct StepLoad {
   }
 };
 
+// Resources ahead whose load a walk over a step's resources fetches early.
+inline constexpr std::uint32_t kLoadsAhead = 16;
+inline void prefetch_load(const StepLoad& step, std::uint32_t id) {
+  __builtin_prefetch(&step.load[id]);
+}
+
 // Calls f(position) for each position of a run, in order.
 template <class F>
 void for_each_position(const fabric::Network::PathRun& r, F&& f) {
