@@ -1,6 +1,7 @@
 #include "sipsim/analytical/collective_estimate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <optional>
 #include <unordered_map>
@@ -15,8 +16,10 @@
 namespace sipsim::analytical {
 
 using detail::for_each_position;
+using detail::kLoadsAhead;
 using detail::load_step;
 using detail::Msg;
+using detail::prefetch_load;
 using detail::price;
 using detail::Priced;
 using detail::StepLoad;
@@ -213,35 +216,66 @@ void fill_wire(const std::vector<collective::Schedule>& schedules, std::uint32_t
 // and short per-member inboxes instead of a hash map of every message in
 // flight. Returns nothing when a receive comes before its send's step (then
 // longest_path applies).
+//
+// With `idle` (and `prices`), the same walk also gives the idle-fabric
+// estimate (estimate_collective's level path): the same messages priced
+// without their waits, in a second lane of member states. The wire steps,
+// prices and exchange tests, most of the work, are shared.
 std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& spec,
                                              const std::vector<std::uint32_t>& members,
                                              const fabric::Network& network,
                                              const compute::Device& device,
                                              const std::vector<collective::Schedule>& schedules,
                                              const std::vector<collective::Schedule::Run>* runs,
-                                             const LevelPrices* prices, Ticker& ticker) {
+                                             const LevelPrices* prices, Ticker& ticker,
+                                             CollectiveEstimate* idle = nullptr) {
   const std::uint32_t p = spec.p;
   struct State {
     pdes::Time step_start = 0, lock_t = 0, sends_done = 0, compute = 0, h2t = 0;
   };
+  // A message in flight, with its arrival in each lane (the lanes' messages
+  // are the same, matched alike; only their times differ).
+  static constexpr std::size_t kLanes = 2;
   struct Arrival {
     std::uint32_t from;
-    pdes::Time at;
+    std::array<pdes::Time, kLanes> at;
     std::uint64_t bytes;
     pdes::Time transfer;  // transfer_ps of these bytes (the receiver's is the same)
   };
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  std::vector<State> state(p);
+  const bool parallel = network.parallel_ports();
+  // One estimate's member states; `waits`: whether its messages wait (the
+  // prices' waits) or not (the idle fabric).
+  struct Lane {
+    Lane(std::uint32_t n, bool ports, bool with_waits)
+        : waits(with_waits),
+          state(n),
+          transfer(n, collective::StepTransfer(ports)),
+          slot_at(n),
+          sent(n) {}
+    bool waits;
+    std::vector<State> state;
+    std::vector<collective::StepTransfer> transfer;
+    std::vector<std::pair<pdes::Time, pdes::Time>> slot_at;  // arrival, transfer
+    std::vector<pdes::Time> sent;
+    CollectiveEstimate est;
+  };
+  std::vector<Lane> lanes;
+  lanes.emplace_back(p, parallel, true);
+  if (idle != nullptr && prices != nullptr) lanes.emplace_back(p, parallel, false);
+  const std::size_t nl = lanes.size();
   std::vector<std::vector<Arrival>> inbox(p);  // sent to the member, not yet received, in order
+  std::uint64_t pending = 0;                   // arrivals in the inboxes
+  // A level where every member sends one message and receives the one sent to
+  // it (a ring's step), with nothing left over from earlier levels, passes
+  // each arrival in `slot` (by receiver) instead of the inboxes.
+  std::vector<Arrival> slot(p);
   std::vector<std::uint32_t> head(p, kNone), next;  // per sender, its first unmatched arrival
   std::vector<char> used;
   std::vector<collective::WireStep> wire(p);
   std::vector<Priced> level_prices;
   std::vector<pdes::Time> local(p);
   std::size_t run = 0;  // of `runs`, the one step i is in
-  std::vector<collective::StepTransfer> transfer(
-      p, collective::StepTransfer(network.parallel_ports()));
-  CollectiveEstimate est;
   // Each member's step count, contiguous: read twice per member and level, it
   // is a cache miss per member in the schedules themselves.
   std::vector<std::uint32_t> own_steps(p);
@@ -254,130 +288,95 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
   // the counts before it), and per level, whether the level is one exchange.
   std::vector<std::uint32_t> out_at(p + 1, 0), in_at(p + 1, 0);
   std::vector<const collective::WireMessage*> out_p(p), in_p(p);
-  const bool parallel = network.parallel_ports();
-  // A level where every member sends one message and receives the one sent to
-  // it (a ring's step), with nothing left over from earlier levels, passes
-  // each arrival in `slot` (by receiver) instead of the inboxes.
-  std::vector<Arrival> slot(p);
   bool exchange = false, same_bytes = false;
   std::vector<std::uint32_t> dest(p);    // in an exchange, whom each member sends to
   std::vector<char> ends(steps + 1, 0);  // some member's last step is the one before
   for (std::uint32_t m = 0; m < p; ++m) ends[own_steps[m]] = 1;
-  std::vector<std::pair<pdes::Time, pdes::Time>> slot_at(p);  // arrival, transfer
-  std::vector<pdes::Time> sent(p);
-  std::uint64_t pending = 0;  // arrivals in the inboxes
 
-  for (std::uint32_t i = 0; i < steps; ++i) {
-    // A step repeating its run's first one (the same on the wire for every
-    // member) keeps the wire steps, local operations and idle prices.
-    bool repeat = false;
-    if (runs != nullptr) {
-      while ((*runs)[run].first + (*runs)[run].count <= i) ++run;
-      repeat = i > (*runs)[run].first;
-    }
-    if (!repeat) {
-      fill_wire(schedules, i, wire);
-      for (std::uint32_t m = 0; m < p; ++m) {
-        local[m] = collective::local_ps(wire[m], device);
-        out_p[m] = wire[m].out.data();
-        in_p[m] = wire[m].in.data();
-        out_at[m + 1] = out_at[m] + static_cast<std::uint32_t>(wire[m].out.size());
-        in_at[m + 1] = in_at[m] + static_cast<std::uint32_t>(wire[m].in.size());
-      }
-    }
-    // Checked again where a member's steps end: who is active changes.
-    if (!repeat || ends[i]) {
-      exchange = same_bytes = true;
-      for (std::uint32_t m = 0; exchange && m < p; ++m) {
-        if (i >= own_steps[m]) continue;
-        exchange = out_at[m + 1] - out_at[m] == 1 && in_at[m + 1] - in_at[m] == 1;
-        if (!exchange) break;
-        const std::uint32_t from = in_p[m][0].peer;
-        exchange = from < p && i < own_steps[from] && out_at[from + 1] - out_at[from] == 1 &&
-                   out_p[from][0].peer == m;
-        same_bytes = same_bytes && exchange && out_p[from][0].bytes == in_p[m][0].bytes;
-        dest[from] = m;
-      }
-    }
+  // One level in every lane; the members with a step at it, or none where a
+  // receive comes before its send.
+  auto walk_level = [&](std::uint32_t i) -> std::optional<std::uint64_t> {
     const bool by_slot = exchange && pending == 0;
-    if (prices) {
-      (*prices)(i, wire, level_prices);
-    } else if (!repeat) {
-      level_prices.clear();
-      for (std::uint32_t m = 0; m < p; ++m) {
-        for (std::uint32_t k = 0; k < out_at[m + 1] - out_at[m]; ++k) {
-          level_prices.push_back(
-              price(network, members[m], members[out_p[m][k].peer], out_p[m][k].bytes));
-        }
-      }
-    }
     std::uint64_t active = 0;
     if (by_slot && same_bytes) {
       // The exchange in two sweeps over few arrays (the general loops below
       // give the same times: one send leaves at the step's start, one receive
       // of the bytes sent, the h2t of StepTransfer's one send and receive).
-      for (std::uint32_t m = 0; m < p; ++m) {
-        if (i >= own_steps[m]) continue;
-        ++active;
-        State& s = state[m];
-        const std::uint32_t k = out_at[m];
-        const Priced& q = level_prices[k];
-        s.sends_done = std::max(s.step_start, s.step_start + q.injection + q.wait);
-        sent[m] = q.transfer + q.wait;
-        slot_at[dest[m]] = {s.step_start + q.uncongested + q.wait, q.transfer};
+      for (Lane& lane : lanes) {
+        std::vector<State>& state = lane.state;
+        const bool waits = lane.waits;
+        active = 0;
+        for (std::uint32_t m = 0; m < p; ++m) {
+          if (i >= own_steps[m]) continue;
+          ++active;
+          State& s = state[m];
+          const std::uint32_t k = out_at[m];
+          const Priced& q = level_prices[k];
+          const pdes::Time wait = waits ? q.wait : 0;
+          s.sends_done = std::max(s.step_start, s.step_start + q.injection + wait);
+          lane.sent[m] = q.transfer + wait;
+          lane.slot_at[dest[m]] = {s.step_start + q.uncongested + wait, q.transfer};
+        }
+        for (std::uint32_t m = 0; m < p; ++m) {
+          if (i >= own_steps[m]) continue;
+          State& s = state[m];
+          const pdes::Time end = collective::step_end(std::max(s.sends_done, lane.slot_at[m].first),
+                                                      local[m], s.lock_t, rounds, i);
+          s.compute += local[m];
+          s.h2t += std::max(lane.sent[m], lane.slot_at[m].second);
+          s.step_start = end;
+          s.lock_t = end;
+        }
+        lane.est.messages += active;
       }
-      for (std::uint32_t m = 0; m < p; ++m) {
-        if (i >= own_steps[m]) continue;
-        State& s = state[m];
-        const pdes::Time end = collective::step_end(std::max(s.sends_done, slot_at[m].first),
-                                                    local[m], s.lock_t, rounds, i);
-        s.compute += local[m];
-        s.h2t += std::max(sent[m], slot_at[m].second);
-        s.step_start = end;
-        s.lock_t = end;
-      }
-      est.messages += active;
-      ticker.add(active);
-      continue;
+      return active;
     }
     // Sends: they leave when the member's previous step has ended.
     for (std::uint32_t m = 0; m < p; ++m) {
       if (i >= own_steps[m]) continue;
       ++active;
-      State& s = state[m];
-      transfer[m] = collective::StepTransfer(parallel);
-      pdes::Time tx = s.step_start;
-      pdes::Time sends_done = s.step_start;
+      std::array<pdes::Time, kLanes> tx{}, sends_done{};
+      for (std::size_t l = 0; l < nl; ++l) {
+        lanes[l].transfer[m] = collective::StepTransfer(parallel);
+        tx[l] = sends_done[l] = lanes[l].state[m].step_start;
+      }
       for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
         const collective::WireMessage& snd = out_p[m][k - out_at[m]];
         const Priced& q = level_prices[k];
-        const pdes::Time start = parallel ? s.step_start : tx;
-        const pdes::Time arrival = start + q.uncongested + q.wait;
-        sends_done = std::max(sends_done, start + q.injection + q.wait);
-        tx = sends_done;
-        transfer[m].send(q.transfer + q.wait);
-        ++est.messages;
+        Arrival a{m, {}, snd.bytes, q.transfer};
+        for (std::size_t l = 0; l < nl; ++l) {
+          Lane& lane = lanes[l];
+          const pdes::Time wait = lane.waits ? q.wait : 0;
+          const pdes::Time start = parallel ? lane.state[m].step_start : tx[l];
+          a.at[l] = start + q.uncongested + wait;
+          sends_done[l] = std::max(sends_done[l], start + q.injection + wait);
+          tx[l] = sends_done[l];
+          lane.transfer[m].send(q.transfer + wait);
+          ++lane.est.messages;
+        }
         if (by_slot) {
-          slot[snd.peer] = {m, arrival, snd.bytes, q.transfer};
+          slot[snd.peer] = a;
         } else {
-          inbox[snd.peer].push_back({m, arrival, snd.bytes, q.transfer});
+          inbox[snd.peer].push_back(a);
           ++pending;
         }
       }
-      s.sends_done = sends_done;
+      for (std::size_t l = 0; l < nl; ++l) lanes[l].state[m].sends_done = sends_done[l];
     }
     // Receives: matched in order per sender among what has been sent so far.
     for (std::uint32_t m = 0; m < p; ++m) {
       if (i >= own_steps[m]) continue;
-      State& s = state[m];
       std::vector<Arrival>& box = inbox[m];
       const std::uint32_t in_begin = in_at[m], in_count = in_at[m + 1] - in_begin;
-      pdes::Time recv_max = 0;
+      std::array<pdes::Time, kLanes> recv_max{};
       auto receive = [&](const Arrival& a, const collective::WireMessage& r) {
-        recv_max = std::max(recv_max, a.at);
-        transfer[m].receive(a.bytes == r.bytes ? a.transfer
-                                               : collective::transfer_ps(network, members[r.peer],
-                                                                         members[m], r.bytes));
+        const pdes::Time t = a.bytes == r.bytes ? a.transfer
+                                                : collective::transfer_ps(network, members[r.peer],
+                                                                          members[m], r.bytes);
+        for (std::size_t l = 0; l < nl; ++l) {
+          recv_max[l] = std::max(recv_max[l], a.at[l]);
+          lanes[l].transfer[m].receive(t);
+        }
       };
       if (by_slot) {
         receive(slot[m], in_p[m][0]);
@@ -413,24 +412,82 @@ std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& s
         pending -= box.size() - kept;
         box.resize(kept);
       }
-      const pdes::Time end =
-          collective::step_end(std::max(s.sends_done, recv_max), local[m], s.lock_t, rounds, i);
-      s.compute += local[m];
-      s.h2t += transfer[m].h2t();
-      s.step_start = end;
-      s.lock_t = end;
+      for (std::size_t l = 0; l < nl; ++l) {
+        State& s = lanes[l].state[m];
+        const pdes::Time end = collective::step_end(std::max(s.sends_done, recv_max[l]), local[m],
+                                                    s.lock_t, rounds, i);
+        s.compute += local[m];
+        s.h2t += lanes[l].transfer[m].h2t();
+        s.step_start = end;
+        s.lock_t = end;
+      }
     }
-    ticker.add(active);
+    return active;
+  };
+
+  for (std::uint32_t i = 0; i < steps; ++i) {
+    // A step repeating its run's first one (the same on the wire for every
+    // member) keeps the wire steps, local operations and idle prices.
+    bool repeat = false;
+    if (runs != nullptr) {
+      while ((*runs)[run].first + (*runs)[run].count <= i) ++run;
+      repeat = i > (*runs)[run].first;
+    }
+    if (!repeat) {
+      // fill_wire, each member's wire step read (and, without `prices`, its
+      // messages priced) while it is in cache: at 65,536 members a level's
+      // wire steps and schedules are far larger than the caches.
+      if (!prices) level_prices.clear();
+      for (std::uint32_t m = 0; m < p; ++m) {
+        collective::WireStep& w = wire[m];
+        if (i < own_steps[m]) {
+          collective::wire_step_into(schedules[m], i, w);
+        } else {
+          w.clear();
+        }
+        local[m] = w.local == collective::LocalOp::kNone ? 0 : collective::local_ps(w, device);
+        out_p[m] = w.out.data();
+        in_p[m] = w.in.data();
+        out_at[m + 1] = out_at[m] + static_cast<std::uint32_t>(w.out.size());
+        in_at[m + 1] = in_at[m] + static_cast<std::uint32_t>(w.in.size());
+        if (!prices) {
+          for (const collective::WireMessage& snd : w.out) {
+            level_prices.push_back(price(network, members[m], members[snd.peer], snd.bytes));
+          }
+        }
+      }
+    }
+    // Checked again where a member's steps end: who is active changes.
+    if (!repeat || ends[i]) {
+      exchange = same_bytes = true;
+      for (std::uint32_t m = 0; exchange && m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        exchange = out_at[m + 1] - out_at[m] == 1 && in_at[m + 1] - in_at[m] == 1;
+        if (!exchange) break;
+        const std::uint32_t from = in_p[m][0].peer;
+        exchange = from < p && i < own_steps[from] && out_at[from + 1] - out_at[from] == 1 &&
+                   out_p[from][0].peer == m;
+        same_bytes = same_bytes && exchange && out_p[from][0].bytes == in_p[m][0].bytes;
+        dest[from] = m;
+      }
+    }
+    if (prices) (*prices)(i, wire, level_prices);
+    const std::optional<std::uint64_t> active = walk_level(i);
+    if (!active) return std::nullopt;
+    ticker.add(*active);
   }
   // In lock-step a member that finished early still ends with the others. The
   // member that ends last (the lowest index among equals) defines the
   // breakdown, as in the simulator's records.
-  est.steps = steps;
-  for (std::uint32_t m = 0; m < p; ++m) {
-    state[m].step_start += collective::remaining_rounds(rounds, schedules[m].steps());
+  for (Lane& lane : lanes) {
+    lane.est.steps = steps;
+    for (std::uint32_t m = 0; m < p; ++m) {
+      lane.state[m].step_start += collective::remaining_rounds(rounds, schedules[m].steps());
+    }
+    take_breakdown_of_last(lane.state, lane.est);
   }
-  take_breakdown_of_last(state, est);
-  return est;
+  if (lanes.size() > 1) *idle = lanes[1].est;
+  return lanes[0].est;
 }
 }  // namespace
 
@@ -504,11 +561,16 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
   return std::uint64_t{spec.p} * runs;
 }
 
-CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
-                                          const std::vector<std::uint32_t>& members,
-                                          const fabric::Network& network,
-                                          const compute::Device& device, std::uint64_t max_work,
-                                          Evaluation order, const Progress& progress) {
+namespace {
+
+// estimate_critical_path, and with `idle`, estimate_collective's levels beside
+// it where one level walk gives both and p * steps <= max_work (else *idle is
+// left empty).
+CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
+                                 const std::vector<std::uint32_t>& members,
+                                 const fabric::Network& network, const compute::Device& device,
+                                 std::uint64_t max_work, Evaluation order, const Progress& progress,
+                                 std::optional<CollectiveEstimate>* idle) {
   using Run = collective::Schedule::Run;
   const std::uint32_t p = spec.p;
   const Walk walk = plan_walk(spec);
@@ -522,17 +584,17 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                            std::to_string(p) + " members needs " + std::to_string(work) +
                            " member-steps (limit " + std::to_string(max_work) + ")");
   }
+  const bool want_idle = idle != nullptr && std::uint64_t{p} * steps <= max_work;
 
   StepLoad step(network);
   const std::vector<Msg>& msgs = step.msgs;
   const std::vector<fabric::Network::Resource>& res = step.res;
   const std::vector<fabric::Network::PathRun>& path_runs = step.runs;
-  const std::vector<std::uint64_t>& load = step.load;
+  std::vector<StepLoad::Load>& load = step.load;
 
   if (!rounds) {
     // Message k of a member's step waits for the other senders' bytes on its
     // busiest resource; its own messages are serialised by the longest path.
-    std::vector<std::uint64_t> own(network.resource_count(), 0);
     std::vector<std::uint64_t> own_at(network.run_space(), 0);  // by position
     auto step_waits = [&](const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
       out.clear();
@@ -577,20 +639,23 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         } else {
           for (std::size_t g = first; g < last; ++g) {
             for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              own[res[k].id] += msgs[g].bytes;
+              if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
+              load[res[k].id].own += msgs[g].bytes;
             }
           }
           for (std::size_t g = first; g < last; ++g) {
             WorstWait wait;
             for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              wait.add(load[res[k].id] - std::min(load[res[k].id], own[res[k].id]),
-                       res[k].rate_bps);
+              const StepLoad::Load& l = load[res[k].id];
+              wait.add(l.total - std::min(l.total, l.own), res[k].rate_bps);
             }
             out.push_back(msgs[g].price);
             out.back().wait = wait.ps();
           }
           for (std::size_t g = first; g < last; ++g) {
-            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) own[res[k].id] = 0;
+            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+              load[res[k].id].own = 0;
+            }
           }
         }
         first = last;
@@ -602,8 +667,10 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                            const std::vector<collective::WireStep>& wire,
                                            std::vector<Priced>& out) { step_waits(wire, out); };
       Ticker ticker(progress, work);
+      CollectiveEstimate both_idle;
       if (auto e = level_path(spec, members, network, device, schedules, nullptr, &level_prices,
-                              ticker)) {
+                              ticker, want_idle ? &both_idle : nullptr)) {
+        if (want_idle) *idle = both_idle;
         return *e;
       }
     }
@@ -656,7 +723,8 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
         }
       } else {
         for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-          worst.add(load[res[k].id] - g.bytes, res[k].rate_bps);
+          if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
+          worst.add(load[res[k].id].total - g.bytes, res[k].rate_bps);
         }
       }
       const pdes::Time wait = worst.ps();
@@ -712,6 +780,33 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
   const pdes::Time busy = est.compute + est.h2t;
   est.h2h = est.total > busy ? est.total - busy : 0;
   return est;
+}
+
+}  // namespace
+
+CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
+                                          const std::vector<std::uint32_t>& members,
+                                          const fabric::Network& network,
+                                          const compute::Device& device, std::uint64_t max_work,
+                                          Evaluation order, const Progress& progress) {
+  return critical_path(spec, members, network, device, max_work, order, progress, nullptr);
+}
+
+EstimateWithIdle estimate_critical_path_with_idle(const collective::CollectiveSpec& spec,
+                                                  const std::vector<std::uint32_t>& members,
+                                                  const fabric::Network& network,
+                                                  const compute::Device& device,
+                                                  std::uint64_t max_work,
+                                                  const Progress& progress) {
+  EstimateWithIdle out;
+  out.critical = critical_path(spec, members, network, device, max_work, Evaluation::kLevels,
+                               progress, &out.idle);
+  // Where one walk could not give both: the idle estimate on its own, after
+  // the critical path's memory is freed.
+  if (!out.idle && std::uint64_t{spec.p} * out.critical.steps <= max_work) {
+    out.idle = estimate_collective(spec, members, network, device, Evaluation::kLevels, progress);
+  }
+  return out;
 }
 
 }  // namespace sipsim::analytical

@@ -147,32 +147,17 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
   const std::unique_ptr<fabric::Network> network = network_or_report(*s, comm);
   if (!network) return kExitBadInput;
   const std::vector<std::uint32_t>& members = job->members;
-  const compute::Roofline roofline(c.accelerator);
   const auto p = static_cast<std::uint32_t>(members.size());
   EstimateProgress progress(comm);
   progress.add(estimate_tasks(*job).size());
-  const std::vector<Estimated> rows = estimate_job(*job, max_work, *network, comm, progress);
   // The idle-fabric longest path beside each estimate (a lower bound; the
-  // simulator's exact result where no two messages share a port), on rank 0,
-  // within the progress report: at 65,536 nodes each takes seconds.
+  // simulator's exact result where no two messages share a port), from the
+  // same walk where the estimate walks level by level.
+  const std::vector<Estimated> rows =
+      estimate_job(*job, max_work, *network, comm, progress, /*with_idle=*/true);
   std::vector<std::string> idle(rows.size(), "-");
-  if (comm.rank() == 0) {
-    std::vector<std::size_t> todo;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (rows[i].estimate && std::uint64_t{p} * rows[i].estimate->steps <= max_work) {
-        todo.push_back(i);
-      }
-    }
-    progress.add_on_rank0(todo.size());
-    for (const std::size_t i : todo) {
-      const collective::CollectiveSpec spec =
-          workload::make_spec(c, p, rows[i].bytes, rows[i].algorithm);
-      idle[i] = fmt::format("{:.3f}", us(analytical::estimate_collective(
-                                             spec, members, *network, roofline,
-                                             analytical::Evaluation::kLevels, progress.callback())
-                                             .total));
-      progress.done_one();
-    }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].idle) idle[i] = fmt::format("{:.3f}", us(*rows[i].idle));
   }
   progress.finish();
   if (comm.rank() != 0) return kExitOk;

@@ -30,10 +30,6 @@ void EstimateProgress::add(std::size_t tasks) {
   share_ += tasks > r ? (tasks - r + n - 1) / n : 0;
 }
 
-void EstimateProgress::add_on_rank0(std::size_t tasks) {
-  if (rank_ == 0) share_ += tasks;
-}
-
 void EstimateProgress::done_one() {
   ++done_;
   const double now = wall_now();
@@ -92,22 +88,34 @@ std::vector<collective::CollectiveSpec> estimate_tasks(const setup::CollectiveJo
 std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64_t max_work,
                                     const fabric::Network& network,
                                     const boost::mpi::communicator& comm,
-                                    EstimateProgress& progress) {
+                                    EstimateProgress& progress, bool with_idle) {
   const workload::CollectivesConfig& c = job.config;
   const std::vector<std::uint32_t>& members = job.members;
   const compute::Roofline roofline(c.accelerator);
   const std::vector<collective::CollectiveSpec> tasks = estimate_tasks(job);
   // Per task: total, compute, h2t, h2h, steps, messages, state (1 done,
-  // 2 too large, 3 failed: the rank that ran it reports why).
-  constexpr std::size_t kFields = 7;
+  // 2 too large, 3 failed: the rank that ran it reports why), idle total and
+  // whether there is one.
+  constexpr std::size_t kFields = 9;
   std::vector<std::uint64_t> mine(tasks.size() * kFields, 0), all_rows(mine.size(), 0);
   for (std::size_t i = static_cast<std::size_t>(comm.rank()); i < tasks.size();
        i += static_cast<std::size_t>(comm.size())) {
     std::uint64_t* row = &mine[i * kFields];
     try {
-      const analytical::CollectiveEstimate e =
-          analytical::estimate_critical_path(tasks[i], members, network, roofline, max_work,
-                                             analytical::Evaluation::kLevels, progress.callback());
+      analytical::EstimateWithIdle both;
+      if (with_idle) {
+        both = analytical::estimate_critical_path_with_idle(tasks[i], members, network, roofline,
+                                                            max_work, progress.callback());
+      } else {
+        both.critical = analytical::estimate_critical_path(
+            tasks[i], members, network, roofline, max_work, analytical::Evaluation::kLevels,
+            progress.callback());
+      }
+      const analytical::CollectiveEstimate& e = both.critical;
+      if (both.idle) {
+        row[7] = both.idle->total;
+        row[8] = 1;
+      }
       row[0] = e.total;
       row[1] = e.compute;
       row[2] = e.h2t;
@@ -130,7 +138,7 @@ std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64
   if (comm.rank() != 0) return out;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const std::uint64_t* row = &all_rows[i * kFields];
-    Estimated e{tasks[i].bytes, tasks[i].algorithm, std::nullopt, {}};
+    Estimated e{tasks[i].bytes, tasks[i].algorithm, std::nullopt, {}, std::nullopt};
     if (row[6] == 1) {
       analytical::CollectiveEstimate est;
       est.total = row[0];
@@ -140,6 +148,7 @@ std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64
       est.steps = static_cast<std::uint32_t>(row[4]);
       est.messages = row[5];
       e.estimate = est;
+      if (row[8] == 1) e.idle = row[7];
     } else if (row[6] == 2) {
       // Refused before any work is done: asking again gives the reason.
       try {

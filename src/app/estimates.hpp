@@ -19,6 +19,9 @@ struct Estimated {
   collective::Algorithm algorithm{};
   std::optional<analytical::CollectiveEstimate> estimate;
   std::string skipped;
+  // The idle-fabric estimate's total (analytical::estimate_collective), where
+  // asked for and p * steps <= max_work.
+  std::optional<pdes::Time> idle;
 };
 
 // Every size of the sweep with every algorithm the scenario allows (all valid
@@ -34,8 +37,6 @@ class EstimateProgress {
   explicit EstimateProgress(const boost::mpi::communicator& comm);
   // A job of `tasks` estimates, shared round robin among the ranks (estimate_job).
   void add(std::size_t tasks);
-  // `tasks` more estimates that rank 0 alone runs (analyze's idle-fabric column).
-  void add_on_rank0(std::size_t tasks);
   void done_one();
   // Progress within the estimate being run: the estimators call this (as
   // their analytical::Progress) every so many member-steps, so that one long
@@ -56,9 +57,11 @@ class EstimateProgress {
 // the job's algorithm, or with every valid algorithm for `auto`.
 std::vector<collective::CollectiveSpec> estimate_tasks(const setup::CollectiveJob& job);
 
+// With `with_idle`, each estimate also gives the idle-fabric one beside it
+// (analytical::estimate_critical_path_with_idle: one walk for both).
 std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64_t max_work,
                                     const fabric::Network& network,
                                     const boost::mpi::communicator& comm,
-                                    EstimateProgress& progress);
+                                    EstimateProgress& progress, bool with_idle = false);
 
 }  // namespace sipsim::app

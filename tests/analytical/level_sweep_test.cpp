@@ -7,10 +7,13 @@
 #include <memory>
 #include <numeric>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../common/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/compute/roofline.hpp"
+#include "sipsim/fabric/electrical/torus2d.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/fabric/ramp/transport.hpp"
@@ -43,6 +46,13 @@ int check(const CollectiveSpec& spec, const std::vector<std::uint32_t>& members,
       estimate_critical_path(spec, members, net, kA100, kDefaultMaxWork, Evaluation::kLevels),
       estimate_critical_path(spec, members, net, kA100, kDefaultMaxWork, Evaluation::kMembers),
       at + " critical path");
+  // One walk for both (analyze's idle column) gives the same numbers.
+  const EstimateWithIdle both = estimate_critical_path_with_idle(spec, members, net, kA100);
+  expect_same(both.critical, estimate_critical_path(spec, members, net, kA100), at + " with idle");
+  EXPECT_TRUE(both.idle.has_value()) << at;
+  if (both.idle) {
+    expect_same(*both.idle, estimate_collective(spec, members, net, kA100), at + " idle beside");
+  }
   return 1;
 }
 
@@ -80,6 +90,63 @@ TEST(LevelSweep, EqualsMemberByMemberOnFlatAndRoutedFabrics) {
     }
   }
   EXPECT_GT(checked, 100);
+}
+
+// 2D tori (routes as runs, half way round on even sides: the ECMP hash picks
+// each source's direction), every operation and algorithm, even and ragged
+// sizes: the level walk, the member walk and the walk for both agree.
+TEST(LevelSweep, EqualsMemberByMemberOnTori) {
+  int checked = 0;
+  for (const auto& [nx, ny] :
+       {std::pair<std::uint32_t, std::uint32_t>{5, 3}, {4, 4}, {2, 8}, {7, 7}, {6, 4}}) {
+    const std::uint32_t p = nx * ny;
+    std::vector<std::uint32_t> members(p);
+    std::iota(members.begin(), members.end(), 0u);
+    const auto torus =
+        fabric::make_routed(fabric::make_torus2d({{nx, ny}, 600'000'000'000, 2113}), 4096);
+    for (const std::string& op_name : collective::op_names()) {
+      for (const std::string& algo_name : collective::algorithm_names()) {
+        for (std::uint64_t bytes : {std::uint64_t{10'007}, std::uint64_t{p} * 4096}) {
+          CollectiveSpec s;
+          s.op = *collective::parse_op(op_name);
+          s.algorithm = *collective::parse_algorithm(algo_name);
+          s.p = p;
+          s.bytes = s.op == Op::kBarrier ? 0 : bytes;
+          s.root = p / 2;
+          s.dims[0] = nx;
+          s.dims[1] = ny;
+          if (!collective::why_invalid(s).empty()) continue;
+          checked += check(s, members, *torus,
+                           op_name + " " + algo_name + " " + std::to_string(nx) + "x" +
+                               std::to_string(ny) + " " + std::to_string(bytes));
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+// Above max_work member-steps of the idle walk, only the critical path (whose
+// ring phases cost one step per run) is given.
+TEST(LevelSweep, WithIdleLeavesOutIdleAboveMaxWork) {
+  const std::uint32_t p = 16;
+  std::vector<std::uint32_t> members(p);
+  std::iota(members.begin(), members.end(), 0u);
+  const auto flat = fabric::make_elect_flat(p, k400G, pdes::kMicrosecond);
+  CollectiveSpec s;
+  s.op = Op::kAllReduce;
+  s.algorithm = *collective::parse_algorithm("ring");
+  s.p = p;
+  s.bytes = 1 << 20;
+  const std::uint64_t work = critical_path_work(s);
+  const CollectiveEstimate critical = estimate_critical_path(s, members, *flat, kA100);
+  ASSERT_LT(work, std::uint64_t{p} * critical.steps);
+  const EstimateWithIdle both = estimate_critical_path_with_idle(s, members, *flat, kA100, work);
+  expect_same(both.critical, critical, "ring");
+  EXPECT_FALSE(both.idle.has_value());
+  EXPECT_TRUE(
+      estimate_critical_path_with_idle(s, members, *flat, kA100, std::uint64_t{p} * critical.steps)
+          .idle.has_value());
 }
 
 TEST(LevelSweep, EqualsMemberByMemberForRampX) {

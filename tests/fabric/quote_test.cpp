@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "routed/without_runs.hpp"
@@ -169,6 +170,52 @@ TEST(Quote, TorusRouteRunsAreTheRoute) {
 // The routed network's quote from runs (closed-form pipeline per run) equals
 // the walk of the same topology without runs, for every pair and message
 // sizes around the chunk size; quote_runs' runs are path_resources' links.
+// quote_runs keeps its last quote (the estimators quote a level's messages
+// mostly with one displacement): quoted displacement by displacement, every
+// source in turn (half way round included, where the ECMP hash picks each
+// source's direction), and alternating between two fabrics of the same links
+// but other chunks and I/O latency, every quote is still the walk's.
+TEST(Quote, TorusQuotesByDisplacementEqualTheWalk) {
+  for (const std::array<std::uint32_t, 2> dims :
+       {std::array<std::uint32_t, 2>{5, 3}, {4, 4}, {2, 8}, {7, 7}, {8, 6}}) {
+    const std::shared_ptr<const Topology> torus =
+        make_torus2d({{dims[0], dims[1]}, 600'000'000'000, 2113});
+    struct Pair {
+      std::unique_ptr<Network> fast, walk;
+    };
+    std::vector<Pair> fabrics;
+    for (const auto& [chunk, io] :
+         {std::pair<std::uint64_t, pdes::Time>{4096, 100 * kNanosecond}, {1000, 7 * kNanosecond}}) {
+      fabrics.push_back(
+          {make_routed(make_torus2d({{dims[0], dims[1]}, 600'000'000'000, 2113}), chunk, io),
+           make_routed(std::make_unique<testing::WithoutRuns>(torus), chunk, io)});
+    }
+    const std::uint32_t nx = dims[0], ny = dims[1];
+    for (std::uint32_t dy = 0; dy < ny; ++dy) {
+      for (std::uint32_t dx = 0; dx < nx; ++dx) {
+        if (dx == 0 && dy == 0) continue;
+        for (const std::uint64_t bytes : std::array<std::uint64_t, 3>{1, 4096, 3 * 4096 + 77}) {
+          for (std::uint32_t a = 0; a < nx * ny; ++a) {
+            const std::uint32_t b = ((a / nx + dy) % ny) * nx + (a % nx + dx) % nx;
+            for (const Pair& f : fabrics) {
+              const Network::PathQuote w = f.walk->quote(a, b, bytes, nullptr);
+              Network::PathQuote r;
+              std::vector<Network::PathRun> runs;
+              ASSERT_TRUE(f.fast->quote_runs(a, b, bytes, r, runs));
+              const Network::PathQuote q = f.fast->quote(a, b, bytes, nullptr);
+              for (const Network::PathQuote& got : {r, q}) {
+                EXPECT_EQ(got.injection, w.injection) << a << "->" << b << " " << bytes;
+                EXPECT_EQ(got.uncongested, w.uncongested) << a << "->" << b << " " << bytes;
+                EXPECT_EQ(got.rate_bps, w.rate_bps) << a << "->" << b;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Quote, TorusQuoteFromRunsEqualsTheWalk) {
   for (const std::array<std::uint32_t, 2> dims :
        {std::array<std::uint32_t, 2>{5, 3}, {2, 8}, {8, 8}, {1, 5}, {2, 2}}) {

@@ -13,6 +13,7 @@
 // elect-flat) the simulator reproduces this to the picosecond.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -92,5 +93,20 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                           std::uint64_t max_work = kDefaultMaxWork,
                                           Evaluation order = Evaluation::kLevels,
                                           const Progress& progress = {});
+
+// estimate_critical_path (levels) and, where p * steps <= max_work,
+// estimate_collective's idle-fabric estimate (levels) beside it, the same
+// numbers as the two calls: where the critical path walks level by level one
+// walk gives both (the wire steps and prices are most of the work).
+struct EstimateWithIdle {
+  CollectiveEstimate critical;
+  std::optional<CollectiveEstimate> idle;
+};
+EstimateWithIdle estimate_critical_path_with_idle(const collective::CollectiveSpec& spec,
+                                                  const std::vector<std::uint32_t>& members,
+                                                  const fabric::Network& network,
+                                                  const compute::Device& device,
+                                                  std::uint64_t max_work = kDefaultMaxWork,
+                                                  const Progress& progress = {});
 
 }  // namespace sipsim::analytical

@@ -83,21 +83,32 @@ struct Charged {
 // [res_begin, res_end) of `res` or `runs`.
 struct StepLoad {
   explicit StepLoad(const fabric::Network& network)
-      : load(network.resource_count(), 0), run_loads(network.run_space()) {}
+      : load(network.resource_count()), run_loads(network.run_space()) {}
   std::vector<Msg> msgs;
   std::vector<fabric::Network::Resource> res;
   std::vector<fabric::Network::PathRun> runs;
   bool by_runs = false;
-  std::vector<std::uint64_t> load;
+  // Per resource: the step's bytes, and (the critical-path estimator's) one
+  // member's own bytes beside them, so that reading both is one cache miss.
+  struct Load {
+    std::uint64_t total = 0, own = 0;
+  };
+  std::vector<Load> load;
   std::vector<std::uint32_t> touched;
   Charged charged;
   RunLoads run_loads;
   void unload() {
-    for (std::uint32_t id : touched) load[id] = 0;
+    for (std::uint32_t id : touched) load[id].total = 0;
     touched.clear();
     run_loads.clear();
   }
 };
+
+// Resources ahead whose load a walk over a step's resources fetches early.
+inline constexpr std::uint32_t kLoadsAhead = 16;
+inline void prefetch_load(const StepLoad& step, std::uint32_t id) {
+  __builtin_prefetch(&step.load[id]);
+}
 
 // Calls f(position) for each position of a run, in order.
 template <class F>

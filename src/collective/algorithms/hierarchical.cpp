@@ -91,22 +91,39 @@ bool torus_all_to_all_wire_step(const Schedule& sched, std::uint32_t i, WireStep
   const std::uint32_t x = me % nx, y = me / nx;
   // Every member's buffer holds p blocks of `bytes` (schedule.cpp's total_bytes) in p*p
   // chunks; when they are equal (bytes % p == 0) a message of n chunks is n * bytes / p.
-  const bool even = spec.bytes % p == 0;
-  auto of = [&](const ChunkSet& set) {
-    if (even) return set.count() * (spec.bytes / p);
+  // A step moves ny chunks along the row and nx along the column (the ChunkSets' counts).
+  const std::uint64_t block = spec.bytes / p;
+  const bool even = spec.bytes - block * p == 0;
+  auto of = [&](const ChunkSet& set) {  // when uneven
     return ByteMap(U128{spec.bytes} * p, sched.chunks()).of(set);
   };
-  if (i + 1 < nx) {  // along the row
-    const std::int64_t k = sgn(i) + 1;
-    const std::uint32_t tx = umod32(x + k, nx), fx = umod32(x - k, nx);
-    const std::uint64_t from = y * nx + fx;
+  // (c + k) and (c - k) mod n for c < n and 0 < k < n, without a division.
+  auto plus = [](std::uint32_t c, std::uint32_t k, std::uint32_t n) {
+    return c + k >= n ? c + k - n : c + k;
+  };
+  auto minus = [](std::uint32_t c, std::uint32_t k, std::uint32_t n) {
+    return c >= k ? c - k : c + n - k;
+  };
+  if (i + 1 < nx) {  // along the row: k = i + 1
+    const std::uint32_t tx = plus(x, i + 1, nx), fx = minus(x, i + 1, nx);
+    const std::uint64_t from = std::uint64_t{y} * nx + fx;
+    if (even) {
+      w.out.push_back({y * nx + tx, ny * block, 1});
+      w.in.push_back({u32(from), ny * block, 1});
+      return true;
+    }
     w.out.push_back({y * nx + tx, of(ChunkSet{std::uint64_t{me} * p + tx, 1, nx, ny}), 1});
     w.in.push_back({u32(from), of(ChunkSet{from * p + x, 1, nx, ny}), 1});
     return true;
   }
-  const std::int64_t k = sgn(i - (nx - 1)) + 1;  // along the column
-  const std::uint64_t ty = umod(y + k, ny), fy = umod(y - k, ny);
+  const std::uint32_t k = i - (nx - 1) + 1;  // along the column
+  const std::uint64_t ty = plus(y, k, ny), fy = minus(y, k, ny);
   const std::uint64_t to = ty * nx + x;
+  if (even) {
+    w.out.push_back({u32(to), nx * block, 1});
+    w.in.push_back({u32(fy * nx + x), nx * block, 1});
+    return true;
+  }
   w.out.push_back({u32(to), of(ChunkSet{std::uint64_t{y} * nx * p + to, 1, p, nx}), 1});
   w.in.push_back({u32(fy * nx + x), of(ChunkSet{fy * nx * p + me, 1, p, nx}), 1});
   return true;
