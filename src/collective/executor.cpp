@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "sipsim/base/fifo.hpp"
 #include "sipsim/collective/step_cost.hpp"
@@ -28,6 +29,38 @@ void check_parts(std::uint32_t sent, std::uint32_t expected, std::uint32_t src_n
                            std::to_string(self_node) + " expects " + std::to_string(expected));
   }
 }
+
+// Replay::kShape: the algorithms see the same parameters on both.
+bool same_params(const AlgorithmParams& a, const AlgorithmParams& b) {
+  return a.hierarchy == b.hierarchy && a.torus == b.torus && a.ramp.x == b.ramp.x &&
+         a.ramp.J == b.ramp.J && a.ramp.D == b.ramp.D &&
+         std::equal(std::begin(a.ramp.active), std::end(a.ramp.active),
+                    std::begin(b.ramp.active)) &&
+         a.tree_broadcast == b.tree_broadcast && a.tree_alpha_ps == b.tree_alpha_ps &&
+         a.tree_group_rate_bps == b.tree_group_rate_bps;
+}
+
+// Same size and the same offsets nodes[i] - nodes[0] (a translate).
+bool same_shape(const Communicator& a, const Communicator& b) {
+  if (a.size() != b.size() || !same_params(a.params, b.params)) return false;
+  for (std::size_t i = 1; i < a.nodes.size(); ++i) {
+    if (std::int64_t{a.nodes[i]} - a.nodes[0] != std::int64_t{b.nodes[i]} - b.nodes[0]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::uint64_t shape_hash(const Communicator& c) {
+  std::uint64_t h = c.size() * 0x9E3779B97F4A7C15ull;
+  for (std::uint32_t n : c.nodes) {
+    h = (h ^ static_cast<std::uint32_t>(n - c.nodes[0])) * 0x100000001B3ull;
+  }
+  return h;
+}
+
+// kReplayShare's first word: communicator (16 bits), member (24), group (24).
+constexpr std::uint32_t kMaxGroup = (1u << 24) - 1;
 
 }  // namespace
 
@@ -114,11 +147,62 @@ void Executor::setup(const pdes::Partition& partition, int rank) {
   nodes_.clear();
   nodes_.resize(partition.lps_of(rank).size());
   early_.clear();
+  if (replay_ == Replay::kShape) build_groups();
+}
+
+void Executor::declare(std::uint32_t comm, const CollectiveCall& call) {
+  if (replay_ == Replay::kShape) declared_.emplace_back(comm, call);
+}
+
+void Executor::build_groups() {
+  shape_.assign(comms_.size(), 0);
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> lowest;  // by hash
+  for (std::uint32_t c = 0; c < comms_.size(); ++c) {
+    std::vector<std::uint32_t>& seen = lowest[shape_hash(comms_[c])];
+    auto it = std::find_if(seen.begin(), seen.end(),
+                           [&](std::uint32_t s) { return same_shape(comms_[s], comms_[c]); });
+    shape_[c] = it == seen.end() ? c : *it;
+    if (it == seen.end()) seen.push_back(c);
+  }
+  std::map<CallKey, Group> groups;
+  for (const auto& [comm, call] : declared_) {
+    Group& g = groups[{shape_.at(comm), static_cast<int>(call.op), call.algorithm.row(), call.bytes,
+                       call.root}];
+    g.call = call;
+    g.comms.push_back(comm);
+  }
+  groups_.clear();
+  group_.clear();
+  for (auto& [key, g] : groups) {
+    std::sort(g.comms.begin(), g.comms.end());
+    g.comms.erase(std::unique(g.comms.begin(), g.comms.end()), g.comms.end());
+    if (g.comms.size() < 2) continue;  // nothing to share
+    if (groups_.size() > kMaxGroup) {
+      throw std::runtime_error("replay-shapes: more than " + std::to_string(kMaxGroup) +
+                               " shared calls");
+    }
+    group_.emplace(key, static_cast<std::uint32_t>(groups_.size()));
+    groups_.push_back(std::move(g));
+  }
+  for (auto& [key, p] : prepared_) assign_group(key, *p);
+}
+
+void Executor::assign_group(CallKey key, PreparedCollective& p) const {
+  p.group = PreparedCollective::kNoGroup;
+  p.shared = false;
+  if (replay_ != Replay::kShape || shape_.empty()) return;
+  const std::uint32_t comm = std::get<0>(key);
+  std::get<0>(key) = shape_[comm];
+  auto it = group_.find(key);
+  if (it == group_.end()) return;
+  const std::vector<std::uint32_t>& members = groups_[it->second].comms;
+  if (!std::binary_search(members.begin(), members.end(), comm)) return;  // not declared
+  p.group = it->second;
+  p.shared = members.front() != comm;
 }
 
 PreparedCollective& Executor::prepare(std::uint32_t comm, const CollectiveCall& call) {
-  auto key =
-      std::make_tuple(comm, static_cast<int>(call.op), call.algorithm.row(), call.bytes, call.root);
+  const CallKey key{comm, static_cast<int>(call.op), call.algorithm.row(), call.bytes, call.root};
   auto it = prepared_.find(key);
   if (it != prepared_.end()) return *it->second;
   const Communicator& c = comms_.at(comm);
@@ -129,6 +213,7 @@ PreparedCollective& Executor::prepare(std::uint32_t comm, const CollectiveCall& 
   }
   p->rounds = lockstep_rounds(p->spec, c.nodes, network_, device_);
   if (c.size() <= PreparedCollective::kCachedMembers) p->members.resize(c.size());
+  assign_group(key, *p);
   return *prepared_.emplace(key, std::move(p)).first->second;
 }
 
@@ -141,7 +226,7 @@ void Executor::start(pdes::Context& ctx, std::uint32_t comm, std::uint32_t membe
                              std::to_string(Tag::kMaxSeq) + " collectives");
   }
   Node& node = nodes_[ctx.self_index()];
-  if (replay_ && start_replay(node, prep, comm, member, seq, handle, ctx)) return;
+  if (replay_ != Replay::kNone && start_replay(node, prep, comm, member, seq, handle, ctx)) return;
   std::shared_ptr<const PreparedCollective::Member> plan =
       prep.members.empty() ? nullptr : prep.members.at(member);
   if (!plan) {
@@ -177,6 +262,10 @@ void Executor::handle(const pdes::Event& event, pdes::Context& ctx, ExecutorHost
   Node& node = nodes_[ctx.self_index()];
   const auto comm = static_cast<std::uint32_t>(event.data[0] >> 32);
   const auto seq = static_cast<std::uint32_t>(event.data[0]);
+  if (event.kind == kReplayShare) {
+    take_record(node, event, ctx);
+    return;
+  }
   if (event.kind >= kReplayDone) {
     replay_event(node, event, ctx, host);
     return;
@@ -322,7 +411,7 @@ void Executor::finish(Node& node, std::size_t index, pdes::Context& ctx, Executo
   CollectiveTiming timing = r.timing;
   timing.end = ctx.now();
   const std::uint64_t handle = r.handle;
-  if (replay_) {
+  if (replay_ != Replay::kNone) {
     PreparedCollective& prep = *r.prepared;
     PreparedCollective::Recorded& rec = prep.recorded[r.member];
     if (rec.state == PreparedCollective::Recorded::State::kRunning && rec.first_seq == r.seq) {
@@ -344,7 +433,8 @@ bool Executor::start_replay(Node& node, PreparedCollective& prep, std::uint32_t 
   PreparedCollective::Recorded& rec = prep.recorded[member];
   ctx.send(comms_[comm].nodes[0], sync_delay_, kReplayArrive,
            {std::uint64_t{comm} << 32 | seq, ctx.now(), 0, 0});
-  const bool first = rec.state == State::kNone;
+  // Shared: every instance waits for the recorder's record (take_record).
+  const bool first = rec.state == State::kNone && !prep.shared;
   node.replaying.push_back({handle, comm, seq, member, &prep, ctx.now(),
                             PreparedCollective::Recorded::kUnknown, first, false});
   if (first) {  // simulated, and recorded when it has ended and knows its S
@@ -410,6 +500,35 @@ void Executor::record_first(Node& node, PreparedCollective& prep, std::uint32_t 
     return;
   }
   rec.state = Recorded::State::kRecorded;
+  share_record(prep, member, ctx);
+  schedule_replays(node, prep, member, ctx);
+}
+
+void Executor::share_record(const PreparedCollective& prep, std::uint32_t member,
+                            pdes::Context& ctx) {
+  if (prep.group == PreparedCollective::kNoGroup || prep.shared) return;
+  const PreparedCollective::Recorded& rec = prep.recorded[member];
+  const pdes::Time after = rec.end > rec.sync ? rec.end - rec.sync : 0;
+  const std::vector<std::uint32_t>& comms = groups_[prep.group].comms;
+  for (std::size_t i = 1; i < comms.size(); ++i) {
+    ctx.send(comms_[comms[i]].nodes[member], sync_delay_, kReplayShare,
+             {std::uint64_t{comms[i]} << 48 | std::uint64_t{member} << 24 | prep.group, after,
+              rec.compute, rec.h2t});
+  }
+}
+
+void Executor::take_record(Node& node, const pdes::Event& event, pdes::Context& ctx) {
+  const auto comm = static_cast<std::uint32_t>(event.data[0] >> 48);
+  const auto member = static_cast<std::uint32_t>(event.data[0] >> 24 & 0xFFFFFF);
+  const auto group = static_cast<std::uint32_t>(event.data[0] & kMaxGroup);
+  PreparedCollective& prep = prepare(comm, groups_.at(group).call);
+  if (prep.recorded.empty()) prep.recorded.resize(prep.spec.p);
+  PreparedCollective::Recorded& rec = prep.recorded.at(member);
+  rec.state = PreparedCollective::Recorded::State::kRecorded;
+  rec.sync = 0;
+  rec.end = event.data[1];
+  rec.compute = event.data[2];
+  rec.h2t = event.data[3];
   schedule_replays(node, prep, member, ctx);
 }
 

@@ -164,8 +164,7 @@ void TrainingResults::write(output::h5::File& file) const {
   const hsize_t n = start_.size();
   Handle it = write_rank0(file, "/iterations", t.get(), 1, &n, rows.data());
   output::h5::write_attr(it.get(), "time_units", std::string_view("ps"));
-  output::h5::write_attr(it.get(), "collectives",
-                         std::string_view(shape_.replay_collectives ? "replay" : "simulate"));
+  output::h5::write_attr(it.get(), "collectives", collective::to_string(shape_.replay_collectives));
   output::h5::write_attr(it.get(), "flops_formula", std::string_view(shape_.flops_formula));
   const EnergyModel& em = energy_model_;
   output::h5::write_attr(it.get(), "busy_w", em.busy_w);
@@ -201,9 +200,13 @@ void TrainingResults::write(output::h5::File& file) const {
 
 void TrainingResults::print(std::ostream& out) const {
   print_header(out);
-  if (shape_.replay_collectives) {
+  if (shape_.replay_collectives == collective::Replay::kCommunicator) {
     out << "# collectives: replay (a communicator's first call of a kind simulated; later ones "
            "synchronise their members and repeat its timing)\n";
+  } else if (shape_.replay_collectives == collective::Replay::kShape) {
+    out << "# collectives: replay-shapes (a call of a kind simulated once per communicator "
+           "shape, on its lowest communicator; every other instance synchronises its members "
+           "and repeats its timing)\n";
   }
   const std::uint32_t gpus = shape_.gpus, iterations = shape_.iterations;
   std::string head = fmt::format("#{:>9} {:>14} {:>15}", "iteration", "time(ms)", "TFLOP/s/GPU");

@@ -41,12 +41,15 @@ inline workload::transformer::Config tiny_transformer(std::uint32_t tp, std::uin
 
 // Runs the job (no progress lines), then collects its results over the ranks;
 // returns what the run left unfinished ("" when nothing).
-inline std::string run_training(workload::TrainingResults& results) {
+// `events`, if given, receives the committed event count.
+inline std::string run_training(workload::TrainingResults& results,
+                                std::uint64_t* events = nullptr) {
   const boost::mpi::communicator world;
   std::unique_ptr<workload::Interpreter> model = results.take_model();
   pdes::EngineOptions o;
   o.progress_interval_s = 0;
-  pdes::run(*model, model->partition(world.size()), world, o);
+  const pdes::RunResult run = pdes::run(*model, model->partition(world.size()), world, o);
+  if (events != nullptr) *events = run.committed_events;
   std::string unfinished = results.unfinished(world);
   results.collect(world);
   return unfinished;

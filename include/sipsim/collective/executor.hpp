@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -53,6 +54,17 @@ class ExecutorHost {
                          pdes::Time /*start*/) {}
 };
 
+// `workload.collectives` (docs/models.md, "Replayed collectives"): simulate
+// every collective; replay each communicator's later instances of a call from
+// its first (kCommunicator); or replay every instance of a call on the
+// communicators of one shape from the first instance on the lowest of them
+// (kShape).
+enum class Replay : std::uint8_t { kNone, kCommunicator, kShape };
+// "simulate", "replay", "replay-shapes": the scenario's values.
+constexpr std::string_view to_string(Replay r) {
+  return r == Replay::kNone ? "simulate" : r == Replay::kCommunicator ? "replay" : "replay-shapes";
+}
+
 // A collective call prepared for one communicator: its spec and, for
 // lock-step algorithms, the length of every round (the same for all members).
 struct PreparedCollective {
@@ -83,6 +95,12 @@ struct PreparedCollective {
     pdes::Time compute = 0, h2t = 0;
   };
   std::vector<Recorded> recorded;
+  // Replay::kShape: this call's group of communicators of one shape
+  // (Executor::declare), or kNoGroup; and whether this communicator records
+  // for the group (it is the group's lowest) or is replayed from its record.
+  static constexpr std::uint32_t kNoGroup = ~std::uint32_t{0};
+  std::uint32_t group = kNoGroup;
+  bool shared = false;  // replayed from another communicator's record
 };
 
 class Executor {
@@ -93,7 +111,8 @@ class Executor {
   static constexpr std::uint32_t kReplayDone = 3;    // a replayed member part ends
   static constexpr std::uint32_t kReplayArrive = 4;  // replay: a member started (at the leader)
   static constexpr std::uint32_t kReplayGo = 5;      // replay: every member has started
-  static bool owns(std::uint32_t kind) { return kind >= kStepDone && kind <= kReplayGo; }
+  static constexpr std::uint32_t kReplayShare = 6;   // replay-shapes: a recorder member's record
+  static bool owns(std::uint32_t kind) { return kind >= kStepDone && kind <= kReplayShare; }
 
   // The network, device and communicators must outlive the executor.
   Executor(fabric::Network& network, const compute::Device& device,
@@ -112,7 +131,18 @@ class Executor {
   // took after that instance's S (no earlier than the notice), with the same
   // compute and h2t. Exact when an instance meets the fabric as idle as the
   // first did; the fabric does not carry (or count) replayed bytes.
-  void set_replay(bool replay) { replay_ = replay; }
+  //
+  // Replay::kShape: communicators of the same shape (size and nodes[i] -
+  // nodes[0] for all i) that run the same call share its record. The lowest
+  // of them (the recorder) simulates its first instance; when its member m
+  // has recorded it, it sends the record to member m of every other one
+  // (taking max_lookahead), whose instances are all replayed: each ends at
+  // its S + the record's E - S, and not before the record has arrived.
+  void set_replay(Replay replay) { replay_ = replay; }
+  // Replay::kShape: communicator `comm` runs `call` (the host declares every
+  // such pair, the same on every rank, before setup). A call not declared on
+  // a communicator is replayed from its own first instance.
+  void declare(std::uint32_t comm, const CollectiveCall& call);
   // Tell the host when each step of a simulated collective ends
   // (ExecutorHost::step_done; the trace's `steps` level). Replayed
   // collectives have no steps.
@@ -145,6 +175,9 @@ class Executor {
   std::uint64_t steps_done() const { return steps_done_; }
 
  private:
+  // A call's key on a communicator, or on a shape (its lowest communicator):
+  // (communicator, op, algorithm row, bytes, root).
+  using CallKey = std::tuple<std::uint32_t, int, std::uint16_t, std::uint64_t, std::uint32_t>;
   struct Running;
   struct Replaying;
   struct Node;
@@ -175,24 +208,38 @@ class Executor {
   void record_first(Node& node, PreparedCollective& prep, std::uint32_t member, pdes::Context& ctx);
   void schedule_replays(Node& node, const PreparedCollective& prep, std::uint32_t member,
                         pdes::Context& ctx);
+  // Replay::kShape: sends member `member`'s record of `prep` (its recorder's)
+  // to the group's other communicators; takes one at its member.
+  void share_record(const PreparedCollective& prep, std::uint32_t member, pdes::Context& ctx);
+  void take_record(Node& node, const pdes::Event& event, pdes::Context& ctx);
+  // Replay::kShape: groups communicators by shape and declared call.
+  void build_groups();
+  void assign_group(CallKey key, PreparedCollective& p) const;
   Running* find(Node& node, std::uint32_t comm, std::uint32_t seq);
   std::string describe(const Running& r) const;
 
   fabric::Network& network_;
   const compute::Device& device_;
   const std::vector<Communicator>& comms_;
-  std::map<std::tuple<std::uint32_t, int, std::uint16_t, std::uint64_t, std::uint32_t>,
-           std::unique_ptr<PreparedCollective>>
-      prepared_;
+  std::map<CallKey, std::unique_ptr<PreparedCollective>> prepared_;
   std::vector<Node> nodes_;  // by local LP index (node LPs only)
   // Messages that arrived before their step (or their collective), for all of
   // this rank's nodes: parts of each, in order. One table per rank instead of
   // a hash map per node: most nodes hold none most of the time.
   base::FlatMap<EarlyKey, base::Fifo<std::uint32_t>, EarlyHash> early_;
   std::uint64_t steps_done_ = 0;
-  bool replay_ = false;
+  Replay replay_ = Replay::kNone;
   bool report_steps_ = false;
-  pdes::Time sync_delay_ = 0;  // Network::max_lookahead()
+  // Replay::kShape.
+  std::vector<std::pair<std::uint32_t, CollectiveCall>> declared_;
+  struct Group {
+    CollectiveCall call;
+    std::vector<std::uint32_t> comms;  // ascending: comms.front() records
+  };
+  std::vector<Group> groups_;               // in key order: the same on every rank
+  std::map<CallKey, std::uint32_t> group_;  // by (shape, call)
+  std::vector<std::uint32_t> shape_;        // by communicator: its shape's lowest
+  pdes::Time sync_delay_ = 0;               // Network::max_lookahead()
   // At leaders: per (communicator, collective number), members started so far
   // and the latest start.
   struct Gather {

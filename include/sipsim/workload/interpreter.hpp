@@ -73,8 +73,8 @@ struct ProgramSet {
   // Per fabric node: its binding, or none (the node runs nothing).
   std::vector<std::optional<Binding>> bindings;
   std::uint32_t iterations = 1;
-  // `workload.collectives: replay` (collective::Executor::set_replay).
-  bool replay_collectives = false;
+  // `workload.collectives: replay | replay-shapes` (collective::Executor::set_replay).
+  collective::Replay replay_collectives = collective::Replay::kNone;
 };
 
 class Interpreter final : public pdes::Model,

@@ -29,8 +29,8 @@ struct TrainingShape {
   std::string flops_formula;       // the /iterations attribute flops_formula
   // GPU g runs on fabric node nodes[g]; empty: on node g.
   std::vector<std::uint32_t> nodes;
-  // `workload.collectives: replay` ran (the /iterations attribute collectives).
-  bool replay_collectives = false;
+  // `workload.collectives` that ran (the /iterations attribute collectives).
+  collective::Replay replay_collectives = collective::Replay::kNone;
   // The accelerator's busy and idle power (W), for the energy columns.
   double busy_w = 0;
   double idle_w = 0;

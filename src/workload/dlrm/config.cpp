@@ -108,6 +108,12 @@ Config read_dlrm(base::MapReader& w) {
     if (c.memory_share == 0) w.required("memory_share").fail("must be more than 0 bytes");
   }
   c.iterations = w.get_u32("iterations", 1, 1, 10'000);
+  if (auto m = w.optional("collectives")) {
+    const std::string mode = m->as_enum({"simulate", "replay", "replay-shapes"});
+    c.replay_collectives = mode == "replay"          ? collective::Replay::kCommunicator
+                           : mode == "replay-shapes" ? collective::Replay::kShape
+                                                     : collective::Replay::kNone;
+  }
   if (auto a = w.optional("algorithms")) {
     base::MapReader m = a->as_map();
     read_algorithm(m, "all_to_all", c.all_to_all, c.auto_all_to_all);

@@ -235,6 +235,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
   const std::uint64_t a2a = all_to_all_bytes(c, x);
   ProgramSet set;
   set.iterations = c.iterations;
+  set.replay_collectives = c.replay_collectives;
   if (c.gpus > 1) {
     const std::uint64_t grads = mlp_parameters(c.model) * element_bytes(c.model.precision);
     check_collective(collective::Op::kAllToAll, c.all_to_all, c.gpus, a2a, c.params, "all-to-all");

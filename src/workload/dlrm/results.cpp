@@ -18,7 +18,7 @@ TrainingShape shape_of(const Config& c) {
           "3*B*(bottom MLP + 2*(T+1)^2*d + top MLP forward FLOPs per sample); embeddings are "
           "memory traffic (docs/models.md, DLRM)",
           c.nodes,
-          false,
+          c.replay_collectives,
           c.accelerator.busy_w,
           c.accelerator.idle_w};
 }

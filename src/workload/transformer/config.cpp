@@ -180,7 +180,10 @@ Config read_transformer(base::MapReader& w) {
   c.iterations = w.get_u32("iterations", 1, 1, 10'000);
   if (auto m = w.optional("mapping")) c.order = parse_mapping(m->as_enum(mapping_names()));
   if (auto m = w.optional("collectives")) {
-    c.replay_collectives = m->as_enum({"simulate", "replay"}) == "replay";
+    const std::string mode = m->as_enum({"simulate", "replay", "replay-shapes"});
+    c.replay_collectives = mode == "replay"          ? collective::Replay::kCommunicator
+                           : mode == "replay-shapes" ? collective::Replay::kShape
+                                                     : collective::Replay::kNone;
   }
   if (auto a = w.optional("algorithms")) {
     base::MapReader m = a->as_map();

@@ -38,6 +38,7 @@ constexpr auto& tiny = testing::tiny_transformer;
 struct Outcome {
   std::unique_ptr<TransformerResults> results;
   std::string unfinished;
+  std::uint64_t events = 0;
 };
 
 Outcome run(const Config& c, TraceLevel trace = TraceLevel::kNone) {
@@ -45,7 +46,7 @@ Outcome run(const Config& c, TraceLevel trace = TraceLevel::kNone) {
   r.results = std::make_unique<TransformerResults>(
       c, fabric::make_elect_flat(c.gpus(), k100G, kLatency), std::make_unique<LinearDevice>());
   r.results->set_trace(trace);
-  r.unfinished = run_training(*r.results);
+  r.unfinished = run_training(*r.results, &r.events);
   return r;
 }
 
@@ -496,14 +497,59 @@ TEST(Transformer, ReplayedCollectivesRepeatTheFirstExactly) {
     c.zero = zero;
     c.model.global_batch = 8;
     const Outcome simulated = run(c);
-    c.replay_collectives = true;
+    c.replay_collectives = collective::Replay::kCommunicator;
     const Outcome replayed = run(c);
     ASSERT_EQ(simulated.unfinished, "");
     ASSERT_EQ(replayed.unfinished, "");
     EXPECT_EQ(replayed.results->iteration_time(0), simulated.results->iteration_time(0)) << zero;
-    EXPECT_TRUE(replayed.results->shape().replay_collectives);
+    EXPECT_EQ(replayed.results->shape().replay_collectives, collective::Replay::kCommunicator);
     for (std::uint32_t g = 0; g < c.gpus(); ++g) {
       EXPECT_EQ(replayed.results->breakdown(0, g), simulated.results->breakdown(0, g))
+          << "GPU " << g << ", zero " << zero;
+    }
+  }
+}
+
+// Replay by shape (workload.collectives: replay-shapes): TP 2 x DP 4, one
+// stage, no DP overlap, with and without ZeRO-1. The four TP groups are
+// translates of each other, and so are the two DP groups: only the lowest of
+// each shape simulates a call's first instance, and the others replay every
+// instance from its record. The others start their first instance with the
+// recorder, and the record reaches them one max_lookahead (the 1 us latency)
+// after the recorder's instance ended: their first TP all-reduce, and their
+// first DP collective, end 1 us late (the ZeRO-1 all-gather then starts late
+// by as much and is not delayed again). Every other time is replay's.
+TEST(Transformer, ReplayedCollectivesByShape) {
+  for (const std::uint32_t zero : {0u, 1u}) {
+    Config c = tiny(2, 1, 4, Schedule::kOneFOneB);
+    c.dp_overlap = false;
+    c.zero = zero;
+    c.model.global_batch = 16;
+    const Outcome simulated = run(c);
+    c.replay_collectives = collective::Replay::kCommunicator;
+    const Outcome replayed = run(c);
+    c.replay_collectives = collective::Replay::kShape;
+    const Outcome shapes = run(c);
+    ASSERT_EQ(simulated.unfinished, "");
+    ASSERT_EQ(shapes.unfinished, "");
+    EXPECT_EQ(shapes.results->shape().replay_collectives, collective::Replay::kShape);
+    EXPECT_LT(shapes.events, replayed.events) << zero;
+    EXPECT_LT(replayed.events, simulated.events) << zero;
+    EXPECT_EQ(replayed.results->iteration_time(0), simulated.results->iteration_time(0)) << zero;
+    EXPECT_EQ(shapes.results->iteration_time(0),
+              simulated.results->iteration_time(0) + 2 * kLatency)
+        << zero;
+    for (std::uint32_t g = 0; g < c.gpus(); ++g) {
+      const Breakdown& b = shapes.results->breakdown(0, g);
+      const Breakdown& s = simulated.results->breakdown(0, g);
+      EXPECT_LE(sum(b), shapes.results->iteration_time(0)) << g;  // GPUs end apart
+      for (const Category k : {Category::kForward, Category::kBackward, Category::kOptimizer}) {
+        EXPECT_EQ(column(*shapes.results, g, k), column(*simulated.results, g, k)) << g;
+      }
+      // The recorder's TP group (GPUs 0, 1) runs as under replay; the others'
+      // first TP all-reduce waits for the record.
+      EXPECT_EQ(b[static_cast<std::size_t>(Category::kTpComm)],
+                s[static_cast<std::size_t>(Category::kTpComm)] + (g < 2 ? 0 : kLatency))
           << "GPU " << g << ", zero " << zero;
     }
   }
@@ -518,7 +564,7 @@ TEST(Transformer, ReplayedCollectivesUnderContention) {
   c.model.global_batch = 8;
   c.dp_bucket_bytes = 1;
   const Outcome simulated = run(c);
-  c.replay_collectives = true;
+  c.replay_collectives = collective::Replay::kCommunicator;
   const Outcome replayed = run(c);
   ASSERT_EQ(replayed.unfinished, "");
   const auto near = [](Time a, Time b) { return (a > b ? a - b : b - a) <= 10 * kNanosecond; };

@@ -37,6 +37,8 @@ struct Config {
   ModelShape model;
   std::uint32_t gpus = 1;
   std::uint32_t iterations = 1;
+  // `collectives` (docs/models.md, "Replayed collectives"), as for transformer.
+  collective::Replay replay_collectives = collective::Replay::kNone;
   // A GPU's memory for embedding shards; 0: half the accelerator's memory.
   std::uint64_t memory_share = 0;
   // `auto`: RAMP-x where the fabric places jobs (RAMP), else direct

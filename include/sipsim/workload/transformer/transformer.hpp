@@ -101,8 +101,10 @@ struct Config {
   collective::AlgorithmParams ep_params, edp_params;
   compute::Accelerator accelerator;
   // `collectives: replay` (docs/models.md, "Replayed collectives"): every
-  // call after the first on a communicator repeats the first's timing.
-  bool replay_collectives = false;
+  // call after the first on a communicator repeats the first's timing;
+  // `replay-shapes`: every call on communicators of one shape repeats the
+  // first on the lowest of them.
+  collective::Replay replay_collectives = collective::Replay::kNone;
 
   std::uint32_t gpus() const { return tp * pp * dp; }
   // Micro-batches per iteration and pipeline: B / (dp * b).
