@@ -138,6 +138,28 @@ TEST(Dlrm, TinyIterationByHand) {
   EXPECT_NEAR(r.results->tflops_per_gpu(0), 3.0 * 2 * 58 / 4437.52e-9 / 2 / 1e12, 1e-12);
 }
 
+// Replayed collectives (workload.collectives): the backward all-to-all and
+// the second iteration repeat the first instances. These 1 us collectives are
+// shorter than a replay's synchronisation (2 x the 1 us latency), which then
+// sets their end (docs/models.md). The one communicator has no other of its
+// shape: replay-shapes is replay.
+TEST(Dlrm, ReplayedCollectives) {
+  Config c = config(2, 1, 4, 100, 1 << 20);
+  c.model.global_batch = 2;
+  c.iterations = 2;
+  c.replay_collectives = collective::Replay::kCommunicator;
+  const Outcome replayed = run(c);
+  c.replay_collectives = collective::Replay::kShape;
+  const Outcome shapes = run(c);
+  ASSERT_EQ(replayed.unfinished, "");
+  ASSERT_EQ(shapes.unfinished, "");
+  EXPECT_EQ(shapes.results->shape().replay_collectives, collective::Replay::kShape);
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    EXPECT_GE(replayed.results->iteration_time(i), 4437520u) << i;
+    EXPECT_EQ(shapes.results->iteration_time(i), replayed.results->iteration_time(i)) << i;
+  }
+}
+
 // GPUs without a shard run the second role (no lookup, no sparse update) and
 // still take part in both all-to-alls.
 TEST(Dlrm, GpusWithoutShardsFinish) {
@@ -210,6 +232,11 @@ TEST(DlrmConfig, Errors) {
             0u);
   EXPECT_NE(error_of("  gpus: 8\n" + model(", global_batch: 64") + "  extra: 1\n").find("extra"),
             std::string::npos);
+  EXPECT_EQ(
+      error_of("  gpus: 8\n" + model(", global_batch: 64") + "  collectives: replay-shapes\n"), "");
+  EXPECT_EQ(error_of("  gpus: 8\n" + model(", global_batch: 64") + "  collectives: some\n")
+                .rfind("workload.collectives:", 0),
+            0u);
 }
 
 }  // namespace
