@@ -332,8 +332,62 @@ class TransformerSetup final : public WorkloadSetup {
     fabric.serve_axes(serve);
   }
   workload::Simulation build(std::unique_ptr<fabric::Network> network,
-                             const BuildOptions&) const override {
-    return workload::transformer::make_transformer(config_, std::move(network));
+                             const BuildOptions& options) const override {
+    workload::transformer::Config c = config_;
+    if (options.resolve_auto) resolve_auto(c, *network);
+    return workload::transformer::make_transformer(c, std::move(network));
+  }
+  // `algorithms.tp` / `.dp: auto`: per group kind, the algorithm whose ops
+  // (all-reduce, or reduce-scatter + all-gather) have the smallest
+  // critical-path estimate (RAMP §7.4.1, as the benchmark's `auto`) on the
+  // first group's nodes at the job's message size, among those valid for
+  // them; ties keep the earlier name. The same on every rank.
+  static void resolve_auto(workload::transformer::Config& c, const fabric::Network& network) {
+    using workload::transformer::Coord;
+    const compute::Roofline device(c.accelerator);
+    const std::uint64_t p_bytes = compute::element_bytes(c.model.precision);
+    for (const bool tp : {true, false}) {
+      const std::uint32_t p = tp ? c.tp : c.dp;
+      if (!(tp ? c.tp_auto : c.dp_auto) || p < 2) continue;
+      std::vector<std::uint32_t> members;
+      for (std::uint32_t i = 0; i < p; ++i) {
+        members.push_back(workload::transformer::node_of(c, tp ? Coord{i, 0, 0} : Coord{0, i, 0}));
+      }
+      const std::uint64_t bytes =
+          tp ? std::uint64_t{c.model.micro_batch} * c.model.seq * c.model.hidden * p_bytes
+             : workload::transformer::stage_parameters(c, 0) * p_bytes;
+      const collective::AlgorithmParams& params = tp ? c.tp_params : c.dp_params;
+      std::optional<collective::Algorithm> best;
+      pdes::Time best_time = pdes::kTimeMax;
+      for (const std::string& name : collective::algorithm_names()) {
+        const collective::Algorithm a = *collective::parse_algorithm(name);
+        pdes::Time total = 0;
+        bool usable = true;
+        for (const collective::Op op : workload::transformer::group_ops(c, tp)) {
+          const collective::CollectiveSpec spec = collective::make_spec(op, a, p, bytes, 0, params);
+          if (!collective::why_invalid(spec).empty()) {
+            usable = false;
+            break;
+          }
+          try {
+            total += analytical::estimate_critical_path(spec, members, network, device).total;
+          } catch (const analytical::EstimateTooLarge&) {
+            usable = false;
+            break;
+          }
+        }
+        if (usable && total < best_time) {
+          best_time = total;
+          best = a;
+        }
+      }
+      if (!best) {
+        throw std::invalid_argument(std::string("algorithms.") + (tp ? "tp" : "dp") +
+                                    ": auto found no algorithm valid for the group that the "
+                                    "estimator can price; name one");
+      }
+      (tp ? c.tp_algorithm : c.dp_algorithm) = *best;
+    }
   }
   // `analyze` evaluates AMPeD for transformers (analytical/amped.hpp).
 
