@@ -1,0 +1,369 @@
+// The op-graph workload: the reader's located errors, SiP-ML's Algorithm 1
+// on a reconstruction of Fig. 4 and its invariants on a random graph, the
+// k x k traffic matrix, and a 3-op chain on elect-flat whose iteration is
+// computed by hand in both placements (a device whose ops cost their FLOPs
+// plus bytes in nanoseconds). Runs at 1 and 3 ranks (ctest).
+#include "sipsim/workload/graph/graph.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include "../../common/training.hpp"
+#include "sipsim/base/yaml_reader.hpp"
+#include "sipsim/fabric/flat/elect_flat.hpp"
+#include "sipsim/setup/setup.hpp"
+
+namespace sipsim::workload::graph {
+namespace {
+
+using pdes::kNanosecond;
+using pdes::Time;
+using testing::LinearDevice;
+
+Graph parse(const std::string& json) {
+  return read_graph(base::Document::load_string(json, "g.json"));
+}
+
+// "key: message" of the reader's error, or "".
+std::string error_of(const std::string& json) {
+  try {
+    parse(json);
+  } catch (const base::ScenarioError& e) {
+    return e.key_path() + ": " + e.message();
+  }
+  return "";
+}
+
+std::string ops(const std::string& body) {
+  return "{\"batch\": 1, \"ops\": [\n" + body + "\n]}";
+}
+
+TEST(GraphReader, Reads) {
+  const Graph g = parse(ops(
+      R"({"name": "a", "flops": 10, "bytes": 4, "output_bytes": 8},
+         {"name": "b", "kind": "elementwise", "flops": 3, "bytes": 2, "output_bytes": 1,
+          "params_bytes": 2, "backward_flops": 5, "deps": ["c", 0]},
+         {"name": "c", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": [0]})"));
+  ASSERT_EQ(g.ops.size(), 3u);
+  EXPECT_EQ(g.ops[0].backward_flops, 20u);  // default 2 x forward
+  EXPECT_EQ(g.ops[1].backward_flops, 5u);
+  EXPECT_EQ(g.ops[1].kind, compute::OpKind::kElementwise);
+  EXPECT_EQ(g.ops[1].deps, (std::vector<std::uint32_t>{2, 0}));
+  EXPECT_EQ(g.order, (std::vector<std::uint32_t>{0, 2, 1}));  // producers first
+  EXPECT_EQ(g.params_bytes(), 2u);
+  EXPECT_EQ(g.precision, compute::Precision::kFp16);
+}
+
+TEST(GraphReader, ErrorsAreLocatedAtTheKey) {
+  const std::string a = R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1})";
+  EXPECT_EQ(error_of(ops(a + R"(, {"name": "b", "flops": 1, "bytes": 1, "output_bytes": 1,
+                               "deps": ["x"]})")),
+            "ops[1].deps[0]: unknown op 'x'");
+  EXPECT_EQ(error_of(ops(a + R"(, {"name": "b", "flops": 1, "bytes": 1, "output_bytes": 1,
+                               "deps": [7]})")),
+            "ops[1].deps[0]: no op has index 7 (there are 2 ops)");
+  EXPECT_EQ(error_of(ops(a + ", " + a)), "ops[1].name: duplicate op name 'a' (ops[0] has it)");
+  EXPECT_EQ(error_of(ops(R"({"name": "a", "flops": -5, "bytes": 1, "output_bytes": 1})")),
+            "ops[0].flops: must not be negative");
+  EXPECT_EQ(error_of(ops(R"({"name": "a", "flops": 1, "bytes": 1})")).rfind("ops[0]", 0), 0u);
+  EXPECT_NE(error_of(ops(R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1, "x": 1})"))
+                .find("unknown key"),
+            std::string::npos);
+  // a -> b -> c -> a (each depends on the one before).
+  const std::string cycle = error_of(ops(
+      R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": ["c"]},
+         {"name": "b", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": ["a"]},
+         {"name": "c", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": ["b"]})"));
+  EXPECT_EQ(cycle.rfind("ops[", 0), 0u) << cycle;
+  EXPECT_NE(cycle.find("].deps[0]: dependency cycle"), std::string::npos) << cycle;
+  EXPECT_NE(cycle.find("a -> c -> b -> a"), std::string::npos) << cycle;
+  EXPECT_EQ(error_of(ops(R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1,
+                            "deps": ["a"]})"))
+                .rfind("ops[0].deps[0]: dependency cycle", 0),
+            0u);
+  // The location is the file, line and column of the key's value.
+  try {
+    parse(ops(a + ",\n" +
+              R"({"name": "b", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": ["x"]})"));
+    FAIL();
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(e.location().rfind("g.json:3:", 0), 0u) << e.location();
+  }
+}
+
+// SiP-ML Fig. 4's shape (k = 4, l = 2, D = 3, Delta = 2): four sequential
+// ops; A of 3 tau, B of tau, C of 4 tau, D of 2 tau (the figure's sizes are
+// not given in the text; these reproduce what it says: C cannot be spread
+// over the 4 GPUs, since B's GPU may talk to only 2 others).
+TEST(GraphPlacement, Fig4) {
+  const Graph g = parse(ops(
+      R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 100},
+         {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["A"]},
+         {"name": "C", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["B"]},
+         {"name": "D", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["C"]})"));
+  const Time tau = 1000;
+  const PlacementResult p = place(g, {3 * tau, tau, 4 * tau, 2 * tau}, tau, 4, 2);
+  EXPECT_EQ(p.parts, (std::vector<std::uint32_t>{3, 1, 4, 2}));
+  std::vector<std::uint32_t> devices;
+  for (const SubOp& s : p.subops) devices.push_back(s.device);
+  // A on 0, 1, 2 (earliest available, ties to the smallest index); B where all
+  // three reach it (2); C within 2 after B: 3, 0, 2, 0; D's halves on 1 and
+  // on 0 (C2 and C3 are two levels apart on the unrolled axis: only C3's GPU
+  // is within reach of both).
+  EXPECT_EQ(devices, (std::vector<std::uint32_t>{0, 1, 2, 2, 3, 0, 2, 0, 1, 0}));
+  EXPECT_EQ(p.subops[3].start, tau);
+  EXPECT_EQ(p.makespan, 5 * tau);
+  EXPECT_EQ(p.relocations, 0u);
+  EXPECT_EQ(check_placement(p, 4, 2), "");
+  // The traffic matrix: A's thirds send B 33 B each; each C quarter needs a
+  // quarter of B's output (25 B) and D's halves get C's quarters (25 B);
+  // the gradients go back over the same pairs.
+  const std::vector<std::uint64_t> m = traffic_matrix(p, 4);
+  ASSERT_EQ(m.size(), 16u);
+  EXPECT_EQ(m[0 * 4 + 2], 33u + 3 * 25u);  // A0 -> B; gradients of B -> C1, C3 and C2 -> D1
+  EXPECT_EQ(m[2 * 4 + 0], 3 * 25u + 33u);
+  EXPECT_EQ(m[1 * 4 + 2], 33u);
+  EXPECT_EQ(m[2 * 4 + 3], 25u);
+  EXPECT_EQ(m[3 * 4 + 1], 25u);  // C0 -> D0
+  EXPECT_EQ(m[0 * 4 + 1], 25u);  // C1 -> D0
+  EXPECT_EQ(m[0 * 4 + 0], 0u);
+  EXPECT_EQ(m[3 * 4 + 0], 0u);
+  // Only pairs within distance 2 one way or the other carry bytes.
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      if (m[i * 4 + j] > 0) {
+        EXPECT_TRUE((j + 4 - i) % 4 <= 2 || (i + 4 - j) % 4 <= 2);
+      }
+    }
+  }
+}
+
+// An empty candidate set: B needs all four parts of A, which no device is
+// within Delta = 1 of; the relocation moves A's parts together.
+TEST(GraphPlacement, RelocatesParentsWhenNoDeviceFits) {
+  const Graph g = parse(ops(
+      R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 8},
+         {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 8, "deps": ["A"]},
+         {"name": "C", "flops": 1, "bytes": 1, "output_bytes": 8, "deps": ["B", "A"]})"));
+  const PlacementResult p = place(g, {4000, 1000, 4000}, 1000, 4, 1);
+  EXPECT_EQ(p.parts, (std::vector<std::uint32_t>{4, 1, 4}));
+  EXPECT_GT(p.relocations, 0u);
+  EXPECT_EQ(check_placement(p, 4, 1), "");
+}
+
+// Invariants on a random layered graph with skips: every sub-op placed,
+// every edge within Delta, every producer before its consumer, no device
+// sending to (or receiving from) more than Delta others; for several k, Delta.
+TEST(GraphPlacement, InvariantsOnARandomGraph) {
+  std::uint64_t x = 12345;
+  auto next = [&x](std::uint64_t n) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return (x >> 33) % n;
+  };
+  std::string body;
+  std::vector<Time> durations;
+  for (int i = 0; i < 120; ++i) {
+    std::string deps;
+    if (i > 0) deps = std::to_string(i - 1);
+    if (i > 4 && next(3) == 0) deps += ", " + std::to_string(i - 2 - next(3));
+    body += (i > 0 ? ",\n" : "") + std::string("{\"name\": \"op") + std::to_string(i) +
+            "\", \"flops\": 1, \"bytes\": 1, \"output_bytes\": " + std::to_string(1 + next(1000)) +
+            ", \"deps\": [" + deps + "]}";
+    durations.push_back(100 + next(10000));
+  }
+  const Graph g = parse(ops(body));
+  for (const auto& [k, delta] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+           {2, 1}, {4, 1}, {4, 2}, {8, 2}, {8, 3}, {16, 15}}) {
+    const PlacementResult p = place(g, durations, 1000, k, delta);
+    EXPECT_EQ(check_placement(p, k, delta), "") << k << " " << delta;
+    std::uint32_t subops = 0;
+    for (const std::uint32_t parts : p.parts) {
+      EXPECT_GE(parts, 1u);
+      EXPECT_LE(parts, k);
+      subops += parts;
+    }
+    EXPECT_EQ(p.subops.size(), subops);
+  }
+}
+
+constexpr std::uint64_t k100G = 100'000'000'000;  // 16 B take 1.28 ns
+constexpr Time kLatency = 1000 * kNanosecond;
+
+// A -> B -> C, for the graph's batch of 1; at 2 samples per GPU (or MP
+// group): A 20 FLOPs + 8 B = 28 ns forward, 40 + 16 = 56 ns backward; B (4 B
+// of weights) 40 + (4 + 2 x 6) = 56 ns and 80 + 32 = 112 ns; C 10 + 4 = 14
+// and 20 + 8 = 28 ns; activations of 16 B.
+const char* kChain = R"({"batch": 1, "precision": "fp16", "ops": [
+  {"name": "A", "flops": 10, "bytes": 4, "output_bytes": 8},
+  {"name": "B", "flops": 20, "bytes": 10, "output_bytes": 8, "params_bytes": 4, "deps": ["A"]},
+  {"name": "C", "flops": 5, "bytes": 2, "output_bytes": 2, "deps": ["B"]}]})";
+
+struct Outcome {
+  std::unique_ptr<GraphResults> results;
+  std::string unfinished;
+};
+
+Outcome run(const Config& c) {
+  Outcome r;
+  r.results = std::make_unique<GraphResults>(c, fabric::make_elect_flat(c.gpus(), k100G, kLatency),
+                                             std::make_unique<LinearDevice>());
+  r.unfinished = testing::run_training(*r.results);
+  return r;
+}
+
+Time column(const GraphResults& r, std::uint32_t gpu, Category c) {
+  return r.breakdown(0, gpu)[static_cast<std::size_t>(c)];
+}
+Time sum(const Breakdown& b) {
+  return std::accumulate(b.begin(), b.end(), Time{0});
+}
+
+// Data-parallel on 2 GPUs, global batch 4: forward 28 + 56 + 14 = 98 ns,
+// backward 28 + 112 + 56 = 196 ns; the ring all-reduce of B's 4 B (2 steps
+// of 2 B: 0.16 ns + 1 us each) 2000.32 ns; SGD on 2 parameters 4 FLOPs +
+// 12 B = 16 ns. Iteration 2310.32 ns.
+TEST(GraphWorkload, DataParallelChainByHand) {
+  Config c;
+  c.graph = parse(kChain);
+  c.dp = 2;
+  c.global_batch = 4;
+  c.iterations = 2;
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  for (std::uint32_t i = 0; i < 2; ++i) EXPECT_EQ(r.results->iteration_time(i), 2310320u) << i;
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*r.results, g, Category::kForward), 98 * kNanosecond);
+    EXPECT_EQ(column(*r.results, g, Category::kBackward), 196 * kNanosecond);
+    EXPECT_EQ(column(*r.results, g, Category::kDpComm), 2000320u);
+    EXPECT_EQ(column(*r.results, g, Category::kOptimizer), 16 * kNanosecond);
+    EXPECT_EQ(sum(r.results->breakdown(0, g)), 2310320u);
+  }
+}
+
+// Degree-aware, mp 2, dp 1, degree 2 (Delta 1), every op whole (far below
+// the quantum): A on GPU 0, B on 1 (earliest available), C on 0. Forward:
+// A 0-28, its 16 B arrive at 1029.28 (1.28 ns + 1 us); B 1029.28-1085.28,
+// arriving at 2086.56; C -2100.56; backward: C -2128.56, its gradient at
+// 3129.84; B's backward on GPU 1 -3241.84 (then its optimizer, 16 ns), the
+// gradient at 4243.12; A's backward -4299.12 ns. GPU 0 waits on tp-comm
+// whenever it does not compute.
+TEST(GraphWorkload, DegreeAwareChainByHand) {
+  Config c;
+  c.graph = parse(kChain);
+  c.placement = Placement::kDegreeAware;
+  c.mp = 2;
+  c.dp = 1;
+  c.degree = 2;
+  c.global_batch = 2;
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  EXPECT_EQ(r.results->iteration_time(0), 4299120u);
+  EXPECT_EQ(column(*r.results, 0, Category::kForward), 42 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kBackward), 84 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kTpComm), 4299120u - 126 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kOptimizer), 0u);
+  EXPECT_EQ(sum(r.results->breakdown(0, 0)), 4299120u);
+  EXPECT_EQ(column(*r.results, 1, Category::kForward), 56 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 1, Category::kBackward), 112 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 1, Category::kOptimizer), 16 * kNanosecond);
+  const PlacementResult p = place_job(c, LinearDevice());
+  EXPECT_EQ(traffic_matrix(p, 2), (std::vector<std::uint64_t>{0, 32, 32, 0}));
+}
+
+// Degree-aware on 8 GPUs (mp 4 x dp 2) with splitting, residuals and both
+// kinds of communication: every program finishes and the breakdown adds up.
+TEST(GraphWorkload, DegreeAwareHybridFinishes) {
+  std::string body;
+  for (int i = 0; i < 12; ++i) {
+    body += (i > 0 ? ",\n" : "") + std::string("{\"name\": \"op") + std::to_string(i) +
+            "\", \"flops\": " + std::to_string(1000 * (1 + i % 4)) +
+            ", \"bytes\": 100, \"output_bytes\": 64, \"params_bytes\": 32, \"deps\": [" +
+            (i == 0 ? "" : std::to_string(i - 1)) +
+            (i >= 3 && i % 3 == 0 ? ", " + std::to_string(i - 3) : "") + "]}";
+  }
+  Config c;
+  c.graph = parse(ops(body));
+  c.placement = Placement::kDegreeAware;
+  c.mp = 4;
+  c.dp = 2;
+  c.degree = 3;
+  c.global_batch = 4;
+  c.quantum = 1000 * kNanosecond;
+  c.iterations = 2;
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  EXPECT_GT(r.results->programs().programs.size(), 1u);
+  Time longest = 0;
+  for (std::uint32_t g = 0; g < 8; ++g) {
+    longest = std::max(longest, sum(r.results->breakdown(0, g)));
+    EXPECT_GT(column(*r.results, g, Category::kForward), 0u) << g;
+  }
+  EXPECT_EQ(longest, r.results->iteration_time(0));
+}
+
+// The workload's keys: every bad key is an error at that key; the graph
+// path is relative to the scenario's directory.
+class GraphConfig : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("sipsim-graph-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_ / "graphs");
+    std::ofstream(dir_ / "graphs" / "chain.json") << kChain;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string error_of(const std::string& workload) const {
+    const std::string text =
+        "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n"
+        "workload:\n  type: graph\n  graph: graphs/chain.json\n" +
+        workload;
+    try {
+      setup::read(base::Document::load_string(text, (dir_ / "s.yaml").string()));
+    } catch (const base::ScenarioError& e) {
+      return e.key_path() + ": " + e.message();
+    }
+    return "";
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(GraphConfig, Errors) {
+  EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 8\n"), "");
+  EXPECT_EQ(error_of("  placement: degree-aware\n  mp: 2\n  dp: 4\n  degree: 2\n"
+                     "  global_batch: 8\n  quantum: 5us\n"),
+            "");
+  EXPECT_EQ(error_of("  gpus: 16\n  global_batch: 16\n").rfind("workload.gpus:", 0), 0u);
+  EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 6\n").rfind("workload.global_batch:", 0), 0u);
+  EXPECT_EQ(error_of("  placement: degree-aware\n  mp: 2\n  dp: 4\n  degree: 1\n"
+                     "  global_batch: 8\n")
+                .rfind("workload.degree:", 0),
+            0u);
+  EXPECT_EQ(error_of("  placement: diagonal\n  gpus: 4\n  global_batch: 8\n")
+                .rfind("workload.placement:", 0),
+            0u);
+  EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 8\n  algorithms: {all_reduce: foo}\n")
+                .rfind("workload.algorithms.all_reduce:", 0),
+            0u);
+  EXPECT_NE(error_of("  gpus: 4\n  global_batch: 8\n  mp: 2\n").find("unknown key"),
+            std::string::npos);
+  const std::string text =
+      "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n"
+      "workload: {type: graph, graph: graphs/none.json, gpus: 2, global_batch: 2}\n";
+  try {
+    setup::read(base::Document::load_string(text, (dir_ / "s.yaml").string()));
+    FAIL();
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "workload.graph");
+  }
+}
+
+}  // namespace
+}  // namespace sipsim::workload::graph
