@@ -307,7 +307,16 @@ void GraphResults::print_header(std::ostream& out) const {
   const Config& c = config_;
   const Graph& g = c.graph;
   std::size_t sub = 0;
-  for (const Program& p : programs().programs) sub += p.size();
+  std::uint64_t sent = 0, most = 0;  // MP bytes sent per iteration, by a GPU
+  for (const Program& p : programs().programs) {
+    sub += p.size();
+    std::uint64_t bytes = 0;
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+      if (p.op(i).kind == OpKind::kSend) bytes += p.op(i).bytes;
+    }
+    sent += bytes;
+    most = std::max(most, bytes);
+  }
   out << fmt::format(
       "# graph {}: {} ops, {:.3g} GFLOP forward+backward per sample, {} of parameters ({}), "
       "batch {} ({} per {})\n# {}: ",
@@ -318,8 +327,10 @@ void GraphResults::print_header(std::ostream& out) const {
     out << fmt::format("data-parallel on {} GPUs", c.gpus());
   } else {
     out << fmt::format(
-        "degree-aware (SiP-ML Alg. 1): mp {} x dp {} = {} GPUs, degree {}, quantum {}", c.mp, c.dp,
-        c.gpus(), c.degree, base::format_time_ps(c.quantum));
+        "degree-aware (SiP-ML Alg. 1): mp {} x dp {} = {} GPUs, degree {}, quantum {}; MP sends "
+        "per GPU {} (mean), {} (most)",
+        c.mp, c.dp, c.gpus(), c.degree, base::format_time_ps(c.quantum),
+        base::format_bytes(sent / c.mp), base::format_bytes(most));
   }
   out << fmt::format("; {} program ops; all-reduce {} | {}\n", sub,
                      collective::to_string(c.all_reduce), network().describe());
