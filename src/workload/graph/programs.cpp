@@ -123,7 +123,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
                    std::uint32_t a, std::uint32_t b, std::vector<std::uint32_t> deps) {
       Op op;
       op.kind = send ? OpKind::kSend : OpKind::kRecv;
-      op.category = Category::kTpComm;
+      op.category = Category::kPpComm;  // bubble while the peer has not sent (docs/models.md)
       op.slot = peer_slot(peer);
       op.bytes = std::max<std::uint64_t>(bytes, 1);
       items.push_back({{phase, a, send ? 1u : 2u, b}, op, std::move(deps)});

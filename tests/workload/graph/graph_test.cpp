@@ -252,8 +252,10 @@ TEST(GraphWorkload, DataParallelChainByHand) {
 // A 0-28, its 16 B arrive at 1029.28 (1.28 ns + 1 us); B 1029.28-1085.28,
 // arriving at 2086.56; C -2100.56; backward: C -2128.56, its gradient at
 // 3129.84; B's backward on GPU 1 -3241.84 (then its optimizer, 16 ns), the
-// gradient at 4243.12; A's backward -4299.12 ns. GPU 0 waits on tp-comm
-// whenever it does not compute.
+// gradient at 4243.12; A's backward -4299.12 ns. GPU 0's MP messages are
+// pp-comm: its two sends in flight (1.28 ns each) and the two transfers it
+// waits for (1001.28 ns each); before each peer sends, the bubble: 29.28 to
+// 1085.28 and 2129.84 to 3241.84 ns.
 TEST(GraphWorkload, DegreeAwareChainByHand) {
   Config c;
   c.graph = parse(kChain);
@@ -267,7 +269,8 @@ TEST(GraphWorkload, DegreeAwareChainByHand) {
   EXPECT_EQ(r.results->iteration_time(0), 4299120u);
   EXPECT_EQ(column(*r.results, 0, Category::kForward), 42 * kNanosecond);
   EXPECT_EQ(column(*r.results, 0, Category::kBackward), 84 * kNanosecond);
-  EXPECT_EQ(column(*r.results, 0, Category::kTpComm), 4299120u - 126 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kPpComm), 2005120u);
+  EXPECT_EQ(r.results->breakdown(0, 0)[kBubbleColumn], 2168000u);
   EXPECT_EQ(column(*r.results, 0, Category::kOptimizer), 0u);
   EXPECT_EQ(sum(r.results->breakdown(0, 0)), 4299120u);
   EXPECT_EQ(column(*r.results, 1, Category::kForward), 56 * kNanosecond);
