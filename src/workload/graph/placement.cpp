@@ -15,66 +15,68 @@ namespace sipsim::workload::graph {
 
 namespace {
 
-// The distance from a producer on device `from` to a consumer on `to`:
-// (to - from) mod k (SiP-ML: devices i and j communicate only if
-// (i - j) mod k <= Delta).
-std::uint32_t distance(std::uint32_t from, std::uint32_t to, std::uint32_t k) {
-  return (to + k - from) % k;
+// The ring distance between devices a and b of an MP group of k.
+std::uint32_t ring(std::uint32_t a, std::uint32_t b, std::uint32_t k) {
+  const std::uint32_t d = (a + k - b) % k;
+  return std::min(d, k - d);
 }
 
-// Algorithm 1 on the unrolled device axis: each sub-op has a level (an
-// integer; its device is level mod k) and an edge is kept within
-// 0 <= level(consumer) - level(producer) <= Delta, which implies the paper's
-// (i - j) mod k <= Delta. Alg. 1's range [near_id, far_id + Delta] is the
-// interval [max parent level, min parent level + Delta] on this axis.
+// The reach: devices within w = floor(Delta / 2) of each other on the ring
+// may exchange data. A GPU then has at most 2w <= Delta MP peers counted
+// both ways (activations forward, gradients back over the same pairs), and
+// the paper's (i - j) mod k <= Delta holds one way or the other.
+std::uint32_t reach(std::uint32_t k, std::uint32_t delta) {
+  return delta + 1 >= k ? k : delta / 2;
+}
+
 class Placer {
  public:
   Placer(PlacementResult& out, std::uint32_t k, std::uint32_t delta)
-      : out_(out), k_(k), delta_(delta), free_(delta + 1 >= k) {}
+      : out_(out), k_(k), w_(reach(k, delta)) {}
 
   std::vector<std::vector<std::uint32_t>> parents, children;  // by sub-op
   std::vector<pdes::Time> duration;                           // by sub-op
-  std::vector<std::int64_t> level;                            // by sub-op
   std::vector<pdes::Time> avail;                              // by device
+
+  bool near(std::uint32_t a, std::uint32_t b) const { return w_ >= k_ || ring(a, b, k_) <= w_; }
+  std::uint32_t device(std::uint32_t s) const { return out_.subops[s].device; }
 
   // Algorithm 1, lines 4-13, for sub-op s (its parents placed).
   void place(std::uint32_t s) {
-    std::int64_t lo = 0, hi = static_cast<std::int64_t>(k_) - 1;  // a root: any device
-    if (!parents[s].empty() && !free_) {
-      lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+    pdes::Time ready = 0;
+    for (const std::uint32_t p : parents[s]) ready = std::max(ready, out_.subops[p].end);
+    // The candidates (every parent within reach), the earliest available,
+    // where a device is available to s when it is free and s's parents have
+    // ended (line 11's start): devices free by then tie, and the tie goes to
+    // the one nearest the parents, then the smallest index ("to minimize the
+    // distance between communicating GPUs", §3.2). With no candidate, the
+    // device within reach of the most parents (then the same order), and the
+    // relocation.
+    std::uint32_t best = k_, best_met = 0, best_gap = 0;
+    pdes::Time best_start = 0;
+    for (std::uint32_t d = 0; d < k_; ++d) {
+      std::uint32_t met = 0, gap = 0;
       for (const std::uint32_t p : parents[s]) {
-        lo = std::max(lo, level[p]);
-        hi = std::min(hi, level[p] + static_cast<std::int64_t>(delta_));
+        met += near(device(p), d) ? 1 : 0;
+        gap += ring(device(p), d, k_);
       }
-      hi = std::min(hi, lo + static_cast<std::int64_t>(k_) - 1);
+      const pdes::Time start = std::max(ready, avail[d]);
+      const bool better =
+          best == k_ || met > best_met ||
+          (met == best_met && (start < best_start || (start == best_start && gap < best_gap)));
+      if (better) best = d, best_met = met, best_gap = gap, best_start = start;
     }
-    if (lo > hi) {
-      // No device within Delta of every parent: x goes to the level of its
-      // farthest-ahead parent (the most range constraints met), the parents
-      // left behind move up to within Delta of it, and so on (relocate()).
-      level[s] = lo;
-      out_.subops[s].device = device_of(lo);
+    out_.subops[s].device = best;
+    if (best_met == parents[s].size()) {
+      schedule(s);
+    } else {
       relocate(s);
-      return;
     }
-    // The earliest available device among the candidates, ties to the
-    // smallest index.
-    std::int64_t best = lo;
-    for (std::int64_t l = lo + 1; l <= hi; ++l) {
-      const std::uint32_t d = device_of(l), b = device_of(best);
-      if (avail[d] < avail[b] || (avail[d] == avail[b] && d < b)) best = l;
-    }
-    level[s] = best;
-    out_.subops[s].device = device_of(best);
-    schedule(s);
   }
+
+  std::uint32_t fallbacks = 0;
 
  private:
-  std::uint32_t device_of(std::int64_t l) const {
-    const std::int64_t k = k_;
-    return static_cast<std::uint32_t>(((l % k) + k) % k);
-  }
-
   // Line 10-13: start when the parents have ended and the device is free.
   void schedule(std::uint32_t s) {
     SubOp& x = out_.subops[s];
@@ -85,43 +87,103 @@ class Placer {
     avail[x.device] = x.end;
   }
 
-  // §3.2's relocation: parents that violate the constraint move to the
-  // nearest level within Delta of their child, their own parents after them
-  // (backward), and children of moved sub-ops that their producer has
-  // passed move up to it (forward), until no edge among the placed sub-ops
-  // violates. Levels only grow, towards the least solution of the
-  // difference constraints above the current levels (one exists: every
-  // cycle of the constraint graph has weight <= 0), so this ends. The
-  // estimate is then recomputed in placement order.
+  // The device within reach of `anchor` nearest `from`.
+  std::uint32_t toward(std::uint32_t from, std::uint32_t anchor) const {
+    std::uint32_t best = anchor;
+    for (std::uint32_t d = 0; d < k_; ++d) {
+      if (near(d, anchor) && ring(d, from, k_) < ring(best, from, k_)) best = d;
+    }
+    return best;
+  }
+
+  // §3.2's relocation, for x placed where some parents are out of reach:
+  // those parents move to the device within reach of x nearest their own,
+  // then (backward) their parents out of reach move towards them, and so on;
+  // a forward pass then moves each placed sub-op whose parents it no longer
+  // reaches to the candidate nearest its device (or moves its parents, as
+  // for x). Repeated until no edge among the placed sub-ops is out of reach.
+  // The paper leaves its convergence open: after kMaxRounds rounds every
+  // placed sub-op goes to x's device (valid, and counted in `fallbacks`).
+  // The estimate is then recomputed in placement order.
   void relocate(std::uint32_t x) {
-    const std::int64_t delta = delta_;
-    std::vector<std::uint32_t> work{x};
-    while (!work.empty()) {
-      const std::uint32_t u = work.back();
-      work.pop_back();
-      for (const std::uint32_t p : parents[u]) {
-        if (level[p] >= level[u] - delta) continue;
-        raise(p, level[u] - delta, work);
+    const std::uint32_t n = x + 1;
+    std::vector<std::uint32_t> work;
+    auto pull_parents = [&](std::uint32_t s) {
+      for (const std::uint32_t p : parents[s]) {
+        if (near(device(p), device(s))) continue;
+        out_.subops[p].device = toward(device(p), device(s));
+        ++out_.relocations;
+        work.push_back(p);
       }
-      for (const std::uint32_t c : children[u]) {
-        if (c > x || level[c] >= level[u]) continue;  // c > x: not placed yet
-        raise(c, level[u], work);
+    };
+    bool converged = false;
+    for (std::uint32_t round = 0; round < kMaxRounds && !converged; ++round) {
+      // Backward from x (first round) or from the sub-ops the forward pass flagged.
+      if (round == 0) pull_parents(x);
+      for (std::uint32_t i = 0; i < work.size() && i < kMaxMoves; ++i) pull_parents(work[i]);
+      work.clear();
+      converged = true;
+      for (std::uint32_t s = 0; s < n; ++s) {
+        bool reached = true;
+        for (const std::uint32_t p : parents[s]) reached = reached && near(device(p), device(s));
+        if (reached) continue;
+        converged = false;
+        std::uint32_t best = k_;
+        for (std::uint32_t d = 0; d < k_; ++d) {
+          bool all = true;
+          for (const std::uint32_t p : parents[s]) all = all && near(device(p), d);
+          if (all && (best == k_ || ring(d, device(s), k_) < ring(best, device(s), k_))) best = d;
+        }
+        if (best != k_) {
+          out_.subops[s].device = best;
+          ++out_.relocations;
+        } else {
+          // As for x: the device within reach of the most parents (nearest
+          // its own), then the rest of its parents move.
+          std::uint32_t most = 0;
+          for (std::uint32_t d = 0; d < k_; ++d) {
+            std::uint32_t met = 0;
+            for (const std::uint32_t p : parents[s]) met += near(device(p), d) ? 1 : 0;
+            if (best == k_ || met > most ||
+                (met == most && ring(d, device(s), k_) < ring(best, device(s), k_))) {
+              best = d, most = met;
+            }
+          }
+          out_.subops[s].device = best;
+          pull_parents(s);
+        }
+      }
+    }
+    if (!converged) {
+      // Compress the placement towards x's device, halving every device's
+      // offset from it, until every edge is within reach (at worst all on
+      // x's device, which is valid).
+      ++fallbacks;
+      const std::uint32_t center = device(x);
+      while (!converged) {
+        for (std::uint32_t s = 0; s < n; ++s) {
+          const std::uint32_t up = (device(s) + k_ - center) % k_;  // clockwise offset
+          const std::int64_t offset = up <= k_ / 2 ? std::int64_t{up} : std::int64_t{up} - k_;
+          const std::int64_t half = offset / 2;
+          out_.subops[s].device =
+              static_cast<std::uint32_t>((std::int64_t{center} + half + k_) % k_);
+        }
+        converged = true;
+        for (std::uint32_t s = 0; s < n && converged; ++s) {
+          for (const std::uint32_t p : parents[s])
+            converged = converged && near(device(p), device(s));
+        }
       }
     }
     std::fill(avail.begin(), avail.end(), pdes::Time{0});
-    for (std::uint32_t s = 0; s <= x; ++s) schedule(s);
+    for (std::uint32_t s = 0; s < n; ++s) schedule(s);
   }
 
-  void raise(std::uint32_t s, std::int64_t to, std::vector<std::uint32_t>& work) {
-    level[s] = to;
-    out_.subops[s].device = device_of(to);
-    ++out_.relocations;
-    work.push_back(s);
-  }
+  static constexpr std::uint32_t kMaxRounds = 64;
+  static constexpr std::uint32_t kMaxMoves = 1u << 20;
 
   PlacementResult& out_;
-  std::uint32_t k_, delta_;
-  bool free_;  // Delta >= k - 1: every device is within Delta of every other
+  std::uint32_t k_, w_;
 };
 
 }  // namespace
@@ -149,7 +211,6 @@ PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& duratio
       placer.duration.push_back(durations[i] / out.parts[i]);
     }
   }
-  placer.level.resize(out.subops.size());
   placer.parents.resize(out.subops.size());
   placer.children.resize(out.subops.size());
   // Sub-op j of b parts covers [j/b, (j+1)/b) of the op's output; it needs
@@ -180,40 +241,41 @@ PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& duratio
   });
   // (ii) Placement in topological order.
   for (std::uint32_t s = 0; s < out.subops.size(); ++s) placer.place(s);
+  out.fallbacks = placer.fallbacks;
   for (const SubOp& s : out.subops) out.makespan = std::max(out.makespan, s.end);
   return out;
 }
 
 std::string check_placement(const PlacementResult& p, std::uint32_t k, std::uint32_t delta) {
-  const std::uint32_t d = std::min(delta, k - 1);
+  const std::uint32_t w = reach(k, delta);
   for (std::size_t s = 0; s < p.subops.size(); ++s) {
     if (p.subops[s].device >= k) return fmt::format("sub-op {} is not placed", s);
   }
-  std::vector<std::vector<std::uint32_t>> to(k), from(k);
+  // Peers counted both ways: a pair's activations and gradients share its circuits.
+  std::vector<std::vector<std::uint32_t>> peers(k);
   for (const SubEdge& e : p.edges) {
     const SubOp &a = p.subops[e.from], &b = p.subops[e.to];
     if (e.from >= e.to) return fmt::format("edge {} -> {} is not in placement order", e.from, e.to);
-    if (distance(a.device, b.device, k) > d) {
-      return fmt::format("edge {} -> {}: device {} to {} is farther than {}", e.from, e.to,
-                         a.device, b.device, d);
+    if (w < k && ring(a.device, b.device, k) > w) {
+      return fmt::format("edge {} -> {}: device {} to {} is farther than {} on the ring", e.from,
+                         e.to, a.device, b.device, w);
     }
     if (a.end > b.start) {
       return fmt::format("edge {} -> {}: the consumer starts before its producer ends", e.from,
                          e.to);
     }
     if (a.device != b.device) {
-      to[a.device].push_back(b.device);
-      from[b.device].push_back(a.device);
+      peers[a.device].push_back(b.device);
+      peers[b.device].push_back(a.device);
     }
   }
+  const std::uint32_t most = std::min(delta, k - 1);
   for (std::uint32_t g = 0; g < k; ++g) {
-    for (auto* peers : {&to[g], &from[g]}) {
-      std::sort(peers->begin(), peers->end());
-      peers->erase(std::unique(peers->begin(), peers->end()), peers->end());
-      if (peers->size() > d) {
-        return fmt::format("device {} {} {} devices, more than {}", g,
-                           peers == &to[g] ? "sends to" : "receives from", peers->size(), d);
-      }
+    std::sort(peers[g].begin(), peers[g].end());
+    peers[g].erase(std::unique(peers[g].begin(), peers[g].end()), peers[g].end());
+    if (peers[g].size() > most) {
+      return fmt::format("device {} exchanges data with {} devices, more than {}", g,
+                         peers[g].size(), most);
     }
   }
   return "";

@@ -113,54 +113,52 @@ TEST(GraphPlacement, Fig4) {
   EXPECT_EQ(p.parts, (std::vector<std::uint32_t>{3, 1, 4, 2}));
   std::vector<std::uint32_t> devices;
   for (const SubOp& s : p.subops) devices.push_back(s.device);
-  // A on 0, 1, 2 (earliest available, ties to the smallest index); B where all
-  // three reach it (2); C within 2 after B: 3, 0, 2, 0; D's halves on 1 and
-  // on 0 (C2 and C3 are two levels apart on the unrolled axis: only C3's GPU
-  // is within reach of both).
-  EXPECT_EQ(devices, (std::vector<std::uint32_t>{0, 1, 2, 2, 3, 0, 2, 0, 1, 0}));
+  // Reach 1 on the ring of 4. A on 0, 1, 2 (the earliest start, ties to the
+  // smallest index); B on the one GPU within reach of all three (1); C on B's
+  // GPU and its two neighbours: 1, 0, 2, then 1 again (ties go to the GPU
+  // nearest the parents); D's halves on 0 and 1.
+  EXPECT_EQ(devices, (std::vector<std::uint32_t>{0, 1, 2, 1, 1, 0, 2, 1, 0, 1}));
   EXPECT_EQ(p.subops[3].start, tau);
   EXPECT_EQ(p.makespan, 5 * tau);
   EXPECT_EQ(p.relocations, 0u);
   EXPECT_EQ(check_placement(p, 4, 2), "");
   // The traffic matrix: A's thirds send B 33 B each; each C quarter needs a
   // quarter of B's output (25 B) and D's halves get C's quarters (25 B);
-  // the gradients go back over the same pairs.
+  // the gradients go back over the same pairs. GPU 1 talks to 0 and 2 only.
   const std::vector<std::uint64_t> m = traffic_matrix(p, 4);
   ASSERT_EQ(m.size(), 16u);
-  EXPECT_EQ(m[0 * 4 + 2], 33u + 3 * 25u);  // A0 -> B; gradients of B -> C1, C3 and C2 -> D1
-  EXPECT_EQ(m[2 * 4 + 0], 3 * 25u + 33u);
-  EXPECT_EQ(m[1 * 4 + 2], 33u);
-  EXPECT_EQ(m[2 * 4 + 3], 25u);
-  EXPECT_EQ(m[3 * 4 + 1], 25u);  // C0 -> D0
-  EXPECT_EQ(m[0 * 4 + 1], 25u);  // C1 -> D0
-  EXPECT_EQ(m[0 * 4 + 0], 0u);
-  EXPECT_EQ(m[3 * 4 + 0], 0u);
-  // Only pairs within distance 2 one way or the other carry bytes.
-  for (std::uint32_t i = 0; i < 4; ++i) {
-    for (std::uint32_t j = 0; j < 4; ++j) {
-      if (m[i * 4 + j] > 0) {
-        EXPECT_TRUE((j + 4 - i) % 4 <= 2 || (i + 4 - j) % 4 <= 2);
-      }
-    }
+  // 0 -> 1: A0 -> B, and the gradients of B -> C1 and C0 -> D0.
+  EXPECT_EQ(m[0 * 4 + 1], 33u + 25u + 25u);
+  EXPECT_EQ(m[1 * 4 + 0], 83u);
+  EXPECT_EQ(m[2 * 4 + 1], 33u + 25u + 25u);  // A2 -> B, C2 -> D1, the gradient of B -> C2
+  EXPECT_EQ(m[1 * 4 + 2], 83u);
+  for (const std::size_t zero : {0, 2, 3, 5, 7, 8, 10, 11, 12, 13, 14, 15}) {
+    EXPECT_EQ(m[zero], 0u) << zero;
   }
 }
 
-// An empty candidate set: B needs all four parts of A, which no device is
-// within Delta = 1 of; the relocation moves A's parts together.
+// An empty candidate set: B needs all four parts of A, and no GPU of the
+// ring of 4 is within reach 1 (Delta 2) of all four; the relocation moves
+// A's parts together.
 TEST(GraphPlacement, RelocatesParentsWhenNoDeviceFits) {
   const Graph g = parse(ops(
       R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 8},
          {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 8, "deps": ["A"]},
          {"name": "C", "flops": 1, "bytes": 1, "output_bytes": 8, "deps": ["B", "A"]})"));
-  const PlacementResult p = place(g, {4000, 1000, 4000}, 1000, 4, 1);
+  const PlacementResult p = place(g, {4000, 1000, 4000}, 1000, 4, 2);
   EXPECT_EQ(p.parts, (std::vector<std::uint32_t>{4, 1, 4}));
   EXPECT_GT(p.relocations, 0u);
-  EXPECT_EQ(check_placement(p, 4, 1), "");
+  EXPECT_EQ(p.fallbacks, 0u);
+  EXPECT_EQ(check_placement(p, 4, 2), "");
+  // Delta 1 leaves a reach of 0: everything on one GPU.
+  const PlacementResult one = place(g, {4000, 1000, 4000}, 1000, 4, 1);
+  EXPECT_EQ(check_placement(one, 4, 1), "");
+  for (const SubOp& s : one.subops) EXPECT_EQ(s.device, one.subops[0].device);
 }
 
 // Invariants on a random layered graph with skips: every sub-op placed,
-// every edge within Delta, every producer before its consumer, no device
-// sending to (or receiving from) more than Delta others; for several k, Delta.
+// every edge within reach, every producer before its consumer, no GPU
+// exchanging data with more than Delta others; for several k, Delta.
 TEST(GraphPlacement, InvariantsOnARandomGraph) {
   std::uint64_t x = 12345;
   auto next = [&x](std::uint64_t n) {
@@ -180,7 +178,7 @@ TEST(GraphPlacement, InvariantsOnARandomGraph) {
   }
   const Graph g = parse(ops(body));
   for (const auto& [k, delta] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
-           {2, 1}, {4, 1}, {4, 2}, {8, 2}, {8, 3}, {16, 15}}) {
+           {2, 1}, {4, 1}, {4, 2}, {8, 2}, {8, 3}, {8, 5}, {16, 4}, {16, 15}}) {
     const PlacementResult p = place(g, durations, 1000, k, delta);
     EXPECT_EQ(check_placement(p, k, delta), "") << k << " " << delta;
     std::uint32_t subops = 0;
@@ -204,6 +202,14 @@ const char* kChain = R"({"batch": 1, "precision": "fp16", "ops": [
   {"name": "A", "flops": 10, "bytes": 4, "output_bytes": 8},
   {"name": "B", "flops": 20, "bytes": 10, "output_bytes": 8, "params_bytes": 4, "deps": ["A"]},
   {"name": "C", "flops": 5, "bytes": 2, "output_bytes": 2, "deps": ["B"]}]})";
+
+// A diamond: A -> B, C -> D; C (no weights) 40 FLOPs + 20 B = 60 ns forward,
+// 80 + 40 = 120 ns backward; D as C above (14 and 28 ns).
+const char* kDiamond = R"({"batch": 1, "precision": "fp16", "ops": [
+  {"name": "A", "flops": 10, "bytes": 4, "output_bytes": 8},
+  {"name": "B", "flops": 20, "bytes": 10, "output_bytes": 8, "params_bytes": 4, "deps": ["A"]},
+  {"name": "C", "flops": 20, "bytes": 10, "output_bytes": 8, "deps": ["A"]},
+  {"name": "D", "flops": 5, "bytes": 2, "output_bytes": 2, "deps": ["B", "C"]}]})";
 
 struct Outcome {
   std::unique_ptr<GraphResults> results;
@@ -247,37 +253,45 @@ TEST(GraphWorkload, DataParallelChainByHand) {
   }
 }
 
-// Degree-aware, mp 2, dp 1, degree 2 (Delta 1), every op whole (far below
-// the quantum): A on GPU 0, B on 1 (earliest available), C on 0. Forward:
-// A 0-28, its 16 B arrive at 1029.28 (1.28 ns + 1 us); B 1029.28-1085.28,
-// arriving at 2086.56; C -2100.56; backward: C -2128.56, its gradient at
-// 3129.84; B's backward on GPU 1 -3241.84 (then its optimizer, 16 ns), the
-// gradient at 4243.12; A's backward -4299.12 ns. GPU 0's MP messages are
-// pp-comm: its two sends in flight (1.28 ns each) and the two transfers it
-// waits for (1001.28 ns each); before each peer sends, the bubble: 29.28 to
-// 1085.28 and 2129.84 to 3241.84 ns.
-TEST(GraphWorkload, DegreeAwareChainByHand) {
+// Degree-aware, mp 2, dp 1, degree 2, every op whole (far below the
+// quantum), the diamond: A on GPU 0; B on 0 too (GPUs free by A's end tie,
+// and the tie goes to A's GPU), C on 1 (it can start at once there), D on 0
+// (a tie, the smallest index). GPU 0: A 0-28, B 28-84; A's 16 B reach GPU 1
+// at 1029.28 (1.28 ns + 1 us); C 1029.28-1089.28, its output at 2090.56; D
+// -2104.56; D's backward -2132.56, B's -2244.56; C's gradient reaches GPU 1
+// at 3133.84, C's backward -3253.84, its gradient to A at 4255.12; A's
+// backward -4311.12, B's optimizer step (16 ns) -4327.12 ns. GPU 0 waits
+// from 84 and from 2244.56 ns: bubble until GPU 1 sends (1089.28, 3253.84),
+// pp-comm for the transfer (1001.28 ns each).
+TEST(GraphWorkload, DegreeAwareDiamondByHand) {
   Config c;
-  c.graph = parse(kChain);
+  c.graph = parse(kDiamond);
   c.placement = Placement::kDegreeAware;
   c.mp = 2;
   c.dp = 1;
   c.degree = 2;
   c.global_batch = 2;
+  const PlacementResult p = place_job(c, LinearDevice());
+  std::vector<std::uint32_t> devices;
+  for (const SubOp& s : p.subops) devices.push_back(s.device);
+  EXPECT_EQ(devices, (std::vector<std::uint32_t>{0, 0, 1, 0}));
+  EXPECT_EQ(traffic_matrix(p, 2), (std::vector<std::uint64_t>{0, 32, 32, 0}));
   const Outcome r = run(c);
   ASSERT_EQ(r.unfinished, "");
-  EXPECT_EQ(r.results->iteration_time(0), 4299120u);
-  EXPECT_EQ(column(*r.results, 0, Category::kForward), 42 * kNanosecond);
-  EXPECT_EQ(column(*r.results, 0, Category::kBackward), 84 * kNanosecond);
-  EXPECT_EQ(column(*r.results, 0, Category::kPpComm), 2005120u);
-  EXPECT_EQ(r.results->breakdown(0, 0)[kBubbleColumn], 2168000u);
-  EXPECT_EQ(column(*r.results, 0, Category::kOptimizer), 0u);
-  EXPECT_EQ(sum(r.results->breakdown(0, 0)), 4299120u);
-  EXPECT_EQ(column(*r.results, 1, Category::kForward), 56 * kNanosecond);
-  EXPECT_EQ(column(*r.results, 1, Category::kBackward), 112 * kNanosecond);
-  EXPECT_EQ(column(*r.results, 1, Category::kOptimizer), 16 * kNanosecond);
-  const PlacementResult p = place_job(c, LinearDevice());
-  EXPECT_EQ(traffic_matrix(p, 2), (std::vector<std::uint64_t>{0, 32, 32, 0}));
+  EXPECT_EQ(r.results->iteration_time(0), 4327120u);
+  EXPECT_EQ(column(*r.results, 0, Category::kForward), 98 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kBackward), 196 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kOptimizer), 16 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kPpComm), 2002560u);
+  EXPECT_EQ(r.results->breakdown(0, 0)[kBubbleColumn], 2014560u);
+  EXPECT_EQ(sum(r.results->breakdown(0, 0)), 4327120u);
+  // GPU 1: C's 60 + 120 ns; its transfers in (1001.28 ns each) and sends
+  // (1.28 ns each) pp-comm, the rest bubble; it ends with its last send.
+  EXPECT_EQ(column(*r.results, 1, Category::kForward), 60 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 1, Category::kBackward), 120 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 1, Category::kOptimizer), 0u);
+  EXPECT_EQ(column(*r.results, 1, Category::kPpComm), 2005120u);
+  EXPECT_EQ(sum(r.results->breakdown(0, 1)), 3255120u);
 }
 
 // Degree-aware on 8 GPUs (mp 4 x dp 2) with splitting, residuals and both

@@ -92,17 +92,20 @@ struct PlacementResult {
   std::vector<SubOp> subops;         // in placement (topological) order
   std::vector<SubEdge> edges;        // sorted by (from, to)
   std::uint32_t relocations = 0;     // sub-ops moved by the repair passes
+  std::uint32_t fallbacks = 0;       // repairs that did not converge (all on one device)
   pdes::Time makespan = 0;           // the estimate's end (no communication)
 };
 
 // Splits op i (duration durations[i], whole op on one GPU) into
 // clamp(round(duration / quantum), 1, k) equal parts; sub-op j of a consumer
 // depends on the producer's parts whose share of the batch overlaps its own
-// (block mapping; equal part counts: one to one), with bytes = the producer
-// part's output x the overlap. Places them by Algorithm 1 with the distance
-// (i - j) mod k <= delta (a producer on j, a consumer on i), repairing empty
-// candidate sets by the paper's backward / forward relocation. Throws
-// std::invalid_argument when the repair does not converge.
+// (block mapping; equal part counts: one to one), with bytes = the producer's
+// output x the overlap. Places them by Algorithm 1 on a ring of k GPUs where
+// two GPUs may exchange data when their ring distance is at most
+// floor(delta / 2) (so that a GPU has at most delta MP peers counting both
+// directions; docs/models.md), repairing empty candidate sets by the paper's
+// backward / forward relocation (with a compressing fallback that always
+// ends, counted in `fallbacks`).
 PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& durations,
                       pdes::Time quantum, std::uint32_t k, std::uint32_t delta);
 
