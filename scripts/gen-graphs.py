@@ -10,8 +10,10 @@ one sequence), in fp16 (2 bytes an element):
   output_bytes  the activation its consumers read
   params_bytes  its weights (and biases, batch-norm scale and shift)
 backward_flops is left to its default (2 x flops) except where an op has no
-weight gradient (pooling, activations, additions, attention's two batched
-products without weights: the same as forward for elementwise ops).
+weight gradient (pooling, activations, additions: the same as forward).
+gathers (split by output features, each part needs the whole input) is set
+where it differs from its default (ops with weights gather): batch-norm is
+per channel (no), the tied output layer has no weights of its own (yes).
 
 Usage: scripts/gen-graphs.py [OUTDIR]   (default: scenarios/graphs)
 """
@@ -29,8 +31,11 @@ class Graph:
         self.ops = []
         self.names = set()
 
-    def op(self, name, kind, flops, inputs, output, params=0, deps=(), backward=None):
-        """inputs, output: elements per sample; params: weight elements."""
+    def op(self, name, kind, flops, inputs, output, params=0, deps=(), backward=None,
+           gathers=None):
+        """inputs, output: elements per sample; params: weight elements;
+        gathers: whether each part of the op (when split) needs its producers'
+        whole outputs (default in sipsim: it has weights)."""
         assert name not in self.names, name
         self.names.add(name)
         op = {
@@ -46,6 +51,8 @@ class Graph:
             op["backward_flops"] = int(backward)
         if deps:
             op["deps"] = list(deps)
+        if gathers is not None and gathers != bool(params):
+            op["gathers"] = gathers
         self.ops.append(op)
         return name
 
@@ -77,8 +84,9 @@ def resnet50():
 
     def bn(name, src, c, h):
         n = c * h * h
-        # Normalize, scale, shift: about 4 FLOPs an element; backward the same twice.
-        return g.op(name, "elementwise", 4 * n, n, n, params=2 * c, deps=[src])
+        # Normalize, scale, shift: about 4 FLOPs an element; per channel, so
+        # split by channels it needs only its own channels (no gathering).
+        return g.op(name, "elementwise", 4 * n, n, n, params=2 * c, deps=[src], gathers=False)
 
     def relu(name, src, c, h):
         n = c * h * h
@@ -153,7 +161,8 @@ def transformer_350m(seq=1024):
     x = g.op("ln-final", "elementwise", 8 * s * h, s * h, s * h, params=2 * h, deps=[x])
     # The output layer reuses the embedding's weights (its gradient is
     # all-reduced with the embedding's): no params of its own.
-    logits = g.op("lm-head", "matmul", 2 * s * h * vocab, s * h + vocab * h, s * vocab, deps=[x])
+    logits = g.op("lm-head", "matmul", 2 * s * h * vocab, s * h + vocab * h, s * vocab, deps=[x],
+                  gathers=True)
     g.op("softmax-loss", "nonlinear", 3 * s * vocab, s * vocab, s, deps=[logits],
          backward=s * vocab)
     return g

@@ -213,23 +213,34 @@ PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& duratio
   }
   placer.parents.resize(out.subops.size());
   placer.children.resize(out.subops.size());
-  // Sub-op j of b parts covers [j/b, (j+1)/b) of the op's output; it needs
-  // the producer's parts (of a) that overlap it, overlap / (a b) of the
+  // A gathering op's parts each compute a slice of its output features from
+  // its producers' whole outputs (a matrix multiply split by output columns:
+  // its weights sharded): part j needs every producer part, each part's
+  // output. Any other op's part j covers [j/b, (j+1)/b) of the layout its
+  // producers split (element-wise ops, attention heads): it needs the
+  // producer's parts (of a) that overlap it, overlap / (a b) of the
   // producer's output each.
+  __extension__ typedef unsigned __int128 U128;
   for (const std::uint32_t c : graph.order) {
     const std::uint64_t b = out.parts[c];
+    const bool gathers = graph.ops[c].gathers;
     for (const std::uint32_t p : graph.ops[c].deps) {
       const std::uint64_t a = out.parts[p];
       const std::uint64_t bytes = graph.ops[p].output_bytes;
       for (std::uint64_t j = 0; j < b; ++j) {
         for (std::uint64_t i = 0; i < a; ++i) {
-          const std::uint64_t lo = std::max(i * b, j * a), hi = std::min((i + 1) * b, (j + 1) * a);
-          if (hi <= lo) continue;
+          std::uint64_t share = 0;
+          if (gathers) {
+            share = bytes / a;
+          } else {
+            const std::uint64_t lo = std::max(i * b, j * a),
+                                hi = std::min((i + 1) * b, (j + 1) * a);
+            if (hi <= lo) continue;
+            share = static_cast<std::uint64_t>(U128{bytes} * (hi - lo) / (a * b));
+          }
           const auto from = static_cast<std::uint32_t>(out.first[p] + i);
           const auto to = static_cast<std::uint32_t>(out.first[c] + j);
-          __extension__ typedef unsigned __int128 U128;
-          out.edges.push_back(
-              {from, to, static_cast<std::uint64_t>(U128{bytes} * (hi - lo) / (a * b))});
+          out.edges.push_back({from, to, share});
           placer.parents[to].push_back(from);
           placer.children[from].push_back(to);
         }

@@ -90,6 +90,7 @@ Graph read_graph(const base::Document& document) {
     op.bytes = read_number(m, "bytes", true);
     op.output_bytes = read_number(m, "output_bytes", true);
     op.params_bytes = read_number(m, "params_bytes", false);
+    op.gathers = m.get_bool("gathers", op.params_bytes > 0);
     op.backward_flops =
         m.has("backward_flops") ? read_number(m, "backward_flops", true) : 2 * op.flops;
     if (auto d = m.optional("deps")) {
@@ -206,7 +207,8 @@ Config read_graph_workload(base::MapReader& w, const std::string& scenario_path)
   if (c.placement == Placement::kDataParallel) {
     c.dp = w.required("gpus").as_u32(1, 1u << 24);
   } else {
-    c.mp = w.required("mp").as_u32(1, 1u << 12);
+    // Sub-op edges grow as mp^2 per dependency (gathering ops).
+    c.mp = w.required("mp").as_u32(1, 256);
     c.dp = w.required("dp").as_u32(1, 1u << 24);
     if (std::uint64_t{c.mp} * c.dp > (1u << 24)) w.required("dp").fail("mp x dp: at most 2^24");
     c.degree = w.required("degree").as_u32(2, 1u << 12);

@@ -14,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "../../common/training.hpp"
 #include "sipsim/base/yaml_reader.hpp"
@@ -135,6 +136,33 @@ TEST(GraphPlacement, Fig4) {
   for (const std::size_t zero : {0, 2, 3, 5, 7, 8, 10, 11, 12, 13, 14, 15}) {
     EXPECT_EQ(m[zero], 0u) << zero;
   }
+}
+
+// A gathering op (with weights: split by output features) needs every part
+// of its producer, each part's whole output share; others map block to block.
+TEST(GraphPlacement, GatheringOpsNeedEveryProducerPart) {
+  const Graph g = parse(ops(
+      R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 100},
+         {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 100, "params_bytes": 8,
+          "deps": ["A"]},
+         {"name": "C", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["B"]},
+         {"name": "D", "flops": 1, "bytes": 1, "output_bytes": 100, "params_bytes": 8,
+          "gathers": false, "deps": ["C"]})"));
+  EXPECT_TRUE(g.ops[1].gathers);
+  EXPECT_FALSE(g.ops[3].gathers);
+  const PlacementResult p = place(g, {2000, 2000, 2000, 2000}, 1000, 4, 3);
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> edges;
+  for (const SubEdge& e : p.edges) edges.emplace_back(e.from, e.to, e.bytes);
+  // A0 A1 | B0 B1 | C0 C1 | D0 D1: B's parts get both of A's halves (50 B each).
+  EXPECT_EQ(edges, (std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>>{
+                       {0, 2, 50},
+                       {0, 3, 50},
+                       {1, 2, 50},
+                       {1, 3, 50},
+                       {2, 4, 50},
+                       {3, 5, 50},
+                       {4, 6, 50},
+                       {5, 7, 50}}));
 }
 
 // An empty candidate set: B needs all four parts of A, and no GPU of the
@@ -318,11 +346,14 @@ TEST(GraphWorkload, DegreeAwareHybridFinishes) {
   ASSERT_EQ(r.unfinished, "");
   EXPECT_GT(r.results->programs().programs.size(), 1u);
   Time longest = 0;
+  std::uint32_t computing = 0;
   for (std::uint32_t g = 0; g < 8; ++g) {
     longest = std::max(longest, sum(r.results->breakdown(0, g)));
-    EXPECT_GT(column(*r.results, g, Category::kForward), 0u) << g;
+    computing += column(*r.results, g, Category::kForward) > 0 ? 1 : 0;
   }
   EXPECT_EQ(longest, r.results->iteration_time(0));
+  EXPECT_GE(computing, 4u);  // at least 2 GPUs of each MP group
+  EXPECT_EQ(check_placement(place_job(c, LinearDevice()), 4, 2), "");
 }
 
 // The workload's keys: every bad key is an error at that key; the graph

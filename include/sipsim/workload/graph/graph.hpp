@@ -29,7 +29,10 @@ struct GraphOp {
   std::uint64_t bytes = 0;           // forward memory traffic (weights included)
   std::uint64_t output_bytes = 0;    // the activation its consumers read
   std::uint64_t params_bytes = 0;    // its weights (the DP gradient all-reduce)
-  std::vector<std::uint32_t> deps;   // producers (indices into Graph::ops)
+  // Split into parts, each part needs its producers' whole outputs (a matrix
+  // multiply split by output features); default: it has weights.
+  bool gathers = false;
+  std::vector<std::uint32_t> deps;  // producers (indices into Graph::ops)
 };
 
 struct Graph {
@@ -97,10 +100,11 @@ struct PlacementResult {
 };
 
 // Splits op i (duration durations[i], whole op on one GPU) into
-// clamp(round(duration / quantum), 1, k) equal parts; sub-op j of a consumer
-// depends on the producer's parts whose share of the batch overlaps its own
-// (block mapping; equal part counts: one to one), with bytes = the producer's
-// output x the overlap. Places them by Algorithm 1 on a ring of k GPUs where
+// clamp(round(duration / quantum), 1, k) equal parts; each part of a
+// gathering op depends on every part of its producers (their output shares
+// as bytes), a part j of any other op on the producer's parts whose share
+// overlaps its own (block mapping; equal part counts: one to one), with
+// bytes = the producer's output x the overlap. Places them by Algorithm 1 on a ring of k GPUs where
 // two GPUs may exchange data when their ring distance is at most
 // floor(delta / 2) (so that a GPU has at most delta MP peers counting both
 // directions; docs/models.md), repairing empty candidate sets by the paper's
