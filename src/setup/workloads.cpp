@@ -444,6 +444,36 @@ class GraphSetup final : public WorkloadSetup {
                              const BuildOptions&) const override {
     return workload::graph::make_graph(config_, std::move(network));
   }
+  // The busiest GPU's computation (a lower bound of the iteration) and, under
+  // degree-aware placement, Algorithm 1's own figures.
+  std::string analysis(const scenario::SimulationSettings&) const override {
+    namespace graph = workload::graph;
+    const auto device = compute::make_device(config_.accelerator);
+    const workload::ProgramSet set = graph::make_programs(config_, *device, config_.gpus());
+    pdes::Time busiest = 0;
+    for (const workload::Program& p : set.programs) {
+      pdes::Time busy = 0;
+      for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
+      busiest = std::max(busiest, busy);
+    }
+    std::string out = fmt::format(
+        "graph: the busiest GPU computes {} per iteration (a lower bound: no communication; run "
+        "simulates it)",
+        base::format_time_ps(busiest));
+    if (config_.placement == graph::Placement::kDegreeAware) {
+      const graph::PlacementResult p = graph::place_job(config_, *device);
+      const std::vector<std::uint64_t> m = graph::traffic_matrix(p, config_.mp);
+      std::uint64_t total = 0, most = 0;
+      for (const std::uint64_t b : m) total += b, most = std::max(most, b);
+      out += fmt::format(
+          "\ngraph: Algorithm 1 placed {} sub-ops, forward estimate {} (no communication), {} "
+          "relocations, {} compressions; an MP group sends {} per iteration, {} on its busiest "
+          "pair",
+          p.subops.size(), base::format_time_ps(p.makespan), p.relocations, p.fallbacks,
+          base::format_bytes(total), base::format_bytes(most));
+    }
+    return out;
+  }
 
  private:
   workload::graph::Config config_;
