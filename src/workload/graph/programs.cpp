@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <tuple>
@@ -221,17 +222,43 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         backward_ops.push_back(index[i]);
       }
     }
-    // The DP all-reduce of this position's parameters after its backward,
-    // then the optimizer (SGD-like: read weight and gradient, write the
-    // weight, a multiply-add per parameter).
+    // The DP all-reduce of this position's parameters in buckets of
+    // dp_bucket_bytes, each started when the backward of its sub-ops is done
+    // (in backward order, one after the other: PyTorch DDP), or in one after
+    // the whole backward (dp_overlap false); then the optimizer (SGD-like:
+    // read weight and gradient, write the weight, a multiply-add per parameter).
     if (!backward_ops.empty()) {
       Op join;
       join.kind = OpKind::kWait;
       join.category = Category::kCompute;
       std::uint32_t grads = p.add(join, backward_ops);
       if (c.dp > 1 && params > 0) {
-        grads = p.collective(Category::kDpComm, 0,
-                             {collective::Op::kAllReduce, c.all_reduce, params, 0}, {grads});
+        std::vector<std::uint32_t> bucket;  // its backward ops, then the previous bucket
+        std::uint64_t bytes = 0;
+        std::optional<std::uint32_t> previous;
+        auto close = [&](std::vector<std::uint32_t> deps) {
+          if (previous) deps.push_back(*previous);
+          std::sort(deps.begin(), deps.end());
+          const std::uint32_t ready = p.add(join, deps);
+          previous = p.collective(Category::kDpComm, 0,
+                                  {collective::Op::kAllReduce, c.all_reduce, bytes, 0}, {ready});
+          bytes = 0;
+        };
+        if (c.dp_overlap) {
+          for (std::uint32_t s = n; s-- > 0;) {
+            const SubOp& so = pl.subops[s];
+            const std::uint64_t share = c.graph.ops[so.op].params_bytes / pl.parts[so.op];
+            if (so.device != r || share == 0) continue;
+            bucket.push_back(index[bwd[s]]);
+            bytes += share;
+            if (bytes >= c.dp_bucket_bytes) close(std::move(bucket)), bucket.clear();
+          }
+          if (bytes > 0) close(std::move(bucket));
+        } else {
+          bytes = params;
+          close({grads});
+        }
+        grads = *previous;
       }
       if (params > 0) {
         const std::uint64_t count = params / elem;

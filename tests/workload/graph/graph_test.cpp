@@ -262,23 +262,49 @@ Time sum(const Breakdown& b) {
 // Data-parallel on 2 GPUs, global batch 4: forward 28 + 56 + 14 = 98 ns,
 // backward 28 + 112 + 56 = 196 ns; the ring all-reduce of B's 4 B (2 steps
 // of 2 B: 0.16 ns + 1 us each) 2000.32 ns; SGD on 2 parameters 4 FLOPs +
-// 12 B = 16 ns. Iteration 2310.32 ns.
+// 12 B = 16 ns. After the whole backward (dp_overlap false): iteration
+// 2310.32 ns. In buckets (the default), B's bucket starts when B's backward
+// ends (238 ns) and overlaps A's (56 ns): 2254.32 ns, 1944.32 ns exposed.
 TEST(GraphWorkload, DataParallelChainByHand) {
+  for (const bool overlap : {false, true}) {
+    Config c;
+    c.graph = parse(kChain);
+    c.dp = 2;
+    c.global_batch = 4;
+    c.iterations = 2;
+    c.dp_overlap = overlap;
+    const Outcome r = run(c);
+    ASSERT_EQ(r.unfinished, "");
+    const Time iteration = overlap ? 2254320u : 2310320u;
+    for (std::uint32_t i = 0; i < 2; ++i) EXPECT_EQ(r.results->iteration_time(i), iteration) << i;
+    for (std::uint32_t g = 0; g < 2; ++g) {
+      EXPECT_EQ(column(*r.results, g, Category::kForward), 98 * kNanosecond);
+      EXPECT_EQ(column(*r.results, g, Category::kBackward), 196 * kNanosecond);
+      EXPECT_EQ(column(*r.results, g, Category::kDpComm), overlap ? 1944320u : 2000320u);
+      EXPECT_EQ(column(*r.results, g, Category::kOptimizer), 16 * kNanosecond);
+      EXPECT_EQ(sum(r.results->breakdown(0, g)), iteration);
+    }
+  }
+}
+
+// Buckets: with 1-byte buckets each op with weights gets its own all-reduce,
+// in backward order; every GPU's program has one per such op.
+TEST(GraphWorkload, DataParallelBuckets) {
   Config c;
-  c.graph = parse(kChain);
+  c.graph = parse(kDiamond);
+  c.graph.ops[2].params_bytes = 6;  // C has weights too
   c.dp = 2;
   c.global_batch = 4;
-  c.iterations = 2;
+  c.dp_bucket_bytes = 1;
+  const ProgramSet set = make_programs(c, LinearDevice(), 2);
+  std::vector<std::uint64_t> sizes;
+  for (std::uint32_t i = 0; i < set.programs[0].size(); ++i) {
+    const Op& op = set.programs[0].op(i);
+    if (op.kind == OpKind::kCollective) sizes.push_back(set.programs[0].call(op.call).bytes);
+  }
+  EXPECT_EQ(sizes, (std::vector<std::uint64_t>{6, 4}));  // C's backward comes first
   const Outcome r = run(c);
   ASSERT_EQ(r.unfinished, "");
-  for (std::uint32_t i = 0; i < 2; ++i) EXPECT_EQ(r.results->iteration_time(i), 2310320u) << i;
-  for (std::uint32_t g = 0; g < 2; ++g) {
-    EXPECT_EQ(column(*r.results, g, Category::kForward), 98 * kNanosecond);
-    EXPECT_EQ(column(*r.results, g, Category::kBackward), 196 * kNanosecond);
-    EXPECT_EQ(column(*r.results, g, Category::kDpComm), 2000320u);
-    EXPECT_EQ(column(*r.results, g, Category::kOptimizer), 16 * kNanosecond);
-    EXPECT_EQ(sum(r.results->breakdown(0, g)), 2310320u);
-  }
 }
 
 // Degree-aware, mp 2, dp 1, degree 2, every op whole (far below the
@@ -385,6 +411,11 @@ class GraphConfig : public ::testing::Test {
 
 TEST_F(GraphConfig, Errors) {
   EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 8\n"), "");
+  EXPECT_EQ(
+      error_of("  gpus: 4\n  global_batch: 8\n  dp_overlap: false\n  dp_bucket_bytes: 1MiB\n"), "");
+  EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 8\n  dp_bucket_bytes: 0B\n")
+                .rfind("workload.dp_bucket_bytes:", 0),
+            0u);
   EXPECT_EQ(error_of("  placement: degree-aware\n  mp: 2\n  dp: 4\n  degree: 2\n"
                      "  global_batch: 8\n  quantum: 5us\n"),
             "");

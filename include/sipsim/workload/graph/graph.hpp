@@ -66,6 +66,10 @@ struct Config {
   pdes::Time quantum = 10 * pdes::kMicrosecond;  // tau (SiP-ML §4.2: 10 us)
   std::uint32_t iterations = 1;
   collective::Algorithm all_reduce = collective::algorithm("ring");
+  // The gradient all-reduce in buckets overlapped with the backward (PyTorch
+  // DDP's 25 MiB), or one after the whole backward.
+  bool dp_overlap = true;
+  std::uint64_t dp_bucket_bytes = std::uint64_t{25} << 20;
   collective::AlgorithmParams dp_params;  // the DP groups' shape (setup/ fills it)
   compute::Accelerator accelerator;
 
