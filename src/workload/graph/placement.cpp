@@ -207,7 +207,7 @@ PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& duratio
   for (const std::uint32_t i : graph.order) {
     out.first[i] = static_cast<std::uint32_t>(out.subops.size());
     for (std::uint32_t j = 0; j < out.parts[i]; ++j) {
-      out.subops.push_back({i, j, 0, 0, 0});
+      out.subops.push_back({i, j, 0, 0, 0, graph.ops[i].output_bytes / out.parts[i]});
       placer.duration.push_back(durations[i] / out.parts[i]);
     }
   }
@@ -292,13 +292,32 @@ std::string check_placement(const PlacementResult& p, std::uint32_t k, std::uint
   return "";
 }
 
+std::vector<Message> messages(const PlacementResult& p) {
+  std::vector<Message> out;
+  for (const SubEdge& e : p.edges) {  // sorted by (from, to)
+    const std::uint32_t to = p.subops[e.to].device;
+    if (to == p.subops[e.from].device) continue;
+    auto it = std::find_if(out.rbegin(), out.rend(),
+                           [&](const Message& m) { return m.from != e.from || m.to_device == to; });
+    if (it == out.rend() || it->from != e.from) {
+      out.push_back({e.from, to, 0, {}});
+      it = out.rbegin();
+    }
+    it->bytes = std::min(it->bytes + e.bytes, p.subops[e.from].output);
+    it->consumers.push_back(e.to);
+  }
+  std::sort(out.begin(), out.end(), [](const Message& a, const Message& b) {
+    return a.from != b.from ? a.from < b.from : a.to_device < b.to_device;
+  });
+  return out;
+}
+
 std::vector<std::uint64_t> traffic_matrix(const PlacementResult& p, std::uint32_t k) {
   std::vector<std::uint64_t> m(std::size_t{k} * k, 0);
-  for (const SubEdge& e : p.edges) {
-    const std::uint32_t a = p.subops[e.from].device, b = p.subops[e.to].device;
-    if (a == b) continue;
-    m[std::size_t{a} * k + b] += e.bytes;  // the activation forward
-    m[std::size_t{b} * k + a] += e.bytes;  // its gradient backward
+  for (const Message& x : messages(p)) {
+    const std::uint32_t a = p.subops[x.from].device, b = x.to_device;
+    m[std::size_t{a} * k + b] += x.bytes;  // the activation forward
+    m[std::size_t{b} * k + a] += x.bytes;  // its gradient backward
   }
   return m;
 }

@@ -105,6 +105,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     in[e.to].push_back(&e);
     out[e.from].push_back(&e);
   }
+  const std::vector<Message> msgs = messages(pl);
   ProgramSet set;
   set.iterations = c.iterations;
   std::vector<std::vector<std::uint32_t>> role_peers;
@@ -139,29 +140,32 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
       return static_cast<std::uint32_t>(items.size() - 1);
     };
     std::uint64_t params = 0;
-    // Items are created before their keys sort them; deps name items.
-    std::vector<std::uint32_t> recv_of(pl.edges.size(), ~0u), grad_recv_of(pl.edges.size(), ~0u);
-    auto edge_index = [&](const SubEdge* e) {
-      return static_cast<std::uint32_t>(e - pl.edges.data());
-    };
-    // Forward: receives first (their keys put them before the consumer).
-    for (std::uint32_t s = 0; s < n; ++s) {
-      const SubOp& so = pl.subops[s];
-      if (so.device != r) continue;
-      for (const SubEdge* e : in[s]) {
-        const std::uint32_t from = pl.subops[e->from].device;
-        if (from == r) continue;
-        p2p(false, from, e->bytes, 0, e->from, s, {});
-        recv_of[edge_index(e)] = static_cast<std::uint32_t>(items.size() - 1);
-      }
-      for (const SubEdge* e : out[s]) {
-        const std::uint32_t to = pl.subops[e->to].device;
-        if (to == r) continue;
-        // The gradient comes back from the consumer (backward, phase 1).
-        p2p(false, to, e->bytes, 1, n - 1 - e->to, n - 1 - s, {});
-        grad_recv_of[edge_index(e)] = static_cast<std::uint32_t>(items.size() - 1);
+    // Items are created before their keys sort them; deps name items. Keys
+    // (phase, position, kind, tie): a message's forward is keyed by its
+    // producer's position, its gradient by its first consumer's backward
+    // position (n - 1 - c: the last of its consumers' backward on that GPU).
+    std::vector<std::uint32_t> recv_of(msgs.size(), ~0u), grad_recv_of(msgs.size(), ~0u);
+    std::vector<std::vector<std::uint32_t>> sent_by(n);  // messages a sub-op sends
+    for (std::uint32_t m = 0; m < msgs.size(); ++m) sent_by[msgs[m].from].push_back(m);
+    for (std::uint32_t m = 0; m < msgs.size(); ++m) {
+      const Message& msg = msgs[m];
+      const std::uint32_t from = pl.subops[msg.from].device;
+      if (msg.to_device == r) {
+        p2p(false, from, msg.bytes, 0, msg.from, 0, {});
+        recv_of[m] = static_cast<std::uint32_t>(items.size() - 1);
+      } else if (from == r) {
+        p2p(false, msg.to_device, msg.bytes, 1, n - 1 - msg.consumers.front(), n - 1 - msg.from,
+            {});
+        grad_recv_of[m] = static_cast<std::uint32_t>(items.size() - 1);
       }
     }
+    // The message of producer `from` to GPU r, if any.
+    auto message_to_r = [&](std::uint32_t from) {
+      for (const std::uint32_t m : sent_by[from]) {
+        if (msgs[m].to_device == r) return m;
+      }
+      return ~0u;
+    };
     for (std::uint32_t s = 0; s < n; ++s) {
       const SubOp& so = pl.subops[s];
       if (so.device != r) continue;
@@ -169,13 +173,13 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
       const std::uint32_t parts = pl.parts[so.op];
       std::vector<std::uint32_t> deps;
       for (const SubEdge* e : in[s]) {
-        deps.push_back(pl.subops[e->from].device == r ? fwd[e->from] : recv_of[edge_index(e)]);
+        deps.push_back(pl.subops[e->from].device == r ? fwd[e->from]
+                                                      : recv_of[message_to_r(e->from)]);
       }
       fwd[s] = compute_item(Category::kForward, part_ps(device, c, op, x[so.op], parts, false), 0,
                             s, std::move(deps));
-      for (const SubEdge* e : out[s]) {
-        const std::uint32_t to = pl.subops[e->to].device;
-        if (to != r) p2p(true, to, e->bytes, 0, s, e->to, {fwd[s]});
+      for (const std::uint32_t m : sent_by[s]) {
+        p2p(true, msgs[m].to_device, msgs[m].bytes, 0, s, 0, {fwd[s]});
       }
       params += op.params_bytes / parts;
     }
@@ -186,14 +190,21 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
       const GraphOp& op = c.graph.ops[so.op];
       std::vector<std::uint32_t> deps{fwd[s]};
       for (const SubEdge* e : out[s]) {
-        deps.push_back(pl.subops[e->to].device == r ? bwd[e->to] : grad_recv_of[edge_index(e)]);
+        if (pl.subops[e->to].device == r) deps.push_back(bwd[e->to]);
       }
+      for (const std::uint32_t m : sent_by[s]) deps.push_back(grad_recv_of[m]);
       bwd[s] =
           compute_item(Category::kBackward, part_ps(device, c, op, x[so.op], pl.parts[so.op], true),
                        1, n - 1 - s, std::move(deps));
+      // A producer's gradient leaves after the last of its consumers here.
       for (const SubEdge* e : in[s]) {
-        const std::uint32_t from = pl.subops[e->from].device;
-        if (from != r) p2p(true, from, e->bytes, 1, n - 1 - s, n - 1 - e->from, {bwd[s]});
+        if (pl.subops[e->from].device == r) continue;
+        const std::uint32_t m = message_to_r(e->from);
+        if (msgs[m].consumers.front() != s) continue;
+        std::vector<std::uint32_t> after;
+        for (const std::uint32_t consumer : msgs[m].consumers) after.push_back(bwd[consumer]);
+        p2p(true, pl.subops[e->from].device, msgs[m].bytes, 1, n - 1 - s, n - 1 - e->from,
+            std::move(after));
       }
     }
     // Sort by key; chain each pair's sends and receives in that order.

@@ -165,6 +165,27 @@ TEST(GraphPlacement, GatheringOpsNeedEveryProducerPart) {
                        {5, 7, 50}}));
 }
 
+// A producer's output crosses to another GPU once for all its consumers
+// there: the sum of their edges, at most its output share.
+TEST(GraphPlacement, OneMessagePerProducerAndGpu) {
+  PlacementResult p;
+  // Sub-op 0 (output share 100) on GPU 0; 1 and 2 on GPU 1; 3 on GPU 2.
+  p.subops = {{0, 0, 0, 0, 0, 100}, {1, 0, 1, 0, 0, 10}, {1, 1, 1, 0, 0, 10}, {2, 0, 2, 0, 0, 10}};
+  p.edges = {{0, 1, 100}, {0, 2, 50}, {0, 3, 30}, {1, 3, 10}, {2, 3, 10}};
+  const std::vector<Message> m = messages(p);
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].from, 0u);
+  EXPECT_EQ(m[0].to_device, 1u);
+  EXPECT_EQ(m[0].bytes, 100u);  // 100 + 50, capped at the share
+  EXPECT_EQ(m[0].consumers, (std::vector<std::uint32_t>{1, 2}));
+  EXPECT_EQ(m[1].to_device, 2u);
+  EXPECT_EQ(m[1].bytes, 30u);
+  EXPECT_EQ(m[2].from, 1u);  // 1 -> 3 and 2 -> 3: two producers, two messages
+  EXPECT_EQ(m[3].from, 2u);
+  const std::vector<std::uint64_t> t = traffic_matrix(p, 3);
+  EXPECT_EQ(t, (std::vector<std::uint64_t>{0, 100, 30, 100, 0, 20, 30, 20, 0}));
+}
+
 // An empty candidate set: B needs all four parts of A, and no GPU of the
 // ring of 4 is within reach 1 (Delta 2) of all four; the relocation moves
 // A's parts together.

@@ -88,6 +88,7 @@ struct SubOp {
   std::uint32_t part = 0;         // which of its op's parts
   std::uint32_t device = 0;       // within the MP group, 0..k-1
   pdes::Time start = 0, end = 0;  // the list-schedule estimate the algorithm keeps
+  std::uint64_t output = 0;       // its share of its op's output
 };
 struct SubEdge {
   std::uint32_t from = 0, to = 0;  // sub-op indices
@@ -121,8 +122,21 @@ PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& duratio
 // ends before its consumer starts; "" or the first violation.
 std::string check_placement(const PlacementResult& p, std::uint32_t k, std::uint32_t delta);
 
+// What crosses GPUs: a producer sub-op's output goes once to each other
+// GPU that runs consumers of it (they share it): the sum of their edges'
+// bytes, at most the producer's output share (gathering consumers all need
+// the same share). Its gradient comes back the same way, summed on that GPU
+// after its consumers' backward. Sorted by (from, to_device).
+struct Message {
+  std::uint32_t from = 0;       // the producer sub-op
+  std::uint32_t to_device = 0;  // the consumers' GPU
+  std::uint64_t bytes = 0;
+  std::vector<std::uint32_t> consumers;  // sub-ops on to_device, ascending
+};
+std::vector<Message> messages(const PlacementResult& p);
+
 // Bytes device i sends device j within an MP group per iteration (forward
-// activations plus backward gradients, the same bytes back), row-major k x k:
+// activations plus backward gradients, the same bytes back: messages()), row-major k x k:
 // what SiP-Ring / SiP-OCS circuit planning needs (SiP-ML §3.3). The DP ring
 // (each GPU to its counterpart in the next group) is not in it.
 std::vector<std::uint64_t> traffic_matrix(const PlacementResult& p, std::uint32_t k);
