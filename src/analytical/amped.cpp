@@ -96,11 +96,11 @@ pdes::Time block(const compute::Device& d, const ModelShape& m, std::uint64_t fl
 }  // namespace
 
 AmpedFabric read_amped_fabric(const Config& c, const fabric::Network& network) {
-  using workload::transformer::gpu_of;
+  using workload::transformer::node_of;
   AmpedFabric f;
   std::vector<std::uint32_t> tp, dp;
-  for (std::uint32_t t = 0; t < c.tp; ++t) tp.push_back(gpu_of(c, {t, 0, 0}));
-  for (std::uint32_t d = 0; d < c.dp; ++d) dp.push_back(gpu_of(c, {0, d, 0}));
+  for (std::uint32_t t = 0; t < c.tp; ++t) tp.push_back(node_of(c, {t, 0, 0}));
+  for (std::uint32_t d = 0; d < c.dp; ++d) dp.push_back(node_of(c, {0, d, 0}));
   // The node rate: the fastest path from GPU 0 to any other GPU of the job.
   for (std::uint32_t g = 1; g < c.gpus(); ++g) {
     f.node_rate_bps = std::max(f.node_rate_bps, network.path_rate_bps(0, g));
@@ -111,7 +111,7 @@ AmpedFabric read_amped_fabric(const Config& c, const fabric::Network& network) {
                               compute::element_bytes(c.model.precision);
   pdes::Time worst = 0;
   for (std::uint32_t s = 0; s + 1 < c.pp; ++s) {
-    const AmpedLink l = link(network, gpu_of(c, {0, 0, s}), gpu_of(c, {0, 0, s + 1}));
+    const AmpedLink l = link(network, node_of(c, {0, 0, s}), node_of(c, {0, 0, s + 1}));
     if (s == 0 || message_ps(l, bytes) > worst) {
       worst = message_ps(l, bytes);
       f.pp = l;
@@ -150,8 +150,10 @@ AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const Am
   const std::uint64_t logit_bytes = 2 * b * s * vocab * p;
   e.layer_forward = block(d, m, attn_flops, attn_bytes, 1) + block(d, m, mlp_flops, mlp_bytes, 1);
   e.layer_backward = block(d, m, attn_flops, attn_bytes, 2) + block(d, m, mlp_flops, mlp_bytes, 2);
-  e.logit_forward = block(d, m, logit_flops, logit_bytes, 1);
-  e.logit_backward = block(d, m, logit_flops, logit_bytes, 2);
+  if (m.vocab > 0) {  // vocab 0: an encoder-block stack without logit layer
+    e.logit_forward = block(d, m, logit_flops, logit_bytes, 1);
+    e.logit_backward = block(d, m, logit_flops, logit_bytes, 2);
+  }
 
   // eq. 1's compute divided by N_TP N_DP N_PP: per GPU, its L / PP layers for
   // each of its N_ub micro-batches, and its share 1 / PP of the logit layer.

@@ -48,6 +48,7 @@ struct Executor::Running {
   std::vector<Expected> expected;  // sorted by sender; the step waits while not empty
   pdes::Time round_start = 0;      // lock-step: when the current round started
   pdes::Time sends_done = 0;       // when the current step's sends have left
+  pdes::Time step_start = 0;       // when the current step started
   // The wire view, h2t and local operation of step `cached`: consecutive steps
   // of one run (Schedule::runs, e.g. a ring phase) are identical on the wire,
   // so they are computed once per run.
@@ -189,6 +190,7 @@ void Executor::handle(const pdes::Event& event, pdes::Context& ctx, ExecutorHost
     finish(node, static_cast<std::size_t>(r - node.running.data()), ctx, host);
     return;
   }
+  if (report_steps_) host.step_done(ctx, r->handle, r->step, r->step_start);
   ++r->step;
   ++steps_done_;
   start_step(node, *r, ctx, host);
@@ -216,6 +218,7 @@ void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHo
   r.cached = r.step;
   const WireStep& step = r.wire;
   r.sends_done = ctx.now();
+  r.step_start = ctx.now();
   if (step.multicast && !step.out.empty()) {
     // One multicast (RAMP §6.1): the same data to every peer.
     std::vector<std::uint32_t> peers;

@@ -14,6 +14,7 @@
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/ramp/config.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/fabric/ramp/placement.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
 #include "sipsim/setup/setup.hpp"
 
@@ -191,6 +192,26 @@ class RampSetup final : public FabricSetup {
     params.tree_group_rate_bps =
         static_cast<std::uint64_t>(std::min<U128>(rate, ~std::uint64_t{0}));
     return fabric::ramp::job_nodes(params.ramp);
+  }
+  // A training job: the §6.3 sub-box of all its GPUs, a factor of each step
+  // per axis, RAMP-x in every group (fabric/ramp/placement.hpp).
+  std::optional<AxesPlacement> place_axes(std::span<const std::uint32_t> sizes) const override {
+    const fabric::RampSpec& s = config_.spec;
+    const auto placed = fabric::ramp::place_axes(s.x, s.J, s.Lambda / s.x, sizes);
+    if (!placed) return std::nullopt;
+    AxesPlacement out;
+    out.nodes = placed->nodes;
+    out.algorithm = collective::algorithm("ramp-x");
+    for (std::size_t a = 0; a < sizes.size(); ++a) {
+      collective::AlgorithmParams p = FabricSetup::algorithm_params(sizes[a], a == 0);
+      p.ramp = placed->axis_shape(a);
+      out.params.push_back(p);
+    }
+    out.job.ramp = placed->job;
+    return out;
+  }
+  void serve_concurrent_collectives() override {
+    if (!config_.permissive_given) config_.spec.permissive = true;
   }
   // RAMP §6.2.2 eq. 3-4: the transcoder gives the job's pairs the extra
   // transceiver groups that are safe for its shape (fabric.extra_transceivers).

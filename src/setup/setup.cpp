@@ -80,8 +80,9 @@ workload::Simulation build(const Setup& setup, const BuildOptions& options) {
   const std::string& trace = setup.scenario.trace;
   if (trace != "none") {
     try {
-      sim.results->set_trace(trace == "ops" ? workload::TraceLevel::kOps
-                                            : workload::TraceLevel::kCollectives);
+      sim.results->set_trace(trace == "ops"           ? workload::TraceLevel::kOps
+                             : trace == "collectives" ? workload::TraceLevel::kCollectives
+                                                      : workload::TraceLevel::kSteps);
     } catch (const std::invalid_argument& e) {
       throw base::ScenarioError(setup.scenario.output->location(),
                                 setup.scenario.output->path() + ".trace", e.what());

@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <tuple>
 
@@ -277,6 +278,7 @@ class TransformerSetup final : public WorkloadSetup {
     using workload::transformer::Axis;
     config_.tp_params = ctx.fabric->algorithm_params(config_.tp, config_.order[0] == Axis::kTp);
     config_.dp_params = ctx.fabric->algorithm_params(config_.dp, config_.order[0] == Axis::kDp);
+    place_on_fabric(*ctx.fabric);
     if (config_.moe.experts > 0) {
       const std::uint32_t ep = config_.moe.ep, edp = config_.dp / ep;
       config_.ep_params = ctx.fabric->algorithm_params(ep, config_.order[0] == Axis::kDp);
@@ -296,6 +298,35 @@ class TransformerSetup final : public WorkloadSetup {
     }
   }
   std::string_view type() const override { return "transformer"; }
+
+  // A fabric that places jobs itself (RAMP §6.3) gives every GPU its node and
+  // every TP and DP group its shape and algorithm (RAMP-x), unless the
+  // scenario names the algorithm.
+  void place_on_fabric(FabricSetup& fabric) {
+    using workload::transformer::Axis;
+    std::array<std::uint32_t, 3> sizes{};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const Axis a = config_.order[i];
+      sizes[i] = a == Axis::kTp ? config_.tp : a == Axis::kDp ? config_.dp : config_.pp;
+    }
+    const std::optional<FabricSetup::AxesPlacement> placed = fabric.place_axes(sizes);
+    if (!placed) return;
+    fabric.serve_concurrent_collectives();
+    config_.nodes = placed->nodes;
+    bool served = false;
+    for (std::size_t i = 0; i < 3; ++i) {
+      const Axis a = config_.order[i];
+      if (a == Axis::kPp || sizes[i] < 2) continue;
+      const bool tp = a == Axis::kTp;
+      (tp ? config_.tp_params : config_.dp_params) = placed->params[i];
+      collective::Algorithm& algorithm = tp ? config_.tp_algorithm : config_.dp_algorithm;
+      if (!(tp ? config_.tp_algorithm_given : config_.dp_algorithm_given)) {
+        algorithm = placed->algorithm;
+      }
+      served = served || algorithm == placed->algorithm;
+    }
+    if (served) fabric.serve_job(placed->job);
+  }
   workload::Simulation build(std::unique_ptr<fabric::Network> network,
                              const BuildOptions&) const override {
     return workload::transformer::make_transformer(config_, std::move(network));

@@ -485,6 +485,15 @@ void Interpreter::collective_done(pdes::Context& ctx, std::uint64_t handle,
   complete(node, op, ctx, &timing);
 }
 
+void Interpreter::step_done(pdes::Context& ctx, std::uint64_t handle, std::uint32_t step,
+                            pdes::Time start) {
+  if (!observer_) return;
+  const Node& node = *nodes_[ctx.self_index()];
+  observer_->step_done(
+      {node.id, node.iteration, static_cast<std::uint32_t>(handle), start, ctx.now(), nullptr},
+      step);
+}
+
 const Breakdown& Interpreter::breakdown(std::uint32_t local_index) const {
   static const Breakdown kNone{};
   const Node* node = nodes_[local_index].get();

@@ -18,6 +18,8 @@ std::string_view to_string(TraceLevel level) {
       return "ops";
     case TraceLevel::kCollectives:
       return "collectives";
+    case TraceLevel::kSteps:
+      return "steps";
   }
   return "none";
 }
@@ -48,9 +50,19 @@ void Trace::record(const OpRecord& r) {
   const Binding& b = *programs_->bindings[r.node];
   const Op& op = programs_->programs[b.program].op(r.op);
   if (op.kind == OpKind::kWait) return;
-  if (level_ == TraceLevel::kCollectives && op.kind == OpKind::kCompute) return;
-  Row row{r.node, r.iteration, r.op, {}, {}, r.start, r.end};
+  if (level_ != TraceLevel::kOps && op.kind == OpKind::kCompute) return;
+  Row row{r.node, r.iteration, r.op, -1, {}, {}, r.start, r.end};
   copy_name(row.kind, to_string(op.kind));
+  copy_name(row.category, to_string(op.category));
+  rows_.push_back(row);
+}
+
+void Trace::record_step(const OpRecord& r, std::uint32_t step) {
+  if (level_ != TraceLevel::kSteps) return;
+  const Binding& b = *programs_->bindings[r.node];
+  const Op& op = programs_->programs[b.program].op(r.op);
+  Row row{r.node, r.iteration, r.op, static_cast<std::int32_t>(step), {}, {}, r.start, r.end};
+  copy_name(row.kind, "step");
   copy_name(row.category, to_string(op.category));
   rows_.push_back(row);
 }
@@ -67,8 +79,10 @@ void Trace::write(output::h5::File& file) const {
                 comm);
   for (std::uint32_t n = 0; n < nodes; ++n) offset[n + 1] += offset[n];
   std::vector<Row> rows = rows_;
+  // An op's row first (step -1), then its steps in order.
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    return std::tie(a.node, a.iteration, a.op) < std::tie(b.node, b.iteration, b.op);
+    return std::tie(a.node, a.iteration, a.op, a.step) <
+           std::tie(b.node, b.iteration, b.op, b.step);
   });
 
   Handle kind_t = string_type(sizeof(Row::kind));
@@ -77,6 +91,7 @@ void Trace::write(output::h5::File& file) const {
   check(H5Tinsert(t.get(), "node", offsetof(Row, node), H5T_NATIVE_UINT32), "node");
   check(H5Tinsert(t.get(), "iteration", offsetof(Row, iteration), H5T_NATIVE_UINT32), "iteration");
   check(H5Tinsert(t.get(), "op", offsetof(Row, op), H5T_NATIVE_UINT32), "op");
+  check(H5Tinsert(t.get(), "step", offsetof(Row, step), H5T_NATIVE_INT32), "step");
   check(H5Tinsert(t.get(), "kind", offsetof(Row, kind), kind_t.get()), "kind");
   check(H5Tinsert(t.get(), "category", offsetof(Row, category), cat_t.get()), "category");
   check(H5Tinsert(t.get(), "start_ps", offsetof(Row, start_ps), H5T_NATIVE_UINT64), "start_ps");

@@ -41,6 +41,7 @@ TrainingResults::TrainingResults(TrainingShape shape, const ProgramMaker& make,
 void TrainingResults::set_trace(TraceLevel level) {
   trace_ = level == TraceLevel::kNone ? nullptr
                                       : std::make_unique<Trace>(level, interpreter_->programs());
+  interpreter_->set_report_steps(level == TraceLevel::kSteps);
 }
 
 // Every iteration runs the same programs, so each carries the same bytes.

@@ -209,7 +209,7 @@ expect ramp-budget-refused 2 "sipsim: error: ramp.yaml:1:9: fabric: optical powe
 expect ramp-j-above-x 2 "sipsim: error: --set fabric.J=33: fabric.J: must not exceed x (32)" -- validate ramp.yaml --set fabric.J=33
 expect ramp-x-needs-ramp 2 "sipsim: error: --set workload.algorithm=ramp-x: workload.algorithm: ramp-x needs a RAMP fabric (x, J, D)" -- validate coll.yaml --set workload.algorithm=ramp-x
 expect trace-needs-training 2 "sipsim: error: --set output.trace=ops: output.trace: only training workloads (transformer) have an event trace" -- validate coll.yaml --set output.trace=ops
-expect trace-no-steps 2 "sipsim: error: --set output.trace=steps: output.trace: steps is not available: the collective executor does not report its wire steps (use ops or collectives)" -- validate coll.yaml --set output.trace=steps
+expect trace-steps-needs-training 2 "sipsim: error: --set output.trace=steps: output.trace: only training workloads (transformer) have an event trace" -- validate coll.yaml --set output.trace=steps
 
 # Start-up: --help, --version and usage errors are answered before MPI starts,
 # by the launcher's rank 0 only; a lone process runs as a light singleton.

@@ -46,6 +46,11 @@ class ExecutorHost {
   // with `handle` has ended now.
   virtual void collective_done(pdes::Context& ctx, std::uint64_t handle,
                                const CollectiveTiming& timing) = 0;
+  // At the member's node LP: step `step` of its part of the collective
+  // started with `handle` ran from `start` to now. Called only when the
+  // executor reports steps (Executor::set_report_steps).
+  virtual void step_done(pdes::Context& /*ctx*/, std::uint64_t /*handle*/, std::uint32_t /*step*/,
+                         pdes::Time /*start*/) {}
 };
 
 // A collective call prepared for one communicator: its spec and, for
@@ -108,6 +113,10 @@ class Executor {
   // compute and h2t. Exact when an instance meets the fabric as idle as the
   // first did; the fabric does not carry (or count) replayed bytes.
   void set_replay(bool replay) { replay_ = replay; }
+  // Tell the host when each step of a simulated collective ends
+  // (ExecutorHost::step_done; the trace's `steps` level). Replayed
+  // collectives have no steps.
+  void set_report_steps(bool report) { report_steps_ = report; }
 
   // Once per rank before the run: per-node state for this rank's LPs.
   void setup(const pdes::Partition& partition, int rank);
@@ -182,6 +191,7 @@ class Executor {
   base::FlatMap<EarlyKey, base::Fifo<std::uint32_t>, EarlyHash> early_;
   std::uint64_t steps_done_ = 0;
   bool replay_ = false;
+  bool report_steps_ = false;
   pdes::Time sync_delay_ = 0;  // Network::max_lookahead()
   // At leaders: per (communicator, collective number), members started so far
   // and the latest start.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,6 +61,24 @@ class FabricSetup {
   // The placed job is the only one on the fabric, with an algorithm that the
   // fabric serves (RAMP §6.2.2 eq. 3-4: extra transceiver groups).
   virtual void serve_job(const collective::AlgorithmParams& /*params*/) {}
+  // A fabric that places a job with several axes of parallelism itself (RAMP
+  // §6.3 per axis, fabric/ramp/placement.hpp): `sizes` innermost first (GPU
+  // g's rank on axis 0 is g % sizes[0], ...). nullopt: the GPUs take the
+  // first nodes in order, with the algorithm_params of each group size.
+  struct AxesPlacement {
+    std::vector<std::uint32_t> nodes;                 // per GPU
+    std::vector<collective::AlgorithmParams> params;  // per axis
+    collective::AlgorithmParams job;                  // the whole job, for serve_job
+    collective::Algorithm algorithm;                  // the fabric's algorithm for the groups
+  };
+  // The job runs several collectives at once (training): RAMP-x keeps the
+  // optical rules within one collective's step, not between concurrent ones,
+  // so RAMP serialises a transfer that would break them and counts it
+  // (fabric.permissive), unless the scenario set permissive itself.
+  virtual void serve_concurrent_collectives() {}
+  virtual std::optional<AxesPlacement> place_axes(std::span<const std::uint32_t> /*sizes*/) const {
+    return std::nullopt;
+  }
   // Extra text for `sipsim info` (RAMP's power budget, power and cost), or "".
   virtual std::string physical_report() const { return ""; }
 

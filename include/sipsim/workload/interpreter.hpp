@@ -59,6 +59,9 @@ class ProgramObserver {
  public:
   virtual ~ProgramObserver() = default;
   virtual void op_done(const OpRecord& /*record*/) {}
+  // One wire step of a collective op (Interpreter::set_report_steps):
+  // record.op is the collective op, record.collective is null.
+  virtual void step_done(const OpRecord& /*record*/, std::uint32_t /*step*/) {}
   virtual void iteration_done(std::uint32_t /*node*/, std::uint32_t /*iteration*/,
                               pdes::Time /*start*/, pdes::Time /*end*/,
                               const Breakdown& /*breakdown*/) {}
@@ -89,6 +92,8 @@ class Interpreter final : public pdes::Model,
   ~Interpreter() override;
 
   void set_observer(ProgramObserver* observer) { observer_ = observer; }
+  // Report every wire step of the simulated collectives to the observer.
+  void set_report_steps(bool report) { executor_.set_report_steps(report); }
 
   std::uint32_t lp_count() const override { return network_->lp_count(); }
   // The fabric's partition, told which nodes run the same program (a pipeline
@@ -101,6 +106,8 @@ class Interpreter final : public pdes::Model,
   void delivered(const fabric::Delivery& delivery, pdes::Context& ctx) override;
   void collective_done(pdes::Context& ctx, std::uint64_t handle,
                        const collective::CollectiveTiming& timing) override;
+  void step_done(pdes::Context& ctx, std::uint64_t handle, std::uint32_t step,
+                 pdes::Time start) override;
   // Work for the progress line: every node's ops over all iterations, plus
   // the steps of its collectives.
   std::uint64_t progress_total() const override { return total_work_; }

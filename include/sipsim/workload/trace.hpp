@@ -2,8 +2,8 @@
 // The optional event trace of a program run (`output.trace`, docs/output.md
 // `/trace/events`): one row per finished op of every node and iteration.
 // Levels: `ops` (every op but waits), `collectives` (only communication ops:
-// collectives, sends and receives). `steps` (each collective's wire steps) is
-// not available: the executor does not report its steps.
+// collectives, sends and receives), `steps` (the communication ops and every
+// wire step of their simulated collectives, one row per member and step).
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -13,7 +13,7 @@
 
 namespace sipsim::workload {
 
-enum class TraceLevel : std::uint8_t { kNone, kOps, kCollectives };
+enum class TraceLevel : std::uint8_t { kNone, kOps, kCollectives, kSteps };
 std::string_view to_string(TraceLevel level);
 
 // One rank's rows; record() at the node's LP (ProgramObserver::op_done), then
@@ -27,6 +27,8 @@ class Trace {
         nodes_(static_cast<std::uint32_t>(programs.bindings.size())) {}
   TraceLevel level() const { return level_; }
   void record(const OpRecord& r);
+  // Level `steps`: step `step` of collective op r.op.
+  void record_step(const OpRecord& r, std::uint32_t step);
   // Collective: /trace/events, rows by (node, iteration, op) whatever the
   // partition, so that the file is the same at every rank count. Every rank
   // writes its own nodes' rows (parallel HDF5).
@@ -34,6 +36,7 @@ class Trace {
 
   struct Row {
     std::uint32_t node, iteration, op;
+    std::int32_t step;  // a collective's wire step, or -1: the row is an op
     char kind[12];
     char category[16];
     std::uint64_t start_ps, end_ps;

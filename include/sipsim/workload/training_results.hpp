@@ -64,6 +64,9 @@ class TrainingResults : public Results, public ProgramObserver {
   void op_done(const OpRecord& record) override {
     if (trace_) trace_->record(record);
   }
+  void step_done(const OpRecord& record, std::uint32_t step) override {
+    if (trace_) trace_->record_step(record, step);
+  }
   void set_trace(TraceLevel level) override;
   const Trace* trace() const { return trace_.get(); }
   void collect(const boost::mpi::communicator& comm) override;

@@ -52,6 +52,7 @@ RampConfig read_ramp(base::MapReader& f) {
   s.reconfiguration = f.get_time_ps("reconfiguration", s.reconfiguration);
   s.propagation = f.get_time_ps("propagation", s.propagation);
   s.io_latency = f.get_time_ps("io_latency", s.io_latency);
+  r.permissive_given = f.has("permissive");
   s.permissive = f.get_bool("permissive", false);
   r.ignore_power_budget = f.get_bool("ignore_power_budget", false);
   r.extra_transceivers = f.get_bool("extra_transceivers", true);

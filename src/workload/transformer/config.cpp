@@ -55,7 +55,8 @@ Config read_transformer(base::MapReader& w) {
     s.heads = m.required("heads").as_u32(1, 1u << 16);
     s.ffn = m.has("ffn") ? m.required("ffn").as_u32(1, 1u << 22) : 4 * s.hidden;
     s.seq = m.required("seq").as_u32(1, 1u << 24);
-    s.vocab = m.required("vocab").as_u32(1, 1u << 26);
+    // 0: no embedding and logit layer, a stack of encoder blocks (RAMP §7.3).
+    s.vocab = m.required("vocab").as_u32(0, 1u << 26);
     s.global_batch = m.required("global_batch").as_u32(1, 1u << 26);
     s.micro_batch = m.get_u32("micro_batch", 1, 1, 1u << 20);
     if (auto p = m.optional("precision")) {
@@ -183,6 +184,8 @@ Config read_transformer(base::MapReader& w) {
   }
   if (auto a = w.optional("algorithms")) {
     base::MapReader m = a->as_map();
+    c.tp_algorithm_given = m.has("tp");
+    c.dp_algorithm_given = m.has("dp");
     c.tp_algorithm = read_algorithm(m, "tp");
     c.dp_algorithm = read_algorithm(m, "dp");
     c.ep_algorithm = read_algorithm(m, "ep", "direct");

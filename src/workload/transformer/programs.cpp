@@ -202,10 +202,11 @@ Costs costs(const Config& c, const compute::Device& d) {
   Costs out;
   out.attn_fwd = block(d, m, attn_flops, attn_bytes, 1);
   out.mlp_fwd = block(d, m, mlp_flops, mlp_bytes, 1);
-  out.logit_fwd = block(d, m, logit_flops, logit_bytes, 1);
+  // vocab 0: no logit layer (an encoder-block stack, RAMP §7.3).
+  out.logit_fwd = m.vocab > 0 ? block(d, m, logit_flops, logit_bytes, 1) : 0;
   out.attn_bwd = block(d, m, attn_flops, attn_bytes, 2);
   out.mlp_bwd = block(d, m, mlp_flops, mlp_bytes, 2);
-  out.logit_bwd = block(d, m, logit_flops, logit_bytes, 2);
+  out.logit_bwd = m.vocab > 0 ? block(d, m, logit_flops, logit_bytes, 2) : 0;
   // The attention core (Korthikanti et al. 2022, §5): Q K^T and the scores
   // times V (4bs^2h / tp), softmax and dropout on the scores.
   out.attn_core = block(d, m, 4 * b * s * s * h / c.tp, 4 * b * heads * s * s * p, 1);
@@ -263,7 +264,7 @@ class StageBuilder {
       if (c_.zero == 3) dp_collective(collective::Op::kAllGather, layer_bytes());
       layer_forward(Category::kForward, is_moe_layer(c_, global_layer(c_, stage_, chunk, l)));
     }
-    if (exit) compute(Category::kForward, k_.logit_fwd);
+    if (exit && c_.model.vocab > 0) compute(Category::kForward, k_.logit_fwd);
     if (!exit) p_.add(pp_op(OpKind::kSend, kNext), deps());
   }
 
@@ -274,7 +275,7 @@ class StageBuilder {
     final_backward_ = ++backwards_[chunk] == c_.micro_batches();
     last_pass_ = ++all_backwards_ == c_.micro_batches() * v_;
     if (!exit) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
-    if (exit) compute(Category::kBackward, k_.logit_bwd);
+    if (exit && c_.model.vocab > 0) compute(Category::kBackward, k_.logit_bwd);
     for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
       // Layers in reverse order.
       const bool moe = is_moe_layer(c_, global_layer(c_, stage_, chunk, chunk_layers_ - 1 - l));
@@ -599,7 +600,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t d = 0; d < c.dp; ++d) {
         collective::Communicator comm{fmt::format("tp-{}-{}", s, d), {}, c.tp_params};
-        for (std::uint32_t t = 0; t < c.tp; ++t) comm.nodes.push_back(gpu_of(c, {t, d, s}));
+        for (std::uint32_t t = 0; t < c.tp; ++t) comm.nodes.push_back(node_of(c, {t, d, s}));
         set.comms.push_back(std::move(comm));
       }
     }
@@ -609,7 +610,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t t = 0; t < c.tp; ++t) {
         collective::Communicator comm{fmt::format("dp-{}-{}", s, t), {}, c.dp_params};
-        for (std::uint32_t d = 0; d < c.dp; ++d) comm.nodes.push_back(gpu_of(c, {t, d, s}));
+        for (std::uint32_t d = 0; d < c.dp; ++d) comm.nodes.push_back(node_of(c, {t, d, s}));
         set.comms.push_back(std::move(comm));
       }
     }
@@ -625,7 +626,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         for (std::uint32_t j = 0; j < edp; ++j) {
           collective::Communicator comm{fmt::format("ep-{}-{}-{}", s, t, j), {}, c.ep_params};
           for (std::uint32_t r = 0; r < ep; ++r)
-            comm.nodes.push_back(gpu_of(c, {t, j * ep + r, s}));
+            comm.nodes.push_back(node_of(c, {t, j * ep + r, s}));
           set.comms.push_back(std::move(comm));
         }
       }
@@ -638,7 +639,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         for (std::uint32_t r = 0; r < ep; ++r) {
           collective::Communicator comm{fmt::format("edp-{}-{}-{}", s, t, r), {}, c.edp_params};
           for (std::uint32_t j = 0; j < edp; ++j)
-            comm.nodes.push_back(gpu_of(c, {t, j * ep + r, s}));
+            comm.nodes.push_back(node_of(c, {t, j * ep + r, s}));
           set.comms.push_back(std::move(comm));
         }
       }
@@ -670,11 +671,11 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     // slot 0 names its next stage too (a slot must name another node).
     if (c.schedule == Schedule::kInterleaved) {
       // Chunks wrap around: the last stage feeds stage 0's next chunk.
-      b.peers = {gpu_of(c, {x.tp, x.dp, (x.pp + c.pp - 1) % c.pp}),
-                 gpu_of(c, {x.tp, x.dp, (x.pp + 1) % c.pp})};
+      b.peers = {node_of(c, {x.tp, x.dp, (x.pp + c.pp - 1) % c.pp}),
+                 node_of(c, {x.tp, x.dp, (x.pp + 1) % c.pp})};
     } else if (c.pp > 1) {
-      const std::uint32_t prev = x.pp > 0 ? gpu_of(c, {x.tp, x.dp, x.pp - 1}) : 0;
-      const std::uint32_t next = x.pp + 1 < c.pp ? gpu_of(c, {x.tp, x.dp, x.pp + 1}) : 0;
+      const std::uint32_t prev = x.pp > 0 ? node_of(c, {x.tp, x.dp, x.pp - 1}) : 0;
+      const std::uint32_t next = x.pp + 1 < c.pp ? node_of(c, {x.tp, x.dp, x.pp + 1}) : 0;
       if (x.pp == 0) {
         b.peers = {next, next};
       } else if (x.pp + 1 == c.pp) {
@@ -683,7 +684,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         b.peers = {prev, next};
       }
     }
-    set.bindings[g] = std::move(b);
+    set.bindings[node_of_gpu(c, g)] = std::move(b);
   }
   return set;
 }

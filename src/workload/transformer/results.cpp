@@ -20,7 +20,7 @@ TrainingShape shape_of(const Config& c) {
           "tflops_per_gpu: 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) (Megatron, full "
           "recomputation); model_tflops_per_gpu: 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)); at "
           "ffn = 4h (docs/models.md, Transformer training)",
-          {},
+          c.nodes,
           c.replay_collectives,
           c.accelerator.busy_w,
           c.accelerator.idle_w};

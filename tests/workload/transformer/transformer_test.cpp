@@ -6,10 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <numeric>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "../../common/training.hpp"
 #include "sipsim/base/yaml_reader.hpp"
@@ -84,6 +88,24 @@ TEST(Transformer, TensorAndDataParallelOneStage) {
   }
 }
 
+// vocab 0 (RAMP §7.3's encoder-block stack): no logit layer. One stage of
+// 2 layers, 2 micro-batches: a layer's forward is 3264 + 5056 ns, the logits
+// 1280 ns, backward twice forward.
+TEST(Transformer, VocabZeroHasNoLogitLayer) {
+  Config c = tiny(1, 1, 1, Schedule::kGpipe);
+  const Outcome with = run(c);
+  c.model.vocab = 0;
+  const Outcome without = run(c);
+  ASSERT_EQ(with.unfinished, "");
+  ASSERT_EQ(without.unfinished, "");
+  EXPECT_EQ(column(*with.results, 0, Category::kForward), 2 * (2 * 8320 + 1280) * kNanosecond);
+  EXPECT_EQ(column(*without.results, 0, Category::kForward), 2 * 2 * 8320 * kNanosecond);
+  EXPECT_EQ(column(*without.results, 0, Category::kBackward), 2 * 2 * 2 * 8320 * kNanosecond);
+  const LinearDevice d;
+  EXPECT_EQ(make_programs(c, d, 1).programs[0].size() + 4,  // 2 micro-batches x (F, B)
+            make_programs(tiny(1, 1, 1, Schedule::kGpipe), d, 1).programs[0].size());
+}
+
 // pp 2, tp = dp = 1, 2 micro-batches, one layer per stage (tp 1: attention
 // 3264 ns, MLP 5056 ns, logits 1280 ns). F0 = 8320, F1 = 9600 (with logits),
 // B1 = 19200, B0 = 16640; a 64 B message D = 1000 + 5.12 ns; Adam 41280 ns
@@ -150,6 +172,45 @@ TEST(Transformer, TraceLevels) {
         EXPECT_EQ(row.end_ps, 8320 * kNanosecond + 1005120);
       }
     }
+  }
+}
+
+// The trace at `steps`: the communication ops, each followed by its wire
+// steps (a 2-member ring all-reduce has 2), back to back inside the op.
+TEST(Transformer, TraceSteps) {
+  const Config c = tiny(2, 1, 2, Schedule::kGpipe);
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, 4);
+  const Outcome r = run(c, TraceLevel::kSteps);
+  ASSERT_EQ(r.unfinished, "");
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::vector<Trace::Row>> by_op;
+  std::size_t steps = 0;
+  for (const Trace::Row& row : r.results->trace()->rows()) {
+    const Op& op = set.programs[set.bindings[row.node]->program].op(row.op);
+    EXPECT_NE(op.kind, OpKind::kCompute);
+    by_op[{row.node, row.iteration, row.op}].push_back(row);
+    if (row.step >= 0) {
+      ++steps;
+      EXPECT_EQ(op.kind, OpKind::kCollective);
+      EXPECT_EQ(std::string(row.kind, strnlen(row.kind, sizeof(row.kind))), "step");
+    }
+  }
+  EXPECT_GT(steps, 0u);
+  for (auto& [key, rows] : by_op) {
+    std::sort(rows.begin(), rows.end(),
+              [](const auto& a, const auto& b) { return a.step < b.step; });
+    ASSERT_EQ(rows.front().step, -1);
+    const Op& op = set.programs[set.bindings[std::get<0>(key)]->program].op(std::get<2>(key));
+    if (op.kind != OpKind::kCollective) {
+      EXPECT_EQ(rows.size(), 1u);
+      continue;
+    }
+    ASSERT_EQ(rows.size(), 3u);  // the op, then steps 0 and 1
+    EXPECT_EQ(rows[1].start_ps, rows[0].start_ps);
+    EXPECT_EQ(rows[2].start_ps, rows[1].end_ps);
+    EXPECT_EQ(rows[2].end_ps, rows[0].end_ps);
+    EXPECT_EQ(rows[1].step, 0);
+    EXPECT_EQ(rows[2].step, 1);
   }
 }
 
@@ -558,6 +619,36 @@ TEST(TransformerMemory, HandComputedTerms) {
   EXPECT_EQ(memory_use(c, 1).activations, 1568.0);
   EXPECT_EQ(memory_use(c, 1).logits, 256.0);
   EXPECT_EQ(memory_error(c), "");
+}
+
+// On RAMP the job is placed by RAMP §6.3 per axis and its TP and DP groups
+// run RAMP-x (fabric/ramp/placement.hpp): with one collective at a time per
+// group kind (pp 1, no DP overlap) every transfer keeps the optical rules
+// (fabric.permissive: false stops the run on a violation), and the DP
+// all-reduce over 32 GPUs takes 2 RAMP-x steps instead of a ring's 62.
+TEST(Transformer, RampPlacesTheJobAndRunsRampX) {
+  const auto iteration = [](const std::string& extra) {
+    const std::string text =
+        "fabric: {type: ramp, x: 4, J: 4, Lambda: 4, permissive: false}\n"
+        "workload:\n  type: transformer\n"
+        "  model: {layers: 2, hidden: 64, heads: 4, seq: 32, vocab: 256, global_batch: 32}\n"
+        "  parallelism: {tp: 2, dp: 32}\n  dp_overlap: false\n" +
+        extra;
+    const setup::Setup s = setup::read(base::Document::load_string(text, "t.yaml"));
+    workload::Simulation sim = setup::build(s);
+    const boost::mpi::communicator world;
+    pdes::EngineOptions o;
+    o.progress_interval_s = 0;
+    pdes::run(*sim.model, sim.model->partition(world.size()), world, o);
+    EXPECT_EQ(sim.results->unfinished(world), "");
+    sim.results->collect(world);
+    EXPECT_EQ(sim.network->counter("rule_b_conflicts") + sim.network->counter("rule_c_conflicts"),
+              0u);
+    return dynamic_cast<const TrainingResults&>(*sim.results).iteration_time(0);
+  };
+  const Time ramp_x = iteration(""), ring = iteration("  algorithms: {tp: ring, dp: ring}\n");
+  EXPECT_GT(ramp_x, 0u);
+  EXPECT_LT(ramp_x, ring);
 }
 
 // The reader: every bad key is an error at that key.

@@ -18,6 +18,7 @@ struct RampConfig {
   PowerInputs power;
   bool ignore_power_budget = false;  // run a configuration whose optical power budget
                                      // fails (RAMP §4.2)
+  bool permissive_given = false;     // fabric.permissive was in the scenario
   bool extra_transceivers = true;    // give a ramp-x job's pairs RAMP §6.2.2 eq. 3-4's
                                      // extra transceiver groups (RampSpec::job)
 };

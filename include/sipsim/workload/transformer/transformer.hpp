@@ -83,10 +83,16 @@ struct Config {
   bool memory_check = true;
   std::uint32_t iterations = 1;
   // Innermost first: GPU g has coordinate g % n0 on order[0], (g / n0) % n1 on
-  // order[1], ... and runs on fabric node g. Default TP innermost, then DP, PP.
+  // order[1], ... and runs on fabric node nodes[g] (node g when nodes is
+  // empty). Default TP innermost, then DP, PP.
   std::array<Axis, 3> order = {Axis::kTp, Axis::kDp, Axis::kPp};
+  // Set by setup/ when the fabric places the job itself (RAMP §6.3 per axis).
+  std::vector<std::uint32_t> nodes;
+  // The TP and DP groups' algorithms: the scenario's `algorithms`, else the
+  // fabric's (RAMP-x on a RAMP fabric that placed the job), else ring.
   collective::Algorithm tp_algorithm = collective::algorithm("ring");
   collective::Algorithm dp_algorithm = collective::algorithm("ring");
+  bool tp_algorithm_given = false, dp_algorithm_given = false;
   collective::Algorithm ep_algorithm = collective::algorithm("direct");  // MoE all-to-alls
   // The algorithms' shapes for the TP and DP groups (setup/ fills them from
   // the fabric's hierarchy, as for the collectives benchmark).
@@ -122,6 +128,13 @@ struct Coord {
 };
 Coord coord_of(const Config& config, std::uint32_t gpu);
 std::uint32_t gpu_of(const Config& config, const Coord& c);
+// The fabric node a GPU runs on (Config::nodes).
+inline std::uint32_t node_of_gpu(const Config& config, std::uint32_t gpu) {
+  return config.nodes.empty() ? gpu : config.nodes[gpu];
+}
+inline std::uint32_t node_of(const Config& config, const Coord& c) {
+  return node_of_gpu(config, gpu_of(config, c));
+}
 
 // FLOPs of one transformer layer's forward pass for one micro-batch, whole
 // layer (all TP shards): 2*b*s*(4h^2 + 2*h*ffn) + 4*b*s^2*h (Megatron's
