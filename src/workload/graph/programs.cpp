@@ -57,6 +57,20 @@ pdes::Time part_ps(const compute::Device& d, const Config& c, const GraphOp& op,
   return d.op_ps({flops, bytes, c.graph.precision, op.kind, c.group_batch()});
 }
 
+// The optimizer step on `count` parameters. Adam as the transformer's:
+// mixed precision, fp32 master weights, first and second moments read and
+// written (24 B), the gradient read and the weight written at the graph's
+// precision, about 12 FLOPs per parameter. SGD: the weight and its gradient
+// read, the weight written, a multiply-add per parameter.
+pdes::Time optimizer_ps(const Config& c, const compute::Device& d, std::uint64_t count) {
+  const std::uint64_t p = compute::element_bytes(c.graph.precision);
+  if (c.optimizer == Optimizer::kAdam) {
+    return d.op_ps({12 * count, count * (24 + 2 * p), compute::Precision::kFp32,
+                    compute::OpKind::kElementwise, 1});
+  }
+  return d.op_ps({2 * count, 3 * count * p, c.graph.precision, compute::OpKind::kElementwise, 1});
+}
+
 // The samples one op instance runs: an MP group's share of the batch (a
 // whole GPU's under data-parallel, where mp = 1).
 std::vector<Scaled> scaled_ops(const Config& c) {
@@ -236,8 +250,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     // The DP all-reduce of this position's parameters in buckets of
     // dp_bucket_bytes, each started when the backward of its sub-ops is done
     // (in backward order, one after the other: PyTorch DDP), or in one after
-    // the whole backward (dp_overlap false); then the optimizer (SGD-like:
-    // read weight and gradient, write the weight, a multiply-add per parameter).
+    // the whole backward (dp_overlap false); then the optimizer step.
     if (!backward_ops.empty()) {
       Op join;
       join.kind = OpKind::kWait;
@@ -273,10 +286,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
       }
       if (params > 0) {
         const std::uint64_t count = params / elem;
-        p.compute(Category::kOptimizer,
-                  device.op_ps(
-                      {2 * count, 3 * params, c.graph.precision, compute::OpKind::kElementwise, 1}),
-                  {grads});
+        p.compute(Category::kOptimizer, optimizer_ps(c, device, count), {grads});
       }
     }
     if (p.size() == 0) p.wait({});

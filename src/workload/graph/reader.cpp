@@ -221,6 +221,9 @@ Config read_graph_workload(base::MapReader& w, const std::string& scenario_path)
     b.fail(fmt::format("must be a multiple of the data-parallel degree ({})", c.dp));
   }
   c.iterations = w.get_u32("iterations", 1, 1, 10'000);
+  if (auto o = w.optional("optimizer")) {
+    c.optimizer = o->as_enum({"adam", "sgd"}) == "sgd" ? Optimizer::kSgd : Optimizer::kAdam;
+  }
   c.dp_overlap = w.get_bool("dp_overlap", c.dp_overlap);
   if (w.has("dp_bucket_bytes")) {
     c.dp_bucket_bytes = w.required("dp_bucket_bytes").as_bytes();

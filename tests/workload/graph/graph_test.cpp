@@ -290,6 +290,7 @@ TEST(GraphWorkload, DataParallelChainByHand) {
   for (const bool overlap : {false, true}) {
     Config c;
     c.graph = parse(kChain);
+    c.optimizer = Optimizer::kSgd;
     c.dp = 2;
     c.global_batch = 4;
     c.iterations = 2;
@@ -328,6 +329,24 @@ TEST(GraphWorkload, DataParallelBuckets) {
   ASSERT_EQ(r.unfinished, "");
 }
 
+// The optimizer step: SGD 2 FLOPs + 3 x 2 B per parameter; Adam (the
+// default, as the transformer's) 12 FLOPs + (24 + 2 x 2) B.
+TEST(GraphWorkload, OptimizerStep) {
+  Config c;
+  c.graph = parse(kChain);  // B: 4 B, 2 parameters
+  c.dp = 1;
+  c.global_batch = 1;
+  for (const auto& [optimizer, ps] : {std::pair{Optimizer::kSgd, 16 * kNanosecond},
+                                      std::pair{Optimizer::kAdam, 80 * kNanosecond}}) {
+    c.optimizer = optimizer;
+    const ProgramSet set = make_programs(c, LinearDevice(), 1);
+    const Program& p = set.programs[0];
+    const Op& last = p.op(p.size() - 1);
+    EXPECT_EQ(last.category, Category::kOptimizer);
+    EXPECT_EQ(last.duration, ps);
+  }
+}
+
 // Degree-aware, mp 2, dp 1, degree 2, every op whole (far below the
 // quantum), the diamond: A on GPU 0; B on 0 too (GPUs free by A's end tie,
 // and the tie goes to A's GPU), C on 1 (it can start at once there), D on 0
@@ -341,6 +360,7 @@ TEST(GraphWorkload, DataParallelBuckets) {
 TEST(GraphWorkload, DegreeAwareDiamondByHand) {
   Config c;
   c.graph = parse(kDiamond);
+  c.optimizer = Optimizer::kSgd;
   c.placement = Placement::kDegreeAware;
   c.mp = 2;
   c.dp = 1;
@@ -434,6 +454,9 @@ TEST_F(GraphConfig, Errors) {
   EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 8\n"), "");
   EXPECT_EQ(
       error_of("  gpus: 4\n  global_batch: 8\n  dp_overlap: false\n  dp_bucket_bytes: 1MiB\n"), "");
+  EXPECT_EQ(
+      error_of("  gpus: 4\n  global_batch: 8\n  optimizer: lamb\n").rfind("workload.optimizer:", 0),
+      0u);
   EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 8\n  dp_bucket_bytes: 0B\n")
                 .rfind("workload.dp_bucket_bytes:", 0),
             0u);

@@ -54,6 +54,7 @@ Graph read_graph(const base::Document& document);
 Graph read_graph_file(const std::string& path);
 
 enum class Placement : std::uint8_t { kDataParallel, kDegreeAware };
+enum class Optimizer : std::uint8_t { kAdam, kSgd };
 
 struct Config {
   Graph graph;
@@ -65,6 +66,7 @@ struct Config {
   std::uint32_t global_batch = 1;
   pdes::Time quantum = 10 * pdes::kMicrosecond;  // tau (SiP-ML §4.2: 10 us)
   std::uint32_t iterations = 1;
+  Optimizer optimizer = Optimizer::kAdam;  // mixed-precision Adam, or plain SGD
   collective::Algorithm all_reduce = collective::algorithm("ring");
   // The gradient all-reduce in buckets overlapped with the backward (PyTorch
   // DDP's 25 MiB), or one after the whole backward.
