@@ -210,6 +210,14 @@ class RampSetup final : public FabricSetup {
     out.job.ramp = placed->job;
     return out;
   }
+  void serve_axes(const AxesPlacement& placed) override {
+    if (!config_.extra_transceivers) return;
+    config_.spec.job = placed.job.ramp;
+    if (!placed.params.empty()) {
+      const auto& t = placed.params.front().ramp.active;
+      config_.spec.inner = std::array<std::uint32_t, 4>{t[0], t[1], t[2], t[3]};
+    }
+  }
   void serve_concurrent_collectives() override {
     if (!config_.permissive_given) config_.spec.permissive = true;
   }

@@ -325,7 +325,12 @@ class TransformerSetup final : public WorkloadSetup {
       }
       served = served || algorithm == placed->algorithm;
     }
-    if (served) fabric.serve_job(placed->job);
+    if (!served) return;
+    // The innermost groups' pairs get the extra transceivers of their own
+    // size (RampSpec::inner) when they are TP or DP groups, not pipeline pairs.
+    FabricSetup::AxesPlacement serve = *placed;
+    if (config_.order[0] == Axis::kPp) serve.params.clear();
+    fabric.serve_axes(serve);
   }
   workload::Simulation build(std::unique_ptr<fabric::Network> network,
                              const BuildOptions&) const override {

@@ -68,7 +68,7 @@ class FabricSetup {
   struct AxesPlacement {
     std::vector<std::uint32_t> nodes;                 // per GPU
     std::vector<collective::AlgorithmParams> params;  // per axis
-    collective::AlgorithmParams job;                  // the whole job, for serve_job
+    collective::AlgorithmParams job;                  // the whole job
     collective::Algorithm algorithm;                  // the fabric's algorithm for the groups
   };
   // The job runs several collectives at once (training): RAMP-x keeps the
@@ -76,6 +76,9 @@ class FabricSetup {
   // so RAMP serialises a transfer that would break them and counts it
   // (fabric.permissive), unless the scenario set permissive itself.
   virtual void serve_concurrent_collectives() {}
+  // The placed training job's groups run the fabric's algorithm: the fabric
+  // serves them (RAMP: the job's sub-box and its innermost groups, §6.2.2).
+  virtual void serve_axes(const AxesPlacement& /*placement*/) {}
   virtual std::optional<AxesPlacement> place_axes(std::span<const std::uint32_t> /*sizes*/) const {
     return std::nullopt;
   }

@@ -19,12 +19,16 @@ std::optional<AxesPlacement> place_axes(std::uint32_t x, std::uint32_t J, std::u
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
-  // Each axis takes its factors from the steps' sizes left, step 4 first.
+  // Each axis takes its factors from the steps' sizes left, step 1 first, as
+  // §6.3 fills a job's steps: the innermost (TP, the most frequent) group
+  // then gets the largest first steps, which carry a reduce-scatter's full
+  // data, and a step it shares with the next axis comes last, when its data
+  // is already divided by the steps before.
   std::array<std::uint32_t, 4> left = {out.job.active[0], out.job.active[1], out.job.active[2],
                                        out.job.active[3]};
   for (std::uint32_t size : axis_sizes) {
     std::array<std::uint32_t, 4> t = {1, 1, 1, 1};
-    for (int k = 3; k >= 0 && size > 1; --k) {
+    for (int k = 0; k < 4 && size > 1; ++k) {
       const std::uint32_t f = std::gcd(left[k], size);
       t[k] = f;
       left[k] /= f;

@@ -89,6 +89,17 @@ class RampNetwork final : public Network {
       shape_ = j;  // the transcoder serves this job (RAMP §6.3)
     }
     for (int k = 1; k <= 4; ++k) extra_[k] = ramp::extra_groups(k, shape_);
+    if (s_.inner) {
+      if (!s_.job) throw std::invalid_argument("ramp: inner groups without a job");
+      for (int k = 1; k <= 4; ++k) {
+        const std::uint32_t t = (*s_.inner)[k - 1];
+        if (t == 0 || shape_.active[k - 1] % t != 0) {
+          throw std::invalid_argument("ramp: the inner groups' step sizes must divide the job's");
+        }
+        inner_[k] = t;
+        extra_inner_[k] = t >= 2 ? ramp::extra_groups(k, shape_, t) : 0;
+      }
+    }
     const std::uint64_t n = std::uint64_t{s_.x} * s_.J * s_.Lambda;
     if (n > (1u << 24)) throw std::invalid_argument("ramp: more than 2^24 nodes");
     nodes_ = static_cast<std::uint32_t>(n);
@@ -338,7 +349,19 @@ class RampNetwork final : public Network {
     }
     out += " (job " + std::to_string(shape_.active[0]);
     for (int k = 1; k < 4; ++k) out += "x" + std::to_string(shape_.active[k]);
-    return out + ")";
+    out += ")";
+    if (s_.inner) {  // e.g. "; inner groups 4x1x1x1: 3, -, -, -"
+      out += "; inner groups " + std::to_string(inner_[1]);
+      for (int k = 2; k <= 4; ++k) out += "x" + std::to_string(inner_[k]);
+      out += ":";
+      for (int k = 1; k <= 4; ++k) {
+        out += k > 1 ? ", " : " ";
+        out += inner_[k] > 1 && inner_[k] < shape_.active[k - 1]
+                   ? std::to_string(1 + extra_inner_[k])
+                   : std::string("-");
+      }
+    }
+    return out;
   }
   // What the transport keeps per node while it runs (pending events aside): the
   // transmit and receive clocks of its transceivers and two small tables, plus,
@@ -376,8 +399,27 @@ class RampNetwork final : public Network {
     if (step != 0 && shape_.active[0] != 0) {
       t.count = 1 + extra_[step];
       t.stride = shape_.active[step - 1];
+      if (inner_[step] >= 2 && inner_[step] < shape_.active[step - 1] &&
+          offset(ca, step) / inner_[step] == offset(cb, step) / inner_[step]) {
+        t.count = 1 + extra_inner_[step];
+        t.stride = inner_[step];
+      }
     }
     return t;
+  }
+  // A node's offset along step k in the job (geometry.hpp: g = c1 + c2 + c3 + c4 mod x, p = c2,
+  // j = c3, delta = c4).
+  std::uint32_t offset(const ramp::Coord& c, int step) const {
+    switch (step) {
+      case 1:
+        return ramp::sub_mod(c.g, (c.p + c.j + c.delta) % s_.x, s_.x);
+      case 2:
+        return c.p;
+      case 3:
+        return c.j;
+      default:
+        return c.delta;
+    }
   }
   // Transceiver groups of a transfer a -> b (1 without a job; the closed forms may be
   // asked about a == b or nodes outside the fabric, which use one group).
@@ -513,6 +555,8 @@ class RampNetwork final : public Network {
   std::uint64_t slot_bytes_ = 0;
   std::vector<pdes::Time> tx_free_, rx_free_;  // [local node][transceiver]
   std::uint32_t extra_[5] = {};                // ramp::extra_groups(step, shape_) for steps 1-4
+  std::uint32_t inner_[5] = {};                // RampSpec::inner by step (0: none)
+  std::uint32_t extra_inner_[5] = {};          // extra_groups(step, shape_, inner_[step])
   std::vector<std::uint32_t> coords_;          // per node: g | j << 8 | delta << 16 | p << 24
   // Rule (c) clocks of the arbiter nodes: per local node, g_src -> block of
   // x*b clocks (one per transceiver) in subnet_clocks_.

@@ -74,11 +74,11 @@ TEST(RampPlacement, RefusesWhatDoesNotFactor) {
       place_axes(4, 4, 1, std::vector<std::uint32_t>{5, 2}).has_value());  // 10 = 5 x 2, 5 > x
   EXPECT_FALSE(place_axes(4, 4, 1, std::vector<std::uint32_t>{1, 1}).has_value());   // one GPU
   EXPECT_FALSE(place_axes(4, 4, 1, std::vector<std::uint32_t>{64, 2}).has_value());  // > 64 nodes
-  // 16 = (4, 4, 1, 1): an axis of 8 takes 4 from step 2 and 2 from step 1.
+  // 16 = (4, 4, 1, 1): an axis of 8 takes 4 from step 1 and 2 from step 2.
   const auto placed = place_axes(4, 4, 1, std::vector<std::uint32_t>{8, 2});
   ASSERT_TRUE(placed.has_value());
-  EXPECT_EQ(placed->axes[0], (std::array<std::uint32_t, 4>{2, 4, 1, 1}));
-  EXPECT_EQ(placed->axes[1], (std::array<std::uint32_t, 4>{2, 1, 1, 1}));
+  EXPECT_EQ(placed->axes[0], (std::array<std::uint32_t, 4>{4, 2, 1, 1}));
+  EXPECT_EQ(placed->axes[1], (std::array<std::uint32_t, 4>{1, 2, 1, 1}));
 }
 
 }  // namespace

@@ -627,12 +627,15 @@ TEST(TransformerMemory, HandComputedTerms) {
 // (fabric.permissive: false stops the run on a violation), and the DP
 // all-reduce over 32 GPUs takes 2 RAMP-x steps instead of a ring's 62.
 TEST(Transformer, RampPlacesTheJobAndRunsRampX) {
-  const auto iteration = [](const std::string& extra) {
+  struct Run {
+    Time iteration = 0, tp_comm = 0;
+  };
+  const auto run = [](const std::string& fabric, const std::string& extra) {
     const std::string text =
-        "fabric: {type: ramp, x: 4, J: 4, Lambda: 4, permissive: false}\n"
-        "workload:\n  type: transformer\n"
-        "  model: {layers: 2, hidden: 64, heads: 4, seq: 32, vocab: 256, global_batch: 32}\n"
-        "  parallelism: {tp: 2, dp: 32}\n  dp_overlap: false\n" +
+        "fabric: {type: ramp, permissive: false, " + fabric +
+        "}\nworkload:\n  type: transformer\n"
+        "  model: {layers: 2, hidden: 1024, heads: 4, seq: 256, vocab: 256, global_batch: 32}\n"
+        "  dp_overlap: false\n" +
         extra;
     const setup::Setup s = setup::read(base::Document::load_string(text, "t.yaml"));
     workload::Simulation sim = setup::build(s);
@@ -644,11 +647,21 @@ TEST(Transformer, RampPlacesTheJobAndRunsRampX) {
     sim.results->collect(world);
     EXPECT_EQ(sim.network->counter("rule_b_conflicts") + sim.network->counter("rule_c_conflicts"),
               0u);
-    return dynamic_cast<const TrainingResults&>(*sim.results).iteration_time(0);
+    const auto& r = dynamic_cast<const TrainingResults&>(*sim.results);
+    return Run{r.iteration_time(0), r.breakdown(0, 0)[static_cast<std::size_t>(Category::kTpComm)]};
   };
-  const Time ramp_x = iteration(""), ring = iteration("  algorithms: {tp: ring, dp: ring}\n");
-  EXPECT_GT(ramp_x, 0u);
-  EXPECT_LT(ramp_x, ring);
+  const std::string small = "x: 4, J: 4, Lambda: 4", tp2 = "  parallelism: {tp: 2, dp: 32}\n";
+  const Run ramp_x = run(small, tp2);
+  const Run ring = run(small, tp2 + "  algorithms: {tp: ring, dp: ring}\n");
+  EXPECT_GT(ramp_x.iteration, 0u);
+  EXPECT_LT(ramp_x.iteration, ring.iteration);
+  // x 16: the job is (16, 4, 1, 1), TP 4 takes (4, 1, 1, 1); its pairs use
+  // 1 + 1 transceiver groups (eq. 3 for d = 4, RampSpec::inner), the job's
+  // step-1 pairs one (d = 16).
+  const std::string wide = "x: 16, J: 4, Lambda: 16, ignore_power_budget: true",
+                    tp4 = "  parallelism: {tp: 4, dp: 16}\n";
+  const Run inner = run(wide, tp4), plain = run(wide + ", extra_transceivers: false", tp4);
+  EXPECT_LT(inner.tp_comm, plain.tp_comm);
 }
 
 // The reader: every bad key is an error at that key.

@@ -224,9 +224,13 @@ inline std::uint32_t cyclic_overlap(std::uint32_t x, std::uint32_t s, std::uint3
 // At the 65,536-node reference point (full job) nothing changes: steps 1-3 have d = x = J, for
 // which eq. 3 gives 0, and step 4 (d = D = 2) has every transceiver index of its subnets taken
 // (rule (c) for every r, as s1 = s3 = x).
-inline std::uint32_t extra_groups(int step, const RampShape& job) {
+// `d` (default: the job's step size) is the size of the step-k subgroups whose pairs use the
+// groups; with a smaller d (a training job's innermost groups, RampSpec::inner) rule (c) is still
+// checked over the whole job's extents.
+inline std::uint32_t extra_groups(int step, const RampShape& job, std::uint32_t d = 0) {
   if (step < 1 || step > 4) return 0;
-  const std::uint32_t x = job.x, d = job.active[step - 1];
+  const std::uint32_t x = job.x;
+  if (d == 0) d = job.active[step - 1];
   const std::uint32_t n1 = step == 1 ? 2 : 1, n3 = step == 3 ? 2 : 1;
   const std::uint32_t cap = eq3_additional(x, d);
   std::uint32_t e = 0;

@@ -5,8 +5,9 @@
 // A training job of n = n_0 * n_1 * ... GPUs (axes innermost first, e.g. TP,
 // DP, PP) takes the sub-box of RAMP §6.3 for n members, active sizes
 // (s1, s2, s3, s4) (shape_for). Each axis takes a factor of every step's size,
-// innermost axis from step 4 down to step 1: axis a's sizes t_a,k divide s_k
-// and multiply to n_a. GPU (r_0, r_1, ...) sits at the offsets
+// innermost axis first, from step 1 up to step 4 (as §6.3 fills a job's
+// steps): axis a's sizes t_a,k divide s_k and multiply to n_a. GPU (r_0, r_1, ...) sits at the
+// offsets
 //   c_k = sum_a off(r_a)_k * prod_{b inner to a} t_b,k,
 // off(r) being member r's offsets in its axis's own shape (offsets_of_member).
 // Every group of one axis (the other ranks fixed) is then a RAMP-x job of

@@ -25,6 +25,7 @@
 //      spread over its racks.
 // A violation of (b) or (c) stops the run unless `permissive`, in which case the
 // conflicting transfer waits (serialised) and is counted.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -49,6 +50,11 @@ struct RampSpec {
   // active step sizes). When set, pairs of a RAMP-x step use the extra transceiver groups of
   // RAMP §6.2.2 eq. 3-4 that are safe for that job; unset, every pair uses one group.
   std::optional<ramp::RampShape> job;
+  // A training job's innermost groups (fabric/ramp/placement.hpp): their step sizes t_k, each
+  // dividing job->active[k]. A step-k pair inside one of their blocks (the two nodes' step-k
+  // offsets in the job agree but for the last factor t_k) uses the extra groups safe for
+  // subgroups of d = t_k, spaced t_k apart, instead of those for the job's s_k.
+  std::optional<std::array<std::uint32_t, 4>> inner;
 };
 
 // Counters of the optical rules (Network::counters: transfers, slots,
