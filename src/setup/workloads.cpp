@@ -15,6 +15,7 @@
 #include "sipsim/pdes/models/phold_config.hpp"
 #include "sipsim/setup/setup.hpp"
 #include "sipsim/workload/dlrm/dlrm.hpp"
+#include "sipsim/workload/graph/graph.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
 
 namespace sipsim::setup {
@@ -498,6 +499,76 @@ class DlrmSetup final : public WorkloadSetup {
   workload::dlrm::Config config_;
 };
 
+// Op-graph training (workload/graph): GPU g * mp + r is fabric node g * mp + r
+// (MP groups innermost); the DP groups' algorithm follows the fabric's shape.
+class GraphSetup final : public WorkloadSetup {
+ public:
+  GraphSetup(base::MapReader& w, const WorkloadContext& ctx)
+      : config_(workload::graph::read_graph_workload(w, ctx.scenario.path)) {
+    if (ctx.fabric == nullptr) ctx.section.fail("training needs a fabric: add a fabric section");
+    workload::graph::Config& c = config_;
+    c.accelerator = ctx.accelerator;
+    const bool dp = c.placement == workload::graph::Placement::kDataParallel;
+    if (c.gpus() > ctx.fabric->nodes()) {
+      w.required(dp ? "gpus" : "dp")
+          .fail(fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus(), ctx.fabric->nodes()));
+    }
+    c.dp_params = ctx.fabric->algorithm_params(c.dp, c.mp == 1);
+    if (c.dp > 1) {
+      const std::string why = collective::why_invalid(collective::make_spec(
+          collective::Op::kAllReduce, c.all_reduce, c.dp, 1 << 20, 0, c.dp_params));
+      if (!why.empty()) {
+        (w.has("algorithms") ? w.required("algorithms") : ctx.section).fail(why);
+      }
+    }
+    // The placement (and the costs' bounds) now, so that its errors are located.
+    try {
+      const auto device = compute::make_device(c.accelerator);
+      workload::graph::make_programs(c, *device, ctx.fabric->nodes());
+    } catch (const std::invalid_argument& e) {
+      (dp ? w.required("graph") : w.required("degree")).fail(e.what());
+    }
+  }
+  std::string_view type() const override { return "graph"; }
+  workload::Simulation build(std::unique_ptr<fabric::Network> network,
+                             const BuildOptions&) const override {
+    return workload::graph::make_graph(config_, std::move(network));
+  }
+  // The busiest GPU's computation (a lower bound of the iteration) and, under
+  // degree-aware placement, Algorithm 1's own figures.
+  std::string analysis(const scenario::SimulationSettings&) const override {
+    namespace graph = workload::graph;
+    const auto device = compute::make_device(config_.accelerator);
+    const workload::ProgramSet set = graph::make_programs(config_, *device, config_.gpus());
+    pdes::Time busiest = 0;
+    for (const workload::Program& p : set.programs) {
+      pdes::Time busy = 0;
+      for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
+      busiest = std::max(busiest, busy);
+    }
+    std::string out = fmt::format(
+        "graph: the busiest GPU computes {} per iteration (a lower bound: no communication; run "
+        "simulates it)",
+        base::format_time_ps(busiest));
+    if (config_.placement == graph::Placement::kDegreeAware) {
+      const graph::PlacementResult p = graph::place_job(config_, *device);
+      const std::vector<std::uint64_t> m = graph::traffic_matrix(p, config_.mp);
+      std::uint64_t total = 0, most = 0;
+      for (const std::uint64_t b : m) total += b, most = std::max(most, b);
+      out += fmt::format(
+          "\ngraph: Algorithm 1 placed {} sub-ops, forward estimate {} (no communication), {} "
+          "relocations, {} compressions; an MP group sends {} per iteration, {} on its busiest "
+          "pair",
+          p.subops.size(), base::format_time_ps(p.makespan), p.relocations, p.fallbacks,
+          base::format_bytes(total), base::format_bytes(most));
+    }
+    return out;
+  }
+
+ private:
+  workload::graph::Config config_;
+};
+
 template <class T>
 std::unique_ptr<WorkloadSetup> read_as(base::MapReader& section, const WorkloadContext& ctx) {
   return std::make_unique<T>(section, ctx);
@@ -511,6 +582,7 @@ const std::vector<WorkloadEntry>& workload_registry() {
       {"collectives", read_as<CollectivesSetup>},
       {"transformer", read_as<TransformerSetup>},
       {"dlrm", read_as<DlrmSetup>},
+      {"graph", read_as<GraphSetup>},
   };
   return kWorkloads;
 }
