@@ -514,6 +514,9 @@ class GraphSetup final : public WorkloadSetup {
           .fail(fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus(), ctx.fabric->nodes()));
     }
     c.dp_params = ctx.fabric->algorithm_params(c.dp, c.mp == 1);
+    // Model-parallel messages and the DP buckets run at once: RAMP serialises
+    // colliding transfers (as for the transformer) unless the scenario says.
+    ctx.fabric->serve_concurrent_collectives();
     if (c.dp > 1) {
       const std::string why = collective::why_invalid(collective::make_spec(
           collective::Op::kAllReduce, c.all_reduce, c.dp, 1 << 20, 0, c.dp_params));
