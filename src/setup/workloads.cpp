@@ -15,6 +15,7 @@
 #include "sipsim/pdes/models/phold_config.hpp"
 #include "sipsim/setup/setup.hpp"
 #include "sipsim/workload/dlrm/dlrm.hpp"
+#include "sipsim/workload/graph/graph.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
 
 namespace sipsim::setup {
@@ -332,8 +333,62 @@ class TransformerSetup final : public WorkloadSetup {
     fabric.serve_axes(serve);
   }
   workload::Simulation build(std::unique_ptr<fabric::Network> network,
-                             const BuildOptions&) const override {
-    return workload::transformer::make_transformer(config_, std::move(network));
+                             const BuildOptions& options) const override {
+    workload::transformer::Config c = config_;
+    if (options.resolve_auto) resolve_auto(c, *network);
+    return workload::transformer::make_transformer(c, std::move(network));
+  }
+  // `algorithms.tp` / `.dp: auto`: per group kind, the algorithm whose ops
+  // (all-reduce, or reduce-scatter + all-gather) have the smallest
+  // critical-path estimate (RAMP §7.4.1, as the benchmark's `auto`) on the
+  // first group's nodes at the job's message size, among those valid for
+  // them; ties keep the earlier name. The same on every rank.
+  static void resolve_auto(workload::transformer::Config& c, const fabric::Network& network) {
+    using workload::transformer::Coord;
+    const compute::Roofline device(c.accelerator);
+    const std::uint64_t p_bytes = compute::element_bytes(c.model.precision);
+    for (const bool tp : {true, false}) {
+      const std::uint32_t p = tp ? c.tp : c.dp;
+      if (!(tp ? c.tp_auto : c.dp_auto) || p < 2) continue;
+      std::vector<std::uint32_t> members;
+      for (std::uint32_t i = 0; i < p; ++i) {
+        members.push_back(workload::transformer::node_of(c, tp ? Coord{i, 0, 0} : Coord{0, i, 0}));
+      }
+      const std::uint64_t bytes =
+          tp ? std::uint64_t{c.model.micro_batch} * c.model.seq * c.model.hidden * p_bytes
+             : workload::transformer::stage_parameters(c, 0) * p_bytes;
+      const collective::AlgorithmParams& params = tp ? c.tp_params : c.dp_params;
+      std::optional<collective::Algorithm> best;
+      pdes::Time best_time = pdes::kTimeMax;
+      for (const std::string& name : collective::algorithm_names()) {
+        const collective::Algorithm a = *collective::parse_algorithm(name);
+        pdes::Time total = 0;
+        bool usable = true;
+        for (const collective::Op op : workload::transformer::group_ops(c, tp)) {
+          const collective::CollectiveSpec spec = collective::make_spec(op, a, p, bytes, 0, params);
+          if (!collective::why_invalid(spec).empty()) {
+            usable = false;
+            break;
+          }
+          try {
+            total += analytical::estimate_critical_path(spec, members, network, device).total;
+          } catch (const analytical::EstimateTooLarge&) {
+            usable = false;
+            break;
+          }
+        }
+        if (usable && total < best_time) {
+          best_time = total;
+          best = a;
+        }
+      }
+      if (!best) {
+        throw std::invalid_argument(std::string("algorithms.") + (tp ? "tp" : "dp") +
+                                    ": auto found no algorithm valid for the group that the "
+                                    "estimator can price; name one");
+      }
+      (tp ? c.tp_algorithm : c.dp_algorithm) = *best;
+    }
   }
   // `analyze` evaluates AMPeD for transformers (analytical/amped.hpp).
 
@@ -444,6 +499,79 @@ class DlrmSetup final : public WorkloadSetup {
   workload::dlrm::Config config_;
 };
 
+// Op-graph training (workload/graph): GPU g * mp + r is fabric node g * mp + r
+// (MP groups innermost); the DP groups' algorithm follows the fabric's shape.
+class GraphSetup final : public WorkloadSetup {
+ public:
+  GraphSetup(base::MapReader& w, const WorkloadContext& ctx)
+      : config_(workload::graph::read_graph_workload(w, ctx.scenario.path)) {
+    if (ctx.fabric == nullptr) ctx.section.fail("training needs a fabric: add a fabric section");
+    workload::graph::Config& c = config_;
+    c.accelerator = ctx.accelerator;
+    const bool dp = c.placement == workload::graph::Placement::kDataParallel;
+    if (c.gpus() > ctx.fabric->nodes()) {
+      w.required(dp ? "gpus" : "dp")
+          .fail(fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus(), ctx.fabric->nodes()));
+    }
+    c.dp_params = ctx.fabric->algorithm_params(c.dp, c.mp == 1);
+    // Model-parallel messages and the DP buckets run at once: RAMP serialises
+    // colliding transfers (as for the transformer) unless the scenario says.
+    ctx.fabric->serve_concurrent_collectives();
+    if (c.dp > 1) {
+      const std::string why = collective::why_invalid(collective::make_spec(
+          collective::Op::kAllReduce, c.all_reduce, c.dp, 1 << 20, 0, c.dp_params));
+      if (!why.empty()) {
+        (w.has("algorithms") ? w.required("algorithms") : ctx.section).fail(why);
+      }
+    }
+    // The placement (and the costs' bounds) now, so that its errors are located.
+    try {
+      const auto device = compute::make_device(c.accelerator);
+      workload::graph::make_programs(c, *device, ctx.fabric->nodes());
+    } catch (const std::invalid_argument& e) {
+      (dp ? w.required("graph") : w.required("degree")).fail(e.what());
+    }
+  }
+  std::string_view type() const override { return "graph"; }
+  workload::Simulation build(std::unique_ptr<fabric::Network> network,
+                             const BuildOptions&) const override {
+    return workload::graph::make_graph(config_, std::move(network));
+  }
+  // The busiest GPU's computation (a lower bound of the iteration) and, under
+  // degree-aware placement, Algorithm 1's own figures.
+  std::string analysis(const scenario::SimulationSettings&) const override {
+    namespace graph = workload::graph;
+    const auto device = compute::make_device(config_.accelerator);
+    const workload::ProgramSet set = graph::make_programs(config_, *device, config_.gpus());
+    pdes::Time busiest = 0;
+    for (const workload::Program& p : set.programs) {
+      pdes::Time busy = 0;
+      for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
+      busiest = std::max(busiest, busy);
+    }
+    std::string out = fmt::format(
+        "graph: the busiest GPU computes {} per iteration (a lower bound: no communication; run "
+        "simulates it)",
+        base::format_time_ps(busiest));
+    if (config_.placement == graph::Placement::kDegreeAware) {
+      const graph::PlacementResult p = graph::place_job(config_, *device);
+      const std::vector<std::uint64_t> m = graph::traffic_matrix(p, config_.mp);
+      std::uint64_t total = 0, most = 0;
+      for (const std::uint64_t b : m) total += b, most = std::max(most, b);
+      out += fmt::format(
+          "\ngraph: Algorithm 1 placed {} sub-ops, forward estimate {} (no communication), {} "
+          "relocations, {} compressions; an MP group sends {} per iteration, {} on its busiest "
+          "pair",
+          p.subops.size(), base::format_time_ps(p.makespan), p.relocations, p.fallbacks,
+          base::format_bytes(total), base::format_bytes(most));
+    }
+    return out;
+  }
+
+ private:
+  workload::graph::Config config_;
+};
+
 template <class T>
 std::unique_ptr<WorkloadSetup> read_as(base::MapReader& section, const WorkloadContext& ctx) {
   return std::make_unique<T>(section, ctx);
@@ -457,6 +585,7 @@ const std::vector<WorkloadEntry>& workload_registry() {
       {"collectives", read_as<CollectivesSetup>},
       {"transformer", read_as<TransformerSetup>},
       {"dlrm", read_as<DlrmSetup>},
+      {"graph", read_as<GraphSetup>},
   };
   return kWorkloads;
 }

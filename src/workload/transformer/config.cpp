@@ -29,10 +29,17 @@ std::array<Axis, 3> parse_mapping(const std::string& name) {
 }
 
 collective::Algorithm read_algorithm(base::MapReader& m, std::string_view key,
-                                     const char* fallback = "ring") {
+                                     const char* fallback = "ring", bool* is_auto = nullptr) {
   const std::optional<base::Value> v = m.optional(key);
   if (!v) return collective::algorithm(fallback);
-  return *collective::parse_algorithm(v->as_enum(collective::algorithm_names()));
+  std::vector<std::string> names = collective::algorithm_names();
+  if (is_auto) names.insert(names.begin(), "auto");
+  const std::string name = v->as_enum(names);
+  if (name == "auto") {
+    *is_auto = true;
+    return collective::algorithm(fallback);
+  }
+  return *collective::parse_algorithm(name);
 }
 
 }  // namespace
@@ -187,10 +194,10 @@ Config read_transformer(base::MapReader& w) {
   }
   if (auto a = w.optional("algorithms")) {
     base::MapReader m = a->as_map();
-    c.tp_algorithm_given = m.has("tp");
-    c.dp_algorithm_given = m.has("dp");
-    c.tp_algorithm = read_algorithm(m, "tp");
-    c.dp_algorithm = read_algorithm(m, "dp");
+    c.tp_algorithm = read_algorithm(m, "tp", "ring", &c.tp_auto);
+    c.dp_algorithm = read_algorithm(m, "dp", "ring", &c.dp_auto);
+    c.tp_algorithm_given = m.has("tp") && !c.tp_auto;
+    c.dp_algorithm_given = m.has("dp") && !c.dp_auto;
     c.ep_algorithm = read_algorithm(m, "ep", "direct");
     m.finish();
   }

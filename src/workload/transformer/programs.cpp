@@ -529,15 +529,6 @@ Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes
   return p;
 }
 
-// The collectives a group runs: TP all-reduce, or reduce-scatter and
-// all-gather with sequence parallelism; DP all-reduce.
-std::vector<collective::Op> group_ops(const Config& c, bool tp) {
-  if (tp ? c.sequence_parallel : c.zero > 0) {
-    return {collective::Op::kReduceScatter, collective::Op::kAllGather};
-  }
-  return {collective::Op::kAllReduce};
-}
-
 void check_collective(const Config& c, const collective::Communicator& comm,
                       collective::Algorithm algorithm, std::uint64_t bytes, bool tp) {
   for (const collective::Op op : group_ops(c, tp)) {
@@ -551,6 +542,13 @@ void check_collective(const Config& c, const collective::Communicator& comm,
 }
 
 }  // namespace
+
+std::vector<collective::Op> group_ops(const Config& c, bool tp) {
+  if (tp ? c.sequence_parallel : c.zero > 0) {
+    return {collective::Op::kReduceScatter, collective::Op::kAllGather};
+  }
+  return {collective::Op::kAllReduce};
+}
 
 std::optional<CollectiveProblem> invalid_collective(const Config& c, std::uint64_t bytes) {
   for (const bool tp : {true, false}) {

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <ostream>
+#include <string>
+#include <tuple>
 
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
@@ -67,18 +69,35 @@ void TransformerResults::write(output::h5::File& file) const {
   output::h5::write_attr(mem.get(), "capacity_bytes", config_.accelerator.memory_capacity_bytes);
 }
 
+namespace {
+
+// ", tp ring, dp ramp-x" (with "(auto)" where the scenario said auto).
+std::string algorithms_text(const Config& c) {
+  std::string out;
+  for (const auto& [name, p, algorithm, is_auto] :
+       {std::tuple{"tp", c.tp, c.tp_algorithm, c.tp_auto},
+        std::tuple{"dp", c.dp, c.dp_algorithm, c.dp_auto}}) {
+    if (p < 2) continue;
+    out +=
+        fmt::format(", {} {}{}", name, collective::to_string(algorithm), is_auto ? " (auto)" : "");
+  }
+  return out;
+}
+
+}  // namespace
+
 void TransformerResults::print_header(std::ostream& out) const {
   const Config& c = config_;
   const ModelShape& m = c.model;
   out << fmt::format(
       "# transformer: {} layers, hidden {}, heads {}, seq {}, vocab {}, batch {} (micro {}), "
-      "{}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches, recompute {} | {}\n",
+      "{}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches, recompute {}{} | {}\n",
       m.layers, m.hidden, m.heads, m.seq, m.vocab, m.global_batch, m.micro_batch,
       compute::precision_name(m.precision), c.tp, c.pp, c.dp, c.gpus(),
       c.schedule == Schedule::kInterleaved
           ? fmt::format("interleaved 1F1B (v {})", c.virtual_stages)
           : std::string(schedule_name(c.schedule)),
-      c.micro_batches(), recompute_name(c.recompute), network().describe());
+      c.micro_batches(), recompute_name(c.recompute), algorithms_text(c), network().describe());
 }
 
 void TransformerResults::print_footer(std::ostream& out) const {

@@ -827,4 +827,34 @@ TEST(TransformerMemory, ErrorGivesTheNumbers) {
 }
 
 }  // namespace
+// `algorithms: {tp: auto, dp: auto}` picks, per group kind, the algorithm with
+// the smallest critical-path estimate: never slower than ring here (a 2-tier
+// fat-tree of 8-GPU servers, DP groups across servers).
+TEST(Transformer, AutoAlgorithmsAreNoSlowerThanRing) {
+  const auto iteration = [](const std::string& algorithms) {
+    const std::string text =
+        "fabric: {type: cluster, preset: superpod, nodes: 64, chunk: 64KiB}\n"
+        "workload:\n  type: transformer\n"
+        "  model: {layers: 2, hidden: 1024, heads: 8, seq: 256, vocab: 256, global_batch: 8}\n"
+        "  parallelism: {tp: 8, dp: 8}\n  dp_overlap: false\n  algorithms: " +
+        algorithms + "\n";
+    const setup::Setup s = setup::read(base::Document::load_string(text, "t.yaml"));
+    workload::Simulation sim = setup::build(s);
+    const boost::mpi::communicator world;
+    pdes::EngineOptions o;
+    o.progress_interval_s = 0;
+    pdes::run(*sim.model, sim.model->partition(world.size()), world, o);
+    EXPECT_EQ(sim.results->unfinished(world), "");
+    sim.results->collect(world);
+    return dynamic_cast<const TrainingResults&>(*sim.results).iteration_time(0);
+  };
+  const Time automatic = iteration("{tp: auto, dp: auto}"),
+             ring = iteration("{tp: ring, dp: ring}");
+  EXPECT_GT(automatic, 0u);
+  EXPECT_LE(automatic, ring);
+  EXPECT_NE(error_of(kModel + "  parallelism: {tp: 2}\n  algorithms: {ep: auto}\n")
+                .find("workload.algorithms.ep"),
+            std::string::npos);
+}
+
 }  // namespace sipsim::workload::transformer

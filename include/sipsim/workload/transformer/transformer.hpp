@@ -93,6 +93,10 @@ struct Config {
   collective::Algorithm tp_algorithm = collective::algorithm("ring");
   collective::Algorithm dp_algorithm = collective::algorithm("ring");
   bool tp_algorithm_given = false, dp_algorithm_given = false;
+  // `auto`: the algorithm with the smallest critical-path estimate for the
+  // group's all-reduce, among those valid for all its ops (setup/ resolves it
+  // when it builds the job; until then the fabric's default above).
+  bool tp_auto = false, dp_auto = false;
   collective::Algorithm ep_algorithm = collective::algorithm("direct");  // MoE all-to-alls
   // The algorithms' shapes for the TP and DP groups (setup/ fills them from
   // the fabric's hierarchy, as for the collectives benchmark).
@@ -193,6 +197,10 @@ struct CollectiveProblem {
   std::string group, why;
 };
 std::optional<CollectiveProblem> invalid_collective(const Config& config, std::uint64_t bytes);
+// The collectives a group runs: TP all-reduce, or reduce-scatter and
+// all-gather with sequence parallelism; DP all-reduce, or reduce-scatter and
+// all-gather with ZeRO.
+std::vector<collective::Op> group_ops(const Config& config, bool tp);
 
 // The programs (one per stage), communicators and bindings of the job, ops
 // priced by `device`. Throws std::invalid_argument when a collective is not

@@ -1,0 +1,166 @@
+#pragma once
+// `workload: graph` (docs/models.md, "Op graphs and SiP-ML placement"): a
+// per-op graph of one forward pass (a JSON file, read with yaml-cpp so that
+// every error is located), trained with data parallelism or with SiP-ML's
+// degree-aware hybrid MP x DP placement (§3.2, Algorithm 1). One program per
+// MP position (k roles, shared by the l DP groups); the program interpreter
+// runs them on the fabric, GraphResults reports each iteration.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sipsim/base/yaml_reader.hpp"
+#include "sipsim/collective/algorithm.hpp"
+#include "sipsim/compute/accelerator.hpp"
+#include "sipsim/compute/device.hpp"
+#include "sipsim/fabric/network.hpp"
+#include "sipsim/workload/interpreter.hpp"
+#include "sipsim/workload/training_results.hpp"
+
+namespace sipsim::workload::graph {
+
+// One op of the forward pass, its costs for the graph's `batch` samples.
+struct GraphOp {
+  std::string name;
+  compute::OpKind kind = compute::OpKind::kMatmul;
+  std::uint64_t flops = 0;           // forward
+  std::uint64_t backward_flops = 0;  // default 2 x flops
+  std::uint64_t bytes = 0;           // forward memory traffic (weights included)
+  std::uint64_t output_bytes = 0;    // the activation its consumers read
+  std::uint64_t params_bytes = 0;    // its weights (the DP gradient all-reduce)
+  // Split into parts, each part needs its producers' whole outputs (a matrix
+  // multiply split by output features); default: it has weights.
+  bool gathers = false;
+  std::vector<std::uint32_t> deps;  // producers (indices into Graph::ops)
+};
+
+struct Graph {
+  std::string name;
+  std::uint32_t batch = 1;  // samples the ops' costs are for
+  compute::Precision precision = compute::Precision::kFp16;
+  std::vector<GraphOp> ops;
+  std::vector<std::uint32_t> order;  // a topological order (producers first)
+
+  std::uint64_t params_bytes() const;
+  // Forward + backward FLOPs of the graph's batch.
+  double flops() const;
+};
+
+// Reads a graph document (docs/models.md, "Op graphs"): duplicate names,
+// unknown dependencies, cycles and negative or out-of-range numbers are
+// base::ScenarioError located at the key (file:line:col: ops[3].deps[0]: ...).
+Graph read_graph(const base::Document& document);
+Graph read_graph_file(const std::string& path);
+
+enum class Placement : std::uint8_t { kDataParallel, kDegreeAware };
+enum class Optimizer : std::uint8_t { kAdam, kSgd };
+
+struct Config {
+  Graph graph;
+  std::string graph_path;  // as resolved (relative to the scenario's directory)
+  Placement placement = Placement::kDataParallel;
+  std::uint32_t mp = 1;      // k (1 under data-parallel)
+  std::uint32_t dp = 1;      // l (gpus under data-parallel)
+  std::uint32_t degree = 0;  // D (degree-aware; Delta = D - 1)
+  std::uint32_t global_batch = 1;
+  pdes::Time quantum = 10 * pdes::kMicrosecond;  // tau (SiP-ML §4.2: 10 us)
+  std::uint32_t iterations = 1;
+  Optimizer optimizer = Optimizer::kAdam;  // mixed-precision Adam, or plain SGD
+  collective::Algorithm all_reduce = collective::algorithm("ring");
+  // The gradient all-reduce in buckets overlapped with the backward (PyTorch
+  // DDP's 25 MiB), or one after the whole backward.
+  bool dp_overlap = true;
+  std::uint64_t dp_bucket_bytes = std::uint64_t{25} << 20;
+  collective::AlgorithmParams dp_params;  // the DP groups' shape (setup/ fills it)
+  compute::Accelerator accelerator;
+
+  std::uint32_t gpus() const { return mp * dp; }
+  std::uint32_t group_batch() const { return global_batch / dp; }  // one MP group's samples
+};
+
+// The keys after `type` (docs/scenarios.md); `scenario_path` locates the
+// graph file (relative paths are relative to the scenario's directory).
+Config read_graph_workload(base::MapReader& section, const std::string& scenario_path);
+
+// ---- SiP-ML Algorithm 1 (placement.cpp), a pure function ----
+
+struct SubOp {
+  std::uint32_t op = 0;           // the graph op
+  std::uint32_t part = 0;         // which of its op's parts
+  std::uint32_t device = 0;       // within the MP group, 0..k-1
+  pdes::Time start = 0, end = 0;  // the list-schedule estimate the algorithm keeps
+  std::uint64_t output = 0;       // its share of its op's output
+};
+struct SubEdge {
+  std::uint32_t from = 0, to = 0;  // sub-op indices
+  std::uint64_t bytes = 0;         // the producer's output share
+};
+struct PlacementResult {
+  std::vector<std::uint32_t> parts;  // per graph op
+  std::vector<std::uint32_t> first;  // per graph op: its first sub-op
+  std::vector<SubOp> subops;         // in placement (topological) order
+  std::vector<SubEdge> edges;        // sorted by (from, to)
+  std::uint32_t relocations = 0;     // sub-ops moved by the repair passes
+  std::uint32_t fallbacks = 0;       // repairs that did not converge (all on one device)
+  pdes::Time makespan = 0;           // the estimate's end (no communication)
+};
+
+// Splits op i (duration durations[i], whole op on one GPU) into
+// clamp(round(duration / quantum), 1, k) equal parts; each part of a
+// gathering op depends on every part of its producers (their output shares
+// as bytes), a part j of any other op on the producer's parts whose share
+// overlaps its own (block mapping; equal part counts: one to one), with
+// bytes = the producer's output x the overlap. Places them by Algorithm 1 on a ring of k GPUs where
+// two GPUs may exchange data when their ring distance is at most
+// floor(delta / 2) (so that a GPU has at most delta MP peers counting both
+// directions; docs/models.md), repairing empty candidate sets by the paper's
+// backward / forward relocation (with a compressing fallback that always
+// ends, counted in `fallbacks`).
+PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& durations,
+                      pdes::Time quantum, std::uint32_t k, std::uint32_t delta);
+
+// Whether every edge respects the distance and every producer's estimate
+// ends before its consumer starts; "" or the first violation.
+std::string check_placement(const PlacementResult& p, std::uint32_t k, std::uint32_t delta);
+
+// What crosses GPUs: a producer sub-op's output goes once to each other
+// GPU that runs consumers of it (they share it): the sum of their edges'
+// bytes, at most the producer's output share (gathering consumers all need
+// the same share). Its gradient comes back the same way, summed on that GPU
+// after its consumers' backward. Sorted by (from, to_device).
+struct Message {
+  std::uint32_t from = 0;       // the producer sub-op
+  std::uint32_t to_device = 0;  // the consumers' GPU
+  std::uint64_t bytes = 0;
+  std::vector<std::uint32_t> consumers;  // sub-ops on to_device, ascending
+};
+std::vector<Message> messages(const PlacementResult& p);
+
+// Bytes device i sends device j within an MP group per iteration (forward
+// activations plus backward gradients, the same bytes back: messages()), row-major k x k:
+// what SiP-Ring / SiP-OCS circuit planning needs (SiP-ML §3.3). The DP ring
+// (each GPU to its counterpart in the next group) is not in it.
+std::vector<std::uint64_t> traffic_matrix(const PlacementResult& p, std::uint32_t k);
+
+// The whole placement of a job: durations from `device`, Algorithm 1 (k = 1
+// under data-parallel: every op whole on the one device).
+PlacementResult place_job(const Config& config, const compute::Device& device);
+
+// The programs (one per MP position), communicators and bindings.
+ProgramSet make_programs(const Config& config, const compute::Device& device,
+                         std::uint32_t fabric_nodes);
+
+class GraphResults final : public TrainingResults {
+ public:
+  GraphResults(const Config& config, std::unique_ptr<fabric::Network> network,
+               std::unique_ptr<compute::Device> device);
+
+ private:
+  void print_header(std::ostream& out) const override;
+  Config config_;
+};
+
+Simulation make_graph(const Config& config, std::unique_ptr<fabric::Network> network);
+
+}  // namespace sipsim::workload::graph

@@ -1,0 +1,492 @@
+// The op-graph workload: the reader's located errors, SiP-ML's Algorithm 1
+// on a reconstruction of Fig. 4 and its invariants on a random graph, the
+// k x k traffic matrix, and a 3-op chain on elect-flat whose iteration is
+// computed by hand in both placements (a device whose ops cost their FLOPs
+// plus bytes in nanoseconds). Runs at 1 and 3 ranks (ctest).
+#include "sipsim/workload/graph/graph.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include "../../common/training.hpp"
+#include "sipsim/base/yaml_reader.hpp"
+#include "sipsim/fabric/flat/elect_flat.hpp"
+#include "sipsim/setup/setup.hpp"
+
+namespace sipsim::workload::graph {
+namespace {
+
+using pdes::kNanosecond;
+using pdes::Time;
+using testing::LinearDevice;
+
+Graph parse(const std::string& json) {
+  return read_graph(base::Document::load_string(json, "g.json"));
+}
+
+// "key: message" of the reader's error, or "".
+std::string error_of(const std::string& json) {
+  try {
+    parse(json);
+  } catch (const base::ScenarioError& e) {
+    return e.key_path() + ": " + e.message();
+  }
+  return "";
+}
+
+std::string ops(const std::string& body) {
+  return "{\"batch\": 1, \"ops\": [\n" + body + "\n]}";
+}
+
+TEST(GraphReader, Reads) {
+  const Graph g = parse(ops(
+      R"({"name": "a", "flops": 10, "bytes": 4, "output_bytes": 8},
+         {"name": "b", "kind": "elementwise", "flops": 3, "bytes": 2, "output_bytes": 1,
+          "params_bytes": 2, "backward_flops": 5, "deps": ["c", 0]},
+         {"name": "c", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": [0]})"));
+  ASSERT_EQ(g.ops.size(), 3u);
+  EXPECT_EQ(g.ops[0].backward_flops, 20u);  // default 2 x forward
+  EXPECT_EQ(g.ops[1].backward_flops, 5u);
+  EXPECT_EQ(g.ops[1].kind, compute::OpKind::kElementwise);
+  EXPECT_EQ(g.ops[1].deps, (std::vector<std::uint32_t>{2, 0}));
+  EXPECT_EQ(g.order, (std::vector<std::uint32_t>{0, 2, 1}));  // producers first
+  EXPECT_EQ(g.params_bytes(), 2u);
+  EXPECT_EQ(g.precision, compute::Precision::kFp16);
+}
+
+TEST(GraphReader, ErrorsAreLocatedAtTheKey) {
+  const std::string a = R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1})";
+  EXPECT_EQ(error_of(ops(a + R"(, {"name": "b", "flops": 1, "bytes": 1, "output_bytes": 1,
+                               "deps": ["x"]})")),
+            "ops[1].deps[0]: unknown op 'x'");
+  EXPECT_EQ(error_of(ops(a + R"(, {"name": "b", "flops": 1, "bytes": 1, "output_bytes": 1,
+                               "deps": [7]})")),
+            "ops[1].deps[0]: no op has index 7 (there are 2 ops)");
+  EXPECT_EQ(error_of(ops(a + ", " + a)), "ops[1].name: duplicate op name 'a' (ops[0] has it)");
+  EXPECT_EQ(error_of(ops(R"({"name": "a", "flops": -5, "bytes": 1, "output_bytes": 1})")),
+            "ops[0].flops: must not be negative");
+  EXPECT_EQ(error_of(ops(R"({"name": "a", "flops": 1, "bytes": 1})")).rfind("ops[0]", 0), 0u);
+  EXPECT_NE(error_of(ops(R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1, "x": 1})"))
+                .find("unknown key"),
+            std::string::npos);
+  // a -> b -> c -> a (each depends on the one before).
+  const std::string cycle = error_of(ops(
+      R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": ["c"]},
+         {"name": "b", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": ["a"]},
+         {"name": "c", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": ["b"]})"));
+  EXPECT_EQ(cycle.rfind("ops[", 0), 0u) << cycle;
+  EXPECT_NE(cycle.find("].deps[0]: dependency cycle"), std::string::npos) << cycle;
+  EXPECT_NE(cycle.find("a -> c -> b -> a"), std::string::npos) << cycle;
+  EXPECT_EQ(error_of(ops(R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1,
+                            "deps": ["a"]})"))
+                .rfind("ops[0].deps[0]: dependency cycle", 0),
+            0u);
+  // The location is the file, line and column of the key's value.
+  try {
+    parse(ops(a + ",\n" +
+              R"({"name": "b", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": ["x"]})"));
+    FAIL();
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(e.location().rfind("g.json:3:", 0), 0u) << e.location();
+  }
+}
+
+// SiP-ML Fig. 4's shape (k = 4, l = 2, D = 3, Delta = 2): four sequential
+// ops; A of 3 tau, B of tau, C of 4 tau, D of 2 tau (the figure's sizes are
+// not given in the text; these reproduce what it says: C cannot be spread
+// over the 4 GPUs, since B's GPU may talk to only 2 others).
+TEST(GraphPlacement, Fig4) {
+  const Graph g = parse(ops(
+      R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 100},
+         {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["A"]},
+         {"name": "C", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["B"]},
+         {"name": "D", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["C"]})"));
+  const Time tau = 1000;
+  const PlacementResult p = place(g, {3 * tau, tau, 4 * tau, 2 * tau}, tau, 4, 2);
+  EXPECT_EQ(p.parts, (std::vector<std::uint32_t>{3, 1, 4, 2}));
+  std::vector<std::uint32_t> devices;
+  for (const SubOp& s : p.subops) devices.push_back(s.device);
+  // Reach 1 on the ring of 4. A on 0, 1, 2 (the earliest start, ties to the
+  // smallest index); B on the one GPU within reach of all three (1); C on B's
+  // GPU and its two neighbours: 1, 0, 2, then 1 again (ties go to the GPU
+  // nearest the parents); D's halves on 0 and 1.
+  EXPECT_EQ(devices, (std::vector<std::uint32_t>{0, 1, 2, 1, 1, 0, 2, 1, 0, 1}));
+  EXPECT_EQ(p.subops[3].start, tau);
+  EXPECT_EQ(p.makespan, 5 * tau);
+  EXPECT_EQ(p.relocations, 0u);
+  EXPECT_EQ(check_placement(p, 4, 2), "");
+  // The traffic matrix: A's thirds send B 33 B each; each C quarter needs a
+  // quarter of B's output (25 B) and D's halves get C's quarters (25 B);
+  // the gradients go back over the same pairs. GPU 1 talks to 0 and 2 only.
+  const std::vector<std::uint64_t> m = traffic_matrix(p, 4);
+  ASSERT_EQ(m.size(), 16u);
+  // 0 -> 1: A0 -> B, and the gradients of B -> C1 and C0 -> D0.
+  EXPECT_EQ(m[0 * 4 + 1], 33u + 25u + 25u);
+  EXPECT_EQ(m[1 * 4 + 0], 83u);
+  EXPECT_EQ(m[2 * 4 + 1], 33u + 25u + 25u);  // A2 -> B, C2 -> D1, the gradient of B -> C2
+  EXPECT_EQ(m[1 * 4 + 2], 83u);
+  for (const std::size_t zero : {0, 2, 3, 5, 7, 8, 10, 11, 12, 13, 14, 15}) {
+    EXPECT_EQ(m[zero], 0u) << zero;
+  }
+}
+
+// A gathering op (with weights: split by output features) needs every part
+// of its producer, each part's whole output share; others map block to block.
+TEST(GraphPlacement, GatheringOpsNeedEveryProducerPart) {
+  const Graph g = parse(ops(
+      R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 100},
+         {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 100, "params_bytes": 8,
+          "deps": ["A"]},
+         {"name": "C", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["B"]},
+         {"name": "D", "flops": 1, "bytes": 1, "output_bytes": 100, "params_bytes": 8,
+          "gathers": false, "deps": ["C"]})"));
+  EXPECT_TRUE(g.ops[1].gathers);
+  EXPECT_FALSE(g.ops[3].gathers);
+  const PlacementResult p = place(g, {2000, 2000, 2000, 2000}, 1000, 4, 3);
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> edges;
+  for (const SubEdge& e : p.edges) edges.emplace_back(e.from, e.to, e.bytes);
+  // A0 A1 | B0 B1 | C0 C1 | D0 D1: B's parts get both of A's halves (50 B each).
+  EXPECT_EQ(edges, (std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>>{
+                       {0, 2, 50},
+                       {0, 3, 50},
+                       {1, 2, 50},
+                       {1, 3, 50},
+                       {2, 4, 50},
+                       {3, 5, 50},
+                       {4, 6, 50},
+                       {5, 7, 50}}));
+}
+
+// A producer's output crosses to another GPU once for all its consumers
+// there: the sum of their edges, at most its output share.
+TEST(GraphPlacement, OneMessagePerProducerAndGpu) {
+  PlacementResult p;
+  // Sub-op 0 (output share 100) on GPU 0; 1 and 2 on GPU 1; 3 on GPU 2.
+  p.subops = {{0, 0, 0, 0, 0, 100}, {1, 0, 1, 0, 0, 10}, {1, 1, 1, 0, 0, 10}, {2, 0, 2, 0, 0, 10}};
+  p.edges = {{0, 1, 100}, {0, 2, 50}, {0, 3, 30}, {1, 3, 10}, {2, 3, 10}};
+  const std::vector<Message> m = messages(p);
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].from, 0u);
+  EXPECT_EQ(m[0].to_device, 1u);
+  EXPECT_EQ(m[0].bytes, 100u);  // 100 + 50, capped at the share
+  EXPECT_EQ(m[0].consumers, (std::vector<std::uint32_t>{1, 2}));
+  EXPECT_EQ(m[1].to_device, 2u);
+  EXPECT_EQ(m[1].bytes, 30u);
+  EXPECT_EQ(m[2].from, 1u);  // 1 -> 3 and 2 -> 3: two producers, two messages
+  EXPECT_EQ(m[3].from, 2u);
+  const std::vector<std::uint64_t> t = traffic_matrix(p, 3);
+  EXPECT_EQ(t, (std::vector<std::uint64_t>{0, 100, 30, 100, 0, 20, 30, 20, 0}));
+}
+
+// An empty candidate set: B needs all four parts of A, and no GPU of the
+// ring of 4 is within reach 1 (Delta 2) of all four; the relocation moves
+// A's parts together.
+TEST(GraphPlacement, RelocatesParentsWhenNoDeviceFits) {
+  const Graph g = parse(ops(
+      R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 8},
+         {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 8, "deps": ["A"]},
+         {"name": "C", "flops": 1, "bytes": 1, "output_bytes": 8, "deps": ["B", "A"]})"));
+  const PlacementResult p = place(g, {4000, 1000, 4000}, 1000, 4, 2);
+  EXPECT_EQ(p.parts, (std::vector<std::uint32_t>{4, 1, 4}));
+  EXPECT_GT(p.relocations, 0u);
+  EXPECT_EQ(p.fallbacks, 0u);
+  EXPECT_EQ(check_placement(p, 4, 2), "");
+  // Delta 1 leaves a reach of 0: everything on one GPU.
+  const PlacementResult one = place(g, {4000, 1000, 4000}, 1000, 4, 1);
+  EXPECT_EQ(check_placement(one, 4, 1), "");
+  for (const SubOp& s : one.subops) EXPECT_EQ(s.device, one.subops[0].device);
+}
+
+// Invariants on a random layered graph with skips: every sub-op placed,
+// every edge within reach, every producer before its consumer, no GPU
+// exchanging data with more than Delta others; for several k, Delta.
+TEST(GraphPlacement, InvariantsOnARandomGraph) {
+  std::uint64_t x = 12345;
+  auto next = [&x](std::uint64_t n) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return (x >> 33) % n;
+  };
+  std::string body;
+  std::vector<Time> durations;
+  for (int i = 0; i < 120; ++i) {
+    std::string deps;
+    if (i > 0) deps = std::to_string(i - 1);
+    if (i > 4 && next(3) == 0) deps += ", " + std::to_string(i - 2 - next(3));
+    body += (i > 0 ? ",\n" : "") + std::string("{\"name\": \"op") + std::to_string(i) +
+            "\", \"flops\": 1, \"bytes\": 1, \"output_bytes\": " + std::to_string(1 + next(1000)) +
+            ", \"deps\": [" + deps + "]}";
+    durations.push_back(100 + next(10000));
+  }
+  const Graph g = parse(ops(body));
+  for (const auto& [k, delta] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+           {2, 1}, {4, 1}, {4, 2}, {8, 2}, {8, 3}, {8, 5}, {16, 4}, {16, 15}}) {
+    const PlacementResult p = place(g, durations, 1000, k, delta);
+    EXPECT_EQ(check_placement(p, k, delta), "") << k << " " << delta;
+    std::uint32_t subops = 0;
+    for (const std::uint32_t parts : p.parts) {
+      EXPECT_GE(parts, 1u);
+      EXPECT_LE(parts, k);
+      subops += parts;
+    }
+    EXPECT_EQ(p.subops.size(), subops);
+  }
+}
+
+constexpr std::uint64_t k100G = 100'000'000'000;  // 16 B take 1.28 ns
+constexpr Time kLatency = 1000 * kNanosecond;
+
+// A -> B -> C, for the graph's batch of 1; at 2 samples per GPU (or MP
+// group): A 20 FLOPs + 8 B = 28 ns forward, 40 + 16 = 56 ns backward; B (4 B
+// of weights) 40 + (4 + 2 x 6) = 56 ns and 80 + 32 = 112 ns; C 10 + 4 = 14
+// and 20 + 8 = 28 ns; activations of 16 B.
+const char* kChain = R"({"batch": 1, "precision": "fp16", "ops": [
+  {"name": "A", "flops": 10, "bytes": 4, "output_bytes": 8},
+  {"name": "B", "flops": 20, "bytes": 10, "output_bytes": 8, "params_bytes": 4, "deps": ["A"]},
+  {"name": "C", "flops": 5, "bytes": 2, "output_bytes": 2, "deps": ["B"]}]})";
+
+// A diamond: A -> B, C -> D; C (no weights) 40 FLOPs + 20 B = 60 ns forward,
+// 80 + 40 = 120 ns backward; D as C above (14 and 28 ns).
+const char* kDiamond = R"({"batch": 1, "precision": "fp16", "ops": [
+  {"name": "A", "flops": 10, "bytes": 4, "output_bytes": 8},
+  {"name": "B", "flops": 20, "bytes": 10, "output_bytes": 8, "params_bytes": 4, "deps": ["A"]},
+  {"name": "C", "flops": 20, "bytes": 10, "output_bytes": 8, "deps": ["A"]},
+  {"name": "D", "flops": 5, "bytes": 2, "output_bytes": 2, "deps": ["B", "C"]}]})";
+
+struct Outcome {
+  std::unique_ptr<GraphResults> results;
+  std::string unfinished;
+};
+
+Outcome run(const Config& c) {
+  Outcome r;
+  r.results = std::make_unique<GraphResults>(c, fabric::make_elect_flat(c.gpus(), k100G, kLatency),
+                                             std::make_unique<LinearDevice>());
+  r.unfinished = testing::run_training(*r.results);
+  return r;
+}
+
+Time column(const GraphResults& r, std::uint32_t gpu, Category c) {
+  return r.breakdown(0, gpu)[static_cast<std::size_t>(c)];
+}
+Time sum(const Breakdown& b) {
+  return std::accumulate(b.begin(), b.end(), Time{0});
+}
+
+// Data-parallel on 2 GPUs, global batch 4: forward 28 + 56 + 14 = 98 ns,
+// backward 28 + 112 + 56 = 196 ns; the ring all-reduce of B's 4 B (2 steps
+// of 2 B: 0.16 ns + 1 us each) 2000.32 ns; SGD on 2 parameters 4 FLOPs +
+// 12 B = 16 ns. After the whole backward (dp_overlap false): iteration
+// 2310.32 ns. In buckets (the default), B's bucket starts when B's backward
+// ends (238 ns) and overlaps A's (56 ns): 2254.32 ns, 1944.32 ns exposed.
+TEST(GraphWorkload, DataParallelChainByHand) {
+  for (const bool overlap : {false, true}) {
+    Config c;
+    c.graph = parse(kChain);
+    c.optimizer = Optimizer::kSgd;
+    c.dp = 2;
+    c.global_batch = 4;
+    c.iterations = 2;
+    c.dp_overlap = overlap;
+    const Outcome r = run(c);
+    ASSERT_EQ(r.unfinished, "");
+    const Time iteration = overlap ? 2254320u : 2310320u;
+    for (std::uint32_t i = 0; i < 2; ++i) EXPECT_EQ(r.results->iteration_time(i), iteration) << i;
+    for (std::uint32_t g = 0; g < 2; ++g) {
+      EXPECT_EQ(column(*r.results, g, Category::kForward), 98 * kNanosecond);
+      EXPECT_EQ(column(*r.results, g, Category::kBackward), 196 * kNanosecond);
+      EXPECT_EQ(column(*r.results, g, Category::kDpComm), overlap ? 1944320u : 2000320u);
+      EXPECT_EQ(column(*r.results, g, Category::kOptimizer), 16 * kNanosecond);
+      EXPECT_EQ(sum(r.results->breakdown(0, g)), iteration);
+    }
+  }
+}
+
+// Buckets: with 1-byte buckets each op with weights gets its own all-reduce,
+// in backward order; every GPU's program has one per such op.
+TEST(GraphWorkload, DataParallelBuckets) {
+  Config c;
+  c.graph = parse(kDiamond);
+  c.graph.ops[2].params_bytes = 6;  // C has weights too
+  c.dp = 2;
+  c.global_batch = 4;
+  c.dp_bucket_bytes = 1;
+  const ProgramSet set = make_programs(c, LinearDevice(), 2);
+  std::vector<std::uint64_t> sizes;
+  for (std::uint32_t i = 0; i < set.programs[0].size(); ++i) {
+    const Op& op = set.programs[0].op(i);
+    if (op.kind == OpKind::kCollective) sizes.push_back(set.programs[0].call(op.call).bytes);
+  }
+  EXPECT_EQ(sizes, (std::vector<std::uint64_t>{6, 4}));  // C's backward comes first
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+}
+
+// The optimizer step: SGD 2 FLOPs + 3 x 2 B per parameter; Adam (the
+// default, as the transformer's) 12 FLOPs + (24 + 2 x 2) B.
+TEST(GraphWorkload, OptimizerStep) {
+  Config c;
+  c.graph = parse(kChain);  // B: 4 B, 2 parameters
+  c.dp = 1;
+  c.global_batch = 1;
+  for (const auto& [optimizer, ps] : {std::pair{Optimizer::kSgd, 16 * kNanosecond},
+                                      std::pair{Optimizer::kAdam, 80 * kNanosecond}}) {
+    c.optimizer = optimizer;
+    const ProgramSet set = make_programs(c, LinearDevice(), 1);
+    const Program& p = set.programs[0];
+    const Op& last = p.op(p.size() - 1);
+    EXPECT_EQ(last.category, Category::kOptimizer);
+    EXPECT_EQ(last.duration, ps);
+  }
+}
+
+// Degree-aware, mp 2, dp 1, degree 2, every op whole (far below the
+// quantum), the diamond: A on GPU 0; B on 0 too (GPUs free by A's end tie,
+// and the tie goes to A's GPU), C on 1 (it can start at once there), D on 0
+// (a tie, the smallest index). GPU 0: A 0-28, B 28-84; A's 16 B reach GPU 1
+// at 1029.28 (1.28 ns + 1 us); C 1029.28-1089.28, its output at 2090.56; D
+// -2104.56; D's backward -2132.56, B's -2244.56; C's gradient reaches GPU 1
+// at 3133.84, C's backward -3253.84, its gradient to A at 4255.12; A's
+// backward -4311.12, B's optimizer step (16 ns) -4327.12 ns. GPU 0 waits
+// from 84 and from 2244.56 ns: bubble until GPU 1 sends (1089.28, 3253.84),
+// pp-comm for the transfer (1001.28 ns each).
+TEST(GraphWorkload, DegreeAwareDiamondByHand) {
+  Config c;
+  c.graph = parse(kDiamond);
+  c.optimizer = Optimizer::kSgd;
+  c.placement = Placement::kDegreeAware;
+  c.mp = 2;
+  c.dp = 1;
+  c.degree = 2;
+  c.global_batch = 2;
+  const PlacementResult p = place_job(c, LinearDevice());
+  std::vector<std::uint32_t> devices;
+  for (const SubOp& s : p.subops) devices.push_back(s.device);
+  EXPECT_EQ(devices, (std::vector<std::uint32_t>{0, 0, 1, 0}));
+  EXPECT_EQ(traffic_matrix(p, 2), (std::vector<std::uint64_t>{0, 32, 32, 0}));
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  EXPECT_EQ(r.results->iteration_time(0), 4327120u);
+  EXPECT_EQ(column(*r.results, 0, Category::kForward), 98 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kBackward), 196 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kOptimizer), 16 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 0, Category::kPpComm), 2002560u);
+  EXPECT_EQ(r.results->breakdown(0, 0)[kBubbleColumn], 2014560u);
+  EXPECT_EQ(sum(r.results->breakdown(0, 0)), 4327120u);
+  // GPU 1: C's 60 + 120 ns; its transfers in (1001.28 ns each) and sends
+  // (1.28 ns each) pp-comm, the rest bubble; it ends with its last send.
+  EXPECT_EQ(column(*r.results, 1, Category::kForward), 60 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 1, Category::kBackward), 120 * kNanosecond);
+  EXPECT_EQ(column(*r.results, 1, Category::kOptimizer), 0u);
+  EXPECT_EQ(column(*r.results, 1, Category::kPpComm), 2005120u);
+  EXPECT_EQ(sum(r.results->breakdown(0, 1)), 3255120u);
+}
+
+// Degree-aware on 8 GPUs (mp 4 x dp 2) with splitting, residuals and both
+// kinds of communication: every program finishes and the breakdown adds up.
+TEST(GraphWorkload, DegreeAwareHybridFinishes) {
+  std::string body;
+  for (int i = 0; i < 12; ++i) {
+    body += (i > 0 ? ",\n" : "") + std::string("{\"name\": \"op") + std::to_string(i) +
+            "\", \"flops\": " + std::to_string(1000 * (1 + i % 4)) +
+            ", \"bytes\": 100, \"output_bytes\": 64, \"params_bytes\": 32, \"deps\": [" +
+            (i == 0 ? "" : std::to_string(i - 1)) +
+            (i >= 3 && i % 3 == 0 ? ", " + std::to_string(i - 3) : "") + "]}";
+  }
+  Config c;
+  c.graph = parse(ops(body));
+  c.placement = Placement::kDegreeAware;
+  c.mp = 4;
+  c.dp = 2;
+  c.degree = 3;
+  c.global_batch = 4;
+  c.quantum = 1000 * kNanosecond;
+  c.iterations = 2;
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  EXPECT_GT(r.results->programs().programs.size(), 1u);
+  Time longest = 0;
+  std::uint32_t computing = 0;
+  for (std::uint32_t g = 0; g < 8; ++g) {
+    longest = std::max(longest, sum(r.results->breakdown(0, g)));
+    computing += column(*r.results, g, Category::kForward) > 0 ? 1 : 0;
+  }
+  EXPECT_EQ(longest, r.results->iteration_time(0));
+  EXPECT_GE(computing, 4u);  // at least 2 GPUs of each MP group
+  EXPECT_EQ(check_placement(place_job(c, LinearDevice()), 4, 2), "");
+}
+
+// The workload's keys: every bad key is an error at that key; the graph
+// path is relative to the scenario's directory.
+class GraphConfig : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("sipsim-graph-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_ / "graphs");
+    std::ofstream(dir_ / "graphs" / "chain.json") << kChain;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string error_of(const std::string& workload) const {
+    const std::string text =
+        "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n"
+        "workload:\n  type: graph\n  graph: graphs/chain.json\n" +
+        workload;
+    try {
+      setup::read(base::Document::load_string(text, (dir_ / "s.yaml").string()));
+    } catch (const base::ScenarioError& e) {
+      return e.key_path() + ": " + e.message();
+    }
+    return "";
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(GraphConfig, Errors) {
+  EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 8\n"), "");
+  EXPECT_EQ(
+      error_of("  gpus: 4\n  global_batch: 8\n  dp_overlap: false\n  dp_bucket_bytes: 1MiB\n"), "");
+  EXPECT_EQ(
+      error_of("  gpus: 4\n  global_batch: 8\n  optimizer: lamb\n").rfind("workload.optimizer:", 0),
+      0u);
+  EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 8\n  dp_bucket_bytes: 0B\n")
+                .rfind("workload.dp_bucket_bytes:", 0),
+            0u);
+  EXPECT_EQ(error_of("  placement: degree-aware\n  mp: 2\n  dp: 4\n  degree: 2\n"
+                     "  global_batch: 8\n  quantum: 5us\n"),
+            "");
+  EXPECT_EQ(error_of("  gpus: 16\n  global_batch: 16\n").rfind("workload.gpus:", 0), 0u);
+  EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 6\n").rfind("workload.global_batch:", 0), 0u);
+  EXPECT_EQ(error_of("  placement: degree-aware\n  mp: 2\n  dp: 4\n  degree: 1\n"
+                     "  global_batch: 8\n")
+                .rfind("workload.degree:", 0),
+            0u);
+  EXPECT_EQ(error_of("  placement: diagonal\n  gpus: 4\n  global_batch: 8\n")
+                .rfind("workload.placement:", 0),
+            0u);
+  EXPECT_EQ(error_of("  gpus: 4\n  global_batch: 8\n  algorithms: {all_reduce: foo}\n")
+                .rfind("workload.algorithms.all_reduce:", 0),
+            0u);
+  EXPECT_NE(error_of("  gpus: 4\n  global_batch: 8\n  mp: 2\n").find("unknown key"),
+            std::string::npos);
+  const std::string text =
+      "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n"
+      "workload: {type: graph, graph: graphs/none.json, gpus: 2, global_batch: 2}\n";
+  try {
+    setup::read(base::Document::load_string(text, (dir_ / "s.yaml").string()));
+    FAIL();
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "workload.graph");
+  }
+}
+
+}  // namespace
+}  // namespace sipsim::workload::graph
