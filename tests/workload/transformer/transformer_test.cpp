@@ -575,6 +575,16 @@ TEST(Transformer, ReplayedCollectivesUnderContention) {
           << "GPU " << g << ", column " << breakdown_column(k);
     }
   }
+  // replay-shapes: the four TP groups (two per stage) share their records,
+  // and so do the DP groups that run a call of the same size; calls no other
+  // group of the shape runs are replayed from their own first instance. The
+  // records arrive late by at most a few latencies.
+  c.replay_collectives = collective::Replay::kShape;
+  const Outcome shapes = run(c);
+  ASSERT_EQ(shapes.unfinished, "");
+  EXPECT_LT(shapes.events, replayed.events);
+  EXPECT_GE(shapes.results->iteration_time(0), replayed.results->iteration_time(0));
+  EXPECT_LE(shapes.results->iteration_time(0), replayed.results->iteration_time(0) + 4 * kLatency);
 }
 
 // MoE (tiny, tp 1 x dp 2, one stage, 2 micro-batches; 2 experts, top-1,
