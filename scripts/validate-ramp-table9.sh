@@ -6,8 +6,11 @@
 # iteration time, the communication share (exposed communication / iteration,
 # mean GPU) and RAMP's speed-up; the per-run wall time and peak memory go to
 # stderr. Rows CE 2.5-1.8 take seconds; 1.7 on the SuperPod about 8 minutes.
-# Usage: scripts/validate-ramp-table9.sh [build dir] [CE ...]
+# Usage: [NETWORKS="ramp superpod topoopt"] [MODE=replay|replay-shapes|simulate]
+#        scripts/validate-ramp-table9.sh [build dir] [CE ...]
 #   e.g. scripts/validate-ramp-table9.sh build/release 2.5 2.4 2.2
+# MODE=replay-shapes (docs/models.md, "Replayed collectives") makes the
+# SuperPod and TopoOpt rows from CE 1.7 on feasible (minutes, not hours).
 set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"
 shift $(($# > 0 ? 1 : 0))
@@ -43,7 +46,8 @@ for ce in "${rows[@]}"; do
       --set workload.model.hidden="$h" --set workload.model.heads="$a" \
       --set workload.model.layers="$l" --set workload.model.global_batch="$B" \
       --set workload.model.micro_batch=$((B / dp)) --set workload.parallelism.tp="$mp" \
-      --set workload.parallelism.dp="$dp" 2>&1) || { echo "$out" >&2; exit 1; }
+      --set workload.parallelism.dp="$dp" --set workload.collectives="${MODE:-replay}" 2>&1) ||
+      { echo "$out" >&2; exit 1; }
     # The iteration row, then the mean GPU's breakdown: forward backward
     # weight-gradient optimizer compute tp pp dp ep collective bubble idle.
     read -r t share joules < <(echo "$out" | awk '
