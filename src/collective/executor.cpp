@@ -142,6 +142,7 @@ Executor::~Executor() = default;
 
 void Executor::setup(const pdes::Partition& partition, int rank) {
   steps_done_ = 0;
+  replayed_bytes_ = 0;
   sync_delay_ = network_.max_lookahead();
   gathers_.clear();
   nodes_.clear();
@@ -485,6 +486,14 @@ void Executor::replay_event(Node& node, const pdes::Event& event, pdes::Context&
     return;
   }
   // kReplayDone
+  if (rec.bytes == PreparedCollective::Recorded::kBytesUnknown) {
+    const Schedule schedule(prep.spec, member);
+    rec.bytes = 0;
+    for (std::uint32_t s = 0; s < schedule.steps(); ++s) {
+      for (const WireMessage& m : wire_step(schedule, s).out) rec.bytes += m.bytes;
+    }
+  }
+  replayed_bytes_ += rec.bytes;
   const CollectiveTiming timing{it->start, ctx.now(), rec.compute, rec.h2t};
   const std::uint64_t handle = it->handle;
   node.replaying.erase(it);

@@ -72,7 +72,9 @@ void TrainingResults::collect(const boost::mpi::communicator& comm) {
   for (std::size_t i = 0; i < start_.size(); ++i) {
     if (start_[i] == pdes::kTimeMax) start_[i] = end_[i] = 0;  // never ran
   }
-  const std::uint64_t bytes = network().counter("bytes");
+  // The fabric's bytes, plus those replayed collectives would have sent
+  // (docs/models.md, "Replayed collectives").
+  const std::uint64_t bytes = network().counter("bytes") + interpreter_->replayed_bytes();
   MPI_Allreduce(&bytes, &fabric_bytes_, 1, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm));
   energy_model_ = {shape_.busy_w, shape_.idle_w, network().energy_pj_per_bit()};
 }

@@ -93,6 +93,10 @@ struct PreparedCollective {
     std::uint32_t first_seq = 0;  // the communicator's collective number of the first instance
     pdes::Time sync = kUnknown, end = kUnknown;  // of the first instance
     pdes::Time compute = 0, h2t = 0;
+    // What the member's part sends, by its schedule (a multicast counts once
+    // per peer); computed at its first replayed part.
+    static constexpr std::uint64_t kBytesUnknown = ~std::uint64_t{0};
+    std::uint64_t bytes = kBytesUnknown;
   };
   std::vector<Recorded> recorded;
   // Replay::kShape: this call's group of communicators of one shape
@@ -173,6 +177,9 @@ class Executor {
   bool idle(std::uint32_t local_index) const;
   // Steps this rank's nodes have finished (for progress reports).
   std::uint64_t steps_done() const { return steps_done_; }
+  // The bytes the replayed parts of this rank's members would have sent: the
+  // fabric carries none of them, but a training job's energy counts them.
+  std::uint64_t replayed_bytes() const { return replayed_bytes_; }
 
  private:
   // A call's key on a communicator, or on a shape (its lowest communicator):
@@ -228,6 +235,7 @@ class Executor {
   // a hash map per node: most nodes hold none most of the time.
   base::FlatMap<EarlyKey, base::Fifo<std::uint32_t>, EarlyHash> early_;
   std::uint64_t steps_done_ = 0;
+  std::uint64_t replayed_bytes_ = 0;
   Replay replay_ = Replay::kNone;
   bool report_steps_ = false;
   // Replay::kShape.

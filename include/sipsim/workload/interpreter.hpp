@@ -94,6 +94,8 @@ class Interpreter final : public pdes::Model,
   void set_observer(ProgramObserver* observer) { observer_ = observer; }
   // Report every wire step of the simulated collectives to the observer.
   void set_report_steps(bool report) { executor_.set_report_steps(report); }
+  // collective::Executor::replayed_bytes of this rank.
+  std::uint64_t replayed_bytes() const { return executor_.replayed_bytes(); }
 
   std::uint32_t lp_count() const override { return network_->lp_count(); }
   // The fabric's partition, told which nodes run the same program (a pipeline

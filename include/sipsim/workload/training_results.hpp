@@ -69,6 +69,9 @@ class TrainingResults : public Results, public ProgramObserver {
   }
   void set_trace(TraceLevel level) override;
   const Trace* trace() const { return trace_.get(); }
+  // After collect(): the bytes behind the fabric energy (all ranks), replayed
+  // collectives' included.
+  std::uint64_t fabric_bytes() const { return fabric_bytes_; }
   void collect(const boost::mpi::communicator& comm) override;
   std::string unfinished(const boost::mpi::communicator& comm) const override;
   void write(output::h5::File& file) const override;

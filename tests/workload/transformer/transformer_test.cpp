@@ -503,6 +503,9 @@ TEST(Transformer, ReplayedCollectivesRepeatTheFirstExactly) {
     ASSERT_EQ(replayed.unfinished, "");
     EXPECT_EQ(replayed.results->iteration_time(0), simulated.results->iteration_time(0)) << zero;
     EXPECT_EQ(replayed.results->shape().replay_collectives, collective::Replay::kCommunicator);
+    // The energy counts the bytes replayed parts would have sent.
+    EXPECT_GT(simulated.results->fabric_bytes(), 0u);
+    EXPECT_EQ(replayed.results->fabric_bytes(), simulated.results->fabric_bytes());
     for (std::uint32_t g = 0; g < c.gpus(); ++g) {
       EXPECT_EQ(replayed.results->breakdown(0, g), simulated.results->breakdown(0, g))
           << "GPU " << g << ", zero " << zero;
@@ -533,6 +536,7 @@ TEST(Transformer, ReplayedCollectivesByShape) {
     ASSERT_EQ(simulated.unfinished, "");
     ASSERT_EQ(shapes.unfinished, "");
     EXPECT_EQ(shapes.results->shape().replay_collectives, collective::Replay::kShape);
+    EXPECT_EQ(shapes.results->fabric_bytes(), simulated.results->fabric_bytes()) << zero;
     EXPECT_LT(shapes.events, replayed.events) << zero;
     EXPECT_LT(replayed.events, simulated.events) << zero;
     EXPECT_EQ(replayed.results->iteration_time(0), simulated.results->iteration_time(0)) << zero;
