@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <new>
 #include <optional>
 #include <span>
@@ -107,7 +108,8 @@ output::RunMetadata::Scaling scaling_of(const pdes::RunResult& r, int ranks) {
 }
 
 void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const MemoryStats& mem,
-                   int ranks, const std::string& output) {
+                   int ranks, const std::string& output,
+                   const std::map<std::string, std::uint64_t>& fabric) {
   const scenario::Scenario& s = setup.scenario;
   const double rate =
       r.wall_seconds > 0 ? static_cast<double>(r.committed_events) / r.wall_seconds : 0.0;
@@ -149,14 +151,26 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
         fmt::format("{} at most, {:.0f} bytes of queue each", mem.peak_pending,
                     static_cast<double>(mem.queue_bytes) / static_cast<double>(mem.peak_pending)));
   }
+  // RAMP in permissive mode (a training job's default): transfers that would
+  // have broken optical rules (b) or (c) and waited instead.
+  const auto count = [&](const char* name) {
+    const auto it = fabric.find(name);
+    return it == fabric.end() ? std::uint64_t{0} : it->second;
+  };
+  if (const std::uint64_t b = count("rule_b_conflicts"), c = count("rule_c_conflicts"); b + c > 0) {
+    row("optical rules", fmt::format("{} transfers serialised (rule (b) {}, rule (c) {}; "
+                                     "fabric.permissive)",
+                                     b + c, b, c));
+  }
   row("output", output);
   std::cout << o.str() << std::flush;
 }
 
 // /fabric: the fabric's type, description and named counters combined over
-// ranks (DESIGN.md §6).
-void write_fabric(output::RunFile& file, const setup::FabricSetup& fabric,
-                  const fabric::Network& network) {
+// ranks (DESIGN.md §6); returns the combined counters by name.
+std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
+                                                  const setup::FabricSetup& fabric,
+                                                  const fabric::Network& network) {
   const std::vector<fabric::Network::Counter> counters = network.counters();
   std::vector<std::uint64_t> sums, maxes;
   for (const auto& c : counters) (c.max ? maxes : sums).push_back(c.value);
@@ -169,9 +183,13 @@ void write_fabric(output::RunFile& file, const setup::FabricSetup& fabric,
   output::h5::write_attr(g.get(), "type", fabric.type());
   output::h5::write_attr(g.get(), "description", std::string_view(network.describe()));
   std::size_t si = 0, mi = 0;
+  std::map<std::string, std::uint64_t> totals;
   for (const auto& c : counters) {
-    output::h5::write_attr(g.get(), c.name, c.max ? max_total[mi++] : sum_total[si++]);
+    const std::uint64_t v = c.max ? max_total[mi++] : sum_total[si++];
+    output::h5::write_attr(g.get(), c.name, v);
+    totals[c.name] = v;
   }
+  return totals;
 }
 
 // How a run stops early: its exit code and the line rank 0 prints after
@@ -397,15 +415,16 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
     file->write_lp_stats(partition->lp_count(), ids, result.lp_events, result.lp_digest);
   });
   write("the results", [&] { sim.results->write(file->h5()); });
+  std::map<std::string, std::uint64_t> fabric_totals;
   if (sim.network != nullptr) {
-    write("/fabric", [&] { write_fabric(*file, *setup->fabric, *sim.network); });
+    write("/fabric", [&] { fabric_totals = write_fabric(*file, *setup->fabric, *sim.network); });
   }
   check_interrupt(comm, after);
   write("the run file", [&] { file->commit(); });
 
   if (comm.rank() == 0) {
     sim.results->print(std::cout);
-    print_summary(*setup, result, mem, comm.size(), output);
+    print_summary(*setup, result, mem, comm.size(), output, fabric_totals);
   }
 }
 
