@@ -681,6 +681,30 @@ TEST(TransformerMemory, HandComputedTerms) {
   EXPECT_EQ(memory_error(c), "");
 }
 
+// A scenario's one training iteration through setup/ (read, build, run,
+// collect): the iteration time, GPU 0's breakdown and the fabric's counters.
+struct ScenarioRun {
+  Time iteration = 0;
+  Breakdown gpu0{};
+  std::uint64_t rule_conflicts = 0;  // RAMP's serialised transfers
+};
+ScenarioRun run_scenario(const std::string& text) {
+  const setup::Setup s = setup::read(base::Document::load_string(text, "t.yaml"));
+  workload::Simulation sim = setup::build(s);
+  const boost::mpi::communicator world;
+  pdes::EngineOptions o;
+  o.progress_interval_s = 0;
+  pdes::run(*sim.model, sim.model->partition(world.size()), world, o);
+  EXPECT_EQ(sim.results->unfinished(world), "");
+  sim.results->collect(world);
+  const auto& r = dynamic_cast<const TrainingResults&>(*sim.results);
+  ScenarioRun out{r.iteration_time(0), r.breakdown(0, 0), 0};
+  for (const auto& c : sim.network->counters()) {
+    if (c.name == "rule_b_conflicts" || c.name == "rule_c_conflicts") out.rule_conflicts += c.value;
+  }
+  return out;
+}
+
 // On RAMP the job is placed by RAMP §6.3 per axis and its TP and DP groups
 // run RAMP-x (fabric/ramp/placement.hpp): with one collective at a time per
 // group kind (pp 1, no DP overlap) every transfer keeps the optical rules
@@ -691,24 +715,14 @@ TEST(Transformer, RampPlacesTheJobAndRunsRampX) {
     Time iteration = 0, tp_comm = 0;
   };
   const auto run = [](const std::string& fabric, const std::string& extra) {
-    const std::string text =
+    const ScenarioRun r = run_scenario(
         "fabric: {type: ramp, permissive: false, " + fabric +
         "}\nworkload:\n  type: transformer\n"
         "  model: {layers: 2, hidden: 1024, heads: 4, seq: 256, vocab: 256, global_batch: 32}\n"
         "  dp_overlap: false\n" +
-        extra;
-    const setup::Setup s = setup::read(base::Document::load_string(text, "t.yaml"));
-    workload::Simulation sim = setup::build(s);
-    const boost::mpi::communicator world;
-    pdes::EngineOptions o;
-    o.progress_interval_s = 0;
-    pdes::run(*sim.model, sim.model->partition(world.size()), world, o);
-    EXPECT_EQ(sim.results->unfinished(world), "");
-    sim.results->collect(world);
-    EXPECT_EQ(sim.network->counter("rule_b_conflicts") + sim.network->counter("rule_c_conflicts"),
-              0u);
-    const auto& r = dynamic_cast<const TrainingResults&>(*sim.results);
-    return Run{r.iteration_time(0), r.breakdown(0, 0)[static_cast<std::size_t>(Category::kTpComm)]};
+        extra);
+    EXPECT_EQ(r.rule_conflicts, 0u);
+    return Run{r.iteration, r.gpu0[static_cast<std::size_t>(Category::kTpComm)]};
   };
   const std::string small = "x: 4, J: 4, Lambda: 4", tp2 = "  parallelism: {tp: 2, dp: 32}\n";
   const Run ramp_x = run(small, tp2);
@@ -846,21 +860,14 @@ TEST(TransformerMemory, ErrorGivesTheNumbers) {
 // fat-tree of 8-GPU servers, DP groups across servers).
 TEST(Transformer, AutoAlgorithmsAreNoSlowerThanRing) {
   const auto iteration = [](const std::string& algorithms) {
-    const std::string text =
-        "fabric: {type: cluster, preset: superpod, nodes: 64, chunk: 64KiB}\n"
-        "workload:\n  type: transformer\n"
-        "  model: {layers: 2, hidden: 1024, heads: 8, seq: 256, vocab: 256, global_batch: 8}\n"
-        "  parallelism: {tp: 8, dp: 8}\n  dp_overlap: false\n  algorithms: " +
-        algorithms + "\n";
-    const setup::Setup s = setup::read(base::Document::load_string(text, "t.yaml"));
-    workload::Simulation sim = setup::build(s);
-    const boost::mpi::communicator world;
-    pdes::EngineOptions o;
-    o.progress_interval_s = 0;
-    pdes::run(*sim.model, sim.model->partition(world.size()), world, o);
-    EXPECT_EQ(sim.results->unfinished(world), "");
-    sim.results->collect(world);
-    return dynamic_cast<const TrainingResults&>(*sim.results).iteration_time(0);
+    return run_scenario(
+               "fabric: {type: cluster, preset: superpod, nodes: 64, chunk: 64KiB}\n"
+               "workload:\n  type: transformer\n"
+               "  model: {layers: 2, hidden: 1024, heads: 8, seq: 256, vocab: 256, "
+               "global_batch: 8}\n"
+               "  parallelism: {tp: 8, dp: 8}\n  dp_overlap: false\n  algorithms: " +
+               algorithms + "\n")
+        .iteration;
   };
   const Time automatic = iteration("{tp: auto, dp: auto}"),
              ring = iteration("{tp: ring, dp: ring}");
