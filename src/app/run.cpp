@@ -127,7 +127,11 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
     row("engine", "sequential");
   } else {
     row("engine",
-        fmt::format("windowed, {} windows of {}", r.windows, base::format_time_ps(r.lookahead)));
+        r.mean_window > r.lookahead
+            ? fmt::format("windowed, {} windows of {} or more (mean {})", r.windows,
+                          base::format_time_ps(r.lookahead), base::format_time_ps(r.mean_window))
+            : fmt::format("windowed, {} windows of {}", r.windows,
+                          base::format_time_ps(r.lookahead)));
     const output::RunMetadata::Scaling sc = scaling_of(r, ranks);
     // Exact counts: the same at every run of the scenario on this many ranks.
     row("events/window",

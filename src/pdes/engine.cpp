@@ -167,7 +167,38 @@ class Scheduler {
     if (!error_) error_ = std::move(message);
   }
 
-  void receive(const Event& ev) { queue_.push(ev); }
+  // An event from another rank must not be earlier than the window this rank
+  // has run: that would break causality (a model's remote_bound promised too
+  // much, or its lookahead).
+  void receive(const Event& ev) {
+    if (ev.time < horizon_) {
+      fail("causality violation: LP " + std::to_string(ev.src) + " sent an event to LP " +
+           std::to_string(ev.dst) + " (rank " + std::to_string(rank_) +
+           ") for t=" + time_str(ev.time) + ", but that rank had run to " + time_str(horizon_) +
+           "; the model's remote_bound or lookahead promise is wrong");
+      return;
+    }
+    queue_.push(ev);
+  }
+  void set_horizon(Time t) { horizon_ = t; }
+
+  // The earliest time at which an event on another rank can follow from this
+  // rank's pending events or the ones it is sending (Model::remote_bound), or
+  // `cap` if that is earlier. Visits only the pending events early enough to
+  // matter: every bound is at least the event's time plus the lookahead.
+  Time remote_bound(Time cap) const {
+    Time best = cap;
+    const auto see = [&](const Event& e) {
+      best = std::min(best, std::max(model_.remote_bound(e), saturating_add(e.time, lookahead_)));
+    };
+    for (const auto& box : outbox_) {
+      for (const Event& e : box) see(e);
+    }
+    if (queue_.empty()) return best;
+    see(queue_.top());
+    if (best > lookahead_) queue_.for_each_before(best - lookahead_, see);
+    return best;
+  }
   std::vector<std::vector<Event>>& outbox() { return outbox_; }
 
   Time next_time() const { return queue_.empty() ? kTimeMax : queue_.top().time; }
@@ -222,6 +253,7 @@ class Scheduler {
   Context ctx_;
   bool top_free_ = false;
   bool checking_lookahead_ = true;
+  Time horizon_ = 0;  // this rank has run every event before it
   std::optional<std::string> error_;
   std::uint64_t committed_ = 0;
   Time last_time_ = 0;
@@ -344,6 +376,9 @@ struct WindowStats {
   // ranks of its events and of its busy time, for the critical path.
   std::uint64_t window_events_max;
   std::uint64_t window_busy_ns_max;
+  // min: the earliest event on another rank any rank's events can lead to
+  // (Model::remote_bound), for models that bound it; else kTimeMax.
+  std::uint64_t remote_bound;
 };
 constexpr int kStatsWords = sizeof(WindowStats) / sizeof(std::uint64_t);
 
@@ -363,6 +398,7 @@ void merge_header(const WindowStats& a, WindowStats& b) {
   b.interrupt = std::max(b.interrupt, a.interrupt);
   b.window_events_max = std::max(b.window_events_max, a.window_events_max);
   b.window_busy_ns_max = std::max(b.window_busy_ns_max, a.window_busy_ns_max);
+  b.remote_bound = std::min(b.remote_bound, a.remote_bound);
 }
 
 // The operation of the window reduction: the header word by word, then the
@@ -613,8 +649,13 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
     return global;
   };
 
+  // Models that bound their remote events get windows up to the earliest
+  // such event; the scan for it is capped at this many lookaheads ahead.
+  const bool sharp = model.bounds_remote_events();
+  constexpr Time kMaxWindows = 64;
   std::uint64_t busy_ns = 0;
   std::uint64_t windows = 0;
+  Time spanned = 0;  // the windows' widths, summed
   // The window just processed, reported by the next round.
   std::uint64_t window_events = 0, window_busy_ns = 0;
   std::uint64_t critical_events = 0, critical_ns = 0;
@@ -637,6 +678,11 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
         .interrupt = static_cast<std::uint64_t>(base::interrupt_signal()),
         .window_events_max = window_events,
         .window_busy_ns_max = window_busy_ns,
+        .remote_bound =
+            sharp ? s.remote_bound(saturating_add(s.next_time(), lookahead > kTimeMax / kMaxWindows
+                                                                     ? kTimeMax
+                                                                     : kMaxWindows * lookahead))
+                  : kTimeMax,
     };
     window_events = window_busy_ns = 0;
     global = exchange(local);
@@ -678,8 +724,12 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
       continue;
     }
     // Idle stretches are skipped: the window opens at the next event anywhere.
-    const Time bound =
-        std::min({saturating_add(start, lookahead), epochs.next(), options.end_time});
+    const Time widest = sharp
+                            ? std::max<Time>(global.remote_bound, saturating_add(start, lookahead))
+                            : saturating_add(start, lookahead);
+    const Time bound = std::min({widest, epochs.next(), options.end_time});
+    s.set_horizon(bound);
+    spanned += bound - start;
     const auto t0 = Clock::now();
     window_events = s.process_until(bound, ~std::uint64_t{0});
     window_busy_ns = static_cast<std::uint64_t>(
@@ -692,6 +742,7 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
   result.last_event_time = global.last_time;
   result.lookahead = lookahead;
   result.windows = windows;
+  result.mean_window = windows > 0 ? spanned / windows : 0;
   result.epochs = epochs.count();
   result.remote_events = global.remote_events;
   result.busy_seconds_max = static_cast<double>(global.busy_ns_max) * 1e-9;

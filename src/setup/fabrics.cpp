@@ -58,7 +58,8 @@ class RoutedSetup : public FabricSetup {
   explicit RoutedSetup(base::MapReader& f) : routed_(fabric::read_routed(f)) {}
   std::uint32_t nodes() const override { return nodes_; }
   std::unique_ptr<fabric::Network> build() const override {
-    return fabric::make_routed(topology(), routed_.chunk_bytes, routed_.io_latency);
+    return fabric::make_routed(topology(), routed_.chunk_bytes, routed_.io_latency,
+                               routed_.forwarding);
   }
 
  protected:

@@ -407,6 +407,12 @@ void Interpreter::complete(Node& node, std::uint32_t i, pdes::Context& ctx,
   drain(node, ctx);
 }
 
+pdes::Time Interpreter::remote_bound(const pdes::Event& e) const {
+  if (e.kind >= fabric::kFabricKindBase) return network_->remote_bound(e, executor_.direct_delay());
+  const pdes::Time d = std::min(network_->cut_distance(e.dst), executor_.direct_delay());
+  return d == pdes::kTimeMax ? pdes::kTimeMax : e.time + d;
+}
+
 void Interpreter::handle(const pdes::Event& event, pdes::Context& ctx) {
   if (event.kind >= fabric::kFabricKindBase) {
     network_->handle(event, ctx, *this);

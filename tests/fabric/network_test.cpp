@@ -104,6 +104,50 @@ TEST(Transport, RoutedMessagesArriveWhenTheClosedFormSays) {
   }
 }
 
+// Cut-through (InfiniBand, NVSwitch): a chunk passes a switch once its first
+// byte is there, so a message pays one serialisation on its path's slowest
+// link, plus each link's latency, whatever the chunk size.
+TEST(Transport, CutThroughPaysTheSlowestLinkOnce) {
+  ClusterSpec c;
+  c.server_size = 4;
+  c.intra_rate_bps = 2'400'000'000'000;
+  c.intra_switch_latency = 100 * kNanosecond;
+  c.intra_propagation = 20 * kNanosecond;
+  c.nic_rate_bps = 200'000'000'000;
+  TierSpec leaf{4, 1, 200'000'000'000, 350 * kNanosecond, 10 * kNanosecond};
+  TierSpec spine{4, 1, 100'000'000'000, 350 * kNanosecond, 50 * kNanosecond};  // slower
+  c.tiers = {leaf, spine};
+  constexpr auto kCut = Forwarding::kCutThrough;
+  for (std::uint64_t chunk : {1000ull, 4096ull, 1ull << 20}) {
+    auto net = make_routed(make_cluster(c, 16), chunk, 0, kCut);
+    for (std::uint64_t bytes : {0ull, 1ull, 4096ull, 100'000ull, 3'000'000ull}) {
+      expect_exact(*net, 0, 1, bytes);  // same server: NVLink
+      expect_exact(*net, 0, 5, bytes);  // another leaf: through the spine
+      expect_exact(*net, 15, 2, bytes);
+    }
+  }
+  // The path's latencies plus one serialisation at its slowest link's rate,
+  // in one chunk or in 33.
+  auto one = make_routed(make_cluster(c, 16), 1 << 20, 0, kCut);
+  auto small = make_routed(make_cluster(c, 16), 3000, 0, kCut);  // whole ps per chunk
+  for (std::uint32_t b : {1u, 5u}) {
+    const pdes::Time path = one->uncongested_ps(0, b, 0);
+    const pdes::Time transfer = serialization_ps(99'000, one->path_rate_bps(0, b));
+    EXPECT_EQ(one->uncongested_ps(0, b, 99'000), path + transfer);
+    EXPECT_EQ(small->uncongested_ps(0, b, 99'000), path + transfer);
+  }
+  EXPECT_EQ(one->path_rate_bps(0, 1), 2'400'000'000'000u);
+  // Store-and-forward pays a whole chunk per extra hop.
+  auto stored = make_routed(make_cluster(c, 16), 1 << 20);
+  EXPECT_EQ(stored->uncongested_ps(0, 1, 100'000),
+            one->uncongested_ps(0, 1, 100'000) + serialization_ps(100'000, 2'400'000'000'000));
+  // Relaying nodes (TopoOpt's rings) cut through too.
+  TopooptSpec t{4, 400'000'000'000, 260 * kNanosecond};
+  auto ring = make_routed(make_topoopt(t, 12), 8192, 100 * kNanosecond, kCut);
+  expect_exact(*ring, 0, 6, 50'000);
+  expect_exact(*ring, 0, 6, 0);
+}
+
 TEST(Transport, ChunkingPipelinesAcrossHops) {
   // Two equal hops: one 2-chunk message takes 3 chunk times, not 4.
   Torus2dSpec t{{3, 1}, 8'000'000'000'000, 0};

@@ -85,6 +85,11 @@ TEST(Quote, RoutedFabrics) {
       *make_routed(make_topoopt({4, 400'000'000'000, 260 * kNanosecond}, 12), 8192));
   expect_quotes_equal_queries(
       *make_routed(make_bcube({3, 2, 100'000'000'000, 50 * kNanosecond, 5 * kNanosecond}), 1000));
+  // Cut-through: the runs' closed form and the walk's agree too.
+  constexpr auto kCut = Forwarding::kCutThrough;
+  expect_quotes_equal_queries(*make_routed(make_cluster(c, 16), 4096, 100 * kNanosecond, kCut));
+  expect_quotes_equal_queries(
+      *make_routed(make_torus2d({{4, 6}, 600'000'000'000, 2113}), 1 << 20, 0, kCut));
 }
 
 // Topology::route, which the routed fabrics' quote walks, gives next_link's

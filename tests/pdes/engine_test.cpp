@@ -161,6 +161,67 @@ TEST(Engine, LookaheadViolationStopsEveryRank) {
   }
 }
 
+// Each LP works alone in short self-scheduled steps and now and then hands
+// on to the next LP, never sooner than `handoff` (>= the lookahead): a model
+// that can say so (remote_bound) lets the windows span more than the lookahead.
+class Relay : public Model {
+ public:
+  Relay(Time handoff, Time promised) : handoff_(handoff), promised_(promised) {}
+  std::uint32_t lp_count() const override { return 12; }
+  Time lookahead(const Partition&) const override { return kMicrosecond; }
+  void init(Context& ctx) override { ctx.send(ctx.self(), 1 + ctx.self(), 1); }
+  void handle(const Event&, Context& ctx) override {
+    const std::uint64_t r = ctx.rng().next_u64();
+    if (r % 16 == 0) {
+      ctx.send((ctx.self() + 1) % lp_count(), handoff_ + r % 1000, 1);
+    } else {
+      ctx.send(ctx.self(), 1 + r % (50 * kNanosecond), 1);
+    }
+  }
+  bool bounds_remote_events() const override { return promised_ > 0; }
+  Time remote_bound(const Event& e) const override { return e.time + promised_; }
+
+ private:
+  Time handoff_, promised_;
+};
+
+TEST(Engine, RemoteBoundsWidenWindowsAndChangeNoHistory) {
+  mpi::communicator world;
+  EngineOptions opt;
+  opt.kind = EngineKind::kWindowed;
+  opt.end_time = kMillisecond;
+  opt.progress_interval_s = 0;
+  Relay plain(8 * kMicrosecond, 0), sharp(8 * kMicrosecond, 8 * kMicrosecond);
+  const auto p = plain.partition(world.size());
+  const RunResult a = run(plain, p, world, opt);
+  const RunResult b = run(sharp, p, world, opt);
+  EXPECT_GT(a.committed_events, 10'000u);
+  EXPECT_EQ(gather_lps(world, p, a), gather_lps(world, p, b));
+  EXPECT_LE(a.mean_window, kMicrosecond);  // the last window stops at the end time
+  EXPECT_GT(a.mean_window, 990 * kNanosecond);
+  EXPECT_GE(b.mean_window, 4 * kMicrosecond);  // the next event plus 8 us, or the end
+  EXPECT_LT(4 * b.windows, a.windows);
+}
+
+TEST(Engine, ARemoteBoundThatPromisesTooMuchIsCaught) {
+  mpi::communicator world;
+  if (world.size() == 1) GTEST_SKIP() << "needs events between ranks";
+  Relay liar(2 * kMicrosecond, 8 * kMicrosecond);  // hands on after 2 us, promises 8
+  EngineOptions opt;
+  opt.end_time = 200 * kMicrosecond;
+  opt.progress_interval_s = 0;
+  try {
+    run(liar, liar.partition(world.size()), world, opt);
+    FAIL() << "the broken promise went unnoticed";
+  } catch (const EngineError& e) {
+    // The receiving ranks find it; each reports its own, the lowest prints.
+    const std::string what = e.what();
+    EXPECT_TRUE(what.starts_with("causality violation: LP ") ||
+                (!e.origin() && what.starts_with("stopped: rank ")))
+        << what;
+  }
+}
+
 class Thrower : public Model {
  public:
   std::uint32_t lp_count() const override { return 6; }

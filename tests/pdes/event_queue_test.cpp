@@ -119,6 +119,16 @@ void check_workload(int start, int steps, const NextTime& next) {
       }
     }
     ASSERT_EQ(q.size(), ref.size());
+    if (step % 499 == 0 && !ref.empty()) {
+      // for_each_before visits every event earlier than the 40th's time.
+      const Time before =
+          std::next(ref.begin(), std::min<std::ptrdiff_t>(40, ref.size() - 1))->time;
+      std::set<std::uint64_t> seen;
+      q.for_each_before(before, [&](const Event& e) { seen.insert(e.seq); });
+      for (auto it = ref.begin(); it != ref.end() && it->time < before; ++it) {
+        ASSERT_EQ(seen.count(it->seq), 1u) << "step " << step;
+      }
+    }
   }
   while (!ref.empty()) {
     ASSERT_EQ(q.top().seq, ref.begin()->seq);

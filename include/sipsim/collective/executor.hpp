@@ -143,6 +143,11 @@ class Executor {
   // (taking max_lookahead), whose instances are all replayed: each ends at
   // its S + the record's E - S, and not before the record has arrived.
   void set_replay(Replay replay) { replay_ = replay; }
+  // After setup(): the least delay of an event the executor sends a node
+  // outside the fabric (replay's notices; kTimeMax without replay).
+  pdes::Time direct_delay() const {
+    return replay_ == Replay::kNone ? pdes::kTimeMax : sync_delay_;
+  }
   // Replay::kShape: communicator `comm` runs `call` (the host declares every
   // such pair, the same on every rank, before setup). A call not declared on
   // a communicator is replayed from its own first instance.

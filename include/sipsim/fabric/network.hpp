@@ -98,6 +98,19 @@ class Network {
   // messages are passed to `sink` at the destination node's LP.
   virtual void handle(const pdes::Event& event, pdes::Context& ctx, MessageSink& sink) = 0;
 
+  // Wider windows (pdes::Model::remote_bound), after setup(): whether the
+  // fabric bounds when its events reach another rank; then cut_distance(node),
+  // a lower bound on the delay from anything a node sends to its first event
+  // on another rank, and remote_bound(e, host_delay) for a fabric event `e`
+  // of any rank, whose destination node may also send events outside the
+  // fabric, host_delay or more later (kTimeMax: none). The defaults bound
+  // nothing.
+  virtual bool bounds_remote_events() const { return false; }
+  virtual pdes::Time cut_distance(std::uint32_t /*node*/) const { return 0; }
+  virtual pdes::Time remote_bound(const pdes::Event& e, pdes::Time /*host_delay*/) const {
+    return e.time;
+  }
+
   // Closed-form, uncongested delivery time of one message of `bytes` from a
   // to b sent at an idle fabric: what the simulator must reproduce exactly
   // when nothing else is in flight.

@@ -58,6 +58,7 @@ struct RunResult {
   std::uint64_t committed_events = 0;
   Time last_event_time = 0;         // timestamp of the last committed event
   Time lookahead = 0;               // window width used (kTimeMax when sequential)
+  Time mean_window = 0;             // mean window width (> lookahead with Model::remote_bound)
   std::uint64_t windows = 0;        // synchronisation rounds
   std::uint64_t epochs = 0;         // epochs run (Model::next_epoch), at any rank count
   double wall_seconds = 0;          // slowest rank, engine only (no set-up, no output)

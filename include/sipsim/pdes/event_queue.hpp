@@ -95,6 +95,31 @@ class DaryHeap {
   // (an empty vector does): hands all events over without copying them.
   void swap_storage(std::vector<Event>& other) { heap_.swap(other); }
 
+  // Passes f every event with time < `before` (and perhaps a few later ones):
+  // a depth-first walk that stops at subtrees whose root is not earlier.
+  template <class F>
+  void for_each_before(Time before, F&& f) const {
+    if (heap_.empty()) return;
+    std::array<std::size_t, 64> stack;
+    std::size_t depth = 0;
+    stack[depth++] = 0;
+    while (depth > 0) {
+      const std::size_t i = stack[--depth];
+      if (heap_[i].time >= before) continue;
+      f(heap_[i]);
+      const std::size_t first = i * Arity + 1;
+      for (std::size_t c = first; c < first + Arity && c < heap_.size(); ++c) {
+        if (depth < stack.size()) {
+          stack[depth++] = c;
+        } else {
+          f(heap_[c]);  // the stack is full: c's subtree is visited by a plain scan
+          for (std::size_t k = c; k < heap_.size(); ++k) f(heap_[k]);
+          return;
+        }
+      }
+    }
+  }
+
   // The top's children: after a pop, the new top is one of them.
   std::span<const Event> top_children() const {
     const std::size_t n = heap_.size();
@@ -250,6 +275,21 @@ class CalendarQueue {
            next_.capacity() * sizeof(std::uint32_t) + ring_.capacity() * sizeof(Slot);
   }
 
+  // Passes f every pending event with time < `before`, and perhaps some later
+  // ones, in no particular order (the windowed engine's remote bounds).
+  template <class F>
+  void for_each_before(Time before, F&& f) const {
+    for (std::size_t i = run_pos_; i < run_.size() && run_[i].time < before; ++i) f(run_[i]);
+    heap_.for_each_before(before, f);
+    for (std::uint64_t b = cur_ + 1; b - cur_ < ring_size() && ring_count_ > 0; ++b) {
+      if ((b << shift_) >= before || (b << shift_) >> shift_ != b) break;
+      for_each_in_slot(ring_[b & (ring_size() - 1)], f);
+    }
+    if (!overflow_.empty() && (overflow_min_ << shift_) < before) {
+      for (const Event& e : overflow_) f(e);
+    }
+  }
+
   void push(const Event& e) {
     if (size_ == 0) cur_ = bucket_of(e.time);  // an empty queue restarts anywhere
     place(e);
@@ -309,6 +349,7 @@ class CalendarQueue {
 
   std::uint64_t bucket_of(Time t) const { return t >> shift_; }
   Chunk& chunk(std::uint32_t c) { return blocks_[c / kBlockChunks][c % kBlockChunks]; }
+  const Chunk& chunk(std::uint32_t c) const { return blocks_[c / kBlockChunks][c % kBlockChunks]; }
 
   // After a pop: an empty current bucket moves the queue on to the next one.
   void refill() {
@@ -370,7 +411,7 @@ class CalendarQueue {
 
   // Passes a slot's events to f, leaving them there.
   template <class F>
-  void for_each_in_slot(const Slot& slot, F&& f) {
+  void for_each_in_slot(const Slot& slot, F&& f) const {
     std::uint32_t c = slot.head;
     std::size_t count = slot.size % kChunk == 0 ? kChunk : slot.size % kChunk;
     while (c != kNil) {

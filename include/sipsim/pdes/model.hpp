@@ -117,6 +117,18 @@ class Model {
   // which is what keeps the lookahead positive. An exception stops the run
   // on every rank like any model error, naming the epoch.
   virtual void epoch_plan(const EpochInfo& /*info*/, std::span<const std::uint64_t> /*totals*/) {}
+
+  // Wider windows (the windowed engine). A window may run up to the earliest
+  // time any pending event can put an event on another rank, not just the
+  // next event plus the lookahead. A model that knows where its events lead
+  // (a chunk on its way to a node of the same rank, a node several links away
+  // from the cut) says so: remote_bound(e), called after setup() on any
+  // pending or in-flight event of any rank, is a lower bound on the time of
+  // every event on a rank other than e.dst's that e can lead to; it must be
+  // at least e.time + lookahead. The engine checks every received event
+  // against the window it promised (an error naming both LPs otherwise).
+  virtual bool bounds_remote_events() const { return false; }
+  virtual Time remote_bound(const Event& e) const { return e.time; }
 };
 
 }  // namespace sipsim::pdes

@@ -114,6 +114,10 @@ class Interpreter final : public pdes::Model,
   // the steps of its collectives.
   std::uint64_t progress_total() const override { return total_work_; }
   std::uint64_t progress_done() const override { return ops_done_ + executor_.steps_done(); }
+  // A fabric event's bound is the fabric's; a node's event leads to the
+  // fabric's sends or the executor's notices.
+  bool bounds_remote_events() const override { return network_->bounds_remote_events(); }
+  pdes::Time remote_bound(const pdes::Event& e) const override;
 
   const fabric::Network& network() const { return *network_; }
   const compute::Device& device() const { return *device_; }

@@ -9,6 +9,10 @@ RoutedSpec read_routed(base::MapReader& f) {
   if (r.chunk_bytes == 0) f.required("chunk").fail("must be greater than 0");
   // RAMP §7.5: "the minimum in-out latency per node" (100 ns there), per message.
   r.io_latency = f.get_time_ps("io_latency", 0);
+  if (f.has("forwarding") &&
+      f.required("forwarding").as_enum({"store-and-forward", "cut-through"}) == "cut-through") {
+    r.forwarding = Forwarding::kCutThrough;
+  }
   return r;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <queue>
 #include <span>
 #include <stdexcept>
 #include <unordered_map>
@@ -15,8 +16,11 @@ namespace sipsim::fabric {
 
 namespace {
 
+// A chunk event's payload: message bytes, tag, the chunk's tail lag (when its
+// last byte arrives, after the event: 0 under store-and-forward and on the
+// last hop), route (src << 32 | dst); aux is 1 for a message's last chunk.
 enum Kind : std::uint32_t {
-  kChunk = kFabricKindBase + 2,  // a chunk has fully arrived at a vertex
+  kChunk = kFabricKindBase + 2,  // a chunk's first byte (store-and-forward: all) is at a vertex
 };
 
 // serialization_ps with a small memo: the estimators quote millions of
@@ -38,10 +42,11 @@ pdes::Time memo_serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
 class RoutedNetwork final : public Network {
  public:
   RoutedNetwork(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,
-                pdes::Time io_latency)
+                pdes::Time io_latency, Forwarding forwarding)
       : topo_(std::move(topology)),
         chunk_(chunk_bytes),
         io_(io_latency),
+        cut_through_(forwarding == Forwarding::kCutThrough),
         link_free_(topo_->links().size(), 0),
         has_runs_(topo_->run_positions() > 0) {
     if (chunk_bytes == 0) throw std::invalid_argument("chunk size must be > 0");
@@ -69,7 +74,8 @@ class RoutedNetwork final : public Network {
       group[v] = topo_->is_switch(v) && !mostly_local(v) ? pdes::partitioners::kSpread
                                                          : topo_->group_of(v);
     }
-    return pdes::partitioners::groups(group, nodes_in, ranks);
+    const pdes::Partition p = pdes::partitioners::groups(group, nodes_in, ranks);
+    return adopt_switches(p, group, ranks);
   }
 
   pdes::Time lookahead(const pdes::Partition& p) const override {
@@ -90,6 +96,29 @@ class RoutedNetwork final : public Network {
     partial_.assign(partition.lps_of(rank).size(), {});
     std::fill(link_free_.begin(), link_free_.end(), 0);
     stats_ = {};
+    owner_.resize(topo_->vertices());
+    for (Vertex v = 0; v < topo_->vertices(); ++v) owner_[v] = partition.owner(v);
+    cut_distance_ = cut_distances();
+  }
+
+  // A chunk follows its route; each link it crosses on its own rank adds its
+  // latency; the first cut link, or the destination node's cut distance after
+  // the last, bounds what it leads to on another rank.
+  bool bounds_remote_events() const override { return true; }
+  pdes::Time cut_distance(std::uint32_t node) const override { return cut_distance_[node]; }
+  pdes::Time remote_bound(const pdes::Event& e, pdes::Time host_delay) const override {
+    const auto dst = static_cast<std::uint32_t>(e.data[3]);
+    pdes::Time t = e.time;
+    for (Vertex v = e.dst; v != dst;) {
+      const LinkId id = topo_->next_link(v, dst, e.data[3]);
+      if (id == kNoLink) return e.time;  // handle() reports it
+      const Link& l = topo_->link(id);
+      t += l.latency;
+      if (owner_[l.to] != owner_[v]) return t;
+      v = l.to;
+    }
+    const pdes::Time d = std::min(cut_distance_[dst], host_delay);
+    return d == pdes::kTimeMax ? pdes::kTimeMax : t + d;
   }
 
   pdes::Time send(pdes::Context& ctx, std::uint32_t dst, std::uint64_t bytes,
@@ -102,12 +131,11 @@ class RoutedNetwork final : public Network {
     stats_.bytes += bytes;
     const std::uint64_t route = (std::uint64_t{ctx.self()} << 32) | dst;
     pdes::Time done = ctx.now();
-    std::uint64_t left = bytes;
-    do {  // a zero-byte message still travels, as one empty chunk
-      const std::uint64_t c = std::min(left, chunk_);
-      left -= c;
-      done = forward(ctx, ctx.now() + io_, dst, {bytes, tag, c, route});
-    } while (left > 0);
+    const pdes::Time ready = ctx.now() + io_;
+    const std::uint64_t n = chunks_of(bytes);  // a zero-byte message travels as one empty chunk
+    for (std::uint64_t k = 1; k <= n; ++k) {
+      done = forward(ctx, ready, ready, dst, {bytes, tag, 0, route}, k == n ? 1 : 0);
+    }
     return done;
   }
 
@@ -118,18 +146,18 @@ class RoutedNetwork final : public Network {
     const auto src = static_cast<std::uint32_t>(ev.data[3] >> 32);
     const auto dst = static_cast<std::uint32_t>(ev.data[3]);
     if (ctx.self() != dst) {
-      forward(ctx, ctx.now(), dst, ev.data);
+      forward(ctx, ctx.now(), ctx.now() + ev.data[2], dst, ev.data, ev.aux);
       return;
     }
     const std::uint64_t msg_bytes = ev.data[0];
-    if (ev.data[2] == msg_bytes) {  // single-chunk message
+    if (msg_bytes <= chunk_) {  // single-chunk message
       sink.delivered({src, msg_bytes, ev.data[1]}, ctx);
       return;
     }
     // Chunks of one pair arrive in order, so one counter per sender suffices.
     auto& partial = partial_[ctx.self_index()];
     std::uint64_t& got = partial[src];
-    got += ev.data[2];
+    got += chunk_bytes(msg_bytes, ev.aux);
     if (got == msg_bytes) {
       partial.erase(src);
       sink.delivered({src, msg_bytes, ev.data[1]}, ctx);
@@ -277,6 +305,7 @@ class RoutedNetwork final : public Network {
     struct Last {
       std::uint64_t chunk = 0, bytes = 0;
       pdes::Time io = 0;
+      bool cut_through = false;
       std::size_t n = 0;
       std::array<std::uint64_t, 3 * kMemoRuns> runs{};
       PathQuote q;
@@ -284,7 +313,7 @@ class RoutedNetwork final : public Network {
     thread_local Last last;
     const bool memo = mine.size() <= kMemoRuns;
     if (memo && last.n == mine.size() && last.bytes == bytes && last.chunk == chunk_ &&
-        last.io == io_ && [&] {
+        last.io == io_ && last.cut_through == cut_through_ && [&] {
           for (std::size_t k = 0; k < mine.size(); ++k) {
             if (last.runs[3 * k] != mine[k].length || last.runs[3 * k + 1] != mine[k].rate_bps ||
                 last.runs[3 * k + 2] != mine[k].latency) {
@@ -307,6 +336,7 @@ class RoutedNetwork final : public Network {
       last.chunk = chunk_;
       last.bytes = bytes;
       last.io = io_;
+      last.cut_through = cut_through_;
       last.n = mine.size();
       for (std::size_t k = 0; k < mine.size(); ++k) {
         last.runs[3 * k] = mine[k].length;
@@ -325,6 +355,7 @@ class RoutedNetwork final : public Network {
   }
   std::string describe() const override {
     return topo_->describe() + ", chunks of " + base::format_bytes(chunk_) +
+           (cut_through_ ? ", cut-through" : "") +
            (io_ > 0 ? ", node I/O latency " + base::format_time_ps(io_) : std::string());
   }
   const Topology& topology() const { return *topo_; }
@@ -344,6 +375,7 @@ class RoutedNetwork final : public Network {
             {"link latency",
              base::format_time_ps(min_latency) + " .. " + base::format_time_ps(max_latency)},
             {"chunk size", base::format_bytes(chunk_)},
+            {"forwarding", cut_through_ ? "cut-through" : "store-and-forward"},
             {"node I/O latency", base::format_time_ps(io_)},
             {"locality groups", std::to_string(topo_->groups())}};
   }
@@ -372,6 +404,20 @@ class RoutedNetwork final : public Network {
       tail += s_last;  // sum_{j >= j2} s(c_n, j) for j2 = 1
     }
     latency += io_;  // the node's in-out latency before the first link
+    if (cut_through_) {
+      // Cut-through: chunk k leaves link j when its head is there and chunk
+      // k-1 has left, but not before its own tail has arrived; the longest
+      // path in that max-plus grid spends the n-1 full chunks on the slowest
+      // link up to some link m, then the last chunk on m:
+      //   T = io + sum_j l_j + max_m [ (n-1) max_{j<=m} s(C,j) + s(c_n,m) ]
+      pdes::Time slowest = 0, best = 0;
+      for (const LinkId id : path) {
+        at_rate(topo_->link(id));
+        slowest = std::max(slowest, s_full);
+        best = std::max(best, (n - 1) * slowest + s_last);
+      }
+      return latency + best;
+    }
     if (n == 1) return latency + tail;
     pdes::Time head = 0, slowest = 0, best = 0;
     for (const LinkId id : path) {
@@ -405,6 +451,16 @@ class RoutedNetwork final : public Network {
       latency += r.length * r.latency;
       tail += r.length * s_last;
     }
+    if (cut_through_) {  // the walk's formula; a run's links are alike
+      pdes::Time slowest = 0, best = 0;
+      for (const PathRun& r : runs) {
+        if (r.length == 0) continue;
+        at_rate(r.rate_bps);
+        slowest = std::max(slowest, s_full);
+        best = std::max(best, (n - 1) * slowest + s_last);
+      }
+      return latency + best;
+    }
     if (n == 1) return latency + tail;
     pdes::Time head = 0, slowest = 0, best = 0;
     for (const PathRun& r : runs) {
@@ -435,6 +491,78 @@ class RoutedNetwork final : public Network {
     return path;
   }
 
+  // Per vertex, the least latency of a walk over links to one that leaves
+  // the vertex's rank, that link included (kTimeMax: none): Dijkstra from the
+  // cut links backwards. Every route is such a walk, so a vertex's events
+  // reach another rank no sooner.
+  std::vector<pdes::Time> cut_distances() const {
+    const Vertex n = topo_->vertices();
+    std::vector<pdes::Time> d(n, pdes::kTimeMax);
+    std::vector<std::vector<LinkId>> in(n);
+    for (LinkId id = 0; id < topo_->links().size(); ++id) {
+      const Link& l = topo_->link(id);
+      if (owner_[l.from] != owner_[l.to]) {
+        d[l.from] = std::min(d[l.from], l.latency);
+      } else {
+        in[l.to].push_back(id);
+      }
+    }
+    using Item = std::pair<pdes::Time, Vertex>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> q;
+    for (Vertex v = 0; v < n; ++v) {
+      if (d[v] != pdes::kTimeMax) q.push({d[v], v});
+    }
+    while (!q.empty()) {
+      const auto [dv, v] = q.top();
+      q.pop();
+      if (dv != d[v]) continue;
+      for (const LinkId id : in[v]) {
+        const Link& l = topo_->link(id);
+        if (dv + l.latency < d[l.from]) {
+          d[l.from] = dv + l.latency;
+          q.push({d[l.from], l.from});
+        }
+      }
+    }
+    return d;
+  }
+
+  // A spread switch whose placed neighbours are all on one rank (a pod's
+  // spine when the pod's leaves are) joins that rank, tier by tier, so that
+  // traffic inside a pod never crosses ranks and the windows only wait for
+  // the tiers above (Model::remote_bound).
+  pdes::Partition adopt_switches(const pdes::Partition& p, const std::vector<std::uint32_t>& group,
+                                 int ranks) const {
+    constexpr std::uint32_t kOpen = pdes::partitioners::kSpread;
+    std::vector<std::uint32_t> owner(topo_->vertices());
+    for (Vertex v = 0; v < topo_->vertices(); ++v) {
+      owner[v] = group[v] == kOpen ? kOpen : static_cast<std::uint32_t>(p.owner(v));
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Vertex v = 0; v < topo_->vertices(); ++v) {
+        if (owner[v] != kOpen) continue;
+        std::uint32_t only = kOpen;
+        bool one = true;
+        for (const LinkId l : topo_->out_links(v)) {
+          const std::uint32_t o = owner[topo_->link(l).to];
+          if (o == kOpen) continue;
+          if (only == kOpen) only = o;
+          one = one && o == only;
+        }
+        if (one && only != kOpen) {
+          owner[v] = only;
+          changed = true;
+        }
+      }
+    }
+    // Those left (a top tier joining ranks) keep the round robin.
+    for (Vertex v = 0; v < topo_->vertices(); ++v) {
+      if (owner[v] == kOpen) owner[v] = static_cast<std::uint32_t>(p.owner(v));
+    }
+    return pdes::Partition::from_owners(std::move(owner), ranks);
+  }
+
   // At least half of the switch's neighbours are in its own locality group.
   bool mostly_local(Vertex v) const {
     std::size_t same = 0, all = 0;
@@ -445,38 +573,60 @@ class RoutedNetwork final : public Network {
     return 2 * same >= all;
   }
 
-  // Reserves the next link towards dst for one chunk and sends it on.
-  pdes::Time forward(pdes::Context& ctx, pdes::Time ready, std::uint32_t dst,
-                     const pdes::Payload& chunk) {
+  std::uint64_t chunks_of(std::uint64_t bytes) const {
+    return std::max<std::uint64_t>(1, (bytes + chunk_ - 1) / chunk_);
+  }
+  // The bytes of a message's chunk: full ones, then the rest.
+  std::uint64_t chunk_bytes(std::uint64_t msg_bytes, std::uint32_t last) const {
+    return last != 0 ? msg_bytes - (chunks_of(msg_bytes) - 1) * chunk_ : chunk_;
+  }
+
+  // Reserves the next link towards dst for one chunk whose first byte is here
+  // at `head` and last byte at `tail` (the same under store-and-forward and at
+  // the source), and sends it on: to the next switch when its head arrives
+  // there under cut-through, else (and to the destination) when its tail does.
+  pdes::Time forward(pdes::Context& ctx, pdes::Time head, pdes::Time tail, std::uint32_t dst,
+                     pdes::Payload chunk, std::uint32_t last) {
     const LinkId id = topo_->next_link(ctx.self(), dst, chunk[3]);
     if (id == kNoLink) {
       throw std::logic_error("no route from vertex " + std::to_string(ctx.self()) + " to node " +
                              std::to_string(dst));
     }
     const Link& l = topo_->link(id);
-    const pdes::Time start = std::max(ready, link_free_[id]);
-    stats_.max_queueing = std::max(stats_.max_queueing, start - ready);
-    link_free_[id] = start + serialization_ps(chunk[2], l.rate_bps);
+    const pdes::Time start = std::max(head, link_free_[id]);
+    stats_.max_queueing = std::max(stats_.max_queueing, start - head);
+    const pdes::Time finish =
+        std::max(start + serialization_ps(chunk_bytes(chunk[0], last), l.rate_bps), tail);
+    link_free_[id] = finish;
     ++stats_.chunk_hops;
-    ctx.send(l.to, link_free_[id] + l.latency - ctx.now(), kChunk, chunk);
-    return link_free_[id];
+    if (cut_through_ && l.to != dst) {
+      chunk[2] = finish - start;
+      ctx.send(l.to, start + l.latency - ctx.now(), kChunk, chunk, last);
+    } else {
+      chunk[2] = 0;
+      ctx.send(l.to, finish + l.latency - ctx.now(), kChunk, chunk, last);
+    }
+    return finish;
   }
 
   std::unique_ptr<Topology> topo_;
   std::uint64_t chunk_;
   pdes::Time io_;  // per message, before its first chunk may leave the node (RAMP §7.5)
+  bool cut_through_;
   std::vector<pdes::Time> link_free_;  // indexed by link id; only local links are used
   bool has_runs_;         // the topology describes routes as runs (Topology::route_runs)
   bool uniform_ = false;  // every link has the first link's rate and latency
   static constexpr std::size_t kMemoRuns = 4;  // quote_runs remembers routes of up to 4 runs
   std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> partial_;  // per local LP
+  std::vector<int> owner_;                // rank of every vertex (setup)
+  std::vector<pdes::Time> cut_distance_;  // per vertex (cut_distances)
 };
 
 }  // namespace
 
 std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,
-                                     pdes::Time io_latency) {
-  return std::make_unique<RoutedNetwork>(std::move(topology), chunk_bytes, io_latency);
+                                     pdes::Time io_latency, Forwarding forwarding) {
+  return std::make_unique<RoutedNetwork>(std::move(topology), chunk_bytes, io_latency, forwarding);
 }
 
 }  // namespace sipsim::fabric

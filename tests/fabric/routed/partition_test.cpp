@@ -1,12 +1,14 @@
 // RoutedNetwork::partition through pdes::partitioners::groups gives exactly
 // the partition of the fabric's own algorithm before the partitioners moved
-// to pdes/ (kept below as the reference), on the topologies of
-// the cluster, torus, BCube and TopoOpt tests, so that moving it changed no run.
+// to pdes/ (kept below as the reference), then with spread switches adopted
+// by the one rank all their placed neighbours are on (a pod's spine), on the
+// topologies of the cluster, torus, BCube and TopoOpt tests.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,7 +50,31 @@ std::vector<std::uint32_t> reference_owners(const Topology& topo, int ranks) {
     }
     owner[v] = static_cast<std::uint32_t>(nodes_in[g] * static_cast<std::uint64_t>(ranks) / total);
   }
-  return owner;
+  // Since the remote bounds: spread switches whose placed neighbours share a
+  // rank join it, until none does.
+  constexpr std::uint32_t kOpen = ~0u;
+  std::vector<std::uint32_t> adopted(owner);
+  for (Vertex v = 0; v < topo.vertices(); ++v) {
+    if (topo.is_switch(v) && !mostly_local(v)) adopted[v] = kOpen;
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Vertex v = 0; v < topo.vertices(); ++v) {
+      if (adopted[v] != kOpen) continue;
+      std::set<std::uint32_t> ranks_seen;
+      for (LinkId l : topo.out_links(v)) {
+        if (adopted[topo.link(l).to] != kOpen) ranks_seen.insert(adopted[topo.link(l).to]);
+      }
+      if (ranks_seen.size() == 1) {
+        adopted[v] = *ranks_seen.begin();
+        changed = true;
+      }
+    }
+  }
+  for (Vertex v = 0; v < topo.vertices(); ++v) {
+    if (adopted[v] == kOpen) adopted[v] = owner[v];
+  }
+  return adopted;
 }
 
 using Factory = std::function<std::unique_ptr<Topology>()>;
