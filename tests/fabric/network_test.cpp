@@ -73,7 +73,9 @@ TEST(Transport, ElectFlatIsLatencyPlusSerialisation) {
   expect_exact(*net, 2, 1, 0);
 }
 
-TEST(Transport, RoutedMessagesArriveWhenTheClosedFormSays) {
+// 16 nodes in servers of 4 (NVLink 2.4 Tb/s), 200 Gb/s NICs and leaves, and
+// spines whose links run at `spine_bps`.
+ClusterSpec two_tiers(std::uint64_t spine_bps) {
   ClusterSpec c;
   c.server_size = 4;
   c.intra_rate_bps = 2'400'000'000'000;
@@ -81,8 +83,13 @@ TEST(Transport, RoutedMessagesArriveWhenTheClosedFormSays) {
   c.intra_propagation = 20 * kNanosecond;
   c.nic_rate_bps = 200'000'000'000;
   TierSpec leaf{4, 1, 200'000'000'000, 350 * kNanosecond, 10 * kNanosecond};
-  TierSpec spine{4, 1, 200'000'000'000, 350 * kNanosecond, 50 * kNanosecond};
+  TierSpec spine{4, 1, spine_bps, 350 * kNanosecond, 50 * kNanosecond};
   c.tiers = {leaf, spine};
+  return c;
+}
+
+TEST(Transport, RoutedMessagesArriveWhenTheClosedFormSays) {
+  const ClusterSpec c = two_tiers(200'000'000'000);
   for (std::uint64_t chunk : {1000ull, 4096ull, 1ull << 20}) {
     auto net = make_routed(make_cluster(c, 16), chunk);
     for (std::uint64_t bytes : {0ull, 1ull, 4096ull, 100'000ull}) {
@@ -108,15 +115,7 @@ TEST(Transport, RoutedMessagesArriveWhenTheClosedFormSays) {
 // byte is there, so a message pays one serialisation on its path's slowest
 // link, plus each link's latency, whatever the chunk size.
 TEST(Transport, CutThroughPaysTheSlowestLinkOnce) {
-  ClusterSpec c;
-  c.server_size = 4;
-  c.intra_rate_bps = 2'400'000'000'000;
-  c.intra_switch_latency = 100 * kNanosecond;
-  c.intra_propagation = 20 * kNanosecond;
-  c.nic_rate_bps = 200'000'000'000;
-  TierSpec leaf{4, 1, 200'000'000'000, 350 * kNanosecond, 10 * kNanosecond};
-  TierSpec spine{4, 1, 100'000'000'000, 350 * kNanosecond, 50 * kNanosecond};  // slower
-  c.tiers = {leaf, spine};
+  const ClusterSpec c = two_tiers(100'000'000'000);  // spines slower than the NICs
   constexpr auto kCut = Forwarding::kCutThrough;
   for (std::uint64_t chunk : {1000ull, 4096ull, 1ull << 20}) {
     auto net = make_routed(make_cluster(c, 16), chunk, 0, kCut);
