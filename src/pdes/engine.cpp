@@ -20,6 +20,7 @@
 #include "sipsim/base/units.hpp"
 #include "sipsim/pdes/event_queue.hpp"
 #include "sipsim/pdes/window_histogram.hpp"
+#include "window_stats.hpp"
 
 namespace sipsim::pdes {
 namespace detail {
@@ -275,9 +276,12 @@ namespace {
 
 using detail::Clock;
 using detail::describe;
+using detail::kStatsWords;
+using detail::MpiTypes;
 using detail::Scheduler;
 using detail::seconds_since;
 using detail::time_str;
+using detail::WindowStats;
 
 // The model's epochs (DESIGN.md §2): where the next one is, and running it.
 // Every call into the model is guarded: an exception becomes a model error of
@@ -351,98 +355,6 @@ class Epochs {
   Time next_ = kTimeMax;
   std::uint64_t index_ = 0;
   std::vector<std::uint64_t> local_, totals_;
-};
-
-// What every rank contributes to the one reduction per window. The reduced
-// buffer is this header followed by one word per rank: how many ranks send
-// to that rank in this window (sum), so no all-to-all of counts is needed.
-struct WindowStats {
-  // min: the next window starts here (this rank's queue and the events it
-  // is sending, so that events in flight count)
-  std::uint64_t next_time;
-  std::uint64_t committed;      // sum
-  std::uint64_t last_time;      // max
-  std::uint64_t busy_ns;        // sum: time spent processing events
-  std::uint64_t busy_ns_max;    // max
-  std::uint64_t error_rank;     // min: lowest rank with an error, or max
-  std::uint64_t remote_events;  // sum
-  std::uint64_t work_done;      // sum: Model::progress_done
-  // min and max: ranks that disagree on the epochs would deadlock in the
-  // epoch reduction, so the engine stops them first.
-  std::uint64_t epoch_min, epoch_max;
-  std::uint64_t counters_min, counters_max;
-  std::uint64_t interrupt;  // max: a signal any rank received, or 0
-  // The window just processed (0 after an epoch or the start): max over
-  // ranks of its events and of its busy time, for the critical path.
-  std::uint64_t window_events_max;
-  std::uint64_t window_busy_ns_max;
-  // min: the earliest event on another rank any rank's events can lead to
-  // (Model::remote_bound), for models that bound it; else kTimeMax.
-  std::uint64_t remote_bound;
-};
-constexpr int kStatsWords = sizeof(WindowStats) / sizeof(std::uint64_t);
-
-void merge_header(const WindowStats& a, WindowStats& b) {
-  b.next_time = std::min(b.next_time, a.next_time);
-  b.committed += a.committed;
-  b.last_time = std::max(b.last_time, a.last_time);
-  b.busy_ns += a.busy_ns;
-  b.busy_ns_max = std::max(b.busy_ns_max, a.busy_ns_max);
-  b.error_rank = std::min(b.error_rank, a.error_rank);
-  b.remote_events += a.remote_events;
-  b.work_done += a.work_done;
-  b.epoch_min = std::min(b.epoch_min, a.epoch_min);
-  b.epoch_max = std::max(b.epoch_max, a.epoch_max);
-  b.counters_min = std::min(b.counters_min, a.counters_min);
-  b.counters_max = std::max(b.counters_max, a.counters_max);
-  b.interrupt = std::max(b.interrupt, a.interrupt);
-  b.window_events_max = std::max(b.window_events_max, a.window_events_max);
-  b.window_busy_ns_max = std::max(b.window_busy_ns_max, a.window_busy_ns_max);
-  b.remote_bound = std::min(b.remote_bound, a.remote_bound);
-}
-
-// The operation of the window reduction: the header word by word, then the
-// sender counts summed. The datatype's size says how many ranks there are.
-void merge_stats(void* in, void* inout, int* len, MPI_Datatype* type) {
-  int bytes = 0;
-  MPI_Type_size(*type, &bytes);
-  const auto words = static_cast<std::size_t>(bytes) / sizeof(std::uint64_t);
-  for (int i = 0; i < *len; ++i) {
-    const auto* a = reinterpret_cast<const WindowStats*>(static_cast<const std::uint64_t*>(in) +
-                                                         static_cast<std::size_t>(i) * words);
-    auto* b = reinterpret_cast<WindowStats*>(static_cast<std::uint64_t*>(inout) +
-                                             static_cast<std::size_t>(i) * words);
-    merge_header(*a, *b);
-    const auto* ta = reinterpret_cast<const std::uint64_t*>(a + 1);
-    auto* tb = reinterpret_cast<std::uint64_t*>(b + 1);
-    for (std::size_t w = kStatsWords; w < words; ++w) tb[w - kStatsWords] += ta[w - kStatsWords];
-  }
-}
-
-// MPI handles freed on scope exit.
-class MpiTypes {
- public:
-  explicit MpiTypes(int ranks) {
-    MPI_Type_contiguous(static_cast<int>(sizeof(Event)), MPI_BYTE, &event_);
-    MPI_Type_commit(&event_);
-    MPI_Type_contiguous(kStatsWords + ranks, MPI_UINT64_T, &stats_);
-    MPI_Type_commit(&stats_);
-    MPI_Op_create(&merge_stats, 1, &merge_);
-  }
-  ~MpiTypes() {
-    MPI_Op_free(&merge_);
-    MPI_Type_free(&stats_);
-    MPI_Type_free(&event_);
-  }
-  MpiTypes(const MpiTypes&) = delete;
-  MpiTypes& operator=(const MpiTypes&) = delete;
-  MPI_Datatype event() const { return event_; }
-  MPI_Datatype stats() const { return stats_; }
-  MPI_Op merge() const { return merge_; }
-
- private:
-  MPI_Datatype event_{}, stats_{};
-  MPI_Op merge_{};
 };
 
 // Rank 0's progress line, at most once per interval of wall time.
