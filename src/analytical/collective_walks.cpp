@@ -1,0 +1,458 @@
+// The estimators' two walks over every member's schedule (longest_path,
+// level_path): the max-plus dataflow of src/analytical/collective_estimate.cpp.
+#include "collective_walks.hpp"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "sipsim/analytical/run_loads.hpp"
+#include "sipsim/analytical/step_load.hpp"
+#include "sipsim/base/fifo.hpp"
+#include "sipsim/collective/step_cost.hpp"
+
+namespace sipsim::analytical::detail {
+
+namespace {
+
+struct Member {
+  std::uint32_t step = 0;
+  pdes::Time step_start = 0;
+  pdes::Time lock_t = 0;  // lock-step: when the current step started
+  pdes::Time sends_done = 0;
+  pdes::Time recv_max = 0;
+  std::uint32_t waiting = 0;
+  pdes::Time compute = 0, h2t = 0;
+  pdes::Time step_local = 0, step_h2t = 0;
+  bool done = false;
+  std::unordered_map<std::uint32_t, std::uint32_t> need;  // peer -> messages still missing
+};
+
+// The member that ends last (the lowest index among equals) defines the
+// breakdown, as in the simulator's records; h2h is the rest of its time.
+template <class MemberState>
+void take_breakdown_of_last(const std::vector<MemberState>& state, CollectiveEstimate& est) {
+  for (std::size_t m = 0; m < state.size(); ++m) {
+    if (m == 0 || state[m].step_start > est.total) {
+      est.total = state[m].step_start;
+      est.compute = state[m].compute;
+      est.h2t = state[m].h2t;
+    }
+  }
+  const pdes::Time busy = est.compute + est.h2t;
+  est.h2h = est.total > busy ? est.total - busy : 0;
+}
+
+}  // namespace
+
+// Member by member: a member runs until a receive is missing, and resumes when
+// its sender gets there (any schedule that does not deadlock).
+CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
+                                const std::vector<std::uint32_t>& members,
+                                const fabric::Network& network, const compute::Device& device,
+                                const std::vector<collective::Schedule>& schedules,
+                                const Waits* waits, Ticker& ticker) {
+  const std::uint32_t p = spec.p;
+  std::vector<std::size_t> sent(p, 0);  // messages member m has sent so far (index into waits)
+  std::vector<Member> state(p);
+  // Messages sent but not yet consumed, per (src, dst) pair in order: arrival
+  // time, bytes and transfer_ps (the receiver's for the same bytes).
+  struct InFlight {
+    pdes::Time at;
+    std::uint64_t bytes;
+    pdes::Time transfer;
+  };
+  std::unordered_map<std::uint64_t, base::Fifo<InFlight>> inflight;
+  CollectiveEstimate est;
+
+  std::vector<std::uint32_t> ready(p);
+  for (std::uint32_t m = 0; m < p; ++m) ready[m] = p - 1 - m;  // pop_back runs member 0 first
+
+  // The executor's step rules (collective/step_cost.hpp).
+  const std::vector<pdes::Time> rounds =
+      collective::lockstep_rounds(spec, members, network, device);
+  auto finish_step = [&](Member& s) {
+    const pdes::Time end = collective::step_end(std::max(s.sends_done, s.recv_max), s.step_local,
+                                                s.lock_t, rounds, s.step);
+    s.compute += s.step_local;
+    s.h2t += s.step_h2t;
+    s.step_start = end;
+    s.lock_t = end;
+    ++s.step;
+    ticker.add(1);
+  };
+
+  while (!ready.empty()) {
+    const std::uint32_t m = ready.back();
+    ready.pop_back();
+    Member& s = state[m];
+    const collective::Schedule& sched = schedules[m];
+    while (s.step < sched.steps()) {
+      const collective::WireStep step = collective::wire_step(sched, s.step);
+      // Sends leave one after another through one injection port, or all at
+      // once through parallel ports (RAMP's transceivers).
+      pdes::Time tx = s.step_start;
+      pdes::Time sends_done = s.step_start;
+      collective::StepTransfer transfer(network.parallel_ports());
+      for (const collective::WireMessage& snd : step.out) {
+        const Priced q = waits ? (*waits)[m][sent[m]++]
+                               : price(network, members[m], members[snd.peer], snd.bytes);
+        const pdes::Time wait = q.wait;
+        const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
+        const pdes::Time arrival = start + q.uncongested + wait;
+        sends_done = std::max(sends_done, start + q.injection + wait);
+        tx = sends_done;
+        transfer.send(q.transfer + wait);
+        ++est.messages;
+        const std::uint64_t key = (std::uint64_t{m} << 32) | snd.peer;
+        Member& peer = state[snd.peer];
+        auto it = peer.need.find(m);
+        if (it != peer.need.end()) {  // the peer is blocked on this very message
+          peer.recv_max = std::max(peer.recv_max, arrival);
+          if (--it->second == 0) peer.need.erase(it);
+          if (--peer.waiting == 0) {
+            finish_step(peer);
+            ready.push_back(snd.peer);
+          }
+        } else {
+          inflight[key].push_back({arrival, snd.bytes, q.transfer});
+        }
+      }
+      s.sends_done = sends_done;
+      s.recv_max = 0;
+      s.waiting = 0;
+      for (const collective::WireMessage& r : step.in) {
+        auto it = inflight.find((std::uint64_t{r.peer} << 32) | m);
+        if (it != inflight.end() && !it->second.empty()) {
+          const InFlight& f = it->second.front();
+          s.recv_max = std::max(s.recv_max, f.at);
+          transfer.receive(f.bytes == r.bytes ? f.transfer
+                                              : collective::transfer_ps(network, members[r.peer],
+                                                                        members[m], r.bytes));
+          it->second.pop_front();
+          if (it->second.empty()) inflight.erase(it);
+        } else {
+          transfer.receive(collective::transfer_ps(network, members[r.peer], members[m], r.bytes));
+          ++s.need[r.peer];
+          ++s.waiting;
+        }
+      }
+      s.step_local = collective::local_ps(step, device);
+      s.step_h2t = transfer.h2t();
+      if (s.waiting > 0) break;  // resumed when the missing messages are sent
+      finish_step(s);
+    }
+    if (s.step == sched.steps() && !s.done) {
+      s.done = true;
+      // In lock-step a member that finished early still ends with the others.
+      s.step_start += collective::remaining_rounds(rounds, s.step);
+    }
+  }
+  for (std::uint32_t m = 0; m < p; ++m) {
+    if (!state[m].done) throw std::logic_error("collective estimate: schedule deadlocks");
+    est.steps = std::max(est.steps, schedules[m].steps());
+  }
+  take_breakdown_of_last(state, est);
+  return est;
+}
+
+// The wire steps of every member at step i (empty past a member's last step).
+void fill_wire(const std::vector<collective::Schedule>& schedules, std::uint32_t i,
+               std::vector<collective::WireStep>& wire) {
+  for (std::uint32_t m = 0; m < schedules.size(); ++m) {
+    if (i < schedules[m].steps()) {
+      collective::wire_step_into(schedules[m], i, wire[m]);
+    } else {
+      wire[m].clear();
+    }
+  }
+}
+
+// Level by level: every member's step i before any member's step i + 1. The
+// estimate is a max-plus dataflow (a step ends at the max of its own previous
+// end and its messages' arrivals, each message matched in order per pair), so
+// any order that has a message's send evaluated before its receive gives the
+// same times as longest_path; this one does when every message is received no
+// earlier than the step it is sent at. It keeps only one level of wire steps
+// and short per-member inboxes instead of a hash map of every message in
+// flight. Returns nothing when a receive comes before its send's step (then
+// longest_path applies).
+//
+// With `idle` (and `prices`), the same walk also gives the idle-fabric
+// estimate (estimate_collective's level path): the same messages priced
+// without their waits, in a second lane of member states. The wire steps,
+// prices and exchange tests, most of the work, are shared.
+std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& spec,
+                                             const std::vector<std::uint32_t>& members,
+                                             const fabric::Network& network,
+                                             const compute::Device& device,
+                                             const std::vector<collective::Schedule>& schedules,
+                                             const std::vector<collective::Schedule::Run>* runs,
+                                             const LevelPrices* prices, Ticker& ticker,
+                                             CollectiveEstimate* idle) {
+  const std::uint32_t p = spec.p;
+  struct State {
+    pdes::Time step_start = 0, lock_t = 0, sends_done = 0, compute = 0, h2t = 0;
+  };
+  // A message in flight, with its arrival in each lane (the lanes' messages
+  // are the same, matched alike; only their times differ).
+  static constexpr std::size_t kLanes = 2;
+  struct Arrival {
+    std::uint32_t from;
+    std::array<pdes::Time, kLanes> at;
+    std::uint64_t bytes;
+    pdes::Time transfer;  // transfer_ps of these bytes (the receiver's is the same)
+  };
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  const bool parallel = network.parallel_ports();
+  // One estimate's member states; `waits`: whether its messages wait (the
+  // prices' waits) or not (the idle fabric).
+  struct Lane {
+    Lane(std::uint32_t n, bool ports, bool with_waits)
+        : waits(with_waits),
+          state(n),
+          transfer(n, collective::StepTransfer(ports)),
+          slot_at(n),
+          sent(n) {}
+    bool waits;
+    std::vector<State> state;
+    std::vector<collective::StepTransfer> transfer;
+    std::vector<std::pair<pdes::Time, pdes::Time>> slot_at;  // arrival, transfer
+    std::vector<pdes::Time> sent;
+    CollectiveEstimate est;
+  };
+  std::vector<Lane> lanes;
+  lanes.emplace_back(p, parallel, true);
+  if (idle != nullptr && prices != nullptr) lanes.emplace_back(p, parallel, false);
+  const std::size_t nl = lanes.size();
+  std::vector<std::vector<Arrival>> inbox(p);  // sent to the member, not yet received, in order
+  std::uint64_t pending = 0;                   // arrivals in the inboxes
+  // A level where every member sends one message and receives the one sent to
+  // it (a ring's step), with nothing left over from earlier levels, passes
+  // each arrival in `slot` (by receiver) instead of the inboxes.
+  std::vector<Arrival> slot(p);
+  std::vector<std::uint32_t> head(p, kNone), next;  // per sender, its first unmatched arrival
+  std::vector<char> used;
+  std::vector<collective::WireStep> wire(p);
+  std::vector<Priced> level_prices;
+  std::vector<pdes::Time> local(p);
+  std::size_t run = 0;  // of `runs`, the one step i is in
+  // Each member's step count, contiguous: read twice per member and level, it
+  // is a cache miss per member in the schedules themselves.
+  std::vector<std::uint32_t> own_steps(p);
+  for (std::uint32_t m = 0; m < p; ++m) own_steps[m] = schedules[m].steps();
+  const std::uint32_t steps = p > 0 ? *std::max_element(own_steps.begin(), own_steps.end()) : 0;
+  const std::vector<pdes::Time> rounds =
+      collective::lockstep_rounds(spec, members, network, device);
+
+  // Each member's messages at the level (its wire step's, and out_at/in_at:
+  // the counts before it), and per level, whether the level is one exchange.
+  std::vector<std::uint32_t> out_at(p + 1, 0), in_at(p + 1, 0);
+  std::vector<const collective::WireMessage*> out_p(p), in_p(p);
+  bool exchange = false, same_bytes = false;
+  std::vector<std::uint32_t> dest(p);    // in an exchange, whom each member sends to
+  std::vector<char> ends(steps + 1, 0);  // some member's last step is the one before
+  for (std::uint32_t m = 0; m < p; ++m) ends[own_steps[m]] = 1;
+
+  // One level in every lane; the members with a step at it, or none where a
+  // receive comes before its send.
+  auto walk_level = [&](std::uint32_t i) -> std::optional<std::uint64_t> {
+    const bool by_slot = exchange && pending == 0;
+    std::uint64_t active = 0;
+    if (by_slot && same_bytes) {
+      // The exchange in two sweeps over few arrays (the general loops below
+      // give the same times: one send leaves at the step's start, one receive
+      // of the bytes sent, the h2t of StepTransfer's one send and receive).
+      for (Lane& lane : lanes) {
+        std::vector<State>& state = lane.state;
+        const bool waits = lane.waits;
+        active = 0;
+        for (std::uint32_t m = 0; m < p; ++m) {
+          if (i >= own_steps[m]) continue;
+          ++active;
+          State& s = state[m];
+          const std::uint32_t k = out_at[m];
+          const Priced& q = level_prices[k];
+          const pdes::Time wait = waits ? q.wait : 0;
+          s.sends_done = std::max(s.step_start, s.step_start + q.injection + wait);
+          lane.sent[m] = q.transfer + wait;
+          lane.slot_at[dest[m]] = {s.step_start + q.uncongested + wait, q.transfer};
+        }
+        for (std::uint32_t m = 0; m < p; ++m) {
+          if (i >= own_steps[m]) continue;
+          State& s = state[m];
+          const pdes::Time end = collective::step_end(std::max(s.sends_done, lane.slot_at[m].first),
+                                                      local[m], s.lock_t, rounds, i);
+          s.compute += local[m];
+          s.h2t += std::max(lane.sent[m], lane.slot_at[m].second);
+          s.step_start = end;
+          s.lock_t = end;
+        }
+        lane.est.messages += active;
+      }
+      return active;
+    }
+    // Sends: they leave when the member's previous step has ended.
+    for (std::uint32_t m = 0; m < p; ++m) {
+      if (i >= own_steps[m]) continue;
+      ++active;
+      std::array<pdes::Time, kLanes> tx{}, sends_done{};
+      for (std::size_t l = 0; l < nl; ++l) {
+        lanes[l].transfer[m] = collective::StepTransfer(parallel);
+        tx[l] = sends_done[l] = lanes[l].state[m].step_start;
+      }
+      for (std::uint32_t k = out_at[m]; k < out_at[m + 1]; ++k) {
+        const collective::WireMessage& snd = out_p[m][k - out_at[m]];
+        const Priced& q = level_prices[k];
+        Arrival a{m, {}, snd.bytes, q.transfer};
+        for (std::size_t l = 0; l < nl; ++l) {
+          Lane& lane = lanes[l];
+          const pdes::Time wait = lane.waits ? q.wait : 0;
+          const pdes::Time start = parallel ? lane.state[m].step_start : tx[l];
+          a.at[l] = start + q.uncongested + wait;
+          sends_done[l] = std::max(sends_done[l], start + q.injection + wait);
+          tx[l] = sends_done[l];
+          lane.transfer[m].send(q.transfer + wait);
+          ++lane.est.messages;
+        }
+        if (by_slot) {
+          slot[snd.peer] = a;
+        } else {
+          inbox[snd.peer].push_back(a);
+          ++pending;
+        }
+      }
+      for (std::size_t l = 0; l < nl; ++l) lanes[l].state[m].sends_done = sends_done[l];
+    }
+    // Receives: matched in order per sender among what has been sent so far.
+    for (std::uint32_t m = 0; m < p; ++m) {
+      if (i >= own_steps[m]) continue;
+      std::vector<Arrival>& box = inbox[m];
+      const std::uint32_t in_begin = in_at[m], in_count = in_at[m + 1] - in_begin;
+      std::array<pdes::Time, kLanes> recv_max{};
+      auto receive = [&](const Arrival& a, const collective::WireMessage& r) {
+        const pdes::Time t = a.bytes == r.bytes ? a.transfer
+                                                : collective::transfer_ps(network, members[r.peer],
+                                                                          members[m], r.bytes);
+        for (std::size_t l = 0; l < nl; ++l) {
+          recv_max[l] = std::max(recv_max[l], a.at[l]);
+          lanes[l].transfer[m].receive(t);
+        }
+      };
+      if (by_slot) {
+        receive(slot[m], in_p[m][0]);
+      } else if (in_count == 1 && box.size() == 1 && box[0].from == in_p[m][0].peer) {
+        receive(box[0], in_p[m][0]);  // one message, the one expected
+        box.clear();
+        --pending;
+      } else if (in_count > 0 || !box.empty()) {
+        next.resize(box.size());
+        used.assign(box.size(), 0);
+        for (std::size_t e = box.size(); e-- > 0;) {
+          next[e] = head[box[e].from];
+          head[box[e].from] = static_cast<std::uint32_t>(e);
+        }
+        bool missing = false;
+        for (std::uint32_t k = in_begin; k < in_begin + in_count; ++k) {
+          const collective::WireMessage& r = in_p[m][k - in_begin];
+          const std::uint32_t e = head[r.peer];
+          if (e == kNone) {
+            missing = true;
+            break;
+          }
+          head[r.peer] = next[e];
+          used[e] = 1;
+          receive(box[e], r);
+        }
+        for (const Arrival& a : box) head[a.from] = kNone;
+        if (missing) return std::nullopt;
+        std::size_t kept = 0;
+        for (std::size_t e = 0; e < box.size(); ++e) {
+          if (!used[e]) box[kept++] = box[e];
+        }
+        pending -= box.size() - kept;
+        box.resize(kept);
+      }
+      for (std::size_t l = 0; l < nl; ++l) {
+        State& s = lanes[l].state[m];
+        const pdes::Time end = collective::step_end(std::max(s.sends_done, recv_max[l]), local[m],
+                                                    s.lock_t, rounds, i);
+        s.compute += local[m];
+        s.h2t += lanes[l].transfer[m].h2t();
+        s.step_start = end;
+        s.lock_t = end;
+      }
+    }
+    return active;
+  };
+
+  for (std::uint32_t i = 0; i < steps; ++i) {
+    // A step repeating its run's first one (the same on the wire for every
+    // member) keeps the wire steps, local operations and idle prices.
+    bool repeat = false;
+    if (runs != nullptr) {
+      while ((*runs)[run].first + (*runs)[run].count <= i) ++run;
+      repeat = i > (*runs)[run].first;
+    }
+    if (!repeat) {
+      // fill_wire, each member's wire step read (and, without `prices`, its
+      // messages priced) while it is in cache: at 65,536 members a level's
+      // wire steps and schedules are far larger than the caches.
+      if (!prices) level_prices.clear();
+      for (std::uint32_t m = 0; m < p; ++m) {
+        collective::WireStep& w = wire[m];
+        if (i < own_steps[m]) {
+          collective::wire_step_into(schedules[m], i, w);
+        } else {
+          w.clear();
+        }
+        local[m] = w.local == collective::LocalOp::kNone ? 0 : collective::local_ps(w, device);
+        out_p[m] = w.out.data();
+        in_p[m] = w.in.data();
+        out_at[m + 1] = out_at[m] + static_cast<std::uint32_t>(w.out.size());
+        in_at[m + 1] = in_at[m] + static_cast<std::uint32_t>(w.in.size());
+        if (!prices) {
+          for (const collective::WireMessage& snd : w.out) {
+            level_prices.push_back(price(network, members[m], members[snd.peer], snd.bytes));
+          }
+        }
+      }
+    }
+    // Checked again where a member's steps end: who is active changes.
+    if (!repeat || ends[i]) {
+      exchange = same_bytes = true;
+      for (std::uint32_t m = 0; exchange && m < p; ++m) {
+        if (i >= own_steps[m]) continue;
+        exchange = out_at[m + 1] - out_at[m] == 1 && in_at[m + 1] - in_at[m] == 1;
+        if (!exchange) break;
+        const std::uint32_t from = in_p[m][0].peer;
+        exchange = from < p && i < own_steps[from] && out_at[from + 1] - out_at[from] == 1 &&
+                   out_p[from][0].peer == m;
+        same_bytes = same_bytes && exchange && out_p[from][0].bytes == in_p[m][0].bytes;
+        dest[from] = m;
+      }
+    }
+    if (prices) (*prices)(i, wire, level_prices);
+    const std::optional<std::uint64_t> active = walk_level(i);
+    if (!active) return std::nullopt;
+    ticker.add(*active);
+  }
+  // In lock-step a member that finished early still ends with the others. The
+  // member that ends last (the lowest index among equals) defines the
+  // breakdown, as in the simulator's records.
+  for (Lane& lane : lanes) {
+    lane.est.steps = steps;
+    for (std::uint32_t m = 0; m < p; ++m) {
+      lane.state[m].step_start += collective::remaining_rounds(rounds, schedules[m].steps());
+    }
+    take_breakdown_of_last(lane.state, lane.est);
+  }
+  if (lanes.size() > 1) *idle = lanes[1].est;
+  return lanes[0].est;
+}
+
+}  // namespace sipsim::analytical::detail
