@@ -136,6 +136,46 @@ TEST(RoutedPartition, ClustersMatchTheFabricsOwnAlgorithm) {
   }
 }
 
+// 64 nodes in servers of 4, three tiers of 4 switches' children: a pod (the
+// leaves under one mid-tier group) holds 16 nodes. On 2 ranks every pod
+// and its mid-tier switches are on one rank: only the top tier is cut, and
+// the remote bounds see it.
+TEST(RoutedPartition, PodsStayWholeAndBoundTheirRemoteEvents) {
+  const ClusterSpec s = cluster_spec(4, Nic::kPerNode, {4, 4, 4}, {1, 1, 1});
+  const auto topo = make_cluster(s, 64);
+  auto net = make_routed(make_cluster(s, 64), 4096);
+  const pdes::Partition p = net->partition(2);
+  net->setup(p, 0);
+  ASSERT_TRUE(net->bounds_remote_events());
+  std::uint32_t cut = 0;
+  for (const Link& l : topo->links()) {
+    if (p.owner(l.from) == p.owner(l.to)) continue;
+    ++cut;
+    EXPECT_EQ(l.latency, (350 + 210) * kNanosecond) << "only top-tier links are cut";
+  }
+  EXPECT_GT(cut, 0u);
+  const pdes::Time lookahead = net->lookahead(p);
+  // A node reaches the cut through its leaf, its pod's switch and a top one.
+  const pdes::Time leaf = 360 * kNanosecond, mid = 460 * kNanosecond, top = 560 * kNanosecond;
+  for (std::uint32_t n = 0; n < 64; ++n) EXPECT_EQ(net->cut_distance(n), leaf + mid + top);
+  EXPECT_EQ(lookahead, top);
+  // A chunk from node 0 to node 40 (rank 1's half) crosses the cut into or
+  // out of the top tier: its bound is that link's arrival.
+  pdes::Event e{};
+  e.time = 1000;
+  e.dst = 0;
+  e.data[3] = std::uint64_t{0} << 32 | 40;
+  const pdes::Time across = net->remote_bound(e, pdes::kTimeMax);
+  EXPECT_TRUE(across == 1000 + leaf + mid + top || across == 1000 + leaf + mid + top + mid)
+      << across;
+  // A chunk inside a server arrives first; then its destination may send,
+  // through the fabric or (the host's own notices) sooner.
+  e.data[3] = std::uint64_t{0} << 32 | 1;
+  const pdes::Time nvlink = net->uncongested_ps(0, 1, 0);
+  EXPECT_EQ(net->remote_bound(e, pdes::kTimeMax), 1000 + nvlink + leaf + mid + top);
+  EXPECT_EQ(net->remote_bound(e, 50), 1000 + nvlink + 50);
+}
+
 TEST(RoutedPartition, ToriMatchTheFabricsOwnAlgorithm) {
   for (auto [x, y] :
        {std::pair{1u, 1u}, {2u, 3u}, {4u, 4u}, {5u, 3u}, {1u, 4u}, {6u, 1u}, {16u, 16u}}) {
