@@ -16,6 +16,7 @@
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/fabric/ramp/placement.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
+#include "sipsim/fabric/sip/sipac.hpp"
 #include "sipsim/setup/setup.hpp"
 
 namespace sipsim::setup {
@@ -145,6 +146,21 @@ class BcubeSetup final : public RoutedSetup {
   fabric::BcubeSpec spec_;
 };
 
+class SipacSetup final : public RoutedSetup {
+ public:
+  explicit SipacSetup(base::MapReader& f) : RoutedSetup(f), spec_(fabric::read_sipac(f)) {
+    nodes_ = fabric::sipac_units(spec_);
+  }
+  std::string_view type() const override { return "sipac"; }
+  std::uint64_t slowest_rate_bps() const override {
+    return fabric::sipac_lightpath_rate_bps(spec_);
+  }
+
+ private:
+  std::unique_ptr<fabric::Topology> topology() const override { return fabric::make_sipac(spec_); }
+  fabric::SipacSpec spec_;
+};
+
 class TopooptSetup final : public RoutedSetup {
  public:
   explicit TopooptSetup(base::MapReader& f) : RoutedSetup(f) {
@@ -260,6 +276,7 @@ const std::vector<FabricEntry>& fabric_registry() {
       {"elect-flat", read_as<ElectFlatSetup>}, {"cluster", read_as<ClusterSetup>},
       {"torus2d", read_as<Torus2dSetup>},      {"bcube", read_as<BcubeSetup>},
       {"topoopt", read_as<TopooptSetup>},      {"ramp", read_as<RampSetup>},
+      {"sipac", read_as<SipacSetup>},
   };
   return kFabrics;
 }

@@ -55,6 +55,7 @@ TEST(Setup, EachFabricReadsItsSectionAndBuilds) {
       {"{type: bcube, ports: 4, levels: 2, link_bandwidth: 100Gbps}", 16},
       {"{type: topoopt, nodes: 32, link_bandwidth: 100Gbps, latency: 100ns}", 32},
       {"{type: ramp, x: 4, J: 4, Lambda: 8}", 128},
+      {"{type: sipac, ports: 4, level: 1, bandwidth: 2048Gbps}", 16},
   };
   std::vector<std::string> seen;
   for (const auto& [fabric, nodes] : cases) {
