@@ -60,26 +60,60 @@ struct Chain {
   double weight = 0;                   // bytes served while it was chosen
 };
 
-struct DirectionPlan {
+// The chains of one independent stretch of a fibre.
+struct Block {
   std::vector<Chain> chains;
-  double time = 0;  // sum of the weights: bytes per wavelength-set to drain this fibre
+  double time = 0;  // sum of the weights: bytes per wavelength-set to drain it
   std::size_t steps = 0;
   std::size_t solves = 0;
 };
+
+struct DirectionPlan {
+  std::vector<Block> blocks;
+  std::vector<std::uint32_t> bridges;  // 1-hop demands on every chain: all wavelengths
+  double time = 0;                     // the slowest block or bridge
+  std::size_t steps = 0;
+  std::size_t solves = 0;
+};
+
+// Serves `best` until its smallest demand completes and records the chain.
+void serve(std::vector<Demand>& demands, std::vector<std::uint32_t>& active,
+           std::vector<std::uint32_t> best, Block& out,
+           std::map<std::vector<std::uint32_t>, std::size_t>& chain_index) {
+  std::sort(best.begin(), best.end());
+  if (best.empty()) throw std::logic_error("ring planner: a step served no demand");
+  double served = std::numeric_limits<double>::infinity();
+  for (const std::uint32_t id : best) served = std::min(served, demands[id].left);
+  for (const std::uint32_t id : best) {
+    Demand& d = demands[id];
+    d.left = d.left - served <= 1e-12 * d.total ? 0.0 : d.left - served;
+  }
+  std::erase_if(active, [&](std::uint32_t id) { return demands[id].left == 0.0; });
+  const auto [it, fresh] = chain_index.try_emplace(best, out.chains.size());
+  if (fresh) out.chains.push_back({best, 0.0});
+  out.chains[it->second].weight += served;
+  out.time += served;
+  ++out.steps;
+}
+
+// Weight -1/TM, scaled by the smallest demand to [-2^40, -1] and made
+// integral: network simplex can cycle on floating-point costs.
+std::int64_t scaled_weight(double min_left, double left) {
+  return -std::max<std::int64_t>(1, std::llround(0x1.0p40 * (min_left / left)));
+}
 
 bool crosses(const Demand& d, std::uint32_t segment, std::uint32_t n) {
   return (segment + n - d.u) % n < d.hops;
 }
 
-// A.1 steps 1-3 on one fibre; `demands` is consumed (left goes to 0).
-DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands) {
+// A.1 steps 1-3 on a whole fibre (no bridge segment); the `active` demands
+// are consumed (left goes to 0).
+Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::uint32_t> active) {
   using Graph = lemon::SmartDigraph;
-  DirectionPlan out;
+  Block out;
   std::map<std::vector<std::uint32_t>, std::size_t> chain_index;
   std::vector<std::int64_t> neighbour(n, -1);  // active 1-hop demand leaving x
   std::vector<std::int64_t> diff(n + 1);
-  std::vector<std::uint32_t> active;
-  for (std::uint32_t i = 0; i < demands.size(); ++i) active.push_back(i);
 
   while (!active.empty()) {
     // The cut: the segment crossed by the fewest active demands.
@@ -109,9 +143,7 @@ DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands) {
     // Weight -1/TM, scaled by the smallest demand to [-2^40, -1] and made
     // integral: network simplex can cycle on floating-point costs.
     auto weight = [&](std::int64_t id) -> std::int64_t {
-      if (id < 0) return 0;
-      const double w = 0x1.0p40 * (min_left / demands[static_cast<std::size_t>(id)].left);
-      return -std::max<std::int64_t>(1, std::llround(w));
+      return id < 0 ? 0 : scaled_weight(min_left, demands[static_cast<std::size_t>(id)].left);
     };
 
     Graph g;
@@ -177,28 +209,130 @@ DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands) {
         if (id >= 0 && simplex.flow(a) > 0) best.push_back(static_cast<std::uint32_t>(id));
       }
     }
-    std::sort(best.begin(), best.end());
-    if (best.empty()) throw std::logic_error("ring planner: a step served no demand");
+    serve(demands, active, std::move(best), out, chain_index);
+  }
+  return out;
+}
 
-    // Serve the chain until its smallest demand completes.
-    double served = std::numeric_limits<double>::infinity();
-    for (const std::uint32_t id : best) served = std::min(served, demands[id].left);
-    for (const std::uint32_t id : best) {
-      Demand& d = demands[id];
-      d.left = d.left - served <= 1e-12 * d.total ? 0.0 : d.left - served;
+// The same on a stretch of `length` GPUs from `first` between two bridge
+// segments: every chain runs from `first` to its last GPU, so no cut is needed.
+Block plan_path(std::uint32_t n, std::uint32_t first, std::uint32_t length,
+                std::vector<Demand>& demands, std::vector<std::uint32_t> active) {
+  using Graph = lemon::SmartDigraph;
+  Block out;
+  std::map<std::vector<std::uint32_t>, std::size_t> chain_index;
+  std::vector<bool> neighbour(length);
+  while (!active.empty()) {
+    double min_left = std::numeric_limits<double>::infinity();
+    std::fill(neighbour.begin(), neighbour.end(), false);
+    for (const std::uint32_t id : active) {
+      min_left = std::min(min_left, demands[id].left);
+      if (demands[id].hops == 1) neighbour[(demands[id].u + n - first) % n] = true;
     }
-    std::erase_if(active, [&](std::uint32_t id) { return demands[id].left == 0.0; });
-    const auto [it, fresh] = chain_index.try_emplace(best, out.chains.size());
-    if (fresh) out.chains.push_back({best, 0.0});
-    out.chains[it->second].weight += served;
-    out.time += served;
-    ++out.steps;
+    Graph g;
+    g.reserveNode(static_cast<int>(length));
+    for (std::uint32_t x = 0; x < length; ++x) g.addNode();
+    Graph::ArcMap<std::int64_t> cost(g);
+    std::vector<std::int64_t> arc_demand;
+    auto add_arc = [&](std::uint32_t a, std::uint32_t b, std::int64_t c, std::int64_t id) {
+      const Graph::Arc arc =
+          g.addArc(g.nodeFromId(static_cast<int>(a)), g.nodeFromId(static_cast<int>(b)));
+      cost[arc] = c;
+      arc_demand.push_back(id);
+    };
+    for (const std::uint32_t id : active) {
+      const std::uint32_t a = (demands[id].u + n - first) % n;
+      add_arc(a, a + demands[id].hops, scaled_weight(min_left, demands[id].left), id);
+    }
+    for (std::uint32_t x = 0; x + 1 < length; ++x) {
+      if (!neighbour[x]) add_arc(x, x + 1, 0, -1);
+    }
+    lemon::NetworkSimplex<Graph, int, std::int64_t> simplex(g);
+    simplex.costMap(cost).stSupply(g.nodeFromId(0), g.nodeFromId(static_cast<int>(length - 1)), 1);
+    ++out.solves;
+    if (simplex.run() != lemon::NetworkSimplex<Graph, int, std::int64_t>::OPTIMAL) {
+      throw std::logic_error("ring planner: min-cost flow not optimal");
+    }
+    std::vector<std::uint32_t> best;
+    for (Graph::ArcIt a(g); a != lemon::INVALID; ++a) {
+      const std::int64_t id = arc_demand[static_cast<std::size_t>(g.id(a))];
+      if (id >= 0 && simplex.flow(a) > 0) best.push_back(static_cast<std::uint32_t>(id));
+    }
+    serve(demands, active, std::move(best), out, chain_index);
+  }
+  return out;
+}
+
+// A.1 steps 1-3 on one fibre. A bridge is a segment no demand longer than one
+// hop crosses: every chain takes its neighbour arc, so the min-cost flow splits
+// exactly into independent stretches between bridges, each planned on its own
+// (far smaller graphs, and a stretch re-solves only when its own demands
+// complete). Without a bridge the whole ring is one problem with a cut.
+DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands) {
+  DirectionPlan out;
+  std::vector<std::int64_t> diff(n + 1, 0);
+  for (const Demand& d : demands) {
+    if (d.hops < 2) continue;
+    const std::uint32_t end = d.u + d.hops;
+    ++diff[d.u];
+    if (end <= n) {
+      --diff[end];
+    } else {
+      --diff[n];
+      ++diff[0];
+      --diff[end - n];
+    }
+  }
+  std::vector<std::uint32_t> bridges;
+  std::int64_t running = 0;
+  for (std::uint32_t s = 0; s < n; ++s) {
+    running += diff[s];
+    if (running == 0) bridges.push_back(s);
+  }
+  if (bridges.empty()) {
+    std::vector<std::uint32_t> all(demands.size());
+    for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+    out.blocks.push_back(plan_ring(n, demands, std::move(all)));
+  } else {
+    // Stretch k runs from GPU bridges[k] + 1 to GPU bridges[k + 1] (cyclically).
+    std::vector<std::uint32_t> stretch_of(n);
+    std::vector<std::vector<std::uint32_t>> members(bridges.size());
+    for (std::size_t k = 0; k < bridges.size(); ++k) {
+      const std::uint32_t first = (bridges[k] + 1) % n;
+      const std::uint32_t last = bridges[(k + 1) % bridges.size()];
+      for (std::uint32_t x = first;; x = (x + 1) % n) {
+        stretch_of[x] = static_cast<std::uint32_t>(k);
+        if (x == last) break;
+      }
+    }
+    std::vector<bool> is_bridge(n, false);
+    for (const std::uint32_t s : bridges) is_bridge[s] = true;
+    for (std::uint32_t id = 0; id < demands.size(); ++id) {
+      const Demand& d = demands[id];
+      if (d.hops == 1 && is_bridge[d.u]) {
+        out.bridges.push_back(id);
+        out.time = std::max(out.time, d.total);
+      } else {
+        members[stretch_of[d.u]].push_back(id);
+      }
+    }
+    for (std::size_t k = 0; k < bridges.size(); ++k) {
+      if (members[k].empty()) continue;
+      const std::uint32_t first = (bridges[k] + 1) % n;
+      const std::uint32_t length = (bridges[(k + 1) % bridges.size()] + n - first) % n + 1;
+      out.blocks.push_back(plan_path(n, first, length, demands, std::move(members[k])));
+    }
+  }
+  for (const Block& b : out.blocks) {
+    out.time = std::max(out.time, b.time);
+    out.steps += b.steps;
+    out.solves += b.solves;
   }
   return out;
 }
 
 // A.1 step 4: W times the chain weights, randomized rounding keeping the sum W.
-std::vector<std::uint32_t> round_chains(const DirectionPlan& plan, std::uint32_t w, double u) {
+std::vector<std::uint32_t> round_chains(const Block& plan, std::uint32_t w, double u) {
   std::vector<std::uint32_t> counts(plan.chains.size(), 0);
   if (w == 0 || plan.chains.empty()) return counts;
   std::vector<double> frac(plan.chains.size());
@@ -298,23 +432,29 @@ RingPlan plan_ring_wavelengths(const RingPlanInput& in) {
   }
   plan.clockwise_wavelengths = w_cw;
 
+  // One uniform draw per stretch, clockwise stretches first.
   pdes::RandomStream rng(in.seed, kRingPlannerStream, static_cast<std::uint32_t>(in.epoch));
-  const double u_cw = rng.uniform();
-  const double u_ccw = rng.uniform();
   auto emit = [&](const DirectionPlan& p, const std::vector<Demand>& demands, std::uint32_t count,
-                  double u, std::uint32_t base, RingDirection dir) {
-    const std::vector<std::uint32_t> counts = round_chains(p, count, u);
-    std::uint32_t next = base;
-    for (std::size_t s = 0; s < p.chains.size(); ++s) {
-      for (std::uint32_t k = 0; k < counts[s]; ++k, ++next) {
-        for (const std::uint32_t id : p.chains[s].demands) {
-          plan.lightpaths.push_back({demands[id].src, demands[id].dst, dir, next});
+                  std::uint32_t base, RingDirection dir) {
+    for (const std::uint32_t id : p.bridges) {
+      for (std::uint32_t k = 0; k < count; ++k) {
+        plan.lightpaths.push_back({demands[id].src, demands[id].dst, dir, base + k});
+      }
+    }
+    for (const Block& b : p.blocks) {
+      const std::vector<std::uint32_t> counts = round_chains(b, count, rng.uniform());
+      std::uint32_t next = base;
+      for (std::size_t s = 0; s < b.chains.size(); ++s) {
+        for (std::uint32_t k = 0; k < counts[s]; ++k, ++next) {
+          for (const std::uint32_t id : b.chains[s].demands) {
+            plan.lightpaths.push_back({demands[id].src, demands[id].dst, dir, next});
+          }
         }
       }
     }
   };
-  emit(p_cw, cw, w_cw, u_cw, 0, RingDirection::kClockwise);
-  emit(p_ccw, ccw, w - w_cw, u_ccw, w_cw, RingDirection::kCounterClockwise);
+  emit(p_cw, cw, w_cw, 0, RingDirection::kClockwise);
+  emit(p_ccw, ccw, w - w_cw, w_cw, RingDirection::kCounterClockwise);
   std::sort(plan.lightpaths.begin(), plan.lightpaths.end(),
             [](const Lightpath& a, const Lightpath& b) {
               return std::tie(a.direction, a.wavelength, a.src, a.dst) <

@@ -90,7 +90,7 @@ TEST(RingPlanner, NeighbourRingGetsAllWavelengths) {
     EXPECT_EQ(count, 16u);
   }
   EXPECT_EQ(plan.clockwise_wavelengths, 16u);
-  EXPECT_EQ(plan.steps, 1u);
+  EXPECT_EQ(plan.steps, 0u);  // every segment is a bridge: no flow to solve
 }
 
 TEST(RingPlanner, DisjointPairsReuseWavelengths) {
