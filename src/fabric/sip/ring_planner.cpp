@@ -5,7 +5,10 @@
 // from GPU x to x + 1. A unit of flow from the source to the sink around the
 // ring is one wavelength: a chain of lightpaths that tiles every segment once,
 // so a chain can never break the ring rule (segments do not overlap) nor the
-// node rule (a GPU sends to and receives from one peer on it).
+// node rule (a GPU sends to and receives from one peer on it). A fibre splits
+// at bridge segments (crossed by no demand longer than one hop) into stretches
+// planned independently (see plan_direction); the rest below is per stretch,
+// or per fibre when it has no bridge.
 //
 // Cuts with more than one edge: A.1 adds side constraints X = X', Y = Y',
 // X + Y = 1 that plain network simplex cannot express. We instead (1) cut each
@@ -27,7 +30,7 @@
 // Rounding: the mean is W times a convex combination of chains; each chain gets
 // floor(W x) wavelengths and the remaining ones go to chains with probability
 // equal to their fractional parts (systematic sampling, one uniform draw per
-// direction), so the expected wavelengths of an edge are W times its mean flow
+// stretch), so the expected wavelengths of an edge are W times its mean flow
 // and the plan is feasible by construction.
 #include "sipsim/fabric/sip/ring_planner.hpp"
 
