@@ -8,6 +8,7 @@ packages=(
   libhdf5-openmpi-dev hdf5-tools
   libeigen3-dev libspdlog-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libbenchmark-dev
+  libglpk-dev
   liblemon-dev
 )
 sudo=""
