@@ -186,14 +186,25 @@ class Scheduler {
   // The earliest time at which an event on another rank can follow from this
   // rank's pending events or the ones it is sending (Model::remote_bound), or
   // `cap` if that is earlier. Visits only the pending events early enough to
-  // matter: every bound is at least the event's time plus the lookahead.
+  // matter: every bound is at least the event's time plus the lookahead. Of
+  // the events being sent, the model is asked about the first kAsked only, the
+  // rest are bounded by their time plus the lookahead: under heavy traffic
+  // across ranks (an all-to-all) asking about each cost more than it gained.
   Time remote_bound(Time cap) const {
+    constexpr std::size_t kAsked = 64;
     Time best = cap;
     const auto see = [&](const Event& e) {
       best = std::min(best, std::max(model_.remote_bound(e), saturating_add(e.time, lookahead_)));
     };
+    std::size_t asked = 0;
     for (const auto& box : outbox_) {
-      for (const Event& e : box) see(e);
+      for (const Event& e : box) {
+        if (asked++ < kAsked) {
+          see(e);
+        } else {
+          best = std::min(best, saturating_add(e.time, lookahead_));
+        }
+      }
     }
     if (queue_.empty()) return best;
     see(queue_.top());
@@ -562,9 +573,17 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
   };
 
   // Models that bound their remote events get windows up to the earliest
-  // such event; the scan for it is capped at this many lookaheads ahead.
+  // such event; the scan for it is capped at this many lookaheads ahead. Where
+  // it does not widen them (traffic across the cut all the time), the scan is
+  // skipped for a while: each probe of kProbe windows that gains less than 5%
+  // of the lookahead on average turns it off for kRest windows. The decision
+  // uses reduced values only, so every rank takes it alike.
   const bool sharp = model.bounds_remote_events();
   constexpr Time kMaxWindows = 64;
+  constexpr std::uint64_t kProbe = 1024, kRest = 15 * kProbe;
+  bool scanning = sharp;
+  std::uint64_t phase_windows = 0;
+  Time gained = 0;
   std::uint64_t busy_ns = 0;
   std::uint64_t windows = 0;
   Time spanned = 0;  // the windows' widths, summed
@@ -591,10 +610,10 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
         .window_events_max = window_events,
         .window_busy_ns_max = window_busy_ns,
         .remote_bound =
-            sharp ? s.remote_bound(saturating_add(s.next_time(), lookahead > kTimeMax / kMaxWindows
-                                                                     ? kTimeMax
-                                                                     : kMaxWindows * lookahead))
-                  : kTimeMax,
+            scanning ? s.remote_bound(saturating_add(
+                           s.next_time(),
+                           lookahead > kTimeMax / kMaxWindows ? kTimeMax : kMaxWindows * lookahead))
+                     : kTimeMax,
     };
     window_events = window_busy_ns = 0;
     global = exchange(local);
@@ -636,9 +655,16 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
       continue;
     }
     // Idle stretches are skipped: the window opens at the next event anywhere.
-    const Time widest = sharp
-                            ? std::max<Time>(global.remote_bound, saturating_add(start, lookahead))
-                            : saturating_add(start, lookahead);
+    const Time plain = saturating_add(start, lookahead);
+    const Time widest = scanning ? std::max<Time>(global.remote_bound, plain) : plain;
+    if (sharp) {
+      gained += widest - plain;
+      if (++phase_windows == (scanning ? kProbe : kRest)) {
+        scanning = !scanning || gained >= kProbe * lookahead / 20;
+        phase_windows = 0;
+        gained = 0;
+      }
+    }
     const Time bound = std::min({widest, epochs.next(), options.end_time});
     s.set_horizon(bound);
     spanned += bound - start;
