@@ -109,6 +109,20 @@ bool crosses(const Demand& d, std::uint32_t segment, std::uint32_t n) {
   return (segment + n - d.u) % n < d.hops;
 }
 
+// Adds d to the difference array of n + 1 entries whose prefix sums count the
+// demands crossing each segment (segments d.u .. d.u + hops - 1, wrapping).
+void count_crossings(const Demand& d, std::uint32_t n, std::vector<std::int64_t>& diff) {
+  const std::uint32_t end = d.u + d.hops;
+  ++diff[d.u];
+  if (end <= n) {
+    --diff[end];
+  } else {
+    --diff[n];
+    ++diff[0];
+    --diff[end - n];
+  }
+}
+
 // A.1 steps 1-3 on a whole fibre (no bridge segment); the `active` demands
 // are consumed (left goes to 0).
 Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::uint32_t> active) {
@@ -127,15 +141,7 @@ Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::
       const Demand& d = demands[id];
       min_left = std::min(min_left, d.left);
       if (d.hops == 1) neighbour[d.u] = id;
-      const std::uint32_t end = d.u + d.hops;
-      ++diff[d.u];
-      if (end <= n) {
-        --diff[end];
-      } else {
-        --diff[n];
-        ++diff[0];
-        --diff[end - n];
-      }
+      count_crossings(d, n, diff);
     }
     std::uint32_t cut = 0;
     std::int64_t best_count = std::numeric_limits<std::int64_t>::max(), running = 0;
@@ -276,15 +282,7 @@ DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands) {
   std::vector<std::int64_t> diff(n + 1, 0);
   for (const Demand& d : demands) {
     if (d.hops < 2) continue;
-    const std::uint32_t end = d.u + d.hops;
-    ++diff[d.u];
-    if (end <= n) {
-      --diff[end];
-    } else {
-      --diff[n];
-      ++diff[0];
-      --diff[end - n];
-    }
+    count_crossings(d, n, diff);
   }
   std::vector<std::uint32_t> bridges;
   std::int64_t running = 0;

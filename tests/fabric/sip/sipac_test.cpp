@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "../routed/one_message.hpp"
 #include "../routed/topology_checks.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
@@ -123,44 +124,6 @@ TEST(Sipac, DescribeAndInvalidSpecs) {
 // ---------------------------------------------------------------------------
 // Transport: one message on an idle SiPAC arrives when uncongested_ps says.
 
-class OneMessage final : public pdes::Model, public MessageSink {
- public:
-  OneMessage(Network& net, std::uint32_t from, std::uint32_t to, std::uint64_t bytes)
-      : net_(net), from_(from), to_(to), bytes_(bytes) {}
-  std::uint32_t lp_count() const override { return net_.lp_count(); }
-  pdes::Partition partition(int ranks) const override { return net_.partition(ranks); }
-  pdes::Time lookahead(const pdes::Partition& p) const override { return net_.lookahead(p); }
-  void setup(const pdes::Partition& p, int rank) override { net_.setup(p, rank); }
-  void init(pdes::Context& ctx) override {
-    if (ctx.self() == from_) net_.send(ctx, to_, bytes_, 7);
-  }
-  void handle(const pdes::Event& e, pdes::Context& ctx) override { net_.handle(e, ctx, *this); }
-  void delivered(const Delivery& d, pdes::Context& ctx) override {
-    EXPECT_EQ(d.src_node, from_);
-    EXPECT_EQ(d.bytes, bytes_);
-    EXPECT_EQ(ctx.self(), to_);
-    delivered_at = ctx.now();
-    ++deliveries;
-  }
-  pdes::Time delivered_at = 0;
-  int deliveries = 0;
-
- private:
-  Network& net_;
-  std::uint32_t from_, to_;
-  std::uint64_t bytes_;
-};
-
-void ExpectExact(Network& net, std::uint32_t a, std::uint32_t b, std::uint64_t bytes) {
-  boost::mpi::communicator self(MPI_COMM_SELF, boost::mpi::comm_attach);
-  OneMessage m(net, a, b, bytes);
-  pdes::EngineOptions o;
-  o.progress_interval_s = 0;
-  pdes::run(m, m.partition(1), self, o);
-  ASSERT_EQ(m.deliveries, 1) << a << "->" << b << " " << bytes;
-  EXPECT_EQ(m.delivered_at, net.uncongested_ps(a, b, bytes)) << a << "->" << b << " " << bytes;
-}
-
 TEST(SipacTransport, SingleMessagesArriveWhenUncongestedSays) {
   // SiPAC_1(r=4) at 600 Gb/s per unit: 100 Gb/s per lightpath, 25 ns per hop.
   SipacSpec s = MakeSpec(4, 1);
@@ -171,15 +134,15 @@ TEST(SipacTransport, SingleMessagesArriveWhenUncongestedSays) {
   for (const Forwarding fw : {Forwarding::kStoreAndForward, Forwarding::kCutThrough}) {
     auto net = make_routed(make_sipac(s), 4096, 100 * kNanosecond, fw);
     for (const std::uint64_t bytes : {0ull, 1000ull, 4096ull, 50'000ull}) {
-      ExpectExact(*net, 0, 3, bytes);   // one lightpath
-      ExpectExact(*net, 0, 15, bytes);  // relayed by unit 12 (digit 1 first)
-      ExpectExact(*net, 9, 6, bytes);
+      expect_exact(*net, 0, 3, bytes);   // one lightpath
+      expect_exact(*net, 0, 15, bytes);  // relayed by unit 12 (digit 1 first)
+      expect_exact(*net, 9, 6, bytes);
     }
   }
   // Store-and-forward over two lightpaths, one chunk: two serialisations.
   auto saf = make_routed(make_sipac(s), 1 << 20);
   EXPECT_EQ(saf->uncongested_ps(0, 15, 1000), 2 * (25 + 80) * kNanosecond);
-  ExpectExact(*saf, 0, 15, 1000);
+  expect_exact(*saf, 0, 15, 1000);
 }
 
 // ---------------------------------------------------------------------------
