@@ -141,6 +141,7 @@ Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> networ
       }
     }
   }
+  if (network_->plans_for_job()) network_->plan_for_job(job_traffic(set_));
   // The progress line's work: every op once, plus each collective's steps
   // (member 0's count times the members, an estimate for trees). A program's
   // collective ops are counted per slot and call (its content: each op has

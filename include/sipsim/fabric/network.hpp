@@ -49,6 +49,16 @@ struct EnergyPerBit {
 };
 
 // Fabric statistics, summed over ranks by the caller.
+// The bytes one ordered pair of nodes exchanges in one iteration of the job:
+// what a fabric that plans circuits for the job reads (SiP-OCS's one-shot
+// allocation, the pairs SiP-Ring's controller counts). A job's traffic is a
+// list of them sorted by (src, dst), without zero or repeated pairs.
+struct PairTraffic {
+  std::uint32_t src = 0, dst = 0;
+  std::uint64_t bytes = 0;
+  friend bool operator==(const PairTraffic&, const PairTraffic&) = default;
+};
+
 struct NetworkStats {
   std::uint64_t messages = 0;
   std::uint64_t bytes = 0;
@@ -78,6 +88,20 @@ class Network {
   // LPs outside the fabric (the executor's replay synchronisation).
   virtual pdes::Time max_lookahead() const = 0;
   virtual void setup(const pdes::Partition& partition, int rank) = 0;
+
+  // A fabric that plans its circuits for the job (SiP-OCS, SiP-Ring) asks for
+  // the job's traffic, which the workload's model hands it once, before
+  // partition() and setup(): the same list on every rank.
+  virtual bool plans_for_job() const { return false; }
+  virtual void plan_for_job(std::span<const PairTraffic> /*traffic*/) {}
+
+  // Epochs of a fabric with a global controller (pdes::Model's, which the
+  // workload's model forwards; DESIGN.md §2): the same contract.
+  virtual pdes::Time next_epoch(pdes::Time /*after*/) const { return pdes::kTimeMax; }
+  virtual std::size_t epoch_counters() const { return 0; }
+  virtual void epoch_contribute(pdes::Time /*epoch*/, std::span<std::uint64_t> /*counters*/) {}
+  virtual void epoch_plan(const pdes::EpochInfo& /*info*/,
+                          std::span<const std::uint64_t> /*totals*/) {}
 
   // At node LP ctx.self(): starts sending `bytes` to `dst_node`. Returns the
   // time the last byte has left the sender (its port is free again).

@@ -82,6 +82,11 @@ class FabricSetup {
   virtual std::optional<AxesPlacement> place_axes(std::span<const std::uint32_t> /*sizes*/) const {
     return std::nullopt;
   }
+  // A fabric of direct circuits whose nodes each reach a limited number of
+  // peers at once (SiP-OCS: Q circuits; SiP-Ring: its degree, from the power
+  // budget, SiP-ML §5): that number, which the training workloads' mappings
+  // must respect (SiP-ML §3.2). nullopt: no limit.
+  virtual std::optional<std::uint32_t> degree_limit() const { return std::nullopt; }
   // Extra text for `sipsim info` (RAMP's power budget, power and cost), or "".
   virtual std::string physical_report() const { return ""; }
 

@@ -67,6 +67,12 @@ class ProgramObserver {
                               const Breakdown& /*breakdown*/) {}
 };
 
+struct ProgramSet;
+// The bytes each ordered pair of fabric nodes exchanges in one iteration of
+// the programs: their sends, and the wire messages of their collectives'
+// schedules (collective::wire_step), sorted by (src, dst).
+std::vector<fabric::PairTraffic> job_traffic(const ProgramSet& set);
+
 struct ProgramSet {
   std::vector<collective::Communicator> comms;
   std::vector<Program> programs;
@@ -117,6 +123,15 @@ class Interpreter final : public pdes::Model,
   // A fabric event's bound is the fabric's; a node's event leads to the
   // fabric's sends or the executor's notices.
   bool bounds_remote_events() const override { return network_->bounds_remote_events(); }
+  // The fabric's controller, if it has one.
+  pdes::Time next_epoch(pdes::Time after) const override { return network_->next_epoch(after); }
+  std::size_t epoch_counters() const override { return network_->epoch_counters(); }
+  void epoch_contribute(pdes::Time epoch, std::span<std::uint64_t> counters) override {
+    network_->epoch_contribute(epoch, counters);
+  }
+  void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> totals) override {
+    network_->epoch_plan(info, totals);
+  }
   pdes::Time remote_bound(const pdes::Event& e) const override;
 
   const fabric::Network& network() const { return *network_; }
