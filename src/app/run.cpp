@@ -175,7 +175,7 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
 std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
                                                   const setup::FabricSetup& fabric,
                                                   const fabric::Network& network) {
-  const std::vector<fabric::Network::Counter> counters = network.counters();
+  std::vector<fabric::Network::Counter> counters = network.counters();
   std::vector<std::uint64_t> sums, maxes;
   for (const auto& c : counters) (c.max ? maxes : sums).push_back(c.value);
   std::vector<std::uint64_t> sum_total(sums.size()), max_total(maxes.size());
@@ -188,10 +188,36 @@ std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
   output::h5::write_attr(g.get(), "description", std::string_view(network.describe()));
   std::size_t si = 0, mi = 0;
   std::map<std::string, std::uint64_t> totals;
+  std::optional<output::h5::Handle> wall;
   for (const auto& c : counters) {
     const std::uint64_t v = c.max ? max_total[mi++] : sum_total[si++];
-    output::h5::write_attr(g.get(), c.name, v);
+    if (c.wall) {  // a wall-clock figure is not a result (the determinism check skips /meta)
+      if (!wall) wall = file.h5().create_group("/meta/fabric");
+      output::h5::write_attr(wall->get(), c.name, v);
+    } else {
+      output::h5::write_attr(g.get(), c.name, v);
+    }
     totals[c.name] = v;
+  }
+  // The controller's tables, the same on every rank: rank 0 writes them.
+  int rank = 0;
+  MPI_Comm_rank(file.h5().comm(), &rank);
+  for (const fabric::Network::ReportTable& t : network.report_tables()) {
+    const output::h5::Handle tg = file.h5().create_group("/fabric/" + t.name);
+    const std::uint64_t rows = t.values.empty() ? 0 : t.values.front().size();
+    if (rows == 0) continue;
+    std::vector<std::uint64_t> index;
+    if (rank == 0) {
+      index.resize(rows);
+      for (std::uint64_t r = 0; r < rows; ++r) index[r] = r;
+    }
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      const std::span<const std::uint64_t> mine = rank == 0
+                                                      ? std::span<const std::uint64_t>(t.values[c])
+                                                      : std::span<const std::uint64_t>();
+      output::h5::write_distributed(file.h5(), "/fabric/" + t.name + "/" + t.columns[c], rows,
+                                    index, mine);
+    }
   }
   return totals;
 }

@@ -16,6 +16,7 @@
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/fabric/ramp/placement.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
+#include "sipsim/fabric/sip/sip_ocs.hpp"
 #include "sipsim/fabric/sip/sipac.hpp"
 #include "sipsim/setup/setup.hpp"
 
@@ -177,6 +178,22 @@ class TopooptSetup final : public RoutedSetup {
   fabric::TopooptSpec spec_;
 };
 
+// SiP-OCS: circuits planned for the job (or every 5d) over Q switches.
+class SipOcsSetup final : public FabricSetup {
+ public:
+  explicit SipOcsSetup(base::MapReader& f) : spec_(fabric::read_sip_ocs(f)) {}
+  std::string_view type() const override { return "sip-ocs"; }
+  std::uint32_t nodes() const override { return spec_.gpus; }
+  std::uint64_t slowest_rate_bps() const override {
+    return fabric::sip_ocs_circuit_rate_bps(spec_);
+  }
+  std::unique_ptr<fabric::Network> build() const override { return fabric::make_sip_ocs(spec_); }
+  std::optional<std::uint32_t> degree_limit() const override { return spec_.switches; }
+
+ private:
+  fabric::SipOcsSpec spec_;
+};
+
 class RampSetup final : public FabricSetup {
  public:
   explicit RampSetup(base::MapReader& f) : config_(fabric::ramp::read_ramp(f)) {}
@@ -276,7 +293,7 @@ const std::vector<FabricEntry>& fabric_registry() {
       {"elect-flat", read_as<ElectFlatSetup>}, {"cluster", read_as<ClusterSetup>},
       {"torus2d", read_as<Torus2dSetup>},      {"bcube", read_as<BcubeSetup>},
       {"topoopt", read_as<TopooptSetup>},      {"ramp", read_as<RampSetup>},
-      {"sipac", read_as<SipacSetup>},
+      {"sipac", read_as<SipacSetup>},          {"sip-ocs", read_as<SipOcsSetup>},
   };
   return kFabrics;
 }

@@ -213,10 +213,21 @@ class Network {
     std::string name;
     std::uint64_t value = 0;
     bool max = false;
+    // A wall-clock figure (a planner's time): not part of the results, so
+    // the run file keeps it in /meta (fabric_<name>), not /fabric.
+    bool wall = false;
   };
   // The same names in the same order on every rank: NetworkStats' counters,
   // then the fabric's own (RAMP's optical-rule counters, ...).
   virtual std::vector<Counter> counters() const;
+  // Tables the fabric keeps identically on every rank (a controller's plans),
+  // written once to /fabric/<name>/<column>: equal-length columns.
+  struct ReportTable {
+    std::string name;
+    std::vector<std::string> columns;
+    std::vector<std::vector<std::uint64_t>> values;  // by column
+  };
+  virtual std::vector<ReportTable> report_tables() const { return {}; }
   // This rank's value of counter `name`; throws std::out_of_range for another name.
   std::uint64_t counter(std::string_view name) const;
 
