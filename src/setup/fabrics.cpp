@@ -17,6 +17,7 @@
 #include "sipsim/fabric/ramp/placement.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
 #include "sipsim/fabric/sip/sip_ocs.hpp"
+#include "sipsim/fabric/sip/sip_ring.hpp"
 #include "sipsim/fabric/sip/sipac.hpp"
 #include "sipsim/setup/setup.hpp"
 
@@ -194,6 +195,23 @@ class SipOcsSetup final : public FabricSetup {
   fabric::SipOcsSpec spec_;
 };
 
+// SiP-Ring: wavelengths re-planned every period.
+class SipRingSetup final : public FabricSetup {
+ public:
+  explicit SipRingSetup(base::MapReader& f) : spec_(fabric::read_sip_ring(f)) {}
+  std::string_view type() const override { return "sip-ring"; }
+  std::uint32_t nodes() const override { return spec_.gpus; }
+  std::uint64_t slowest_rate_bps() const override { return spec_.wavelength_rate_bps; }
+  std::unique_ptr<fabric::Network> build() const override { return fabric::make_sip_ring(spec_); }
+  // SiP-ML §5: reach 15 hops, "i.e., the node degree is 16".
+  std::optional<std::uint32_t> degree_limit() const override {
+    return fabric::sip_ring_reach(spec_) + 1;
+  }
+
+ private:
+  fabric::SipRingSpec spec_;
+};
+
 class RampSetup final : public FabricSetup {
  public:
   explicit RampSetup(base::MapReader& f) : config_(fabric::ramp::read_ramp(f)) {}
@@ -294,6 +312,7 @@ const std::vector<FabricEntry>& fabric_registry() {
       {"torus2d", read_as<Torus2dSetup>},      {"bcube", read_as<BcubeSetup>},
       {"topoopt", read_as<TopooptSetup>},      {"ramp", read_as<RampSetup>},
       {"sipac", read_as<SipacSetup>},          {"sip-ocs", read_as<SipOcsSetup>},
+      {"sip-ring", read_as<SipRingSetup>},
   };
   return kFabrics;
 }

@@ -1,0 +1,191 @@
+// SiP-Ring's controller: the App. A.1 wavelength planner every period, on the
+// traffic the ring's legs carried in the last one.
+#include "sipsim/fabric/sip/sip_ring.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "sipsim/base/units.hpp"
+#include "sipsim/fabric/sip/ring_planner.hpp"
+
+namespace sipsim::fabric {
+
+namespace {
+
+class SipRingController final : public CircuitController {
+ public:
+  explicit SipRingController(const SipRingSpec& spec) : spec_(spec), reach_(sip_ring_reach(spec)) {}
+
+  // The ring starts lit for the job's whole traffic (its legs).
+  CircuitPlan first_plan(std::span<const PairTraffic> job) override {
+    std::vector<PairTraffic> legs;
+    for (const PairTraffic& t : job) {
+      for (std::uint32_t u = t.src; u != t.dst;) {
+        const std::uint32_t next = leg_target(u, t.dst);
+        legs.push_back({u, next, t.bytes});
+        u = next;
+      }
+    }
+    std::sort(legs.begin(), legs.end(), by_pair);
+    std::vector<PairTraffic> merged;
+    for (const PairTraffic& t : legs) {
+      if (!merged.empty() && merged.back().src == t.src && merged.back().dst == t.dst) {
+        merged.back().bytes += t.bytes;
+      } else {
+        merged.push_back(t);
+      }
+    }
+    CircuitPlan plan = plan_for(merged, 0, 0);
+    for (Circuit& c : plan.circuits) c.kept = c.units;
+    return plan;
+  }
+  pdes::Time period() const override { return spec_.period; }
+  pdes::Time reconfiguration_delay() const override { return spec_.reconfiguration_delay; }
+
+  // An idle period, or one whose traffic is the last plan's, keeps the plan
+  // (a ring all-reduce "needs no rescheduling", App. A.1).
+  std::optional<CircuitPlan> next_plan(const CircuitPlan&, std::span<const PairTraffic> demand,
+                                       const pdes::EpochInfo& info) override {
+    if (demand.empty() ||
+        std::equal(demand.begin(), demand.end(), planned_for_.begin(), planned_for_.end())) {
+      return std::nullopt;
+    }
+    return plan_for(demand, info.rng.next_u64(), info.index + 1);
+  }
+
+  // Beyond the reach in both directions, a chunk relays through the GPU at
+  // the reach in the shorter direction (the ring's own path, SiP-ML §5).
+  std::uint32_t leg_target(std::uint32_t at, std::uint32_t dst) const override {
+    const std::uint32_t cw = ring_hops(spec_.gpus, at, dst, RingDirection::kClockwise);
+    const std::uint32_t ccw = spec_.gpus - cw;
+    if (std::min(cw, ccw) <= reach_) return dst;
+    return cw <= ccw ? (at + reach_) % spec_.gpus : (at + spec_.gpus - reach_) % spec_.gpus;
+  }
+
+  std::string describe() const override {
+    return std::to_string(spec_.wavelengths) + " wavelengths of " +
+           base::format_bandwidth_bps(spec_.wavelength_rate_bps) + ", reach " +
+           std::to_string(reach_) + " hops, re-planned every " +
+           base::format_time_ps(spec_.period) + " (dark " +
+           base::format_time_ps(spec_.reconfiguration_delay) + ")";
+  }
+  std::vector<std::pair<std::string, std::string>> facts() const override {
+    std::ostringstream budget;
+    budget << reach_ << " hops: (hops + 1) x " << spec_.loss_per_node_db
+           << " dB per node <= " << spec_.power_budget_db << " dB budget (degree " << reach_ + 1
+           << ")";
+    return {{"wavelengths per GPU", std::to_string(spec_.wavelengths)},
+            {"bandwidth per GPU",
+             base::format_bandwidth_bps(spec_.wavelength_rate_bps * spec_.wavelengths)},
+            {"lightpath reach", budget.str()},
+            {"planner", "App. A.1 min-cost flow (LEMON network simplex), randomized rounding"}};
+  }
+
+ private:
+  static bool by_pair(const PairTraffic& a, const PairTraffic& b) {
+    return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
+  }
+
+  CircuitPlan plan_for(std::span<const PairTraffic> demand, std::uint64_t seed,
+                       std::uint64_t epoch) {
+    const std::size_t n = spec_.gpus;
+    traffic_.assign(n * n, 0.0);
+    for (const PairTraffic& t : demand) traffic_[t.src * n + t.dst] = static_cast<double>(t.bytes);
+    RingPlanInput in;
+    in.gpus = spec_.gpus;
+    in.wavelengths = spec_.wavelengths;
+    in.reach = reach_;
+    in.traffic = traffic_;
+    in.seed = seed;
+    in.epoch = epoch;
+    RingPlan ring = plan_ring_wavelengths(in);
+    std::sort(ring.lightpaths.begin(), ring.lightpaths.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.src, a.dst, a.direction, a.wavelength) <
+             std::tie(b.src, b.dst, b.direction, b.wavelength);
+    });
+    // A wavelength stays lit where the same pair keeps it in the same direction.
+    CircuitPlan plan;
+    for (const Lightpath& l : ring.lightpaths) {
+      if (plan.circuits.empty() || plan.circuits.back().src != l.src ||
+          plan.circuits.back().dst != l.dst) {
+        plan.circuits.push_back({l.src, l.dst, 0, 0});
+      }
+      ++plan.circuits.back().units;
+      if (std::binary_search(lit_.begin(), lit_.end(), l, [](const auto& a, const auto& b) {
+            return std::tie(a.src, a.dst, a.direction, a.wavelength) <
+                   std::tie(b.src, b.dst, b.direction, b.wavelength);
+          })) {
+        ++plan.circuits.back().kept;
+      }
+    }
+    lit_ = std::move(ring.lightpaths);
+    planned_for_.assign(demand.begin(), demand.end());
+    return plan;
+  }
+
+  SipRingSpec spec_;
+  std::uint32_t reach_;
+  std::vector<double> traffic_;  // the planner's dense matrix, reused
+  std::vector<Lightpath> lit_;   // the plan in force, sorted by pair
+  std::vector<PairTraffic> planned_for_;
+};
+
+}  // namespace
+
+std::uint32_t sip_ring_reach(const SipRingSpec& spec) {
+  if (!(spec.loss_per_node_db > 0)) return spec.gpus / 2;
+  const double interfaces = std::floor(spec.power_budget_db / spec.loss_per_node_db + 1e-9);
+  if (interfaces < 2) return 0;
+  return static_cast<std::uint32_t>(
+      std::min<double>(interfaces - 1, static_cast<double>(spec.gpus / 2)));
+}
+
+std::unique_ptr<CircuitController> make_sip_ring_controller(const SipRingSpec& spec) {
+  return std::make_unique<SipRingController>(spec);
+}
+
+std::unique_ptr<Network> make_sip_ring(const SipRingSpec& spec) {
+  CircuitFabricSpec c;
+  c.gpus = spec.gpus;
+  c.unit_rate_bps = spec.wavelength_rate_bps;
+  c.latency = spec.latency;
+  c.chunk_bytes = spec.chunk_bytes;
+  c.name = "sip-ring";
+  return make_circuit_network(c, make_sip_ring_controller(spec));
+}
+
+SipRingSpec read_sip_ring(base::MapReader& f) {
+  SipRingSpec s;
+  s.gpus = f.required("nodes").as_u32(2, 1u << 16);
+  s.wavelengths = f.get_u32("wavelengths", 64, 1, 4096);
+  s.wavelength_rate_bps = f.get_bandwidth_bps("wavelength_rate", s.wavelength_rate_bps);
+  if (s.wavelength_rate_bps == 0) f.required("wavelength_rate").fail("must be > 0");
+  s.latency = f.required("latency").as_time_ps();
+  if (s.latency == 0) f.required("latency").fail("must be > 0 (it is the lookahead between ranks)");
+  s.chunk_bytes = f.get_bytes("chunk", s.chunk_bytes);
+  if (s.chunk_bytes == 0 || s.chunk_bytes > (1ULL << 31)) {
+    f.required("chunk").fail("must be 1 B .. 2 GiB");
+  }
+  s.period = f.get_time_ps("period", s.period);
+  if (s.period == 0) f.required("period").fail("must be > 0");
+  s.reconfiguration_delay = f.get_time_ps("reconfiguration_delay", s.reconfiguration_delay);
+  if (s.reconfiguration_delay >= s.period) {
+    f.required(f.has("reconfiguration_delay") ? "reconfiguration_delay" : "period")
+        .fail("the reconfiguration delay must be shorter than the period");
+  }
+  s.loss_per_node_db = f.get_double("loss_per_node", s.loss_per_node_db);
+  s.power_budget_db = f.get_double("power_budget", s.power_budget_db);
+  if (!(s.loss_per_node_db > 0)) f.required("loss_per_node").fail("must be > 0 dB");
+  if (!(s.power_budget_db > 0)) f.required("power_budget").fail("must be > 0 dB");
+  if (sip_ring_reach(s) == 0) {
+    f.required(f.has("power_budget") ? "power_budget" : "loss_per_node")
+        .fail("leaves no reach: a one-hop lightpath passes two node interfaces");
+  }
+  return s;
+}
+
+}  // namespace sipsim::fabric
