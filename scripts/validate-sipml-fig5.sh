@@ -13,8 +13,11 @@
 # GPUS=n sets the scale (default 64; the scenarios' batch per GPU is kept:
 # one sequence, 32 images); the paper's is 1,024 (see docs/validation.md for
 # why we do not sweep it). MODELS="transformer resnet50", FABRICS="...",
-# BWS="128 512 2048 8192" (Gb/s), MPS="1 2 4 8 16" narrow the sweep.
-# ~10 min on 1 core at 64 GPUs, most of it SiP-Ring's planner.
+# BWS="128 256 ... 8192" (Gb/s), MPS="1 2 4 8 16" narrow the sweep; mp
+# grows per case until a run is 1.5x slower than the best so far (the
+# larger ones only get slower), and LIMIT=300 s bounds each run (SiP-Ring's
+# planner at low B and high mp; a run cut off shows as 1e9 ms).
+# ~15 min on 1 core at 64 GPUs, most of it SiP-Ring's planner.
 # Usage: scripts/validate-sipml-fig5.sh [build dir]   (default build/release)
 set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"
@@ -23,6 +26,7 @@ read -r -a models <<<"${MODELS:-transformer resnet50}"
 read -r -a fabrics <<<"${FABRICS:-elect-flat elect-cluster-200 elect-cluster-400 sip-ocs sip-ring}"
 read -r -a bws <<<"${BWS:-128 256 512 1024 2048 4096 8192}"
 read -r -a mps <<<"${MPS:-1 2 4 8 16}"
+limit=${LIMIT:-300}  # seconds per run; a run cut off counts as 1e9 ms
 declare -A per_gpu=([transformer]=1 [resnet50]=32)  # samples per GPU under DP
 
 # bw_args FABRIC B: the --set options that give FABRIC B Gb/s per GPU.
@@ -50,11 +54,11 @@ run() {
   local t0 t
   t0=$(date +%s.%N)
   # shellcheck disable=SC2046
-  t=$("$sipsim" run "scenarios/sipml/fig5-$model-$fab.yaml" -q -o "$tmp/r.h5" --force \
+  t=$(timeout "$limit" "$sipsim" run "scenarios/sipml/fig5-$model-$fab.yaml" -q -o "$tmp/r.h5" --force \
     --set "fabric.nodes=$gpus" --set "workload.global_batch=$((gpus * per_gpu[$model]))" \
     --set "workload.mp=$k" --set "workload.dp=$((gpus / k))" --set "workload.degree=$deg" \
-    $(bw_args "$fab" "$b") | awk '$1 == "0" && NF >= 3 {print $2}')
-  echo "$t $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')"
+    $(bw_args "$fab" "$b") 2>/dev/null | awk '$1 == "0" && NF >= 3 {print $2}') || true
+  echo "${t:-1e9} $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')"
 }
 # ratio A B: A / B to 2 decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
@@ -66,9 +70,16 @@ for model in "${models[@]}"; do
   echo "iteration time (ms) per case and strategy (mp), wall seconds per run; * = the fastest"
   for fab in "${fabrics[@]}"; do
     for b in "${bws[@]}"; do
+      t=""
       line=$(printf '%-18s %5s Gb/s:' "$fab" "$b")
       for k in "${mps[@]}"; do
         [ "$k" -le "$gpus" ] || continue
+        # Pruned: a larger mp after one 1.5x slower than the best is not tried.
+        if [ -n "${best[$model,$fab,$b]:-}" ] &&
+          awk -v a="$t" -v c="${best[$model,$fab,$b]}" 'BEGIN {exit !(a > 1.5 * c)}'; then
+          line+=" mp$k pruned"
+          continue
+        fi
         read -r t w <<<"$(run "$model" "$fab" "$b" "$k")"
         line+=$(printf ' mp%-2s %9.2f (%5.1fs)' "$k" "$t" "$w")
         [ "$fab" = elect-flat ] && [ "$k" = 1 ] && dp[$model,$b]=$t
