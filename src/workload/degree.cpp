@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
 #include <map>
@@ -23,23 +24,26 @@ namespace {
 constexpr std::uint32_t kPointToPoint = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint32_t kNoNode = std::numeric_limits<std::uint32_t>::max();
 
+// Sorted by direction (out first), then peer: distinct peers per direction.
 struct Link {
+  std::uint32_t in = 0;  // 0: the node sends to peer; 1: receives from it
   std::uint32_t peer = 0, source = 0;
   auto operator<=>(const Link&) const = default;
 };
 
 // Each node's links as the walk visits it (nodes in increasing order): its
-// distinct peers, and its groups for the one node `wanted` picks.
+// distinct peers each way, and its groups for the one node `wanted` picks.
 class Collector final : public TransferVisitor {
  public:
-  using Wanted = std::function<bool(std::uint32_t node, std::uint32_t peers)>;
+  using Wanted = std::function<bool(std::uint32_t node, std::uint32_t peers)>;  // NodePeers::peers
   Collector(const ProgramSet& set, Wanted wanted)
       : set_(set), wanted_(std::move(wanted)), counts_(set.bindings.size(), 0) {}
 
-  void point_to_point(std::uint32_t node, const Op& op, std::uint32_t peer, bool) override {
+  void point_to_point(std::uint32_t node, const Op& op, std::uint32_t peer,
+                      bool outgoing) override {
     enter(node);
     if (peer == node) return;
-    links_.push_back({peer, kPointToPoint});
+    links_.push_back({outgoing ? 0u : 1u, peer, kPointToPoint});
     categories_ |= 1u << static_cast<unsigned>(op.category);
   }
   void collective(std::uint32_t node, std::uint32_t comm, const collective::CollectiveCall& call,
@@ -51,9 +55,9 @@ class Collector final : public TransferVisitor {
     seen_[messages.id] = true;
     algorithms_.emplace_back(comm, collective::to_string(call.algorithm));
     const std::vector<std::uint32_t>& nodes = set_.comms[comm].nodes;
-    for (const auto* list : {&messages.out, &messages.in}) {
-      for (const collective::WireMessage& m : *list) {
-        if (nodes[m.peer] != node) links_.push_back({nodes[m.peer], comm});
+    for (const std::uint32_t in : {0u, 1u}) {
+      for (const collective::WireMessage& m : in == 0 ? messages.out : messages.in) {
+        if (nodes[m.peer] != node) links_.push_back({in, nodes[m.peer], comm});
       }
     }
   }
@@ -72,26 +76,30 @@ class Collector final : public TransferVisitor {
     if (current_ == kNoNode) return;
     std::sort(links_.begin(), links_.end());
     links_.erase(std::unique(links_.begin(), links_.end()), links_.end());
-    std::uint32_t peers = 0;
+    std::uint32_t each_way[2] = {0, 0};
     for (std::size_t i = 0; i < links_.size(); ++i) {
-      if (i == 0 || links_[i].peer != links_[i - 1].peer) ++peers;
+      const Link& l = links_[i];
+      if (i == 0 || l.in != links_[i - 1].in || l.peer != links_[i - 1].peer) ++each_way[l.in];
     }
+    const std::uint32_t peers = std::max(each_way[0], each_way[1]);
     counts_[current_] = peers;
-    if (!detail_ && wanted_(current_, peers)) detail_ = summarize(peers);
+    if (!detail_ && wanted_(current_, peers)) detail_ = summarize(each_way[0], each_way[1]);
     links_.clear();
     algorithms_.clear();
     categories_ = 0;
     current_ = kNoNode;
   }
-  NodePeers summarize(std::uint32_t peers) {
-    NodePeers out{current_, peers, {}};
-    std::map<std::uint32_t, std::uint32_t> per_source;  // point-to-point last
-    for (const Link& l : links_) ++per_source[l.source];
+  NodePeers summarize(std::uint32_t out_peers, std::uint32_t in_peers) {
+    NodePeers out{current_, out_peers, in_peers, {}};
+    // Per source (point-to-point last): distinct peers out and in.
+    std::map<std::uint32_t, std::array<std::uint32_t, 2>> per_source;
+    for (const Link& l : links_) ++per_source[l.source][l.in];
     std::sort(algorithms_.begin(), algorithms_.end());
     algorithms_.erase(std::unique(algorithms_.begin(), algorithms_.end()), algorithms_.end());
     for (const auto& [source, count] : per_source) {
       PeerGroup g;
-      g.peers = count;
+      g.out = count[0];
+      g.in = count[1];
       if (source == kPointToPoint) {
         g.name = "point-to-point";
         for (std::size_t c = 0; c < kCategories; ++c) {
@@ -144,7 +152,7 @@ NodePeers node_peers(const ProgramSet& set, std::uint32_t node) {
   Collector c(set, [node](std::uint32_t n, std::uint32_t) { return n == node; });
   walk_transfers(set, c);
   c.finish();
-  return c.detail() ? *c.detail() : NodePeers{node, 0, {}};
+  return c.detail() ? *c.detail() : NodePeers{node, 0, 0, {}};
 }
 
 std::string check_degree(const ProgramSet& set, std::uint32_t degree, std::string_view fabric) {
@@ -154,23 +162,23 @@ std::string check_degree(const ProgramSet& set, std::uint32_t degree, std::strin
   if (!c.detail()) return "";
   const NodePeers& p = *c.detail();
   std::vector<std::string> parts, large;
-  // What the groups would need as rings (2 peers, 1 in a pair), the
-  // point-to-point peers as they are: a bound, peers shared by groups aside.
+  // What the groups would need as rings (one peer each way), the
+  // point-to-point peers as they are: a bound (peers shared by groups aside).
   std::uint64_t as_rings = 0;
   for (const PeerGroup& g : p.groups) {
     if (g.size == 0) {
-      parts.push_back(fmt::format("{} ({}): {}", g.name, g.how, g.peers));
-      as_rings += g.peers;
+      parts.push_back(fmt::format("{} ({}): {}", g.name, g.how, g.peers()));
+      as_rings += g.peers();
       continue;
     }
-    parts.push_back(fmt::format("{} ({} GPUs, {}): {}", g.name, g.size, g.how, g.peers));
-    const std::uint32_t ring = std::min<std::uint32_t>(g.size - 1, 2);
-    if (g.peers > ring) large.push_back(g.name);
-    as_rings += std::min(g.peers, ring);
+    parts.push_back(fmt::format("{} ({} GPUs, {}): {}", g.name, g.size, g.how, g.peers()));
+    if (g.peers() > 1) large.push_back(g.name);
+    as_rings += std::min<std::uint32_t>(g.peers(), 1);
   }
-  std::string out =
-      fmt::format("GPU {} needs {} direct peers, but {} gives each GPU at most {} (its degree): {}",
-                  p.node, p.peers, fabric, degree, join(parts));
+  std::string out = fmt::format(
+      "GPU {} needs {} direct peers (sends to {}, receives from {}), but {} gives each GPU at "
+      "most {} each way (its degree): {}",
+      p.node, p.peers(), p.out, p.in, fabric, degree, join(parts));
   if (!large.empty() && as_rings <= degree) {
     out += fmt::format("; ring algorithms for {} would need at most {}", join(large), as_rings);
   } else if (!large.empty()) {
@@ -179,7 +187,7 @@ std::string check_degree(const ProgramSet& set, std::uint32_t degree, std::strin
         join(large), as_rings);
   } else {
     out +=
-        "; its groups already need at most 2 peers each (rings): use fewer parallel groups or "
+        "; its groups already need one peer each way (rings): use fewer parallel groups or "
         "point-to-point peers per GPU";
   }
   return out;

@@ -22,9 +22,10 @@ collective::CollectiveCall all_reduce(std::string_view algorithm) {
   return {collective::Op::kAllReduce, collective::algorithm(algorithm), kMiB, 0};
 }
 
-// 8 nodes: "ring8" (all 8, ring all-reduce: 2 peers each), "direct4" (nodes
-// 0-3, direct all-reduce: the other 3 members), and node 0 sends 4 KiB to
-// node 5. Node 0: ring {1, 7}, direct {1, 2, 3}, send {5}: 5 distinct peers.
+// 8 nodes: "ring8" (all 8, ring all-reduce: one peer each way), "direct4"
+// (nodes 0-3, direct all-reduce: the other 3 members both ways), and node 0
+// sends 4 KiB to node 5. Node 0 sends to {1} + {1, 2, 3} + {5} and receives
+// from {7} + {1, 2, 3}: 4 peers each way.
 ProgramSet mixed_set() {
   ProgramSet set;
   set.comms.push_back({"ring8", {0, 1, 2, 3, 4, 5, 6, 7}, {}});
@@ -49,47 +50,60 @@ ProgramSet mixed_set() {
   return set;
 }
 
-TEST(Degree, PeersCountOnceAcrossGroupsAndBothWays) {
+TEST(Degree, PeersCountOncePerDirectionAcrossGroups) {
   const ProgramSet set = mixed_set();
-  EXPECT_EQ(peer_counts(set), (std::vector<std::uint32_t>{5, 3, 3, 4, 2, 3, 2, 2}));
+  EXPECT_EQ(peer_counts(set), (std::vector<std::uint32_t>{4, 3, 3, 4, 1, 2, 1, 1}));
   const NodePeers p = node_peers(set, 0);
   EXPECT_EQ(p.node, 0u);
-  EXPECT_EQ(p.peers, 5u);
+  EXPECT_EQ(p.out, 4u);
+  EXPECT_EQ(p.in, 4u);
   ASSERT_EQ(p.groups.size(), 3u);
   EXPECT_EQ(p.groups[0].name, "ring8");
   EXPECT_EQ(p.groups[0].size, 8u);
   EXPECT_EQ(p.groups[0].how, "ring");
-  EXPECT_EQ(p.groups[0].peers, 2u);
+  EXPECT_EQ(p.groups[0].out, 1u);
+  EXPECT_EQ(p.groups[0].in, 1u);
   EXPECT_EQ(p.groups[1].name, "direct4");
   EXPECT_EQ(p.groups[1].how, "direct");
-  EXPECT_EQ(p.groups[1].peers, 3u);
+  EXPECT_EQ(p.groups[1].peers(), 3u);
   EXPECT_EQ(p.groups[2].name, "point-to-point");
   EXPECT_EQ(p.groups[2].size, 0u);
   EXPECT_EQ(p.groups[2].how, "pp-comm");
-  EXPECT_EQ(p.groups[2].peers, 1u);
-  // The receiver counts its sender (a recv is a peer too).
-  EXPECT_EQ(node_peers(set, 5).peers, 3u);
-  EXPECT_EQ(node_peers(set, 5).groups.back().peers, 1u);
+  EXPECT_EQ(p.groups[2].out, 1u);
+  EXPECT_EQ(p.groups[2].in, 0u);
+  // The receiver counts its sender (a recv is a peer too): from {4, 0}.
+  const NodePeers r = node_peers(set, 5);
+  EXPECT_EQ(r.out, 1u);
+  EXPECT_EQ(r.in, 2u);
+  EXPECT_EQ(r.groups.back().in, 1u);
+  // Node 3 sends to {4} + {0, 1, 2} and receives from {2} + {0, 1, 2}.
+  EXPECT_EQ(node_peers(set, 3).out, 4u);
+  EXPECT_EQ(node_peers(set, 3).in, 3u);
 }
 
 TEST(Degree, MessageNamesTheFirstNodeItsGroupsAndWhatWouldFit) {
   const ProgramSet set = mixed_set();
-  EXPECT_EQ(check_degree(set, 5), "");
-  // Node 0 first, though node 3 needs 4 too; rings would still need 2 + 2 + 1.
-  EXPECT_EQ(check_degree(set, 4, "fabric sip-ocs"),
-            "GPU 0 needs 5 direct peers, but fabric sip-ocs gives each GPU at most 4 (its "
-            "degree): ring8 (8 GPUs, ring): 2, direct4 (4 GPUs, direct): 3, point-to-point "
-            "(pp-comm): 1; even ring algorithms for direct4 would need up to 5: use fewer "
-            "parallel groups per GPU");
-  // Without node 0's program (the walk reads each node's own), node 3 is
-  // the first over 3: ring {2, 4}, direct {0, 1, 2}.
+  EXPECT_EQ(check_degree(set, 4), "");
+  // Node 0 first, though node 3 needs 4 too.
+  EXPECT_EQ(check_degree(set, 3, "fabric sip-ocs"),
+            "GPU 0 needs 4 direct peers (sends to 4, receives from 4), but fabric sip-ocs gives "
+            "each GPU at most 3 each way (its degree): ring8 (8 GPUs, ring): 1, direct4 (4 GPUs, "
+            "direct): 3, point-to-point (pp-comm): 1; ring algorithms for direct4 would need at "
+            "most 3");
+  EXPECT_EQ(check_degree(set, 2),
+            "GPU 0 needs 4 direct peers (sends to 4, receives from 4), but the fabric gives each "
+            "GPU at most 2 each way (its degree): ring8 (8 GPUs, ring): 1, direct4 (4 GPUs, "
+            "direct): 3, point-to-point (pp-comm): 1; even ring algorithms for direct4 would "
+            "need up to 3: use fewer parallel groups per GPU");
+  // Without node 0's program (each node's own ops are walked), node 3 is the
+  // first over 3.
   ProgramSet without0 = mixed_set();
   without0.bindings[0].reset();
-  EXPECT_EQ(peer_counts(without0), (std::vector<std::uint32_t>{0, 3, 3, 4, 2, 3, 2, 2}));
+  EXPECT_EQ(peer_counts(without0), (std::vector<std::uint32_t>{0, 3, 3, 4, 1, 2, 1, 1}));
   EXPECT_EQ(check_degree(without0, 3),
-            "GPU 3 needs 4 direct peers, but the fabric gives each GPU at most 3 (its degree): "
-            "ring8 (8 GPUs, ring): 2, direct4 (4 GPUs, direct): 3; even ring algorithms for "
-            "direct4 would need up to 4: use fewer parallel groups per GPU");
+            "GPU 3 needs 4 direct peers (sends to 4, receives from 3), but the fabric gives each "
+            "GPU at most 3 each way (its degree): ring8 (8 GPUs, ring): 1, direct4 (4 GPUs, "
+            "direct): 3; ring algorithms for direct4 would need at most 2");
 }
 
 TEST(Degree, RingSuggestedWhenItFitsAndNothingWhenGroupsAreRings) {
@@ -102,8 +116,9 @@ TEST(Degree, RingSuggestedWhenItFitsAndNothingWhenGroupsAreRings) {
   EXPECT_EQ(peer_counts(set), std::vector<std::uint32_t>(8, 7));
   EXPECT_EQ(check_degree(set, 7), "");
   EXPECT_EQ(check_degree(set, 4),
-            "GPU 0 needs 7 direct peers, but the fabric gives each GPU at most 4 (its degree): "
-            "dp (8 GPUs, direct): 7; ring algorithms for dp would need at most 2");
+            "GPU 0 needs 7 direct peers (sends to 7, receives from 7), but the fabric gives each "
+            "GPU at most 4 each way (its degree): dp (8 GPUs, direct): 7; ring algorithms for dp "
+            "would need at most 1");
 
   ProgramSet ring;
   ring.comms.push_back({"dp", {0, 1, 2, 3}, {}});
@@ -115,12 +130,14 @@ TEST(Degree, RingSuggestedWhenItFitsAndNothingWhenGroupsAreRings) {
   for (std::uint32_t n = 0; n < 4; ++n) {
     ring.bindings.push_back(Binding{0, {{0, n}}, {(n + 2) % 4, (n + 2) % 4}});
   }
-  // The pipeline peer is a ring peer's opposite: 3 distinct.
-  EXPECT_EQ(peer_counts(ring), std::vector<std::uint32_t>(4, 3));
-  EXPECT_EQ(check_degree(ring, 2),
-            "GPU 0 needs 3 direct peers, but the fabric gives each GPU at most 2 (its degree): "
-            "dp (4 GPUs, ring): 2, point-to-point (pp-comm): 1; its groups already need at most "
-            "2 peers each (rings): use fewer parallel groups or point-to-point peers per GPU");
+  // The ring's next and previous member, the point-to-point peer both ways.
+  EXPECT_EQ(peer_counts(ring), std::vector<std::uint32_t>(4, 2));
+  EXPECT_EQ(check_degree(ring, 2), "");
+  EXPECT_EQ(check_degree(ring, 1),
+            "GPU 0 needs 2 direct peers (sends to 2, receives from 2), but the fabric gives each "
+            "GPU at most 1 each way (its degree): dp (4 GPUs, ring): 1, point-to-point (pp-comm): "
+            "1; its groups already need one peer each way (rings): use fewer parallel groups or "
+            "point-to-point peers per GPU");
 }
 
 // The traffic matrix from the same walk: sends and outgoing wire messages.
@@ -147,24 +164,26 @@ TEST(Degree, JobTrafficFromTheSameWalk) {
   }
 }
 
-// tp 2 x pp 2 x dp 8 (32 GPUs): a TP pair (1 peer), a pipeline neighbour (1)
-// and the DP group, ring (2) or direct (7).
+// tp 2 x pp 2 x dp 8 (32 GPUs): each way, a TP pair (1 peer), a pipeline
+// neighbour (1: activations out, gradients in, or the reverse) and the DP
+// group, ring (1) or direct (7).
 TEST(Degree, TransformerFitsWithRingsNotWithDirectDataParallel) {
   using transformer::Schedule;
   const testing::LinearDevice device;
   transformer::Config c = testing::tiny_transformer(2, 2, 8, Schedule::kOneFOneB);
   const ProgramSet rings = transformer::make_programs(c, device, c.gpus());
-  EXPECT_EQ(peer_counts(rings), std::vector<std::uint32_t>(32, 4));
-  EXPECT_EQ(check_degree(rings, 4), "");
+  EXPECT_EQ(peer_counts(rings), std::vector<std::uint32_t>(32, 3));
+  EXPECT_EQ(check_degree(rings, 3), "");
 
   c.dp_algorithm = collective::algorithm("direct");
   const ProgramSet direct = transformer::make_programs(c, device, c.gpus());
   EXPECT_EQ(peer_counts(direct), std::vector<std::uint32_t>(32, 9));
   EXPECT_EQ(check_degree(direct, 9), "");
   EXPECT_EQ(check_degree(direct, 8, "fabric sip-ring"),
-            "GPU 0 needs 9 direct peers, but fabric sip-ring gives each GPU at most 8 (its "
-            "degree): tp-0-0 (2 GPUs, ring): 1, dp-0-0 (8 GPUs, direct): 7, point-to-point "
-            "(pp-comm): 1; ring algorithms for dp-0-0 would need at most 4");
+            "GPU 0 needs 9 direct peers (sends to 9, receives from 9), but fabric sip-ring gives "
+            "each GPU at most 8 each way (its degree): tp-0-0 (2 GPUs, ring): 1, dp-0-0 (8 GPUs, "
+            "direct): 7, point-to-point (pp-comm): 1; ring algorithms for dp-0-0 would need at "
+            "most 3");
 }
 
 }  // namespace
