@@ -61,6 +61,9 @@ class Collector final : public TransferVisitor {
       }
     }
   }
+  // The wanted node's groups are known: the rest of the walk adds nothing
+  // to them (check_degree and node_peers stop there; peer_counts wants none).
+  bool done() const override { return detail_.has_value(); }
   // After the walk.
   void finish() { flush(); }
   const std::vector<std::uint32_t>& counts() const { return counts_; }

@@ -25,6 +25,7 @@ void walk_transfers(const ProgramSet& set, TransferVisitor& visitor) {
   collective::WireStep w;
   for (std::uint32_t n = 0; n < set.bindings.size(); ++n) {
     if (!set.bindings[n]) continue;
+    if (visitor.done()) return;
     const Binding& b = *set.bindings[n];
     const Program& p = set.programs[b.program];
     for (std::uint32_t i = 0; i < p.size(); ++i) {

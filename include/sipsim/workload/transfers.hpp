@@ -36,9 +36,13 @@ class TransferVisitor {
   virtual void collective(std::uint32_t /*node*/, std::uint32_t /*comm*/,
                           const collective::CollectiveCall& /*call*/,
                           const MemberMessages& /*messages*/) {}
+  // Checked before each node: true ends the walk (a reader that has found
+  // what it looks for).
+  virtual bool done() const { return false; }
 };
 
-// Visits every bound node in increasing order, its program's ops in order.
+// Visits every bound node in increasing order, its program's ops in order,
+// until the visitor is done().
 void walk_transfers(const ProgramSet& set, TransferVisitor& visitor);
 
 }  // namespace sipsim::workload
