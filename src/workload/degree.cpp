@@ -22,7 +22,6 @@ namespace {
 
 // The source of a link: a communicator's index, or point-to-point (last).
 constexpr std::uint32_t kPointToPoint = std::numeric_limits<std::uint32_t>::max();
-constexpr std::uint32_t kNoNode = std::numeric_limits<std::uint32_t>::max();
 
 // Sorted by direction (out first), then peer: distinct peers per direction.
 struct Link {
@@ -31,8 +30,8 @@ struct Link {
   auto operator<=>(const Link&) const = default;
 };
 
-// Each node's links as the walk visits it (nodes in increasing order): its
-// distinct peers each way, and its groups for the one node `wanted` picks.
+// Each node's links as the walk visits it: its distinct peers each way, and
+// its groups for the first node `wanted` picks.
 class Collector final : public TransferVisitor {
  public:
   using Wanted = std::function<bool(std::uint32_t node, std::uint32_t peers)>;  // NodePeers::peers
@@ -41,14 +40,12 @@ class Collector final : public TransferVisitor {
 
   void point_to_point(std::uint32_t node, const Op& op, std::uint32_t peer,
                       bool outgoing) override {
-    enter(node);
     if (peer == node) return;
     links_.push_back({outgoing ? 0u : 1u, peer, kPointToPoint});
     categories_ |= 1u << static_cast<unsigned>(op.category);
   }
   void collective(std::uint32_t node, std::uint32_t comm, const collective::CollectiveCall& call,
                   const MemberMessages& messages) override {
-    enter(node);
     // An id belongs to one member, so to this node: its repeats add nothing.
     if (messages.id >= seen_.size()) seen_.resize(std::size_t{messages.id} + 1, false);
     if (seen_[messages.id]) return;
@@ -61,22 +58,7 @@ class Collector final : public TransferVisitor {
       }
     }
   }
-  // The wanted node's groups are known: the rest of the walk adds nothing
-  // to them (check_degree and node_peers stop there; peer_counts wants none).
-  bool done() const override { return detail_.has_value(); }
-  // After the walk.
-  void finish() { flush(); }
-  const std::vector<std::uint32_t>& counts() const { return counts_; }
-  const std::optional<NodePeers>& detail() const { return detail_; }
-
- private:
-  void enter(std::uint32_t node) {
-    if (node == current_) return;
-    flush();
-    current_ = node;
-  }
-  void flush() {
-    if (current_ == kNoNode) return;
+  void node_end(std::uint32_t node) override {
     std::sort(links_.begin(), links_.end());
     links_.erase(std::unique(links_.begin(), links_.end()), links_.end());
     std::uint32_t each_way[2] = {0, 0};
@@ -85,15 +67,21 @@ class Collector final : public TransferVisitor {
       if (i == 0 || l.in != links_[i - 1].in || l.peer != links_[i - 1].peer) ++each_way[l.in];
     }
     const std::uint32_t peers = std::max(each_way[0], each_way[1]);
-    counts_[current_] = peers;
-    if (!detail_ && wanted_(current_, peers)) detail_ = summarize(each_way[0], each_way[1]);
+    counts_[node] = peers;
+    if (!detail_ && wanted_(node, peers)) detail_ = summarize(node, each_way[0], each_way[1]);
     links_.clear();
     algorithms_.clear();
     categories_ = 0;
-    current_ = kNoNode;
   }
-  NodePeers summarize(std::uint32_t out_peers, std::uint32_t in_peers) {
-    NodePeers out{current_, out_peers, in_peers, {}};
+  // The wanted node's groups are known: the rest of the walk adds nothing
+  // to them (check_degree and node_peers stop there; peer_counts wants none).
+  bool done() const override { return detail_.has_value(); }
+  const std::vector<std::uint32_t>& counts() const { return counts_; }
+  const std::optional<NodePeers>& detail() const { return detail_; }
+
+ private:
+  NodePeers summarize(std::uint32_t node, std::uint32_t out_peers, std::uint32_t in_peers) {
+    NodePeers out{node, out_peers, in_peers, {}};
     // Per source (point-to-point last): distinct peers out and in.
     std::map<std::uint32_t, std::array<std::uint32_t, 2>> per_source;
     for (const Link& l : links_) ++per_source[l.source][l.in];
@@ -130,7 +118,6 @@ class Collector final : public TransferVisitor {
   std::vector<std::uint32_t> counts_;
   std::optional<NodePeers> detail_;
   std::vector<bool> seen_;  // by MemberMessages::id
-  std::uint32_t current_ = kNoNode;
   std::vector<Link> links_;
   std::vector<std::pair<std::uint32_t, std::string_view>> algorithms_;  // (comm, name)
   std::uint32_t categories_ = 0;                                        // bit per Category
@@ -147,21 +134,18 @@ std::string join(const std::vector<std::string>& items) {
 std::vector<std::uint32_t> peer_counts(const ProgramSet& set) {
   Collector c(set, [](std::uint32_t, std::uint32_t) { return false; });
   walk_transfers(set, c);
-  c.finish();
   return c.counts();
 }
 
 NodePeers node_peers(const ProgramSet& set, std::uint32_t node) {
   Collector c(set, [node](std::uint32_t n, std::uint32_t) { return n == node; });
   walk_transfers(set, c);
-  c.finish();
   return c.detail() ? *c.detail() : NodePeers{node, 0, 0, {}};
 }
 
 std::string check_degree(const ProgramSet& set, std::uint32_t degree, std::string_view fabric) {
   Collector c(set, [degree](std::uint32_t, std::uint32_t peers) { return peers > degree; });
   walk_transfers(set, c);
-  c.finish();
   if (!c.detail()) return "";
   const NodePeers& p = *c.detail();
   std::vector<std::string> parts, large;

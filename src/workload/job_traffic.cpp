@@ -57,45 +57,60 @@ void walk_transfers(const ProgramSet& set, TransferVisitor& visitor) {
         if (it->second) visitor.collective(n, c.comm, call, *it->second);
       }
     }
+    visitor.node_end(n);
   }
 }
 
 std::vector<fabric::PairTraffic> job_traffic(const ProgramSet& set) {
+  // Per node (the walk goes in increasing order, so the pairs come out sorted
+  // by (src, dst)): its sends' bytes by destination, and how often it runs
+  // each distinct collective call, whose messages are then added once times
+  // that count rather than once per op (every layer repeats the same calls).
   class Pairs final : public TransferVisitor {
    public:
-    explicit Pairs(const ProgramSet& set) : set_(set) {}
+    explicit Pairs(const ProgramSet& set) : set_(set), bytes_to_(set.bindings.size(), 0) {}
     void point_to_point(std::uint32_t node, const Op& op, std::uint32_t peer,
                         bool outgoing) override {
       if (outgoing) add(node, peer, op.bytes);
     }
-    void collective(std::uint32_t node, std::uint32_t comm, const collective::CollectiveCall&,
+    void collective(std::uint32_t, std::uint32_t comm, const collective::CollectiveCall&,
                     const MemberMessages& messages) override {
-      const collective::Communicator& cm = set_.comms[comm];
-      for (const collective::WireMessage& m : messages.out) add(node, cm.nodes[m.peer], m.bytes);
+      if (messages.id >= runs_.size()) runs_.resize(std::size_t{messages.id} + 1, 0);
+      if (runs_[messages.id]++ == 0) calls_.push_back({&messages, comm});
+    }
+    void node_end(std::uint32_t node) override {
+      for (const auto& [messages, comm] : calls_) {
+        const std::uint64_t runs = runs_[messages->id];
+        const collective::Communicator& cm = set_.comms[comm];
+        for (const collective::WireMessage& m : messages->out) {
+          add(node, cm.nodes[m.peer], runs * m.bytes);
+        }
+      }
+      calls_.clear();
+      std::sort(touched_.begin(), touched_.end());
+      for (const std::uint32_t dst : touched_) {
+        pairs.push_back({node, dst, bytes_to_[dst]});
+        bytes_to_[dst] = 0;
+      }
+      touched_.clear();
     }
     std::vector<fabric::PairTraffic> pairs;
 
    private:
     void add(std::uint32_t src, std::uint32_t dst, std::uint64_t bytes) {
-      if (bytes > 0 && src != dst) pairs.push_back({src, dst, bytes});
+      if (bytes == 0 || dst == src) return;
+      if (bytes_to_[dst] == 0) touched_.push_back(dst);
+      bytes_to_[dst] += bytes;
     }
     const ProgramSet& set_;
+    std::vector<std::uint64_t> bytes_to_;  // by destination node, this node's
+    std::vector<std::uint32_t> touched_;   // destinations with bytes
+    std::vector<std::uint64_t> runs_;      // by MemberMessages::id (one node's each)
+    std::vector<std::pair<const MemberMessages*, std::uint32_t>> calls_;  // this node's, comm
   };
   Pairs walk(set);
   walk_transfers(set, walk);
-  std::vector<fabric::PairTraffic>& pairs = walk.pairs;
-  std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
-  });
-  std::vector<fabric::PairTraffic> merged;
-  for (const fabric::PairTraffic& t : pairs) {
-    if (!merged.empty() && merged.back().src == t.src && merged.back().dst == t.dst) {
-      merged.back().bytes += t.bytes;
-    } else {
-      merged.push_back(t);
-    }
-  }
-  return merged;
+  return std::move(walk.pairs);
 }
 
 }  // namespace sipsim::workload

@@ -36,6 +36,8 @@ class TransferVisitor {
   virtual void collective(std::uint32_t /*node*/, std::uint32_t /*comm*/,
                           const collective::CollectiveCall& /*call*/,
                           const MemberMessages& /*messages*/) {}
+  // After each bound node's ops (the MemberMessages seen so far are still alive).
+  virtual void node_end(std::uint32_t /*node*/) {}
   // Checked before each node: true ends the walk (a reader that has found
   // what it looks for).
   virtual bool done() const { return false; }
