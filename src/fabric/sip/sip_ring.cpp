@@ -78,11 +78,15 @@ class SipRingController final : public CircuitController {
     budget << reach_ << " hops: (hops + 1) x " << spec_.loss_per_node_db
            << " dB per node <= " << spec_.power_budget_db << " dB budget (degree " << reach_ + 1
            << ")";
-    return {{"wavelengths per GPU", std::to_string(spec_.wavelengths)},
-            {"bandwidth per GPU",
-             base::format_bandwidth_bps(spec_.wavelength_rate_bps * spec_.wavelengths)},
-            {"lightpath reach", budget.str()},
-            {"planner", "App. A.1 min-cost flow (LEMON network simplex), randomized rounding"}};
+    return {
+        {"wavelengths per GPU", std::to_string(spec_.wavelengths)},
+        {"bandwidth per GPU",
+         base::format_bandwidth_bps(spec_.wavelength_rate_bps * spec_.wavelengths)},
+        {"lightpath reach", budget.str()},
+        {"planner", std::string("App. A.1 min-cost flow (") +
+                        (spec_.solver == RingSolver::kShortestPath ? "shortest path in ring order"
+                                                                   : "LEMON network simplex") +
+                        "), randomized rounding"}};
   }
 
  private:
@@ -102,6 +106,7 @@ class SipRingController final : public CircuitController {
     in.traffic = traffic_;
     in.seed = seed;
     in.epoch = epoch;
+    in.solver = spec_.solver;
     RingPlan ring = plan_ring_wavelengths(in);
     std::sort(ring.lightpaths.begin(), ring.lightpaths.end(), [](const auto& a, const auto& b) {
       return std::tie(a.src, a.dst, a.direction, a.wavelength) <
@@ -181,6 +186,12 @@ SipRingSpec read_sip_ring(base::MapReader& f) {
   s.power_budget_db = f.get_double("power_budget", s.power_budget_db);
   if (!(s.loss_per_node_db > 0)) f.required("loss_per_node").fail("must be > 0 dB");
   if (!(s.power_budget_db > 0)) f.required("power_budget").fail("must be > 0 dB");
+  if (f.has("planner")) {
+    s.solver =
+        f.required("planner").as_enum({"shortest-path", "network-simplex"}) == "shortest-path"
+            ? RingSolver::kShortestPath
+            : RingSolver::kNetworkSimplex;
+  }
   if (sip_ring_reach(s) == 0) {
     f.required(f.has("power_budget") ? "power_budget" : "loss_per_node")
         .fail("leaves no reach: a one-hop lightpath passes two node interfaces");
