@@ -7,13 +7,13 @@
 #include <deque>
 #include <limits>
 #include <map>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "sipsim/base/flat_map.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/pdes/partitioners/blocks.hpp"
 
@@ -155,7 +155,7 @@ class CircuitNetwork final : public Network {
         break;
       }
       case kTxDone: {
-        g.transmitting.erase(static_cast<std::uint32_t>(ev.data[0]));
+        std::erase(g.transmitting, static_cast<std::uint32_t>(ev.data[0]));
         if (Port* p = port_to(g, static_cast<std::uint32_t>(ev.data[0]))) p->busy = false;
         break;
       }
@@ -324,15 +324,19 @@ class CircuitNetwork final : public Network {
     std::deque<Chunk> queue;
   };
   struct Gpu {
-    std::vector<Port> ports;                          // by peer
-    std::deque<Chunk> waiting;                        // no path in the plan: the next plan decides
-    std::set<std::uint32_t> transmitting;             // peers with a chunk on the wire
-    std::map<std::uint32_t, std::uint64_t> next_seq;  // by destination
-    // Reassembly: bytes so far per (source, message), and messages complete
-    // but not yet deliverable (an earlier one of their pair is still missing:
-    // a new plan can overtake an old path).
+    std::vector<Port> ports;                  // by peer
+    std::deque<Chunk> waiting;                // no path in the plan: the next plan decides
+    std::vector<std::uint32_t> transmitting;  // peers with a chunk on the wire
+    base::FlatMap<std::uint32_t, std::uint64_t> next_seq;  // by destination
+    // Reassembly. Chunks of a pair mostly arrive in order: per source, the
+    // next message to deliver and its bytes so far. The rest (a new plan can
+    // overtake an old path) by (source, message): bytes so far, and
+    // messages complete but held until the earlier ones are delivered.
+    struct InOrder {
+      std::uint64_t seq = 0, got = 0;
+    };
+    base::FlatMap<std::uint32_t, InOrder> expected;
     std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint64_t> partial;
-    std::map<std::uint32_t, std::uint64_t> expected;  // next message per source
     std::map<std::pair<std::uint32_t, std::uint64_t>, Delivery> ready;
     std::uint64_t order = 0;
     pdes::Time kick_at = pdes::kTimeMax;
@@ -360,6 +364,22 @@ class CircuitNetwork final : public Network {
                                std::to_string(k));
       }
     }
+    // The log keeps what changed: a pair's new units (0: its circuit is gone).
+    {
+      auto a = plan_.circuits.begin();
+      const auto a_end = plan_.circuits.end();
+      for (const Circuit& c : plan.circuits) {
+        for (; a != a_end && std::tie(a->src, a->dst) < std::tie(c.src, c.dst); ++a) {
+          log_.push_back({t, epoch, a->src, a->dst, 0, 0});
+        }
+        const bool same = a != a_end && a->src == c.src && a->dst == c.dst;
+        if (!same || a->units != c.units || c.kept != c.units) {
+          log_.push_back({t, epoch, c.src, c.dst, c.units, c.kept});
+        }
+        if (same) ++a;
+      }
+      for (; a != a_end; ++a) log_.push_back({t, epoch, a->src, a->dst, 0, 0});
+    }
     plan_ = std::move(plan);
     out_begin_.assign(spec_.gpus + 1, 0);
     in_begin_.assign(spec_.gpus + 1, 0);
@@ -378,7 +398,6 @@ class CircuitNetwork final : public Network {
     hops_to_.assign(spec_.gpus, {});
     ++plans_;
     for (const Circuit& c : plan_.circuits) {
-      log_.push_back({t, epoch, c.src, c.dst, c.units, c.kept});
       if (epoch > 0) {
         changed_units_ += c.units - c.kept;
         dark_ps_ += (c.units - c.kept) * controller_->reconfiguration_delay();
@@ -473,22 +492,35 @@ class CircuitNetwork final : public Network {
   // A new plan at this GPU: its ports, and every chunk it holds re-routed in
   // its arrival order.
   void rebuild_ports(Gpu& g, std::uint32_t self, pdes::Time t) {
+    // A peer that keeps a circuit keeps its queue (its chunks' legs end
+    // there); the chunks of circuits gone and those waiting are routed again
+    // in their arrival order.
+    std::vector<Port> ports;  // a deque's move may throw: reserve, never copy
+    ports.reserve(out_begin_[self + 1] - out_begin_[self]);
     std::vector<Chunk> held(g.waiting.begin(), g.waiting.end());
-    for (Port& p : g.ports) held.insert(held.end(), p.queue.begin(), p.queue.end());
-    std::sort(held.begin(), held.end(),
-              [](const Chunk& a, const Chunk& b) { return a.order < b.order; });
-    g.ports.clear();
     g.waiting.clear();
+    auto old = g.ports.begin();
     for (std::uint32_t k = out_begin_[self]; k < out_begin_[self + 1]; ++k) {
       const Circuit& c = plan_.circuits[k];
+      for (; old != g.ports.end() && old->peer < c.dst; ++old) {
+        held.insert(held.end(), old->queue.begin(), old->queue.end());
+      }
       Port p;
+      if (old != g.ports.end() && old->peer == c.dst) p.queue = std::move((old++)->queue);
       p.peer = c.dst;
       p.units = c.units;
       p.kept = c.kept;
       p.lit_at = c.kept < c.units ? t + controller_->reconfiguration_delay() : t;
-      p.busy = g.transmitting.contains(c.dst);
-      g.ports.push_back(std::move(p));
+      p.busy =
+          std::find(g.transmitting.begin(), g.transmitting.end(), c.dst) != g.transmitting.end();
+      ports.push_back(std::move(p));
     }
+    for (; old != g.ports.end(); ++old) {
+      held.insert(held.end(), old->queue.begin(), old->queue.end());
+    }
+    g.ports = std::move(ports);
+    std::sort(held.begin(), held.end(),
+              [](const Chunk& a, const Chunk& b) { return a.order < b.order; });
     for (const Chunk& c : held) route(g, self, c);
   }
 
@@ -515,7 +547,7 @@ class CircuitNetwork final : public Network {
                c.bytes);
       ctx.send(self, tx, kTxDone, {p.peer, 0, 0, 0});
       p.busy = true;
-      g.transmitting.insert(p.peer);
+      g.transmitting.push_back(p.peer);
       ++stats_.chunk_hops;
       if (c.src != self) ++relayed_;
     }
@@ -528,25 +560,35 @@ class CircuitNetwork final : public Network {
   }
 
   void arrived(Gpu& g, const Chunk& c, pdes::Context& ctx, MessageSink& sink) {
+    Gpu::InOrder& in = g.expected[c.src];
+    if (c.seq == in.seq) {  // the message the pair delivers next
+      in.got += c.bytes;
+      if (in.got < c.msg_bytes) return;
+      in = {in.seq + 1, 0};
+      sink.delivered({c.src, c.msg_bytes, c.tag}, ctx);
+      // Later messages that were complete, or partly here, before it.
+      for (;;) {
+        Gpu::InOrder& now = *g.expected.find(c.src);
+        if (const auto it = g.ready.find({c.src, now.seq}); it != g.ready.end()) {
+          const Delivery d = it->second;
+          g.ready.erase(it);
+          now = {now.seq + 1, 0};
+          sink.delivered(d, ctx);
+          continue;
+        }
+        if (const auto it = g.partial.find({c.src, now.seq}); it != g.partial.end()) {
+          now.got = it->second;
+          g.partial.erase(it);
+        }
+        return;
+      }
+    }
     const std::pair<std::uint32_t, std::uint64_t> key{c.src, c.seq};
     std::uint64_t& got = g.partial[key];
     got += c.bytes;
     if (got < c.msg_bytes) return;
     g.partial.erase(key);
-    std::uint64_t& next = g.expected[c.src];
-    if (c.seq != next) {
-      g.ready.emplace(key, Delivery{c.src, c.msg_bytes, c.tag});
-      return;
-    }
-    sink.delivered({c.src, c.msg_bytes, c.tag}, ctx);
-    ++next;
-    for (auto it = g.ready.find({c.src, next}); it != g.ready.end();
-         it = g.ready.find({c.src, next})) {
-      const Delivery d = it->second;
-      g.ready.erase(it);
-      sink.delivered(d, ctx);
-      ++next;
-    }
+    g.ready.emplace(key, Delivery{c.src, c.msg_bytes, c.tag});
   }
 
   CircuitFabricSpec spec_;

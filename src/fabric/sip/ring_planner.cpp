@@ -505,7 +505,7 @@ std::uint32_t ring_hops(std::uint32_t gpus, std::uint32_t src, std::uint32_t dst
 
 RingPlan plan_ring_wavelengths(const RingPlanInput& in) {
   const std::uint32_t n = in.gpus;
-  if (in.traffic.size() != std::size_t{n} * n) {
+  if (in.demands.empty() && in.traffic.size() != std::size_t{n} * n) {
     throw std::invalid_argument("ring planner: traffic matrix must be N x N");
   }
   if (n > 1 && (in.wavelengths == 0 || in.reach == 0)) {
@@ -514,23 +514,36 @@ RingPlan plan_ring_wavelengths(const RingPlanInput& in) {
   RingPlan plan;
   plan.clockwise_wavelengths = in.wavelengths;
   std::vector<Demand> cw, ccw;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    for (std::uint32_t j = 0; j < n; ++j) {
-      const double bytes = in.traffic[std::size_t{i} * n + j];
-      if (!std::isfinite(bytes) || bytes < 0) {
-        throw std::invalid_argument("ring planner: traffic must be finite and non-negative");
+  auto add = [&](std::uint32_t i, std::uint32_t j, double bytes) {
+    if (!std::isfinite(bytes) || bytes < 0) {
+      throw std::invalid_argument("ring planner: traffic must be finite and non-negative");
+    }
+    if (i == j || bytes == 0) return;
+    // The shorter direction (clockwise on ties), if within the reach.
+    const std::uint32_t h_cw = ring_hops(n, i, j, RingDirection::kClockwise);
+    const std::uint32_t h_ccw = n - h_cw;
+    if (std::min(h_cw, h_ccw) > in.reach) {
+      plan.unreachable.push_back({i, j, bytes});
+    } else if (h_cw <= h_ccw) {
+      cw.push_back({i, h_cw, i, j, bytes, bytes});
+    } else {
+      ccw.push_back({(n - i) % n, h_ccw, i, j, bytes, bytes});  // mirrored
+    }
+  };
+  if (!in.demands.empty()) {
+    for (std::size_t k = 0; k < in.demands.size(); ++k) {
+      const RingDemand& d = in.demands[k];
+      if (d.src >= n || d.dst >= n ||
+          (k > 0 &&
+           std::tie(in.demands[k - 1].src, in.demands[k - 1].dst) >= std::tie(d.src, d.dst))) {
+        throw std::invalid_argument(
+            "ring planner: demands must name GPUs below N, sorted by (src, dst), each pair once");
       }
-      if (i == j || bytes == 0) continue;
-      // The shorter direction (clockwise on ties), if within the reach.
-      const std::uint32_t h_cw = ring_hops(n, i, j, RingDirection::kClockwise);
-      const std::uint32_t h_ccw = n - h_cw;
-      if (std::min(h_cw, h_ccw) > in.reach) {
-        plan.unreachable.push_back({i, j, bytes});
-      } else if (h_cw <= h_ccw) {
-        cw.push_back({i, h_cw, i, j, bytes, bytes});
-      } else {
-        ccw.push_back({(n - i) % n, h_ccw, i, j, bytes, bytes});  // mirrored
-      }
+      add(d.src, d.dst, d.bytes);
+    }
+  } else {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      for (std::uint32_t j = 0; j < n; ++j) add(i, j, in.traffic[std::size_t{i} * n + j]);
     }
   }
   const DirectionPlan p_cw = plan_direction(n, cw, in.solver);

@@ -96,14 +96,15 @@ class SipRingController final : public CircuitController {
 
   CircuitPlan plan_for(std::span<const PairTraffic> demand, std::uint64_t seed,
                        std::uint64_t epoch) {
-    const std::size_t n = spec_.gpus;
-    traffic_.assign(n * n, 0.0);
-    for (const PairTraffic& t : demand) traffic_[t.src * n + t.dst] = static_cast<double>(t.bytes);
+    demands_.clear();
+    for (const PairTraffic& t : demand) {
+      demands_.push_back({t.src, t.dst, static_cast<double>(t.bytes)});
+    }
     RingPlanInput in;
     in.gpus = spec_.gpus;
     in.wavelengths = spec_.wavelengths;
     in.reach = reach_;
-    in.traffic = traffic_;
+    in.demands = demands_;
     in.seed = seed;
     in.epoch = epoch;
     in.solver = spec_.solver;
@@ -134,8 +135,8 @@ class SipRingController final : public CircuitController {
 
   SipRingSpec spec_;
   std::uint32_t reach_;
-  std::vector<double> traffic_;  // the planner's dense matrix, reused
-  std::vector<Lightpath> lit_;   // the plan in force, sorted by pair
+  std::vector<RingDemand> demands_;  // the planner's input, reused
+  std::vector<Lightpath> lit_;       // the plan in force, sorted by pair
   std::vector<PairTraffic> planned_for_;
 };
 

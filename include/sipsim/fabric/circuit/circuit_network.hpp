@@ -37,7 +37,9 @@ struct CircuitPlan {
   friend bool operator==(const CircuitPlan&, const CircuitPlan&) = default;
 };
 
-// One row of the controller's log in /fabric/plans (every plan's circuits).
+// One row of the controller's log in /fabric/plans: a pair whose circuits a
+// plan changed (or set up: the first plan lists every pair), with its new
+// units (0: gone) and how many of them stayed lit.
 struct PlanRecord {
   pdes::Time time = 0;  // the epoch (0: the plan the run starts with)
   std::uint64_t epoch = 0;

@@ -44,6 +44,10 @@ struct RingPlanInput {
   std::uint32_t reach = 15;       // max hops of a lightpath (degree reach + 1)
   // N x N, row-major: bytes src -> dst sent in the last period (diagonal ignored).
   std::span<const double> traffic;
+  // The same as a list (sorted by (src, dst), each pair once), which the
+  // planner reads instead of `traffic` when it is not empty: O(pairs), not
+  // O(N^2), per plan.
+  std::span<const RingDemand> demands;
   std::uint64_t seed = 0;
   std::uint64_t epoch = 0;
   RingSolver solver = RingSolver::kShortestPath;
