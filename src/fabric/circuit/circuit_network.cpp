@@ -47,6 +47,7 @@ class CircuitNetwork final : public Network {
       // The latency is the lookahead between ranks (DESIGN.md §2).
       throw std::invalid_argument(spec_.name + ": latency must be > 0");
     }
+    if (spec_.units_per_gpu == 0) throw std::invalid_argument(spec_.name + ": no circuits per GPU");
     if (spec_.chunk_bytes == 0 || spec_.chunk_bytes > (1ULL << 31)) {
       throw std::invalid_argument(spec_.name + ": chunk must be 1 B .. 2 GiB");
     }
@@ -232,6 +233,7 @@ class CircuitNetwork final : public Network {
   // The message is handed over at once (send() returns its time).
   pdes::Time injection_ps(std::uint32_t, std::uint32_t, std::uint64_t) const override { return 0; }
   std::uint64_t node_rate_bps() const override {
+    if (!planned_) return full_rate();
     std::uint64_t most = 0;
     for (std::uint32_t v = 0; v < spec_.gpus; ++v) {
       std::uint64_t units = 0;
@@ -249,10 +251,18 @@ class CircuitNetwork final : public Network {
   }
   // One resource per circuit of the plan (the pair's direct circuit or its
   // relay hops); pairs without a path use their source's first circuit.
+  // Before the job's plan (the estimators of `algorithm: auto` run first),
+  // each GPU's send and receive side at its full bandwidth.
   std::uint32_t resource_count() const override {
-    return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(plan_.circuits.size()));
+    return std::max<std::uint32_t>(2 * spec_.gpus,
+                                   static_cast<std::uint32_t>(plan_.circuits.size()));
   }
   void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
+    if (!planned_) {
+      out.push_back({a, full_rate()});
+      out.push_back({spec_.gpus + b, full_rate()});
+      return;
+    }
     for (std::uint32_t v = a; v != b;) {
       const std::uint32_t k = next_circuit(v, b);
       if (k == kNoCircuit) {
@@ -446,7 +456,9 @@ class CircuitNetwork final : public Network {
     return best;
   }
 
+  std::uint64_t full_rate() const { return spec_.units_per_gpu * spec_.unit_rate_bps; }
   std::vector<std::uint64_t> path_rates(std::uint32_t a, std::uint32_t b) const {
+    if (!planned_) return {full_rate()};
     std::vector<std::uint64_t> rates;
     for (std::uint32_t v = a; v != b && rates.size() <= spec_.gpus;) {
       const std::uint32_t k = next_circuit(v, b);

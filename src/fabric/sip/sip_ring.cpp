@@ -157,6 +157,7 @@ std::unique_ptr<CircuitController> make_sip_ring_controller(const SipRingSpec& s
 std::unique_ptr<Network> make_sip_ring(const SipRingSpec& spec) {
   CircuitFabricSpec c;
   c.gpus = spec.gpus;
+  c.units_per_gpu = spec.wavelengths;
   c.unit_rate_bps = spec.wavelength_rate_bps;
   c.latency = spec.latency;
   c.chunk_bytes = spec.chunk_bytes;

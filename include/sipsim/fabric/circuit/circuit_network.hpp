@@ -76,6 +76,7 @@ class CircuitController {
 struct CircuitFabricSpec {
   std::uint32_t gpus = 0;
   std::uint64_t unit_rate_bps = 0;  // one circuit / wavelength
+  std::uint32_t units_per_gpu = 0;  // circuits a GPU sends on at once (SiP-OCS: Q; SiP-Ring: W)
   pdes::Time latency = 0;  // per circuit hop (propagation, SiP-ML Table 1's fabric latency)
   std::uint64_t chunk_bytes = 1 << 20;
   std::string name;  // "sip-ocs", "sip-ring": errors and descriptions
