@@ -207,8 +207,9 @@ class CircuitNetwork final : public Network {
     for (std::uint32_t i = 0; i < gpus_.size(); ++i) rebuild_ports(gpus_[i], local_[i], info.time);
   }
 
-  // A direct circuit of the plan, else the hops of a shortest relay path;
-  // before any plan, as if one circuit of the unit rate joined the pair.
+  // A direct circuit of the plan, else the hops of a shortest relay path
+  // (under plans that change, the pair's legs); before any plan, as if one
+  // circuit of the unit rate joined the pair.
   pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
     const std::vector<std::uint64_t> rates = path_rates(a, b);
     const std::uint64_t n =
@@ -264,7 +265,7 @@ class CircuitNetwork final : public Network {
       return;
     }
     for (std::uint32_t v = a; v != b;) {
-      const std::uint32_t k = next_circuit(v, b);
+      const std::uint32_t k = hop_circuit(v, b);
       if (k == kNoCircuit) {
         out.push_back({0, spec_.unit_rate_bps});
         return;
@@ -458,11 +459,21 @@ class CircuitNetwork final : public Network {
   }
 
   std::uint64_t full_rate() const { return spec_.units_per_gpu * spec_.unit_rate_bps; }
+  // The circuit a lone chunk at `at` for `dst` takes (route()): under plans
+  // that change, only the one to its leg's end.
+  std::uint32_t hop_circuit(std::uint32_t at, std::uint32_t dst) const {
+    if (controller_->period() == 0) return next_circuit(at, dst);
+    const std::uint32_t target = controller_->leg_target(at, dst);
+    const auto first = plan_.circuits.begin(), end = first + out_begin_[at + 1];
+    const auto it = std::lower_bound(first + out_begin_[at], end, target,
+                                     [](const Circuit& c, std::uint32_t d) { return c.dst < d; });
+    return it != end && it->dst == target ? static_cast<std::uint32_t>(it - first) : kNoCircuit;
+  }
   std::vector<std::uint64_t> path_rates(std::uint32_t a, std::uint32_t b) const {
     if (!planned_) return {full_rate()};
     std::vector<std::uint64_t> rates;
     for (std::uint32_t v = a; v != b && rates.size() <= spec_.gpus;) {
-      const std::uint32_t k = next_circuit(v, b);
+      const std::uint32_t k = hop_circuit(v, b);
       if (k == kNoCircuit) return {spec_.unit_rate_bps};
       rates.push_back(plan_.circuits[k].units * spec_.unit_rate_bps);
       v = plan_.circuits[k].dst;
