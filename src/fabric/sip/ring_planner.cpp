@@ -163,14 +163,19 @@ std::int64_t shortest_chain(std::span<const Arc> arcs, std::span<const std::uint
   return dist[t];
 }
 
-// CSR offsets of `arcs` (sorted by from) over `positions` positions.
+// Orders `arcs` by `from` (arcs of one position keep their order: a
+// counting sort, O(V + E)) and fills the CSR offsets over `positions`.
 void index_arcs(std::vector<Arc>& arcs, std::uint32_t positions,
-                std::vector<std::uint32_t>& first_arc) {
-  std::stable_sort(arcs.begin(), arcs.end(),
-                   [](const Arc& a, const Arc& b) { return a.from < b.from; });
+                std::vector<std::uint32_t>& first_arc, std::vector<Arc>& sorted) {
   first_arc.assign(positions + 1, 0);
   for (const Arc& a : arcs) ++first_arc[a.from + 1];
   for (std::uint32_t x = 0; x < positions; ++x) first_arc[x + 1] += first_arc[x];
+  sorted.resize(arcs.size());
+  std::vector<std::uint32_t>& fill = first_arc;  // advanced below, restored after
+  for (const Arc& a : arcs) sorted[fill[a.from]++] = a;
+  for (std::uint32_t x = positions; x > 0; --x) first_arc[x] = first_arc[x - 1];
+  first_arc[0] = 0;
+  arcs.swap(sorted);
 }
 
 // A.1 steps 1-3 on a whole fibre (no bridge segment); the `active` demands
@@ -182,7 +187,7 @@ Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::
   std::map<std::vector<std::uint32_t>, std::size_t> chain_index;
   std::vector<std::int64_t> neighbour(n, -1);  // active 1-hop demand leaving x
   std::vector<std::int64_t> diff(n + 1);
-  std::vector<Arc> arcs;  // the shortest-path solver's graph and work space
+  std::vector<Arc> arcs, sorted;  // the shortest-path solver's graph and work space
   std::vector<std::uint32_t> first_arc, via(n);
   std::vector<std::int64_t> dist(n);
 
@@ -229,7 +234,7 @@ Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::
         if (neighbour[x] < 0 && x != cut) arcs.push_back({pos(x), pos(x) + 1, 0, -1});
       }
       if (neighbour[cut] < 0) candidates.push_back(-1);
-      index_arcs(arcs, n, first_arc);
+      index_arcs(arcs, n, first_arc, sorted);
       std::int64_t best_cost = std::numeric_limits<std::int64_t>::max();
       std::vector<std::uint32_t> best, ids;
       for (const std::int64_t id : candidates) {
@@ -329,7 +334,7 @@ Block plan_path(std::uint32_t n, std::uint32_t first, std::uint32_t length,
   Block out;
   std::map<std::vector<std::uint32_t>, std::size_t> chain_index;
   std::vector<bool> neighbour(length);
-  std::vector<Arc> arcs;
+  std::vector<Arc> arcs, sorted;
   std::vector<std::uint32_t> first_arc, via(length);
   std::vector<std::int64_t> dist(length);
   while (!active.empty()) {
@@ -348,7 +353,7 @@ Block plan_path(std::uint32_t n, std::uint32_t first, std::uint32_t length,
       for (std::uint32_t x = 0; x + 1 < length; ++x) {
         if (!neighbour[x]) arcs.push_back({x, x + 1, 0, -1});
       }
-      index_arcs(arcs, length, first_arc);
+      index_arcs(arcs, length, first_arc, sorted);
       std::vector<std::uint32_t> best;
       ++out.solves;
       if (shortest_chain(arcs, first_arc, 0, length - 1, dist, via, best) ==
