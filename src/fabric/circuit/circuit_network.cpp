@@ -208,8 +208,8 @@ class CircuitNetwork final : public Network {
   }
 
   // A direct circuit of the plan, else the hops of a shortest relay path
-  // (under plans that change, the pair's legs); before any plan, as if one
-  // circuit of the unit rate joined the pair.
+  // (under plans that change, the pair's legs); before the job's plan, one
+  // hop at the GPU's full bandwidth.
   pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
     const std::vector<std::uint64_t> rates = path_rates(a, b);
     const std::uint64_t n =
@@ -373,7 +373,9 @@ class CircuitNetwork final : public Network {
           (k > 0 && std::tie(plan.circuits[k - 1].src, plan.circuits[k - 1].dst) >=
                         std::tie(c.src, c.dst))) {
         throw std::logic_error(spec_.name + ": the controller's plan is malformed at circuit " +
-                               std::to_string(k));
+                               std::to_string(k) + " (GPU " + std::to_string(c.src) + " -> GPU " +
+                               std::to_string(c.dst) + ", " + std::to_string(c.units) + " units, " +
+                               std::to_string(c.kept) + " kept)");
       }
     }
     // The log keeps what changed: a pair's new units (0: its circuit is gone).
@@ -507,6 +509,12 @@ class CircuitNetwork final : public Network {
       peer = plan_.circuits[k].dst;
     }
     if (peer == kNoCircuit) {
+      if (controller_->period() == 0) {  // no later plan can give it one
+        throw std::invalid_argument(
+            spec_.name + ": the job's circuits leave no path from GPU " + std::to_string(self) +
+            " to GPU " + std::to_string(c.dst) + " (" + controller_->describe() +
+            "); more circuits per GPU, or a job whose GPUs talk to fewer peers");
+      }
       g.waiting.push_back(c);
       return;
     }

@@ -542,12 +542,12 @@ std::string RunError(Network& net, std::vector<Send> sends) {
 TEST(CircuitNetwork, MalformedPlansAreRefusedNamingTheCircuit) {
   const auto job = Job({{0, 1, 1}});
   const std::pair<std::vector<Circuit>, std::string> bad[] = {
-      {{{0, 2, 1, 1}, {0, 1, 1, 1}}, "at circuit 1"},  // unsorted
-      {{{0, 1, 1, 1}, {0, 1, 2, 2}}, "at circuit 1"},  // a pair twice
-      {{{0, 1, 1, 2}}, "at circuit 0"},                // kept > units
-      {{{0, 1, 1, 0}, {1, 1, 1, 1}}, "at circuit 1"},  // a GPU to itself
-      {{{0, 1, 0, 0}}, "at circuit 0"},                // no units
-      {{{0, 4, 1, 1}}, "at circuit 0"},                // beyond the fabric
+      {{{0, 2, 1, 1}, {0, 1, 1, 1}}, "at circuit 1 (GPU 0 -> GPU 1, 1 units, 1 kept)"},  // unsorted
+      {{{0, 1, 1, 1}, {0, 1, 2, 2}}, "at circuit 1 (GPU 0 -> GPU 1, 2 units, 2 kept)"},  // twice
+      {{{0, 1, 1, 2}}, "at circuit 0 (GPU 0 -> GPU 1, 1 units, 2 kept)"},  // kept > units
+      {{{0, 1, 1, 0}, {1, 1, 1, 1}}, "at circuit 1 (GPU 1 -> GPU 1, 1 units, 1 kept)"},  // self
+      {{{0, 1, 0, 0}}, "at circuit 0 (GPU 0 -> GPU 1, 0 units, 0 kept)"},                // no units
+      {{{0, 4, 1, 1}}, "at circuit 0 (GPU 0 -> GPU 4, 1 units, 1 kept)"},  // beyond the fabric
   };
   for (const auto& [circuits, where] : bad) {
     SCOPED_TRACE(where);
@@ -577,6 +577,18 @@ TEST(CircuitNetwork, ASendOutsideTheJobsTrafficNamesBothGpus) {
   const std::string e = RunError(*net, {{0, 2, 1, 100}});
   EXPECT_NE(e.find("test-circuits: GPU 2 sends to GPU 1, a pair that the job's traffic matrix "
                    "does not have"),
+            std::string::npos)
+      << e;
+}
+
+// A fixed plan without a path for a pair is an error at the send, not a
+// program that waits for ever.
+TEST(CircuitNetwork, AFixedPlanWithoutAPathNamesThePair) {
+  auto script = std::make_shared<Script>();
+  script->first.circuits = {{0, 1, 1, 1}};
+  auto net = Make(4, script, Job({{0, 1, 1000}, {1, 0, 1000}}));
+  const std::string e = RunError(*net, {{0, 1, 0, 100}});
+  EXPECT_NE(e.find("test-circuits: the job's circuits leave no path from GPU 1 to GPU 0"),
             std::string::npos)
       << e;
 }
