@@ -14,6 +14,7 @@
 #include "sipsim/pdes/models/phold.hpp"
 #include "sipsim/pdes/models/phold_config.hpp"
 #include "sipsim/setup/setup.hpp"
+#include "sipsim/workload/degree.hpp"
 #include "sipsim/workload/dlrm/dlrm.hpp"
 #include "sipsim/workload/graph/graph.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
@@ -21,6 +22,43 @@
 namespace sipsim::setup {
 
 namespace {
+
+// On a fabric whose GPUs each reach a limited number of peers (SiP-OCS,
+// SiP-Ring: FabricSetup::degree_limit, SiP-ML §3.2), every GPU of a training
+// job must exchange data with at most that many (workload/degree.hpp).
+struct DegreeLimit {
+  std::uint32_t degree = 0;
+  std::string fabric;       // "fabric sip-ocs", for the message
+  std::uint32_t nodes = 0;  // the fabric's
+  // "" when every GPU's peers fit; building the programs may throw
+  // std::invalid_argument.
+  template <class MakePrograms>
+  std::string error(const compute::Accelerator& accelerator, MakePrograms make_programs) const {
+    const auto device = compute::make_device(accelerator);
+    return workload::check_degree(make_programs(*device, nodes), degree, fabric);
+  }
+};
+std::optional<DegreeLimit> degree_limit(const FabricSetup& fabric) {
+  const std::optional<std::uint32_t> d = fabric.degree_limit();
+  if (!d) return std::nullopt;
+  return DegreeLimit{*d, fmt::format("fabric {}", fabric.type()), fabric.nodes()};
+}
+
+// The check from a training workload's reader, located at the section. The
+// programs are built only on such a fabric.
+template <class MakePrograms>
+void check_degree_at_load(const WorkloadContext& ctx, const compute::Accelerator& accelerator,
+                          MakePrograms make_programs) {
+  const std::optional<DegreeLimit> limit = degree_limit(*ctx.fabric);
+  if (!limit) return;
+  std::string why;
+  try {
+    why = limit->error(accelerator, make_programs);
+  } catch (const std::invalid_argument& e) {
+    why = e.what();  // what building the model would say, at the same place
+  }
+  if (!why.empty()) ctx.section.fail(why);
+}
 
 // PHOLD (pdes/models): no fabric, and it never ends by itself.
 class PholdSetup final : public WorkloadSetup {
@@ -296,6 +334,15 @@ class TransformerSetup final : public WorkloadSetup {
       const std::string why = workload::transformer::memory_error(config_);
       if (!why.empty()) w.required("parallelism").fail(why);
     }
+    // The groups' peers within the fabric's degree; with `auto`, once the
+    // algorithms are chosen (build).
+    degree_limit_ = degree_limit(*ctx.fabric);
+    if (!config_.tp_auto && !config_.dp_auto) {
+      check_degree_at_load(ctx, config_.accelerator,
+                           [this](const compute::Device& d, std::uint32_t fabric_nodes) {
+                             return workload::transformer::make_programs(config_, d, fabric_nodes);
+                           });
+    }
   }
   std::string_view type() const override { return "transformer"; }
 
@@ -336,6 +383,13 @@ class TransformerSetup final : public WorkloadSetup {
                              const BuildOptions& options) const override {
     workload::transformer::Config c = config_;
     if (options.resolve_auto) resolve_auto(c, *network);
+    if (degree_limit_ && options.resolve_auto && (c.tp_auto || c.dp_auto)) {
+      const std::string why =
+          degree_limit_->error(c.accelerator, [&c](const compute::Device& d, std::uint32_t nodes) {
+            return workload::transformer::make_programs(c, d, nodes);
+          });
+      if (!why.empty()) throw std::invalid_argument(why);
+    }
     return workload::transformer::make_transformer(c, std::move(network));
   }
   // `algorithms.tp` / `.dp: auto`: per group kind, the algorithm whose ops
@@ -394,6 +448,7 @@ class TransformerSetup final : public WorkloadSetup {
 
  private:
   workload::transformer::Config config_;
+  std::optional<DegreeLimit> degree_limit_;  // for `auto`, checked once chosen
 };
 
 // DLRM training (workload/dlrm): its GPUs are the fabric's first `gpus`
@@ -459,6 +514,9 @@ class DlrmSetup final : public WorkloadSetup {
       const std::string why = valid(op, algorithm, bytes, c.params);
       if (!why.empty()) fail_algorithm(w, ctx, name, why);
     }
+    check_degree_at_load(ctx, c.accelerator, [&c](const compute::Device& d, std::uint32_t nodes) {
+      return workload::dlrm::make_programs(c, d, nodes);
+    });
   }
   std::string_view type() const override { return "dlrm"; }
   workload::Simulation build(std::unique_ptr<fabric::Network> network,
@@ -509,6 +567,8 @@ class GraphSetup final : public WorkloadSetup {
     workload::graph::Config& c = config_;
     c.accelerator = ctx.accelerator;
     const bool dp = c.placement == workload::graph::Placement::kDataParallel;
+    const std::optional<DegreeLimit> limit = degree_limit(*ctx.fabric);
+    if (!dp) place_within(w, limit);
     if (c.gpus() > ctx.fabric->nodes()) {
       w.required(dp ? "gpus" : "dp")
           .fail(fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus(), ctx.fabric->nodes()));
@@ -525,11 +585,31 @@ class GraphSetup final : public WorkloadSetup {
       }
     }
     // The placement (and the costs' bounds) now, so that its errors are located.
+    std::string why;
     try {
       const auto device = compute::make_device(c.accelerator);
-      workload::graph::make_programs(c, *device, ctx.fabric->nodes());
+      const workload::ProgramSet set =
+          workload::graph::make_programs(c, *device, ctx.fabric->nodes());
+      if (limit) why = workload::check_degree(set, limit->degree, limit->fabric);
     } catch (const std::invalid_argument& e) {
-      (dp ? w.required("graph") : w.required("degree")).fail(e.what());
+      (dp                ? w.required("graph")
+       : w.has("degree") ? w.required("degree")
+                         : ctx.section)
+          .fail(e.what());
+    }
+    if (!why.empty()) ctx.section.fail(why);
+  }
+  // Degree-aware placement's D: the scenario's `degree`, at most the
+  // fabric's degree limit, which is also its default (else it is required).
+  void place_within(base::MapReader& w, const std::optional<DegreeLimit>& limit) {
+    std::uint32_t& degree = config_.degree;
+    if (degree == 0) {
+      degree = limit ? std::clamp<std::uint32_t>(limit->degree, 2, 1u << 12)
+                     : w.required("degree").as_u32(2, 1u << 12);  // missing: the reader's error
+    } else if (limit && degree > limit->degree) {
+      w.required("degree").fail(fmt::format(
+          "{} is more than {} gives each GPU ({}, its degree): give at most {} or leave it out",
+          degree, limit->fabric, limit->degree, limit->degree));
     }
   }
   std::string_view type() const override { return "graph"; }

@@ -56,6 +56,8 @@ TEST(Setup, EachFabricReadsItsSectionAndBuilds) {
       {"{type: topoopt, nodes: 32, link_bandwidth: 100Gbps, latency: 100ns}", 32},
       {"{type: ramp, x: 4, J: 4, Lambda: 8}", 128},
       {"{type: sipac, ports: 4, level: 1, bandwidth: 2048Gbps}", 16},
+      {"{type: sip-ocs, nodes: 16, switches: 4, bandwidth: 400Gbps, latency: 1us}", 16},
+      {"{type: sip-ring, nodes: 24, wavelengths: 8, latency: 1us}", 24},
   };
   std::vector<std::string> seen;
   for (const auto& [fabric, nodes] : cases) {

@@ -7,13 +7,13 @@
 #include <deque>
 #include <limits>
 #include <map>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "sipsim/base/flat_map.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/pdes/partitioners/blocks.hpp"
 
@@ -47,6 +47,7 @@ class CircuitNetwork final : public Network {
       // The latency is the lookahead between ranks (DESIGN.md §2).
       throw std::invalid_argument(spec_.name + ": latency must be > 0");
     }
+    if (spec_.units_per_gpu == 0) throw std::invalid_argument(spec_.name + ": no circuits per GPU");
     if (spec_.chunk_bytes == 0 || spec_.chunk_bytes > (1ULL << 31)) {
       throw std::invalid_argument(spec_.name + ": chunk must be 1 B .. 2 GiB");
     }
@@ -155,7 +156,7 @@ class CircuitNetwork final : public Network {
         break;
       }
       case kTxDone: {
-        g.transmitting.erase(static_cast<std::uint32_t>(ev.data[0]));
+        std::erase(g.transmitting, static_cast<std::uint32_t>(ev.data[0]));
         if (Port* p = port_to(g, static_cast<std::uint32_t>(ev.data[0]))) p->busy = false;
         break;
       }
@@ -206,8 +207,9 @@ class CircuitNetwork final : public Network {
     for (std::uint32_t i = 0; i < gpus_.size(); ++i) rebuild_ports(gpus_[i], local_[i], info.time);
   }
 
-  // A direct circuit of the plan, else the hops of a shortest relay path;
-  // before any plan, as if one circuit of the unit rate joined the pair.
+  // A direct circuit of the plan, else the hops of a shortest relay path
+  // (under plans that change, the pair's legs); before the job's plan, one
+  // hop at the GPU's full bandwidth.
   pdes::Time uncongested_ps(std::uint32_t a, std::uint32_t b, std::uint64_t bytes) const override {
     const std::vector<std::uint64_t> rates = path_rates(a, b);
     const std::uint64_t n =
@@ -232,6 +234,7 @@ class CircuitNetwork final : public Network {
   // The message is handed over at once (send() returns its time).
   pdes::Time injection_ps(std::uint32_t, std::uint32_t, std::uint64_t) const override { return 0; }
   std::uint64_t node_rate_bps() const override {
+    if (!planned_) return full_rate();
     std::uint64_t most = 0;
     for (std::uint32_t v = 0; v < spec_.gpus; ++v) {
       std::uint64_t units = 0;
@@ -249,12 +252,20 @@ class CircuitNetwork final : public Network {
   }
   // One resource per circuit of the plan (the pair's direct circuit or its
   // relay hops); pairs without a path use their source's first circuit.
+  // Before the job's plan (the estimators of `algorithm: auto` run first),
+  // each GPU's send and receive side at its full bandwidth.
   std::uint32_t resource_count() const override {
-    return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(plan_.circuits.size()));
+    return std::max<std::uint32_t>(2 * spec_.gpus,
+                                   static_cast<std::uint32_t>(plan_.circuits.size()));
   }
   void path_resources(std::uint32_t a, std::uint32_t b, std::vector<Resource>& out) const override {
+    if (!planned_) {
+      out.push_back({a, full_rate()});
+      out.push_back({spec_.gpus + b, full_rate()});
+      return;
+    }
     for (std::uint32_t v = a; v != b;) {
-      const std::uint32_t k = next_circuit(v, b);
+      const std::uint32_t k = hop_circuit(v, b);
       if (k == kNoCircuit) {
         out.push_back({0, spec_.unit_rate_bps});
         return;
@@ -314,6 +325,7 @@ class CircuitNetwork final : public Network {
  private:
   static constexpr std::uint32_t kNotLocal = ~std::uint32_t{0};
   static constexpr std::uint32_t kNoCircuit = ~std::uint32_t{0};
+  static constexpr std::uint64_t kMaxBurst = 1ULL << 31;  // an event's aux holds the bytes
 
   // A GPU's circuit to one peer: FIFO, one chunk on it at a time.
   struct Port {
@@ -324,15 +336,19 @@ class CircuitNetwork final : public Network {
     std::deque<Chunk> queue;
   };
   struct Gpu {
-    std::vector<Port> ports;                          // by peer
-    std::deque<Chunk> waiting;                        // no path in the plan: the next plan decides
-    std::set<std::uint32_t> transmitting;             // peers with a chunk on the wire
-    std::map<std::uint32_t, std::uint64_t> next_seq;  // by destination
-    // Reassembly: bytes so far per (source, message), and messages complete
-    // but not yet deliverable (an earlier one of their pair is still missing:
-    // a new plan can overtake an old path).
+    std::vector<Port> ports;                  // by peer
+    std::deque<Chunk> waiting;                // no path in the plan: the next plan decides
+    std::vector<std::uint32_t> transmitting;  // peers with a chunk on the wire
+    base::FlatMap<std::uint32_t, std::uint64_t> next_seq;  // by destination
+    // Reassembly. Chunks of a pair mostly arrive in order: per source, the
+    // next message to deliver and its bytes so far. The rest (a new plan can
+    // overtake an old path) by (source, message): bytes so far, and
+    // messages complete but held until the earlier ones are delivered.
+    struct InOrder {
+      std::uint64_t seq = 0, got = 0;
+    };
+    base::FlatMap<std::uint32_t, InOrder> expected;
     std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint64_t> partial;
-    std::map<std::uint32_t, std::uint64_t> expected;  // next message per source
     std::map<std::pair<std::uint32_t, std::uint64_t>, Delivery> ready;
     std::uint64_t order = 0;
     pdes::Time kick_at = pdes::kTimeMax;
@@ -357,8 +373,26 @@ class CircuitNetwork final : public Network {
           (k > 0 && std::tie(plan.circuits[k - 1].src, plan.circuits[k - 1].dst) >=
                         std::tie(c.src, c.dst))) {
         throw std::logic_error(spec_.name + ": the controller's plan is malformed at circuit " +
-                               std::to_string(k));
+                               std::to_string(k) + " (GPU " + std::to_string(c.src) + " -> GPU " +
+                               std::to_string(c.dst) + ", " + std::to_string(c.units) + " units, " +
+                               std::to_string(c.kept) + " kept)");
       }
+    }
+    // The log keeps what changed: a pair's new units (0: its circuit is gone).
+    {
+      auto a = plan_.circuits.begin();
+      const auto a_end = plan_.circuits.end();
+      for (const Circuit& c : plan.circuits) {
+        for (; a != a_end && std::tie(a->src, a->dst) < std::tie(c.src, c.dst); ++a) {
+          log_.push_back({t, epoch, a->src, a->dst, 0, 0});
+        }
+        const bool same = a != a_end && a->src == c.src && a->dst == c.dst;
+        if (!same || a->units != c.units || c.kept != c.units) {
+          log_.push_back({t, epoch, c.src, c.dst, c.units, c.kept});
+        }
+        if (same) ++a;
+      }
+      for (; a != a_end; ++a) log_.push_back({t, epoch, a->src, a->dst, 0, 0});
     }
     plan_ = std::move(plan);
     out_begin_.assign(spec_.gpus + 1, 0);
@@ -378,7 +412,6 @@ class CircuitNetwork final : public Network {
     hops_to_.assign(spec_.gpus, {});
     ++plans_;
     for (const Circuit& c : plan_.circuits) {
-      log_.push_back({t, epoch, c.src, c.dst, c.units, c.kept});
       if (epoch > 0) {
         changed_units_ += c.units - c.kept;
         dark_ps_ += (c.units - c.kept) * controller_->reconfiguration_delay();
@@ -427,10 +460,22 @@ class CircuitNetwork final : public Network {
     return best;
   }
 
+  std::uint64_t full_rate() const { return spec_.units_per_gpu * spec_.unit_rate_bps; }
+  // The circuit a lone chunk at `at` for `dst` takes (route()): under plans
+  // that change, only the one to its leg's end.
+  std::uint32_t hop_circuit(std::uint32_t at, std::uint32_t dst) const {
+    if (controller_->period() == 0) return next_circuit(at, dst);
+    const std::uint32_t target = controller_->leg_target(at, dst);
+    const auto first = plan_.circuits.begin(), end = first + out_begin_[at + 1];
+    const auto it = std::lower_bound(first + out_begin_[at], end, target,
+                                     [](const Circuit& c, std::uint32_t d) { return c.dst < d; });
+    return it != end && it->dst == target ? static_cast<std::uint32_t>(it - first) : kNoCircuit;
+  }
   std::vector<std::uint64_t> path_rates(std::uint32_t a, std::uint32_t b) const {
+    if (!planned_) return {full_rate()};
     std::vector<std::uint64_t> rates;
     for (std::uint32_t v = a; v != b && rates.size() <= spec_.gpus;) {
-      const std::uint32_t k = next_circuit(v, b);
+      const std::uint32_t k = hop_circuit(v, b);
       if (k == kNoCircuit) return {spec_.unit_rate_bps};
       rates.push_back(plan_.circuits[k].units * spec_.unit_rate_bps);
       v = plan_.circuits[k].dst;
@@ -464,6 +509,12 @@ class CircuitNetwork final : public Network {
       peer = plan_.circuits[k].dst;
     }
     if (peer == kNoCircuit) {
+      if (controller_->period() == 0) {  // no later plan can give it one
+        throw std::invalid_argument(
+            spec_.name + ": the job's circuits leave no path from GPU " + std::to_string(self) +
+            " to GPU " + std::to_string(c.dst) + " (" + controller_->describe() +
+            "); more circuits per GPU, or a job whose GPUs talk to fewer peers");
+      }
       g.waiting.push_back(c);
       return;
     }
@@ -473,22 +524,35 @@ class CircuitNetwork final : public Network {
   // A new plan at this GPU: its ports, and every chunk it holds re-routed in
   // its arrival order.
   void rebuild_ports(Gpu& g, std::uint32_t self, pdes::Time t) {
+    // A peer that keeps a circuit keeps its queue (its chunks' legs end
+    // there); the chunks of circuits gone and those waiting are routed again
+    // in their arrival order.
+    std::vector<Port> ports;  // a deque's move may throw: reserve, never copy
+    ports.reserve(out_begin_[self + 1] - out_begin_[self]);
     std::vector<Chunk> held(g.waiting.begin(), g.waiting.end());
-    for (Port& p : g.ports) held.insert(held.end(), p.queue.begin(), p.queue.end());
-    std::sort(held.begin(), held.end(),
-              [](const Chunk& a, const Chunk& b) { return a.order < b.order; });
-    g.ports.clear();
     g.waiting.clear();
+    auto old = g.ports.begin();
     for (std::uint32_t k = out_begin_[self]; k < out_begin_[self + 1]; ++k) {
       const Circuit& c = plan_.circuits[k];
+      for (; old != g.ports.end() && old->peer < c.dst; ++old) {
+        held.insert(held.end(), old->queue.begin(), old->queue.end());
+      }
       Port p;
+      if (old != g.ports.end() && old->peer == c.dst) p.queue = std::move((old++)->queue);
       p.peer = c.dst;
       p.units = c.units;
       p.kept = c.kept;
       p.lit_at = c.kept < c.units ? t + controller_->reconfiguration_delay() : t;
-      p.busy = g.transmitting.contains(c.dst);
-      g.ports.push_back(std::move(p));
+      p.busy =
+          std::find(g.transmitting.begin(), g.transmitting.end(), c.dst) != g.transmitting.end();
+      ports.push_back(std::move(p));
     }
+    for (; old != g.ports.end(); ++old) {
+      held.insert(held.end(), old->queue.begin(), old->queue.end());
+    }
+    g.ports = std::move(ports);
+    std::sort(held.begin(), held.end(),
+              [](const Chunk& a, const Chunk& b) { return a.order < b.order; });
     for (const Chunk& c : held) route(g, self, c);
   }
 
@@ -509,15 +573,41 @@ class CircuitNetwork final : public Network {
       }
       const Chunk c = p.queue.front();
       p.queue.pop_front();
-      const pdes::Time tx = serialization_ps(c.bytes, units * spec_.unit_rate_bps);
+      const std::uint64_t rate = units * spec_.unit_rate_bps;
+      pdes::Time tx = serialization_ps(c.bytes, rate);
+      // On its last hop, the message's next chunks queued right behind it
+      // go in the same transmission, as long as each would have started
+      // before anything could change the circuit (the next epoch, or the
+      // dark units lighting up) and arrives in the same period as the first
+      // (the epoch counters see it then): the same times and plans as chunk
+      // by chunk, with two events instead of two per chunk.
+      std::uint64_t bytes = c.bytes, chunks = 1;
+      if (p.peer == c.dst) {
+        const pdes::Time period = controller_->period();
+        pdes::Time horizon = period > 0 ? next_epoch(now) : pdes::kTimeMax;
+        if (now < p.lit_at) horizon = std::min(horizon, p.lit_at);
+        const pdes::Time arrives_in = period > 0 ? (now + tx + spec_.latency) / period : 0;
+        while (!p.queue.empty() && now + tx < horizon) {
+          const Chunk& n = p.queue.front();
+          if (n.seq != c.seq || n.src != c.src || n.dst != c.dst || bytes + n.bytes > kMaxBurst) {
+            break;
+          }
+          const pdes::Time more = serialization_ps(n.bytes, rate);
+          if (period > 0 && (now + tx + more + spec_.latency) / period != arrives_in) break;
+          tx += more;
+          bytes += n.bytes;
+          ++chunks;
+          p.queue.pop_front();
+        }
+      }
       ctx.send(p.peer, tx + spec_.latency, kArrive,
                {c.msg_bytes, c.tag, (c.seq << 32) | self, (std::uint64_t{c.src} << 32) | c.dst},
-               c.bytes);
+               static_cast<std::uint32_t>(bytes));
       ctx.send(self, tx, kTxDone, {p.peer, 0, 0, 0});
       p.busy = true;
-      g.transmitting.insert(p.peer);
-      ++stats_.chunk_hops;
-      if (c.src != self) ++relayed_;
+      g.transmitting.push_back(p.peer);
+      stats_.chunk_hops += chunks;
+      if (c.src != self) relayed_ += chunks;
     }
     if (holds && controller_->period() > 0) wake(g, self, next_epoch(now), ctx);
   }
@@ -528,25 +618,35 @@ class CircuitNetwork final : public Network {
   }
 
   void arrived(Gpu& g, const Chunk& c, pdes::Context& ctx, MessageSink& sink) {
+    Gpu::InOrder& in = g.expected[c.src];
+    if (c.seq == in.seq) {  // the message the pair delivers next
+      in.got += c.bytes;
+      if (in.got < c.msg_bytes) return;
+      in = {in.seq + 1, 0};
+      sink.delivered({c.src, c.msg_bytes, c.tag}, ctx);
+      // Later messages that were complete, or partly here, before it.
+      for (;;) {
+        Gpu::InOrder& now = *g.expected.find(c.src);
+        if (const auto it = g.ready.find({c.src, now.seq}); it != g.ready.end()) {
+          const Delivery d = it->second;
+          g.ready.erase(it);
+          now = {now.seq + 1, 0};
+          sink.delivered(d, ctx);
+          continue;
+        }
+        if (const auto it = g.partial.find({c.src, now.seq}); it != g.partial.end()) {
+          now.got = it->second;
+          g.partial.erase(it);
+        }
+        return;
+      }
+    }
     const std::pair<std::uint32_t, std::uint64_t> key{c.src, c.seq};
     std::uint64_t& got = g.partial[key];
     got += c.bytes;
     if (got < c.msg_bytes) return;
     g.partial.erase(key);
-    std::uint64_t& next = g.expected[c.src];
-    if (c.seq != next) {
-      g.ready.emplace(key, Delivery{c.src, c.msg_bytes, c.tag});
-      return;
-    }
-    sink.delivered({c.src, c.msg_bytes, c.tag}, ctx);
-    ++next;
-    for (auto it = g.ready.find({c.src, next}); it != g.ready.end();
-         it = g.ready.find({c.src, next})) {
-      const Delivery d = it->second;
-      g.ready.erase(it);
-      sink.delivered(d, ctx);
-      ++next;
-    }
+    g.ready.emplace(key, Delivery{c.src, c.msg_bytes, c.tag});
   }
 
   CircuitFabricSpec spec_;

@@ -41,6 +41,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 
@@ -123,14 +124,72 @@ void count_crossings(const Demand& d, std::uint32_t n, std::vector<std::int64_t>
   }
 }
 
+// An arc of one step's graph in ring order: from position `from` to `to`
+// (> from), its cost, and its demand (-1: a dummy edge).
+struct Arc {
+  std::uint32_t from = 0, to = 0;
+  std::int64_t cost = 0;
+  std::int64_t id = -1;
+};
+
+// The min-cost flow of one unit from position s to position t on arcs that all
+// run forward in ring order (a DAG: no arc crosses the cut) is a shortest
+// path; found by dynamic programming over the positions s..t in O(V + E)
+// instead of network simplex's pivots. `arcs` sorted by `from`; ties keep the
+// path through the earlier arc. Appends the demand ids on the path to `ids`;
+// returns its cost (the max of int64 when t cannot be reached).
+std::int64_t shortest_chain(std::span<const Arc> arcs, std::span<const std::uint32_t> first_arc,
+                            std::uint32_t s, std::uint32_t t, std::vector<std::int64_t>& dist,
+                            std::vector<std::uint32_t>& via, std::vector<std::uint32_t>& ids) {
+  constexpr std::int64_t kUnreached = std::numeric_limits<std::int64_t>::max();
+  for (std::uint32_t x = s; x <= t; ++x) dist[x] = kUnreached;
+  dist[s] = 0;
+  for (std::uint32_t x = s; x < t; ++x) {
+    if (dist[x] == kUnreached) continue;
+    for (std::uint32_t k = first_arc[x]; k < first_arc[x + 1]; ++k) {
+      const Arc& a = arcs[k];
+      if (a.to > t) continue;
+      const std::int64_t d = dist[x] + a.cost;
+      if (d < dist[a.to]) {
+        dist[a.to] = d;
+        via[a.to] = k;
+      }
+    }
+  }
+  if (dist[t] == kUnreached) return kUnreached;
+  for (std::uint32_t x = t; x != s; x = arcs[via[x]].from) {
+    if (arcs[via[x]].id >= 0) ids.push_back(static_cast<std::uint32_t>(arcs[via[x]].id));
+  }
+  return dist[t];
+}
+
+// Orders `arcs` by `from` (arcs of one position keep their order: a
+// counting sort, O(V + E)) and fills the CSR offsets over `positions`.
+void index_arcs(std::vector<Arc>& arcs, std::uint32_t positions,
+                std::vector<std::uint32_t>& first_arc, std::vector<Arc>& sorted) {
+  first_arc.assign(positions + 1, 0);
+  for (const Arc& a : arcs) ++first_arc[a.from + 1];
+  for (std::uint32_t x = 0; x < positions; ++x) first_arc[x + 1] += first_arc[x];
+  sorted.resize(arcs.size());
+  std::vector<std::uint32_t>& fill = first_arc;  // advanced below, restored after
+  for (const Arc& a : arcs) sorted[fill[a.from]++] = a;
+  for (std::uint32_t x = positions; x > 0; --x) first_arc[x] = first_arc[x - 1];
+  first_arc[0] = 0;
+  arcs.swap(sorted);
+}
+
 // A.1 steps 1-3 on a whole fibre (no bridge segment); the `active` demands
 // are consumed (left goes to 0).
-Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::uint32_t> active) {
+Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::uint32_t> active,
+                RingSolver solver) {
   using Graph = lemon::SmartDigraph;
   Block out;
   std::map<std::vector<std::uint32_t>, std::size_t> chain_index;
   std::vector<std::int64_t> neighbour(n, -1);  // active 1-hop demand leaving x
   std::vector<std::int64_t> diff(n + 1);
+  std::vector<Arc> arcs, sorted;  // the shortest-path solver's graph and work space
+  std::vector<std::uint32_t> first_arc, via(n);
+  std::vector<std::int64_t> dist(n);
 
   while (!active.empty()) {
     // The cut: the segment crossed by the fewest active demands.
@@ -154,6 +213,49 @@ Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::
     auto weight = [&](std::int64_t id) -> std::int64_t {
       return id < 0 ? 0 : scaled_weight(min_left, demands[static_cast<std::size_t>(id)].left);
     };
+
+    if (solver == RingSolver::kShortestPath) {
+      // Positions in ring order from the GPU after the cut: every arc not
+      // crossing the cut runs forward; a candidate's chain runs from its head
+      // round to its tail.
+      const std::uint32_t start = (cut + 1) % n;
+      auto pos = [&](std::uint32_t x) { return (x + n - start) % n; };
+      arcs.clear();
+      std::vector<std::int64_t> candidates;
+      for (const std::uint32_t id : active) {
+        const Demand& d = demands[id];
+        if (crosses(d, cut, n)) {
+          candidates.push_back(id);
+        } else {
+          arcs.push_back({pos(d.u), pos(d.u) + d.hops, weight(id), id});
+        }
+      }
+      for (std::uint32_t x = 0; x < n; ++x) {
+        if (neighbour[x] < 0 && x != cut) arcs.push_back({pos(x), pos(x) + 1, 0, -1});
+      }
+      if (neighbour[cut] < 0) candidates.push_back(-1);
+      index_arcs(arcs, n, first_arc, sorted);
+      std::int64_t best_cost = std::numeric_limits<std::int64_t>::max();
+      std::vector<std::uint32_t> best, ids;
+      for (const std::int64_t id : candidates) {
+        const std::uint32_t u = id < 0 ? cut : demands[static_cast<std::size_t>(id)].u;
+        const std::uint32_t hops = id < 0 ? 1 : demands[static_cast<std::size_t>(id)].hops;
+        ids.clear();
+        const std::int64_t c =
+            shortest_chain(arcs, first_arc, pos((u + hops) % n), pos(u), dist, via, ids);
+        ++out.solves;
+        if (c == std::numeric_limits<std::int64_t>::max()) {
+          throw std::logic_error("ring planner: no chain round the ring");
+        }
+        const std::int64_t total = c + weight(id);
+        if (!(total < best_cost)) continue;
+        best_cost = total;
+        best = ids;
+        if (id >= 0) best.push_back(static_cast<std::uint32_t>(id));
+      }
+      serve(demands, active, std::move(best), out, chain_index);
+      continue;
+    }
 
     Graph g;
     g.reserveNode(n + 2);
@@ -226,17 +328,40 @@ Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::
 // The same on a stretch of `length` GPUs from `first` between two bridge
 // segments: every chain runs from `first` to its last GPU, so no cut is needed.
 Block plan_path(std::uint32_t n, std::uint32_t first, std::uint32_t length,
-                std::vector<Demand>& demands, std::vector<std::uint32_t> active) {
+                std::vector<Demand>& demands, std::vector<std::uint32_t> active,
+                RingSolver solver) {
   using Graph = lemon::SmartDigraph;
   Block out;
   std::map<std::vector<std::uint32_t>, std::size_t> chain_index;
   std::vector<bool> neighbour(length);
+  std::vector<Arc> arcs, sorted;
+  std::vector<std::uint32_t> first_arc, via(length);
+  std::vector<std::int64_t> dist(length);
   while (!active.empty()) {
     double min_left = std::numeric_limits<double>::infinity();
     std::fill(neighbour.begin(), neighbour.end(), false);
     for (const std::uint32_t id : active) {
       min_left = std::min(min_left, demands[id].left);
       if (demands[id].hops == 1) neighbour[(demands[id].u + n - first) % n] = true;
+    }
+    if (solver == RingSolver::kShortestPath) {
+      arcs.clear();
+      for (const std::uint32_t id : active) {
+        const std::uint32_t a = (demands[id].u + n - first) % n;
+        arcs.push_back({a, a + demands[id].hops, scaled_weight(min_left, demands[id].left), id});
+      }
+      for (std::uint32_t x = 0; x + 1 < length; ++x) {
+        if (!neighbour[x]) arcs.push_back({x, x + 1, 0, -1});
+      }
+      index_arcs(arcs, length, first_arc, sorted);
+      std::vector<std::uint32_t> best;
+      ++out.solves;
+      if (shortest_chain(arcs, first_arc, 0, length - 1, dist, via, best) ==
+          std::numeric_limits<std::int64_t>::max()) {
+        throw std::logic_error("ring planner: no chain along the stretch");
+      }
+      serve(demands, active, std::move(best), out, chain_index);
+      continue;
     }
     Graph g;
     g.reserveNode(static_cast<int>(length));
@@ -277,7 +402,7 @@ Block plan_path(std::uint32_t n, std::uint32_t first, std::uint32_t length,
 // exactly into independent stretches between bridges, each planned on its own
 // (far smaller graphs, and a stretch re-solves only when its own demands
 // complete). Without a bridge the whole ring is one problem with a cut.
-DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands) {
+DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands, RingSolver solver) {
   DirectionPlan out;
   std::vector<std::int64_t> diff(n + 1, 0);
   for (const Demand& d : demands) {
@@ -293,7 +418,7 @@ DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands) {
   if (bridges.empty()) {
     std::vector<std::uint32_t> all(demands.size());
     for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
-    out.blocks.push_back(plan_ring(n, demands, std::move(all)));
+    out.blocks.push_back(plan_ring(n, demands, std::move(all), solver));
   } else {
     // Stretch k runs from GPU bridges[k] + 1 to GPU bridges[k + 1] (cyclically).
     std::vector<std::uint32_t> stretch_of(n);
@@ -321,7 +446,7 @@ DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands) {
       if (members[k].empty()) continue;
       const std::uint32_t first = (bridges[k] + 1) % n;
       const std::uint32_t length = (bridges[(k + 1) % bridges.size()] + n - first) % n + 1;
-      out.blocks.push_back(plan_path(n, first, length, demands, std::move(members[k])));
+      out.blocks.push_back(plan_path(n, first, length, demands, std::move(members[k]), solver));
     }
   }
   for (const Block& b : out.blocks) {
@@ -385,7 +510,7 @@ std::uint32_t ring_hops(std::uint32_t gpus, std::uint32_t src, std::uint32_t dst
 
 RingPlan plan_ring_wavelengths(const RingPlanInput& in) {
   const std::uint32_t n = in.gpus;
-  if (in.traffic.size() != std::size_t{n} * n) {
+  if (in.demands.empty() && in.traffic.size() != std::size_t{n} * n) {
     throw std::invalid_argument("ring planner: traffic matrix must be N x N");
   }
   if (n > 1 && (in.wavelengths == 0 || in.reach == 0)) {
@@ -394,27 +519,40 @@ RingPlan plan_ring_wavelengths(const RingPlanInput& in) {
   RingPlan plan;
   plan.clockwise_wavelengths = in.wavelengths;
   std::vector<Demand> cw, ccw;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    for (std::uint32_t j = 0; j < n; ++j) {
-      const double bytes = in.traffic[std::size_t{i} * n + j];
-      if (!std::isfinite(bytes) || bytes < 0) {
-        throw std::invalid_argument("ring planner: traffic must be finite and non-negative");
+  auto add = [&](std::uint32_t i, std::uint32_t j, double bytes) {
+    if (!std::isfinite(bytes) || bytes < 0) {
+      throw std::invalid_argument("ring planner: traffic must be finite and non-negative");
+    }
+    if (i == j || bytes == 0) return;
+    // The shorter direction (clockwise on ties), if within the reach.
+    const std::uint32_t h_cw = ring_hops(n, i, j, RingDirection::kClockwise);
+    const std::uint32_t h_ccw = n - h_cw;
+    if (std::min(h_cw, h_ccw) > in.reach) {
+      plan.unreachable.push_back({i, j, bytes});
+    } else if (h_cw <= h_ccw) {
+      cw.push_back({i, h_cw, i, j, bytes, bytes});
+    } else {
+      ccw.push_back({(n - i) % n, h_ccw, i, j, bytes, bytes});  // mirrored
+    }
+  };
+  if (!in.demands.empty()) {
+    for (std::size_t k = 0; k < in.demands.size(); ++k) {
+      const RingDemand& d = in.demands[k];
+      if (d.src >= n || d.dst >= n ||
+          (k > 0 &&
+           std::tie(in.demands[k - 1].src, in.demands[k - 1].dst) >= std::tie(d.src, d.dst))) {
+        throw std::invalid_argument(
+            "ring planner: demands must name GPUs below N, sorted by (src, dst), each pair once");
       }
-      if (i == j || bytes == 0) continue;
-      // The shorter direction (clockwise on ties), if within the reach.
-      const std::uint32_t h_cw = ring_hops(n, i, j, RingDirection::kClockwise);
-      const std::uint32_t h_ccw = n - h_cw;
-      if (std::min(h_cw, h_ccw) > in.reach) {
-        plan.unreachable.push_back({i, j, bytes});
-      } else if (h_cw <= h_ccw) {
-        cw.push_back({i, h_cw, i, j, bytes, bytes});
-      } else {
-        ccw.push_back({(n - i) % n, h_ccw, i, j, bytes, bytes});  // mirrored
-      }
+      add(d.src, d.dst, d.bytes);
+    }
+  } else {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      for (std::uint32_t j = 0; j < n; ++j) add(i, j, in.traffic[std::size_t{i} * n + j]);
     }
   }
-  const DirectionPlan p_cw = plan_direction(n, cw);
-  const DirectionPlan p_ccw = plan_direction(n, ccw);
+  const DirectionPlan p_cw = plan_direction(n, cw, in.solver);
+  const DirectionPlan p_ccw = plan_direction(n, ccw, in.solver);
   plan.steps = p_cw.steps + p_ccw.steps;
   plan.solves = p_cw.solves + p_ccw.solves;
 

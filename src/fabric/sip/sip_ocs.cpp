@@ -124,6 +124,7 @@ std::unique_ptr<CircuitController> make_sip_ocs_controller(const SipOcsSpec& spe
 std::unique_ptr<Network> make_sip_ocs(const SipOcsSpec& spec) {
   CircuitFabricSpec c;
   c.gpus = spec.gpus;
+  c.units_per_gpu = spec.switches;
   c.unit_rate_bps = sip_ocs_circuit_rate_bps(spec);
   c.latency = spec.latency;
   c.chunk_bytes = spec.chunk_bytes;

@@ -78,11 +78,15 @@ class SipRingController final : public CircuitController {
     budget << reach_ << " hops: (hops + 1) x " << spec_.loss_per_node_db
            << " dB per node <= " << spec_.power_budget_db << " dB budget (degree " << reach_ + 1
            << ")";
-    return {{"wavelengths per GPU", std::to_string(spec_.wavelengths)},
-            {"bandwidth per GPU",
-             base::format_bandwidth_bps(spec_.wavelength_rate_bps * spec_.wavelengths)},
-            {"lightpath reach", budget.str()},
-            {"planner", "App. A.1 min-cost flow (LEMON network simplex), randomized rounding"}};
+    return {
+        {"wavelengths per GPU", std::to_string(spec_.wavelengths)},
+        {"bandwidth per GPU",
+         base::format_bandwidth_bps(spec_.wavelength_rate_bps * spec_.wavelengths)},
+        {"lightpath reach", budget.str()},
+        {"planner", std::string("App. A.1 min-cost flow (") +
+                        (spec_.solver == RingSolver::kShortestPath ? "shortest path in ring order"
+                                                                   : "LEMON network simplex") +
+                        "), randomized rounding"}};
   }
 
  private:
@@ -92,16 +96,18 @@ class SipRingController final : public CircuitController {
 
   CircuitPlan plan_for(std::span<const PairTraffic> demand, std::uint64_t seed,
                        std::uint64_t epoch) {
-    const std::size_t n = spec_.gpus;
-    traffic_.assign(n * n, 0.0);
-    for (const PairTraffic& t : demand) traffic_[t.src * n + t.dst] = static_cast<double>(t.bytes);
+    demands_.clear();
+    for (const PairTraffic& t : demand) {
+      demands_.push_back({t.src, t.dst, static_cast<double>(t.bytes)});
+    }
     RingPlanInput in;
     in.gpus = spec_.gpus;
     in.wavelengths = spec_.wavelengths;
     in.reach = reach_;
-    in.traffic = traffic_;
+    in.demands = demands_;
     in.seed = seed;
     in.epoch = epoch;
+    in.solver = spec_.solver;
     RingPlan ring = plan_ring_wavelengths(in);
     std::sort(ring.lightpaths.begin(), ring.lightpaths.end(), [](const auto& a, const auto& b) {
       return std::tie(a.src, a.dst, a.direction, a.wavelength) <
@@ -129,8 +135,8 @@ class SipRingController final : public CircuitController {
 
   SipRingSpec spec_;
   std::uint32_t reach_;
-  std::vector<double> traffic_;  // the planner's dense matrix, reused
-  std::vector<Lightpath> lit_;   // the plan in force, sorted by pair
+  std::vector<RingDemand> demands_;  // the planner's input, reused
+  std::vector<Lightpath> lit_;       // the plan in force, sorted by pair
   std::vector<PairTraffic> planned_for_;
 };
 
@@ -151,6 +157,7 @@ std::unique_ptr<CircuitController> make_sip_ring_controller(const SipRingSpec& s
 std::unique_ptr<Network> make_sip_ring(const SipRingSpec& spec) {
   CircuitFabricSpec c;
   c.gpus = spec.gpus;
+  c.units_per_gpu = spec.wavelengths;
   c.unit_rate_bps = spec.wavelength_rate_bps;
   c.latency = spec.latency;
   c.chunk_bytes = spec.chunk_bytes;
@@ -181,6 +188,12 @@ SipRingSpec read_sip_ring(base::MapReader& f) {
   s.power_budget_db = f.get_double("power_budget", s.power_budget_db);
   if (!(s.loss_per_node_db > 0)) f.required("loss_per_node").fail("must be > 0 dB");
   if (!(s.power_budget_db > 0)) f.required("power_budget").fail("must be > 0 dB");
+  if (f.has("planner")) {
+    s.solver =
+        f.required("planner").as_enum({"shortest-path", "network-simplex"}) == "shortest-path"
+            ? RingSolver::kShortestPath
+            : RingSolver::kNetworkSimplex;
+  }
   if (sip_ring_reach(s) == 0) {
     f.required(f.has("power_budget") ? "power_budget" : "loss_per_node")
         .fail("leaves no reach: a one-hop lightpath passes two node interfaces");

@@ -37,7 +37,9 @@ struct CircuitPlan {
   friend bool operator==(const CircuitPlan&, const CircuitPlan&) = default;
 };
 
-// One row of the controller's log in /fabric/plans (every plan's circuits).
+// One row of the controller's log in /fabric/plans: a pair whose circuits a
+// plan changed (or set up: the first plan lists every pair), with its new
+// units (0: gone) and how many of them stayed lit.
 struct PlanRecord {
   pdes::Time time = 0;  // the epoch (0: the plan the run starts with)
   std::uint64_t epoch = 0;
@@ -74,6 +76,7 @@ class CircuitController {
 struct CircuitFabricSpec {
   std::uint32_t gpus = 0;
   std::uint64_t unit_rate_bps = 0;  // one circuit / wavelength
+  std::uint32_t units_per_gpu = 0;  // circuits a GPU sends on at once (SiP-OCS: Q; SiP-Ring: W)
   pdes::Time latency = 0;  // per circuit hop (propagation, SiP-ML Table 1's fabric latency)
   std::uint64_t chunk_bytes = 1 << 20;
   std::string name;  // "sip-ocs", "sip-ring": errors and descriptions

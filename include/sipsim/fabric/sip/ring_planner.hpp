@@ -32,14 +32,25 @@ struct RingDemand {
   friend bool operator==(const RingDemand&, const RingDemand&) = default;
 };
 
+// How each step's min-cost flow (A.1 step 2) is solved. With one unit of
+// supply on arcs that all run forward from the cut it is a shortest path in
+// a DAG: dynamic programming in ring order finds the same optimum as LEMON's
+// network simplex, in O(V + E) per solve (the tests compare the two plans).
+enum class RingSolver : std::uint8_t { kShortestPath, kNetworkSimplex };
+
 struct RingPlanInput {
   std::uint32_t gpus = 0;         // N
   std::uint32_t wavelengths = 0;  // W per GPU
   std::uint32_t reach = 15;       // max hops of a lightpath (degree reach + 1)
   // N x N, row-major: bytes src -> dst sent in the last period (diagonal ignored).
   std::span<const double> traffic;
+  // The same as a list (sorted by (src, dst), each pair once), which the
+  // planner reads instead of `traffic` when it is not empty: O(pairs), not
+  // O(N^2), per plan.
+  std::span<const RingDemand> demands;
   std::uint64_t seed = 0;
   std::uint64_t epoch = 0;
+  RingSolver solver = RingSolver::kShortestPath;
 };
 
 struct RingPlan {

@@ -11,6 +11,7 @@
 
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/circuit/circuit_network.hpp"
+#include "sipsim/fabric/sip/ring_planner.hpp"
 
 namespace sipsim::fabric {
 
@@ -24,6 +25,7 @@ struct SipRingSpec {
   pdes::Time reconfiguration_delay = 25'000'000;  // 25 us
   double loss_per_node_db = 0.625;                // the testbed's worst case
   double power_budget_db = 10;
+  RingSolver solver = RingSolver::kShortestPath;  // `planner`
 };
 
 // The longest lightpath in hops: a path of h hops passes h + 1 node

@@ -62,7 +62,7 @@ struct Config {
   Placement placement = Placement::kDataParallel;
   std::uint32_t mp = 1;      // k (1 under data-parallel)
   std::uint32_t dp = 1;      // l (gpus under data-parallel)
-  std::uint32_t degree = 0;  // D (degree-aware; Delta = D - 1)
+  std::uint32_t degree = 0;  // D (degree-aware; Delta = D - 1); 0: not given (setup/ fills it)
   std::uint32_t global_batch = 1;
   pdes::Time quantum = 10 * pdes::kMicrosecond;  // tau (SiP-ML §4.2: 10 us)
   std::uint32_t iterations = 1;
