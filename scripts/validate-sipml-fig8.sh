@@ -10,7 +10,7 @@
 # search with degree = mp (unconstrained).
 # The paper: better with more OCSs, marginal beyond 12; a larger B is less
 # sensitive to Q. BWS="1024 2048 8192" (Gb/s), QS, MPS narrow the sweep.
-# ~1 min on 1 core.
+# ~30 s on 1 core.
 # Usage: scripts/validate-sipml-fig8.sh [build dir]   (default build/release)
 set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"

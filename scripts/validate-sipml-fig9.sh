@@ -8,8 +8,8 @@
 # 16 (x dp = GPUs / mp, degree min(mp, 16)) and keeps the fastest per case.
 # The paper: a lower d always helps; one-shot beats dynamic for d > ~300 us;
 # at a larger B one-shot is as good as rapid reconfiguration.
-# BWS="2048 8192" (Gb/s), DS, MPS narrow the sweep. ~1-2 min on 1 core
-# (d = 1 us re-plans every 5 us: ~7 s and 1 GB of /fabric/plans per run).
+# BWS="2048 8192" (Gb/s), DS, MPS narrow the sweep. ~1 min on 1 core
+# (d = 1 us re-plans every 5 us: ~6 s and 0.8 GB of /fabric/plans per run).
 # Usage: scripts/validate-sipml-fig9.sh [build dir]   (default build/release)
 set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"
