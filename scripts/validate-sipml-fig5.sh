@@ -128,7 +128,6 @@ for model in "${models[@]}"; do
     have elect-flat && printf ' %12s %14s' "${sip#sip-}/flat" "${sip#sip-}/flat(B/2)"
   done
   echo
-  prev=""
   for b in "${bws[@]}"; do
     printf '%6s' "$b"
     for sip in sip-ocs sip-ring; do
