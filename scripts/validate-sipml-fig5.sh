@@ -18,7 +18,7 @@
 # grows per case until a run is 1.5x slower than the best so far (the
 # larger ones only get slower), and LIMIT=300 s bounds each run (SiP-Ring's
 # planner at low B and high mp; a run cut off shows as 1e9 ms).
-# ~1 min on 1 core at 64 GPUs, ~10 min at 256 (most of it SiP-Ring's planner).
+# ~1 min on 1 core at 64 GPUs, ~2 min at 256.
 # Usage: scripts/validate-sipml-fig5.sh [build dir]   (default build/release)
 set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"
