@@ -45,6 +45,7 @@ constexpr int kCasesPerSmallScenario = 200;
 constexpr int kCasesPerLargeScenario = 40;
 constexpr std::uint32_t kLargeNodes = 16384;
 constexpr double kSlowScenarioSeconds = 0.5 * kSlowdown;
+constexpr double kLargeScenarioSeconds = 0.05 * kSlowdown;
 
 struct Base {
   std::string name;  // relative to scenarios/
@@ -561,9 +562,12 @@ TEST(LoaderFuzz, EveryMutationEndsInALocatedErrorOrSuccess) {
     // A scenario whose own validation is slow (AMPeD Table II's training
     // iterations: building thousands of GPUs' program state takes seconds)
     // is validated as shipped only; its keys are fuzzed in the small ones.
-    const bool slow = seconds_since(shipped) > kSlowScenarioSeconds;
+    const double took_shipped = seconds_since(shipped);
+    const bool slow = took_shipped > kSlowScenarioSeconds;
     const setup::Setup s = read(base::Document::load_string(base.text, base.name));
-    base.large = s.fabric && s.fabric->nodes() >= kLargeNodes;
+    // Large: many nodes, or a load that builds much (a 1,024-GPU placement).
+    base.large = (s.fabric && s.fabric->nodes() >= kLargeNodes) ||
+                 took_shipped > kLargeScenarioSeconds;
     const int n = slow ? 0 : scale * (base.large ? kCasesPerLargeScenario : kCasesPerSmallScenario);
     for (int k = 0; k < n; ++k) {
       Case c{base.text, {}, ""};

@@ -307,6 +307,7 @@ class CircuitNetwork final : public Network {
     return c;
   }
   std::vector<ReportTable> report_tables() const override {
+    if (!spec_.log_plans) return {};
     ReportTable t;
     t.name = "plans";
     t.columns = {"time_ps", "epoch", "src", "dst", "units", "kept"};
@@ -379,7 +380,7 @@ class CircuitNetwork final : public Network {
       }
     }
     // The log keeps what changed: a pair's new units (0: its circuit is gone).
-    {
+    if (spec_.log_plans) {
       auto a = plan_.circuits.begin();
       const auto a_end = plan_.circuits.end();
       for (const Circuit& c : plan.circuits) {

@@ -128,6 +128,7 @@ std::unique_ptr<Network> make_sip_ocs(const SipOcsSpec& spec) {
   c.unit_rate_bps = sip_ocs_circuit_rate_bps(spec);
   c.latency = spec.latency;
   c.chunk_bytes = spec.chunk_bytes;
+  c.log_plans = spec.log_plans;
   c.name = "sip-ocs";
   return make_circuit_network(c, make_sip_ocs_controller(spec));
 }
@@ -162,6 +163,7 @@ SipOcsSpec read_sip_ocs(base::MapReader& f) {
   if (s.dynamic && s.reconfiguration_delay == 0) {
     f.required("reconfiguration_delay").fail("must be > 0 in dynamic mode (the period is 5d)");
   }
+  s.log_plans = f.get_bool("log_plans", true);
   return s;
 }
 

@@ -161,6 +161,7 @@ std::unique_ptr<Network> make_sip_ring(const SipRingSpec& spec) {
   c.unit_rate_bps = spec.wavelength_rate_bps;
   c.latency = spec.latency;
   c.chunk_bytes = spec.chunk_bytes;
+  c.log_plans = spec.log_plans;
   c.name = "sip-ring";
   return make_circuit_network(c, make_sip_ring_controller(spec));
 }
@@ -198,6 +199,7 @@ SipRingSpec read_sip_ring(base::MapReader& f) {
     f.required(f.has("power_budget") ? "power_budget" : "loss_per_node")
         .fail("leaves no reach: a one-hop lightpath passes two node interfaces");
   }
+  s.log_plans = f.get_bool("log_plans", true);
   return s;
 }
 

@@ -79,7 +79,8 @@ struct CircuitFabricSpec {
   std::uint32_t units_per_gpu = 0;  // circuits a GPU sends on at once (SiP-OCS: Q; SiP-Ring: W)
   pdes::Time latency = 0;  // per circuit hop (propagation, SiP-ML Table 1's fabric latency)
   std::uint64_t chunk_bytes = 1 << 20;
-  std::string name;  // "sip-ocs", "sip-ring": errors and descriptions
+  std::string name;       // "sip-ocs", "sip-ring": errors and descriptions
+  bool log_plans = true;  // /fabric/plans (a row per pair and change: large at 1,024 GPUs)
 };
 
 std::unique_ptr<Network> make_circuit_network(const CircuitFabricSpec& spec,

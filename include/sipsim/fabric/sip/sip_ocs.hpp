@@ -23,6 +23,7 @@ struct SipOcsSpec {
   double ilp_time_limit_s = 30;
   bool dynamic = false;
   pdes::Time reconfiguration_delay = 10'000'000'000;  // d: 10 ms
+  bool log_plans = true;                              // /fabric/plans
 };
 
 // The per-circuit rate B/Q.

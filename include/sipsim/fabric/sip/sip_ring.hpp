@@ -26,6 +26,7 @@ struct SipRingSpec {
   double loss_per_node_db = 0.625;                // the testbed's worst case
   double power_budget_db = 10;
   RingSolver solver = RingSolver::kShortestPath;  // `planner`
+  bool log_plans = true;                          // /fabric/plans
 };
 
 // The longest lightpath in hops: a path of h hops passes h + 1 node
