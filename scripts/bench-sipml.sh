@@ -28,7 +28,7 @@ for case in "sip-ring 1" "sip-ring 2" "sip-ocs 1"; do
     epochs=$(attr "$tmp/out.h5" /fabric/epochs)
     planner=$(attr "$tmp/out.h5" /meta/fabric/planner_ns)
   done
-  per_epoch=$(awk -v p="${planner:-0}" -v e="${epochs:-0}" 'BEGIN {printf "%.2f", e > 0 ? p / e / 1e6 : 0}')
+  per_epoch=$(awk -v p="${planner:-0}" -v e="${epochs:-0}" 'BEGIN {printf "%.2f", (e > 0 ? p / e / 1e6 : 0)}')
   printf '%-9s %5d %12s %9.3f %9.1f %7s %15s %14s\n' "$1" "$2" "$(cat "$tmp/events")" \
     "$(median < "$tmp/wall")" "$(median < "$tmp/mem")" "${epochs:-0}" "$per_epoch" "$(cat "$tmp/iter")"
 done
