@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../routed/one_message.hpp"
+#include "read_section.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/sip/ring_planner.hpp"
 #include "sipsim/pdes/model.hpp"
@@ -290,27 +291,13 @@ TEST(SipRing, DescriptionAndFacts) {
 // The section reader: every error names its file, line, column and key.
 
 SipRingSpec Read(const std::string& section) {
-  const base::Document d = base::Document::load_string("fabric: " + section + "\n", "s.yaml");
-  base::MapReader root = d.root().as_map();
-  base::MapReader f = root.required("fabric").as_map();
-  SipRingSpec s = read_sip_ring(f);
-  f.finish();
-  return s;
+  return testing::read_section(section, read_sip_ring);
 }
-
 std::string ErrorOf(const std::string& section) {
-  try {
-    Read(section);
-  } catch (const base::ScenarioError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::section_error(section, read_sip_ring, "(no error)");
 }
-
-// "s.yaml:1:<column of key's value>: fabric.<key>:"
 std::string At(const std::string& section, const std::string& key) {
-  const std::size_t value = section.find(key + ": ") + key.size() + 2;
-  return "s.yaml:1:" + std::to_string(8 + value + 1) + ": fabric." + key + ":";
+  return testing::located_at(section, key);
 }
 
 TEST(SipRingConfig, ReadsTheKeys) {

@@ -13,6 +13,7 @@
 
 #include "../routed/one_message.hpp"
 #include "../routed/topology_checks.hpp"
+#include "read_section.hpp"
 #include "sipsim/base/units.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
 #include "sipsim/pdes/engine.hpp"
@@ -149,21 +150,10 @@ TEST(SipacTransport, SingleMessagesArriveWhenUncongestedSays) {
 // The section reader: every error names its key and position.
 
 SipacSpec Read(const std::string& section) {
-  const base::Document d = base::Document::load_string("fabric: " + section + "\n", "s.yaml");
-  base::MapReader root = d.root().as_map();
-  base::MapReader f = root.required("fabric").as_map();
-  SipacSpec s = read_sipac(f);
-  f.finish();
-  return s;
+  return testing::read_section(section, read_sipac);
 }
-
 std::string ErrorOf(const std::string& section) {
-  try {
-    Read(section);
-  } catch (const base::ScenarioError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::section_error(section, read_sipac, "");
 }
 
 TEST(SipacConfig, ReadsTheKeys) {
