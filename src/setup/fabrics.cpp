@@ -207,6 +207,7 @@ class SipRingSetup final : public FabricSetup {
   std::optional<std::uint32_t> degree_limit() const override {
     return fabric::sip_ring_reach(spec_) + 1;
   }
+  bool ring_embedding() const override { return true; }
 
  private:
   fabric::SipRingSpec spec_;

@@ -574,6 +574,7 @@ class GraphSetup final : public WorkloadSetup {
           .fail(fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus(), ctx.fabric->nodes()));
     }
     c.dp_params = ctx.fabric->algorithm_params(c.dp, c.mp == 1);
+    c.fold_groups = ctx.fabric->ring_embedding();
     // Model-parallel messages and the DP buckets run at once: RAMP serialises
     // colliding transfers (as for the transformer) unless the scenario says.
     ctx.fabric->serve_concurrent_collectives();

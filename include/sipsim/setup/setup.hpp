@@ -87,6 +87,11 @@ class FabricSetup {
   // budget, SiP-ML §5): that number, which the training workloads' mappings
   // must respect (SiP-ML §3.2). nullopt: no limit.
   virtual std::optional<std::uint32_t> degree_limit() const { return std::nullopt; }
+  // The nodes sit in order on a ring on which a path of h hops occupies h
+  // segments (SiP-Ring): a workload lays a group out folded, so that its own
+  // ring's neighbours stay within 2 hops (SiP-ML §5: placement keeps
+  // communicating GPUs close). false: node order is free.
+  virtual bool ring_embedding() const { return false; }
   // Extra text for `sipsim info` (RAMP's power budget, power and cost), or "".
   virtual std::string physical_report() const { return ""; }
 

@@ -105,6 +105,10 @@ PlacementResult place_job(const Config& c, const compute::Device& device) {
   return place(scaled, durations, c.quantum, c.mp, delta);
 }
 
+std::uint32_t folded_slot(std::uint32_t r, std::uint32_t k) {
+  return 2 * r < k ? 2 * r : 2 * (k - 1 - r) + 1;
+}
+
 ProgramSet make_programs(const Config& c, const compute::Device& device,
                          std::uint32_t fabric_nodes) {
   if (c.gpus() > fabric_nodes) {
@@ -304,11 +308,15 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     role_params.push_back(params);
   }
   // GPU g * k + r (DP group g, MP position r) is fabric node g * k + r: the
-  // MP group innermost. DP communicator r: the l GPUs at position r.
+  // MP group innermost (folded on a ring fabric). DP communicator r: the l
+  // GPUs at position r.
+  auto node = [&](std::uint32_t g, std::uint32_t r) {
+    return g * k + (c.fold_groups ? folded_slot(r, k) : r);
+  };
   for (std::uint32_t r = 0; r < k; ++r) {
     if (c.dp < 2 || role_params[r] == 0) continue;
     std::vector<std::uint32_t> members(c.dp);
-    for (std::uint32_t g = 0; g < c.dp; ++g) members[g] = g * k + r;
+    for (std::uint32_t g = 0; g < c.dp; ++g) members[g] = node(g, r);
     comm_of[r] = static_cast<std::uint32_t>(set.comms.size());
     set.comms.push_back({fmt::format("dp-{}", r), std::move(members), c.dp_params});
   }
@@ -318,8 +326,8 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
       Binding b;
       b.program = r;
       if (comm_of[r] != ~0u) b.comms = {{comm_of[r], g}};
-      for (const std::uint32_t peer : role_peers[r]) b.peers.push_back(g * k + peer);
-      set.bindings[g * k + r] = std::move(b);
+      for (const std::uint32_t peer : role_peers[r]) b.peers.push_back(node(g, peer));
+      set.bindings[node(g, r)] = std::move(b);
     }
   }
   return set;
