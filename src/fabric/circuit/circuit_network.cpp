@@ -670,6 +670,18 @@ class CircuitNetwork final : public Network {
 
 }  // namespace
 
+CircuitFabricSpec read_circuit_transport(base::MapReader& f, std::uint64_t default_chunk) {
+  CircuitFabricSpec t;
+  t.latency = f.required("latency").as_time_ps();
+  if (t.latency == 0) f.required("latency").fail("must be > 0 (it is the lookahead between ranks)");
+  t.chunk_bytes = f.get_bytes("chunk", default_chunk);
+  if (t.chunk_bytes == 0 || t.chunk_bytes > (1ULL << 31)) {
+    f.required("chunk").fail("must be 1 B .. 2 GiB");
+  }
+  t.log_plans = f.get_bool("log_plans", true);
+  return t;
+}
+
 std::unique_ptr<Network> make_circuit_network(const CircuitFabricSpec& spec,
                                               std::unique_ptr<CircuitController> controller) {
   return std::make_unique<CircuitNetwork>(spec, std::move(controller));

@@ -122,13 +122,10 @@ std::unique_ptr<CircuitController> make_sip_ocs_controller(const SipOcsSpec& spe
 }
 
 std::unique_ptr<Network> make_sip_ocs(const SipOcsSpec& spec) {
-  CircuitFabricSpec c;
+  CircuitFabricSpec c = spec.transport;
   c.gpus = spec.gpus;
   c.units_per_gpu = spec.switches;
   c.unit_rate_bps = sip_ocs_circuit_rate_bps(spec);
-  c.latency = spec.latency;
-  c.chunk_bytes = spec.chunk_bytes;
-  c.log_plans = spec.log_plans;
   c.name = "sip-ocs";
   return make_circuit_network(c, make_sip_ocs_controller(spec));
 }
@@ -141,11 +138,7 @@ SipOcsSpec read_sip_ocs(base::MapReader& f) {
   if (s.bandwidth_bps < s.switches) {
     f.required("bandwidth").fail("is less than 1 bit/s per circuit (bandwidth / switches)");
   }
-  s.latency = f.required("latency").as_time_ps();
-  if (s.latency == 0) f.required("latency").fail("must be > 0 (it is the lookahead between ranks)");
-  s.chunk_bytes = f.get_bytes("chunk", 1 << 20);
-  if (s.chunk_bytes == 0 || s.chunk_bytes > (1ULL << 31))
-    f.required("chunk").fail("must be 1 B .. 2 GiB");
+  s.transport = read_circuit_transport(f, s.transport.chunk_bytes);
   const std::string method = f.has("allocation")
                                  ? f.required("allocation").as_enum({"ilp", "heuristic"})
                                  : (s.gpus <= 16 ? "ilp" : "heuristic");
@@ -163,7 +156,6 @@ SipOcsSpec read_sip_ocs(base::MapReader& f) {
   if (s.dynamic && s.reconfiguration_delay == 0) {
     f.required("reconfiguration_delay").fail("must be > 0 in dynamic mode (the period is 5d)");
   }
-  s.log_plans = f.get_bool("log_plans", true);
   return s;
 }
 

@@ -155,13 +155,10 @@ std::unique_ptr<CircuitController> make_sip_ring_controller(const SipRingSpec& s
 }
 
 std::unique_ptr<Network> make_sip_ring(const SipRingSpec& spec) {
-  CircuitFabricSpec c;
+  CircuitFabricSpec c = spec.transport;
   c.gpus = spec.gpus;
   c.units_per_gpu = spec.wavelengths;
   c.unit_rate_bps = spec.wavelength_rate_bps;
-  c.latency = spec.latency;
-  c.chunk_bytes = spec.chunk_bytes;
-  c.log_plans = spec.log_plans;
   c.name = "sip-ring";
   return make_circuit_network(c, make_sip_ring_controller(spec));
 }
@@ -172,12 +169,7 @@ SipRingSpec read_sip_ring(base::MapReader& f) {
   s.wavelengths = f.get_u32("wavelengths", 64, 1, 4096);
   s.wavelength_rate_bps = f.get_bandwidth_bps("wavelength_rate", s.wavelength_rate_bps);
   if (s.wavelength_rate_bps == 0) f.required("wavelength_rate").fail("must be > 0");
-  s.latency = f.required("latency").as_time_ps();
-  if (s.latency == 0) f.required("latency").fail("must be > 0 (it is the lookahead between ranks)");
-  s.chunk_bytes = f.get_bytes("chunk", s.chunk_bytes);
-  if (s.chunk_bytes == 0 || s.chunk_bytes > (1ULL << 31)) {
-    f.required("chunk").fail("must be 1 B .. 2 GiB");
-  }
+  s.transport = read_circuit_transport(f, s.transport.chunk_bytes);
   s.period = f.get_time_ps("period", s.period);
   if (s.period == 0) f.required("period").fail("must be > 0");
   s.reconfiguration_delay = f.get_time_ps("reconfiguration_delay", s.reconfiguration_delay);
@@ -199,7 +191,6 @@ SipRingSpec read_sip_ring(base::MapReader& f) {
     f.required(f.has("power_budget") ? "power_budget" : "loss_per_node")
         .fail("leaves no reach: a one-hop lightpath passes two node interfaces");
   }
-  s.log_plans = f.get_bool("log_plans", true);
   return s;
 }
 

@@ -26,7 +26,7 @@ SipOcsSpec Spec(std::uint32_t gpus, std::uint32_t switches, bool dynamic = false
   s.gpus = gpus;
   s.switches = switches;
   s.bandwidth_bps = 400'000'000'000;
-  s.latency = 1000 * kNanosecond;
+  s.transport.latency = 1000 * kNanosecond;
   s.allocation = OcsMethod::heuristic;
   s.dynamic = dynamic;
   s.reconfiguration_delay = 4'000'000;  // 4 us
@@ -195,8 +195,8 @@ TEST(SipOcsConfig, ReadsTheKeys) {
   EXPECT_EQ(d.gpus, 16u);
   EXPECT_EQ(d.switches, 16u);
   EXPECT_EQ(d.bandwidth_bps, 400'000'000'000u);
-  EXPECT_EQ(d.latency, 1000 * kNanosecond);
-  EXPECT_EQ(d.chunk_bytes, 1u << 20);
+  EXPECT_EQ(d.transport.latency, 1000 * kNanosecond);
+  EXPECT_EQ(d.transport.chunk_bytes, 1u << 20);
   EXPECT_EQ(d.allocation, OcsMethod::ilp);  // up to 16 GPUs
   EXPECT_EQ(d.ilp_time_limit_s, 30);
   EXPECT_FALSE(d.dynamic);
@@ -208,8 +208,8 @@ TEST(SipOcsConfig, ReadsTheKeys) {
   EXPECT_EQ(s.gpus, 64u);
   EXPECT_EQ(s.switches, 4u);
   EXPECT_EQ(s.bandwidth_bps, 1'000'000'000'000u);
-  EXPECT_EQ(s.latency, 2000 * kNanosecond);
-  EXPECT_EQ(s.chunk_bytes, 64u << 10);
+  EXPECT_EQ(s.transport.latency, 2000 * kNanosecond);
+  EXPECT_EQ(s.transport.chunk_bytes, 64u << 10);
   EXPECT_EQ(s.allocation, OcsMethod::ilp);
   EXPECT_EQ(s.ilp_time_limit_s, 5);
   EXPECT_TRUE(s.dynamic);

@@ -30,7 +30,7 @@ SipRingSpec Spec(std::uint32_t gpus, double loss_db = 0.625, std::uint32_t wavel
   SipRingSpec s;
   s.gpus = gpus;
   s.wavelengths = wavelengths;
-  s.latency = 1000 * kNanosecond;
+  s.transport.latency = 1000 * kNanosecond;
   s.loss_per_node_db = loss_db;
   return s;
 }
@@ -252,7 +252,7 @@ TEST(SipRing, LoneMessagesTakeTheLegsTheClosedFormQuotes) {
   // (i + 3), although the first plan also joins 0 -> 1 and 1 -> 4 (a leg of
   // 1 -> 5), another 2-hop path with other rates.
   SipRingSpec s = Spec(16, 2.5, 8);
-  s.chunk_bytes = 64 << 10;
+  s.transport.chunk_bytes = 64 << 10;
   auto net = make_sip_ring(s);
   net->plan_for_job(RingAndDp());
   std::vector<Network::Resource> path;
@@ -305,8 +305,8 @@ TEST(SipRingConfig, ReadsTheKeys) {
   EXPECT_EQ(d.gpus, 64u);
   EXPECT_EQ(d.wavelengths, 64u);
   EXPECT_EQ(d.wavelength_rate_bps, 25'000'000'000u);
-  EXPECT_EQ(d.latency, 1000 * kNanosecond);
-  EXPECT_EQ(d.chunk_bytes, 256u << 10);
+  EXPECT_EQ(d.transport.latency, 1000 * kNanosecond);
+  EXPECT_EQ(d.transport.chunk_bytes, 256u << 10);
   EXPECT_EQ(d.period, 100'000'000u);
   EXPECT_EQ(d.reconfiguration_delay, 25'000'000u);
   EXPECT_EQ(d.loss_per_node_db, 0.625);
@@ -322,8 +322,8 @@ TEST(SipRingConfig, ReadsTheKeys) {
   EXPECT_EQ(s.gpus, 16u);
   EXPECT_EQ(s.wavelengths, 8u);
   EXPECT_EQ(s.wavelength_rate_bps, 50'000'000'000u);
-  EXPECT_EQ(s.latency, 2000 * kNanosecond);
-  EXPECT_EQ(s.chunk_bytes, 64u << 10);
+  EXPECT_EQ(s.transport.latency, 2000 * kNanosecond);
+  EXPECT_EQ(s.transport.chunk_bytes, 64u << 10);
   EXPECT_EQ(s.period, 20'000'000u);
   EXPECT_EQ(s.reconfiguration_delay, 5'000'000u);
   EXPECT_EQ(s.loss_per_node_db, 2.5);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/network.hpp"
 
 namespace sipsim::fabric {
@@ -82,6 +83,11 @@ struct CircuitFabricSpec {
   std::string name;       // "sip-ocs", "sip-ring": errors and descriptions
   bool log_plans = true;  // /fabric/plans (a row per pair and change: large at 1,024 GPUs)
 };
+
+// The transport's keys every circuit fabric's section has: latency (> 0: it
+// is the lookahead between ranks), chunk (1 B .. 2 GiB, default
+// `default_chunk`) and log_plans (default true). The caller fills the rest.
+CircuitFabricSpec read_circuit_transport(base::MapReader& section, std::uint64_t default_chunk);
 
 std::unique_ptr<Network> make_circuit_network(const CircuitFabricSpec& spec,
                                               std::unique_ptr<CircuitController> controller);

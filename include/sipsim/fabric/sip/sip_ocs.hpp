@@ -17,13 +17,12 @@ struct SipOcsSpec {
   std::uint32_t gpus = 0;
   std::uint32_t switches = 16;      // Q
   std::uint64_t bandwidth_bps = 0;  // B per GPU, over its Q links
-  pdes::Time latency = 0;
-  std::uint64_t chunk_bytes = 1 << 20;
+  // latency, chunk (default 1 MiB), log_plans; make_sip_ocs fills the rest.
+  CircuitFabricSpec transport;
   OcsMethod allocation = OcsMethod::heuristic;
   double ilp_time_limit_s = 30;
   bool dynamic = false;
   pdes::Time reconfiguration_delay = 10'000'000'000;  // d: 10 ms
-  bool log_plans = true;                              // /fabric/plans
 };
 
 // The per-circuit rate B/Q.

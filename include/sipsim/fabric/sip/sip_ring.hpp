@@ -15,18 +15,25 @@
 
 namespace sipsim::fabric {
 
+// SiP-Ring's transport defaults: 256 KiB chunks, 84 us on one 25 Gb/s
+// wavelength, so that a chunk on the wire at an epoch is a small error.
+inline CircuitFabricSpec ring_transport() {
+  CircuitFabricSpec t;
+  t.chunk_bytes = 256 << 10;
+  return t;
+}
+
 struct SipRingSpec {
   std::uint32_t gpus = 0;
   std::uint32_t wavelengths = 64;  // W
   std::uint64_t wavelength_rate_bps = 25'000'000'000;
-  pdes::Time latency = 0;
-  std::uint64_t chunk_bytes = 256 << 10;
+  // latency, chunk (default 256 KiB), log_plans; make_sip_ring fills the rest.
+  CircuitFabricSpec transport = ring_transport();
   pdes::Time period = 100'000'000;                // 100 us
   pdes::Time reconfiguration_delay = 25'000'000;  // 25 us
   double loss_per_node_db = 0.625;                // the testbed's worst case
   double power_budget_db = 10;
   RingSolver solver = RingSolver::kShortestPath;  // `planner`
-  bool log_plans = true;                          // /fabric/plans
 };
 
 // The longest lightpath in hops: a path of h hops passes h + 1 node
