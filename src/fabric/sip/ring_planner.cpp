@@ -40,7 +40,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <span>
 #include <stdexcept>
 #include <tuple>
@@ -57,414 +56,429 @@ struct Demand {
   std::uint32_t dst = 0;
   double total = 0;
   double left = 0;
+  std::int64_t weight = 0;  // -1/TM as an integer (BlockPlanner::reweigh)
 };
 
-struct Chain {
-  std::vector<std::uint32_t> demands;  // sorted demand ids with a lightpath
-  double weight = 0;                   // bytes served while it was chosen
-};
-
-// The chains of one independent stretch of a fibre.
+// The chains of one block (a fibre, or a stretch of it between bridges),
+// stored flat: chain c is the sorted demand ids ids[end[c - 1] .. end[c])
+// with a lightpath each, and weight[c] bytes were served while it was chosen.
+// A chain is never chosen twice: the step that serves it completes one of its
+// demands. Once bridges appear, the rest is served in `children`, one per
+// stretch between them.
 struct Block {
-  std::vector<Chain> chains;
-  double time = 0;  // sum of the weights: bytes per wavelength-set to drain it
-  std::size_t steps = 0;
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint32_t> end;
+  std::vector<double> weight;
+  double time = 0;   // sum of the weights: bytes per wavelength-set served here
+  double total = 0;  // time + the slowest child's total: to drain the block
+  std::vector<Block> children;
+  std::size_t steps = 0;  // with the children's
   std::size_t solves = 0;
-};
-
-struct DirectionPlan {
-  std::vector<Block> blocks;
-  std::vector<std::uint32_t> bridges;  // 1-hop demands on every chain: all wavelengths
-  double time = 0;                     // the slowest block or bridge
-  std::size_t steps = 0;
-  std::size_t solves = 0;
-};
-
-// Serves `best` until its smallest demand completes and records the chain.
-void serve(std::vector<Demand>& demands, std::vector<std::uint32_t>& active,
-           std::vector<std::uint32_t> best, Block& out,
-           std::map<std::vector<std::uint32_t>, std::size_t>& chain_index) {
-  std::sort(best.begin(), best.end());
-  if (best.empty()) throw std::logic_error("ring planner: a step served no demand");
-  double served = std::numeric_limits<double>::infinity();
-  for (const std::uint32_t id : best) served = std::min(served, demands[id].left);
-  for (const std::uint32_t id : best) {
-    Demand& d = demands[id];
-    d.left = d.left - served <= 1e-12 * d.total ? 0.0 : d.left - served;
+  std::size_t chains() const { return weight.size(); }
+  std::span<const std::uint32_t> chain(std::size_t c) const {
+    const std::size_t lo = c == 0 ? 0 : end[c - 1];
+    return std::span<const std::uint32_t>(ids).subspan(lo, end[c] - lo);
   }
-  std::erase_if(active, [&](std::uint32_t id) { return demands[id].left == 0.0; });
-  const auto [it, fresh] = chain_index.try_emplace(best, out.chains.size());
-  if (fresh) out.chains.push_back({best, 0.0});
-  out.chains[it->second].weight += served;
-  out.time += served;
-  ++out.steps;
-}
-
-// Weight -1/TM, scaled by the smallest demand to [-2^40, -1] and made
-// integral: network simplex can cycle on floating-point costs.
-std::int64_t scaled_weight(double min_left, double left) {
-  return -std::max<std::int64_t>(1, std::llround(0x1.0p40 * (min_left / left)));
-}
+};
 
 bool crosses(const Demand& d, std::uint32_t segment, std::uint32_t n) {
   return (segment + n - d.u) % n < d.hops;
 }
 
-// Adds d to the difference array of n + 1 entries whose prefix sums count the
-// demands crossing each segment (segments d.u .. d.u + hops - 1, wrapping).
-void count_crossings(const Demand& d, std::uint32_t n, std::vector<std::int64_t>& diff) {
+// Adds `sign` x d to the difference array of n + 1 entries whose prefix sums
+// count the demands crossing each segment (d.u .. d.u + hops - 1, wrapping).
+void count_crossings(const Demand& d, std::uint32_t n, std::vector<std::int64_t>& diff,
+                     std::int64_t sign = 1) {
   const std::uint32_t end = d.u + d.hops;
-  ++diff[d.u];
+  diff[d.u] += sign;
   if (end <= n) {
-    --diff[end];
+    diff[end] -= sign;
   } else {
-    --diff[n];
-    ++diff[0];
-    --diff[end - n];
+    diff[n] -= sign;
+    diff[0] += sign;
+    diff[end - n] -= sign;
   }
 }
 
-// An arc of one step's graph in ring order: from position `from` to `to`
-// (> from), its cost, and its demand (-1: a dummy edge).
+// An arc of one step's graph for network simplex, in positions: from
+// `from` to `to` (> from), its cost, its demand (-1: a dummy edge).
 struct Arc {
   std::uint32_t from = 0, to = 0;
   std::int64_t cost = 0;
   std::int64_t id = -1;
 };
 
-// The min-cost flow of one unit from position s to position t on arcs that all
-// run forward in ring order (a DAG: no arc crosses the cut) is a shortest
-// path; found by dynamic programming over the positions s..t in O(V + E)
-// instead of network simplex's pivots. `arcs` sorted by `from`; ties keep the
-// path through the earlier arc. Appends the demand ids on the path to `ids`;
-// returns its cost (the max of int64 when t cannot be reached).
-std::int64_t shortest_chain(std::span<const Arc> arcs, std::span<const std::uint32_t> first_arc,
-                            std::uint32_t s, std::uint32_t t, std::vector<std::int64_t>& dist,
-                            std::vector<std::uint32_t>& via, std::vector<std::uint32_t>& ids) {
-  constexpr std::int64_t kUnreached = std::numeric_limits<std::int64_t>::max();
-  for (std::uint32_t x = s; x <= t; ++x) dist[x] = kUnreached;
-  dist[s] = 0;
-  for (std::uint32_t x = s; x < t; ++x) {
-    if (dist[x] == kUnreached) continue;
-    for (std::uint32_t k = first_arc[x]; k < first_arc[x + 1]; ++k) {
-      const Arc& a = arcs[k];
-      if (a.to > t) continue;
-      const std::int64_t d = dist[x] + a.cost;
-      if (d < dist[a.to]) {
-        dist[a.to] = d;
-        via[a.to] = k;
-      }
-    }
-  }
-  if (dist[t] == kUnreached) return kUnreached;
-  for (std::uint32_t x = t; x != s; x = arcs[via[x]].from) {
-    if (arcs[via[x]].id >= 0) ids.push_back(static_cast<std::uint32_t>(arcs[via[x]].id));
-  }
-  return dist[t];
-}
-
-// Orders `arcs` by `from` (arcs of one position keep their order: a
-// counting sort, O(V + E)) and fills the CSR offsets over `positions`.
-void index_arcs(std::vector<Arc>& arcs, std::uint32_t positions,
-                std::vector<std::uint32_t>& first_arc, std::vector<Arc>& sorted) {
-  first_arc.assign(positions + 1, 0);
-  for (const Arc& a : arcs) ++first_arc[a.from + 1];
-  for (std::uint32_t x = 0; x < positions; ++x) first_arc[x + 1] += first_arc[x];
-  sorted.resize(arcs.size());
-  std::vector<std::uint32_t>& fill = first_arc;  // advanced below, restored after
-  for (const Arc& a : arcs) sorted[fill[a.from]++] = a;
-  for (std::uint32_t x = positions; x > 0; --x) first_arc[x] = first_arc[x - 1];
-  first_arc[0] = 0;
-  arcs.swap(sorted);
-}
-
-// A.1 steps 1-3 on a whole fibre (no bridge segment); the `active` demands
-// are consumed (left goes to 0).
-Block plan_ring(std::uint32_t n, std::vector<Demand>& demands, std::vector<std::uint32_t> active,
-                RingSolver solver) {
+// One unit from position s to t over `arcs` by LEMON's network simplex; the
+// demand ids with flow are appended to `ids`. Returns the cost.
+std::int64_t simplex_chain(std::span<const Arc> arcs, std::uint32_t positions, std::uint32_t s,
+                           std::uint32_t t, std::vector<std::uint32_t>& ids) {
   using Graph = lemon::SmartDigraph;
-  Block out;
-  std::map<std::vector<std::uint32_t>, std::size_t> chain_index;
-  std::vector<std::int64_t> neighbour(n, -1);  // active 1-hop demand leaving x
-  std::vector<std::int64_t> diff(n + 1);
-  std::vector<Arc> arcs, sorted;  // the shortest-path solver's graph and work space
-  std::vector<std::uint32_t> first_arc, via(n);
-  std::vector<std::int64_t> dist(n);
+  Graph g;
+  g.reserveNode(static_cast<int>(positions));
+  for (std::uint32_t x = 0; x < positions; ++x) g.addNode();
+  Graph::ArcMap<std::int64_t> cost(g);
+  for (const Arc& a : arcs) {
+    cost[g.addArc(g.nodeFromId(static_cast<int>(a.from)), g.nodeFromId(static_cast<int>(a.to)))] =
+        a.cost;
+  }
+  lemon::NetworkSimplex<Graph, int, std::int64_t> simplex(g);
+  simplex.costMap(cost).stSupply(g.nodeFromId(static_cast<int>(s)),
+                                 g.nodeFromId(static_cast<int>(t)), 1);
+  if (simplex.run() != lemon::NetworkSimplex<Graph, int, std::int64_t>::OPTIMAL) {
+    return std::numeric_limits<std::int64_t>::max();  // t unreachable from s
+  }
+  for (Graph::ArcIt a(g); a != lemon::INVALID; ++a) {
+    const Arc& arc = arcs[static_cast<std::size_t>(g.id(a))];
+    if (arc.id >= 0 && simplex.flow(a) > 0) ids.push_back(static_cast<std::uint32_t>(arc.id));
+  }
+  return simplex.totalCost();
+}
 
-  while (!active.empty()) {
-    // The cut: the segment crossed by the fewest active demands.
-    std::fill(diff.begin(), diff.end(), 0);
-    std::fill(neighbour.begin(), neighbour.end(), -1);
-    double min_left = std::numeric_limits<double>::infinity();
-    for (const std::uint32_t id : active) {
-      const Demand& d = demands[id];
-      min_left = std::min(min_left, d.left);
-      if (d.hops == 1) neighbour[d.u] = id;
-      count_crossings(d, n, diff);
+// A.1 steps 1-3 on one block: a stretch of `positions` GPUs from GPU `base`
+// between two bridge segments, where every chain runs from the first GPU to
+// the last, or a whole fibre (`ring`, base 0, positions n), cut anew at each
+// step. Positions number the GPUs from where a step's chains start: a ring
+// step cut at segment c starts at GPU c + 1, so no arc crosses the cut and
+// every arc runs forward (a DAG).
+//
+// The demands are indexed once (CSR by GPU); a step only re-reads the active
+// ones, so it costs O(positions + demands) per solve, with no graph built.
+class BlockPlanner {
+ public:
+  BlockPlanner(std::uint32_t n, std::uint32_t base, std::uint32_t positions, bool ring,
+               std::vector<Demand>& demands, std::span<const std::uint32_t> members,
+               RingSolver solver)
+      : n_(n),
+        base_(base),
+        positions_(positions),
+        ring_(ring),
+        solver_(solver),
+        demands_(demands),
+        first_(positions + 1, 0),
+        one_hop_(positions, -1),
+        dist_(positions),
+        via_(positions) {
+    // Members in increasing id order, so each GPU's arcs are too.
+    for (const std::uint32_t id : members) ++first_[slot_of(demands_[id].u) + 1];
+    for (std::uint32_t x = 0; x < positions_; ++x) first_[x + 1] += first_[x];
+    arcs_.resize(members.size());
+    std::vector<std::uint32_t> fill(first_.begin(), first_.end() - 1);
+    for (const std::uint32_t id : members) {
+      const std::uint32_t x = slot_of(demands_[id].u);
+      arcs_[fill[x]++] = id;
+      if (demands_[id].hops == 1) one_hop_[x] = id;
+      max_hops_ = std::max(max_hops_, demands_[id].hops);
     }
-    std::uint32_t cut = 0;
-    std::int64_t best_count = std::numeric_limits<std::int64_t>::max(), running = 0;
-    for (std::uint32_t s = 0; s < n; ++s) {
-      running += diff[s];
-      if (running < best_count) best_count = running, cut = s;
+    active_ = members.size();
+    members_.assign(members.begin(), members.end());
+    // Segment x joins slots x and x + 1 (a stretch has positions - 1).
+    long_count_.assign(positions_, 0);
+    for (const std::uint32_t id : members) {
+      const Demand& d = demands_[id];
+      if (d.hops < 2) continue;
+      for (std::uint32_t k = 0; k < d.hops; ++k) ++long_count_[(slot_of(d.u) + k) % positions_];
     }
-    // Weight -1/TM, scaled by the smallest demand to [-2^40, -1] and made
-    // integral: network simplex can cycle on floating-point costs.
-    auto weight = [&](std::int64_t id) -> std::int64_t {
-      return id < 0 ? 0 : scaled_weight(min_left, demands[static_cast<std::size_t>(id)].left);
-    };
+    for (std::uint32_t x = 0; x < segments(); ++x) bridged_ = bridged_ || long_count_[x] == 0;
+    if (ring_) {
+      crossings_.assign(n_ + 1, 0);
+      for (const std::uint32_t id : members) count_crossings(demands_[id], n_, crossings_);
+    }
+    // |weight| <= 2^62 / positions: no chain's cost overflows.
+    limit_ = static_cast<double>(std::int64_t{1} << 62) / positions_;
+    reweigh(members);
+  }
 
-    if (solver == RingSolver::kShortestPath) {
-      // Positions in ring order from the GPU after the cut: every arc not
-      // crossing the cut runs forward; a candidate's chain runs from its head
-      // round to its tail.
-      const std::uint32_t start = (cut + 1) % n;
-      auto pos = [&](std::uint32_t x) { return (x + n - start) % n; };
-      arcs.clear();
-      std::vector<std::int64_t> candidates;
-      for (const std::uint32_t id : active) {
-        const Demand& d = demands[id];
-        if (crosses(d, cut, n)) {
-          candidates.push_back(id);
-        } else {
-          arcs.push_back({pos(d.u), pos(d.u) + d.hops, weight(id), id});
+  Block run() {
+    std::vector<std::uint32_t> best, ids;
+    std::vector<std::int64_t> candidates;
+    while (active_ > 0) {
+      if (bridged_ && active_ >= 2) {
+        split();
+        break;
+      }
+      if (!ring_) {
+        ++out_.solves;
+        best.clear();
+        if (chain(base_, 0, positions_ - 1, best) == kUnreached) {
+          throw std::logic_error("ring planner: no chain along the stretch");
+        }
+        serve(best);
+        continue;
+      }
+      const std::uint32_t cut = cheapest_cut();
+      const std::uint32_t start = (cut + 1) % n_;
+      auto pos = [&](std::uint32_t x) { return (x + n_ - start) % n_; };
+      // The candidates to carry the unit across the cut: each demand crossing
+      // it, in id order, and the cut's dummy edge when no 1-hop demand is on it.
+      candidates.clear();
+      for (std::uint32_t back = 0; back < std::min(max_hops_, n_); ++back) {
+        const std::uint32_t x = slot_of((cut + n_ - back) % n_);
+        for (std::uint32_t k = first_[x]; k < first_[x + 1]; ++k) {
+          const Demand& d = demands_[arcs_[k]];
+          if (d.left > 0 && crosses(d, cut, n_)) candidates.push_back(arcs_[k]);
         }
       }
-      for (std::uint32_t x = 0; x < n; ++x) {
-        if (neighbour[x] < 0 && x != cut) arcs.push_back({pos(x), pos(x) + 1, 0, -1});
-      }
-      if (neighbour[cut] < 0) candidates.push_back(-1);
-      index_arcs(arcs, n, first_arc, sorted);
-      std::int64_t best_cost = std::numeric_limits<std::int64_t>::max();
-      std::vector<std::uint32_t> best, ids;
+      std::sort(candidates.begin(), candidates.end());
+      if (!active_one_hop(slot_of(cut))) candidates.push_back(-1);
+      std::int64_t best_cost = kUnreached;
       for (const std::int64_t id : candidates) {
-        const std::uint32_t u = id < 0 ? cut : demands[static_cast<std::size_t>(id)].u;
-        const std::uint32_t hops = id < 0 ? 1 : demands[static_cast<std::size_t>(id)].hops;
+        const auto* d = id < 0 ? nullptr : &demands_[static_cast<std::size_t>(id)];
+        const std::uint32_t u = d ? d->u : cut;
         ids.clear();
-        const std::int64_t c =
-            shortest_chain(arcs, first_arc, pos((u + hops) % n), pos(u), dist, via, ids);
-        ++out.solves;
-        if (c == std::numeric_limits<std::int64_t>::max()) {
-          throw std::logic_error("ring planner: no chain round the ring");
-        }
-        const std::int64_t total = c + weight(id);
+        const std::int64_t c = chain(start, pos((u + (d ? d->hops : 1)) % n_), pos(u), ids);
+        ++out_.solves;
+        if (c == kUnreached) throw std::logic_error("ring planner: no chain round the ring");
+        const std::int64_t total = c + (d ? d->weight : 0);
         if (!(total < best_cost)) continue;
         best_cost = total;
         best = ids;
         if (id >= 0) best.push_back(static_cast<std::uint32_t>(id));
       }
-      serve(demands, active, std::move(best), out, chain_index);
-      continue;
+      serve(best);
     }
+    double slowest = 0;
+    for (const Block& c : out_.children) {
+      slowest = std::max(slowest, c.total);
+      out_.steps += c.steps;
+      out_.solves += c.solves;
+    }
+    out_.total = out_.time + slowest;
+    return std::move(out_);
+  }
 
-    Graph g;
-    g.reserveNode(n + 2);
-    for (std::uint32_t x = 0; x < n + 2; ++x) g.addNode();
-    const Graph::Node source = g.nodeFromId(static_cast<int>(n));
-    const Graph::Node sink = g.nodeFromId(static_cast<int>(n + 1));
-    Graph::ArcMap<std::int64_t> cost(g);
-    Graph::ArcMap<int> upper(g);
-    std::vector<std::int64_t> arc_demand;  // by arc id; -1 for dummy/terminal arcs
-    auto add_arc = [&](std::uint32_t a, std::uint32_t b, std::int64_t c, std::int64_t id) {
-      const Graph::Arc arc =
-          g.addArc(g.nodeFromId(static_cast<int>(a)), g.nodeFromId(static_cast<int>(b)));
-      cost[arc] = c;
-      upper[arc] = 1;
-      arc_demand.push_back(id);
-      return arc;
-    };
-    std::vector<std::int64_t> candidates;
-    for (const std::uint32_t id : active) {
-      const Demand& d = demands[id];
-      if (crosses(d, cut, n)) {
-        candidates.push_back(id);
+ private:
+  static constexpr std::int64_t kUnreached = std::numeric_limits<std::int64_t>::max();
+
+  std::uint32_t slot_of(std::uint32_t gpu) const { return (gpu + n_ - base_) % n_; }
+  std::uint32_t gpu_of(std::uint32_t slot) const { return (slot + base_) % n_; }
+  std::uint32_t segments() const { return ring_ ? positions_ : positions_ - 1; }
+
+  // A bridge is a segment no active demand longer than one hop crosses: every
+  // chain takes its neighbour arc, so the min-cost flow splits exactly into
+  // independent stretches between bridges (A 1-hop demand on a bridge is a
+  // stretch of its own). Each is planned on its own: far smaller graphs, and
+  // a stretch re-solves only when its own demands complete. Bridges appear as
+  // demands complete, so a fibre splits early and its stretches split again.
+  void split() {
+    std::vector<std::uint32_t> bridges;
+    for (std::uint32_t x = 0; x < segments(); ++x) {
+      if (long_count_[x] == 0) bridges.push_back(x);
+    }
+    // Stretch k: slots first[k] .. first[k] + length[k] - 1 (cyclic on a ring).
+    std::vector<std::uint32_t> first, length, stretch_of(positions_);
+    if (ring_) {
+      for (std::size_t k = 0; k < bridges.size(); ++k) {
+        first.push_back((bridges[k] + 1) % positions_);
+        const std::uint32_t last = bridges[(k + 1) % bridges.size()];
+        length.push_back((last + positions_ - first.back()) % positions_ + 1);
+      }
+    } else {
+      std::uint32_t from = 0;
+      for (const std::uint32_t b : bridges) {
+        first.push_back(from);
+        length.push_back(b + 1 - from);
+        from = b + 1;
+      }
+      first.push_back(from);
+      length.push_back(positions_ - from);
+    }
+    for (std::uint32_t k = 0; k < first.size(); ++k) {
+      for (std::uint32_t i = 0; i < length[k]; ++i) stretch_of[(first[k] + i) % positions_] = k;
+    }
+    std::vector<std::vector<std::uint32_t>> members(first.size());
+    std::vector<std::uint32_t> lone;  // 1-hop demands on a bridge
+    for (const std::uint32_t id : members_) {
+      const Demand& d = demands_[id];
+      if (d.left == 0) continue;
+      const std::uint32_t x = slot_of(d.u);
+      if (d.hops == 1 && long_count_[x] == 0) {
+        lone.push_back(id);
       } else {
-        add_arc(d.u, (d.u + d.hops) % n, weight(id), id);
+        members[stretch_of[x]].push_back(id);
       }
     }
-    // Dummy edges keep every neighbour pair connected (A.1 step 1).
-    for (std::uint32_t x = 0; x < n; ++x) {
-      if (neighbour[x] < 0 && x != cut) add_arc(x, (x + 1) % n, 0, -1);
-    }
-    if (neighbour[cut] < 0) candidates.push_back(-1);  // the dummy edge at the cut
-    std::vector<std::pair<Graph::Arc, Graph::Arc>> terminals;
-    for (const std::int64_t id : candidates) {
-      const std::uint32_t u = id < 0 ? cut : demands[static_cast<std::size_t>(id)].u;
-      const std::uint32_t hops = id < 0 ? 1 : demands[static_cast<std::size_t>(id)].hops;
-      const Graph::Arc head = add_arc(n, (u + hops) % n, 0, -1);
-      const Graph::Arc tail = add_arc(u, n + 1, 0, -1);
-      upper[head] = upper[tail] = 0;
-      terminals.emplace_back(head, tail);
-    }
-
-    lemon::NetworkSimplex<Graph, int, std::int64_t> simplex(g);
-    simplex.costMap(cost).stSupply(source, sink, 1);
-    std::int64_t best_cost = std::numeric_limits<std::int64_t>::max();
-    std::vector<std::uint32_t> best;
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
-      upper[terminals[c].first] = upper[terminals[c].second] = 1;
-      simplex.upperMap(upper);
-      const auto status = simplex.run();
-      upper[terminals[c].first] = upper[terminals[c].second] = 0;
-      ++out.solves;
-      if (status != lemon::NetworkSimplex<Graph, int, std::int64_t>::OPTIMAL) {
-        throw std::logic_error("ring planner: min-cost flow not optimal");
-      }
-      const std::int64_t total = simplex.totalCost() + weight(candidates[c]);
-      if (!(total < best_cost)) continue;
-      best_cost = total;
-      best.clear();
-      if (candidates[c] >= 0) best.push_back(static_cast<std::uint32_t>(candidates[c]));
-      for (Graph::ArcIt a(g); a != lemon::INVALID; ++a) {
-        const std::int64_t id = arc_demand[static_cast<std::size_t>(g.id(a))];
-        if (id >= 0 && simplex.flow(a) > 0) best.push_back(static_cast<std::uint32_t>(id));
-      }
-    }
-    serve(demands, active, std::move(best), out, chain_index);
-  }
-  return out;
-}
-
-// The same on a stretch of `length` GPUs from `first` between two bridge
-// segments: every chain runs from `first` to its last GPU, so no cut is needed.
-Block plan_path(std::uint32_t n, std::uint32_t first, std::uint32_t length,
-                std::vector<Demand>& demands, std::vector<std::uint32_t> active,
-                RingSolver solver) {
-  using Graph = lemon::SmartDigraph;
-  Block out;
-  std::map<std::vector<std::uint32_t>, std::size_t> chain_index;
-  std::vector<bool> neighbour(length);
-  std::vector<Arc> arcs, sorted;
-  std::vector<std::uint32_t> first_arc, via(length);
-  std::vector<std::int64_t> dist(length);
-  while (!active.empty()) {
-    double min_left = std::numeric_limits<double>::infinity();
-    std::fill(neighbour.begin(), neighbour.end(), false);
-    for (const std::uint32_t id : active) {
-      min_left = std::min(min_left, demands[id].left);
-      if (demands[id].hops == 1) neighbour[(demands[id].u + n - first) % n] = true;
-    }
-    if (solver == RingSolver::kShortestPath) {
-      arcs.clear();
-      for (const std::uint32_t id : active) {
-        const std::uint32_t a = (demands[id].u + n - first) % n;
-        arcs.push_back({a, a + demands[id].hops, scaled_weight(min_left, demands[id].left), id});
-      }
-      for (std::uint32_t x = 0; x + 1 < length; ++x) {
-        if (!neighbour[x]) arcs.push_back({x, x + 1, 0, -1});
-      }
-      index_arcs(arcs, length, first_arc, sorted);
-      std::vector<std::uint32_t> best;
-      ++out.solves;
-      if (shortest_chain(arcs, first_arc, 0, length - 1, dist, via, best) ==
-          std::numeric_limits<std::int64_t>::max()) {
-        throw std::logic_error("ring planner: no chain along the stretch");
-      }
-      serve(demands, active, std::move(best), out, chain_index);
-      continue;
-    }
-    Graph g;
-    g.reserveNode(static_cast<int>(length));
-    for (std::uint32_t x = 0; x < length; ++x) g.addNode();
-    Graph::ArcMap<std::int64_t> cost(g);
-    std::vector<std::int64_t> arc_demand;
-    auto add_arc = [&](std::uint32_t a, std::uint32_t b, std::int64_t c, std::int64_t id) {
-      const Graph::Arc arc =
-          g.addArc(g.nodeFromId(static_cast<int>(a)), g.nodeFromId(static_cast<int>(b)));
-      cost[arc] = c;
-      arc_demand.push_back(id);
-    };
-    for (const std::uint32_t id : active) {
-      const std::uint32_t a = (demands[id].u + n - first) % n;
-      add_arc(a, a + demands[id].hops, scaled_weight(min_left, demands[id].left), id);
-    }
-    for (std::uint32_t x = 0; x + 1 < length; ++x) {
-      if (!neighbour[x]) add_arc(x, x + 1, 0, -1);
-    }
-    lemon::NetworkSimplex<Graph, int, std::int64_t> simplex(g);
-    simplex.costMap(cost).stSupply(g.nodeFromId(0), g.nodeFromId(static_cast<int>(length - 1)), 1);
-    ++out.solves;
-    if (simplex.run() != lemon::NetworkSimplex<Graph, int, std::int64_t>::OPTIMAL) {
-      throw std::logic_error("ring planner: min-cost flow not optimal");
-    }
-    std::vector<std::uint32_t> best;
-    for (Graph::ArcIt a(g); a != lemon::INVALID; ++a) {
-      const std::int64_t id = arc_demand[static_cast<std::size_t>(g.id(a))];
-      if (id >= 0 && simplex.flow(a) > 0) best.push_back(static_cast<std::uint32_t>(id));
-    }
-    serve(demands, active, std::move(best), out, chain_index);
-  }
-  return out;
-}
-
-// A.1 steps 1-3 on one fibre. A bridge is a segment no demand longer than one
-// hop crosses: every chain takes its neighbour arc, so the min-cost flow splits
-// exactly into independent stretches between bridges, each planned on its own
-// (far smaller graphs, and a stretch re-solves only when its own demands
-// complete). Without a bridge the whole ring is one problem with a cut.
-DirectionPlan plan_direction(std::uint32_t n, std::vector<Demand>& demands, RingSolver solver) {
-  DirectionPlan out;
-  std::vector<std::int64_t> diff(n + 1, 0);
-  for (const Demand& d : demands) {
-    if (d.hops < 2) continue;
-    count_crossings(d, n, diff);
-  }
-  std::vector<std::uint32_t> bridges;
-  std::int64_t running = 0;
-  for (std::uint32_t s = 0; s < n; ++s) {
-    running += diff[s];
-    if (running == 0) bridges.push_back(s);
-  }
-  if (bridges.empty()) {
-    std::vector<std::uint32_t> all(demands.size());
-    for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
-    out.blocks.push_back(plan_ring(n, demands, std::move(all), solver));
-  } else {
-    // Stretch k runs from GPU bridges[k] + 1 to GPU bridges[k + 1] (cyclically).
-    std::vector<std::uint32_t> stretch_of(n);
-    std::vector<std::vector<std::uint32_t>> members(bridges.size());
-    for (std::size_t k = 0; k < bridges.size(); ++k) {
-      const std::uint32_t first = (bridges[k] + 1) % n;
-      const std::uint32_t last = bridges[(k + 1) % bridges.size()];
-      for (std::uint32_t x = first;; x = (x + 1) % n) {
-        stretch_of[x] = static_cast<std::uint32_t>(k);
-        if (x == last) break;
-      }
-    }
-    std::vector<bool> is_bridge(n, false);
-    for (const std::uint32_t s : bridges) is_bridge[s] = true;
-    for (std::uint32_t id = 0; id < demands.size(); ++id) {
-      const Demand& d = demands[id];
-      if (d.hops == 1 && is_bridge[d.u]) {
-        out.bridges.push_back(id);
-        out.time = std::max(out.time, d.total);
-      } else {
-        members[stretch_of[d.u]].push_back(id);
-      }
-    }
-    for (std::size_t k = 0; k < bridges.size(); ++k) {
+    for (std::uint32_t k = 0; k < first.size(); ++k) {
       if (members[k].empty()) continue;
-      const std::uint32_t first = (bridges[k] + 1) % n;
-      const std::uint32_t length = (bridges[(k + 1) % bridges.size()] + n - first) % n + 1;
-      out.blocks.push_back(plan_path(n, first, length, demands, std::move(members[k]), solver));
+      out_.children.push_back(
+          BlockPlanner(n_, gpu_of(first[k]), length[k], false, demands_, members[k], solver_)
+              .run());
+    }
+    for (const std::uint32_t id : lone) {  // its own chain, all the way: no flow to solve
+      Block b;
+      b.ids = {id};
+      b.end = {1};
+      b.weight = {demands_[id].left};
+      b.time = b.total = demands_[id].left;
+      demands_[id].left = 0;
+      out_.children.push_back(std::move(b));
     }
   }
-  for (const Block& b : out.blocks) {
-    out.time = std::max(out.time, b.time);
-    out.steps += b.steps;
-    out.solves += b.solves;
+
+  bool active_one_hop(std::uint32_t slot) const {
+    return one_hop_[slot] >= 0 && demands_[static_cast<std::size_t>(one_hop_[slot])].left > 0;
   }
-  return out;
+
+  // The segment crossed by the fewest active demands (lowest index on ties).
+  std::uint32_t cheapest_cut() const {
+    std::uint32_t cut = 0;
+    std::int64_t best = std::numeric_limits<std::int64_t>::max(), running = 0;
+    for (std::uint32_t s = 0; s < n_; ++s) {
+      running += crossings_[s];
+      if (running < best) best = running, cut = s;
+    }
+    return cut;
+  }
+
+  // A.1's weight -1/TM, as an integer (network simplex can cycle on
+  // floating-point costs): -2^40 x ref / left, at least 1 in magnitude, where
+  // ref is the smallest active demand when the weights were last scaled. They
+  // are rescaled (every active one) only when a served demand's would pass
+  // limit_; otherwise a step re-weighs just the demands it served.
+  std::int64_t weight_of(double left) const {
+    return -std::max<std::int64_t>(1, std::llround(0x1.0p40 * (ref_ / left)));
+  }
+  template <class Ids>
+  void reweigh(const Ids& ids) {
+    ref_ = std::numeric_limits<double>::infinity();
+    for (const std::uint32_t id : ids) {
+      if (demands_[id].left > 0) ref_ = std::min(ref_, demands_[id].left);
+    }
+    for (const std::uint32_t id : ids) {
+      if (demands_[id].left > 0) demands_[id].weight = weight_of(demands_[id].left);
+    }
+  }
+
+  // The cheapest chain from position s to t (s < t) on this step's arcs:
+  // the active demands that do not cross the cut, in id order per GPU, then
+  // the GPU's dummy edge to the next one unless a 1-hop demand leaves it.
+  // Appends its demand ids to `ids`; returns its cost (kUnreached if none).
+  std::int64_t chain(std::uint32_t start, std::uint32_t s, std::uint32_t t,
+                     std::vector<std::uint32_t>& ids) {
+    const std::uint32_t offset = slot_of(start);
+    auto slot = [&](std::uint32_t p) {
+      const std::uint32_t x = offset + p;
+      return x >= positions_ ? x - positions_ : x;
+    };
+    if (solver_ == RingSolver::kNetworkSimplex) {
+      step_arcs_.clear();
+      for (std::uint32_t p = 0; p < positions_; ++p) {
+        const std::uint32_t x = slot(p);
+        for (std::uint32_t k = first_[x]; k < first_[x + 1]; ++k) {
+          const Demand& d = demands_[arcs_[k]];
+          if (d.left > 0 && p + d.hops < positions_) {
+            step_arcs_.push_back({p, p + d.hops, d.weight, arcs_[k]});
+          }
+        }
+        if (p + 1 < positions_ && !active_one_hop(x)) step_arcs_.push_back({p, p + 1, 0, -1});
+      }
+      return simplex_chain(step_arcs_, positions_, s, t, ids);
+    }
+    // One unit on arcs that all run forward is a shortest path in a DAG:
+    // dynamic programming in position order (ties keep the earlier arc).
+    for (std::uint32_t p = s; p <= t; ++p) dist_[p] = kUnreached;
+    dist_[s] = 0;
+    for (std::uint32_t p = s; p < t; ++p) {
+      const std::int64_t here = dist_[p];
+      if (here == kUnreached) continue;
+      const std::uint32_t x = slot(p);
+      for (std::uint32_t k = first_[x]; k < first_[x + 1]; ++k) {
+        const Demand& d = demands_[arcs_[k]];
+        const std::uint32_t to = p + d.hops;
+        if (d.left > 0 && to <= t && here + d.weight < dist_[to]) {
+          dist_[to] = here + d.weight;
+          via_[to] = {p, static_cast<std::int64_t>(arcs_[k])};
+        }
+      }
+      if (!active_one_hop(x) && here < dist_[p + 1]) {
+        dist_[p + 1] = here;
+        via_[p + 1] = {p, -1};
+      }
+    }
+    if (dist_[t] == kUnreached) return kUnreached;
+    for (std::uint32_t p = t; p != s; p = via_[p].from) {
+      if (via_[p].id >= 0) ids.push_back(static_cast<std::uint32_t>(via_[p].id));
+    }
+    return dist_[t];
+  }
+
+  // Serves `best` until its smallest demand completes and records the chain.
+  void serve(std::vector<std::uint32_t>& best) {
+    std::sort(best.begin(), best.end());
+    if (best.empty()) throw std::logic_error("ring planner: a step served no demand");
+    double served = std::numeric_limits<double>::infinity();
+    for (const std::uint32_t id : best) served = std::min(served, demands_[id].left);
+    bool rescale = false;
+    for (const std::uint32_t id : best) {
+      Demand& d = demands_[id];
+      d.left = d.left - served <= 1e-12 * d.total ? 0.0 : d.left - served;
+      if (d.left == 0.0) {
+        --active_;
+        if (ring_) count_crossings(d, n_, crossings_, -1);
+        if (d.hops >= 2) {
+          for (std::uint32_t k = 0; k < d.hops; ++k) {
+            bridged_ = --long_count_[(slot_of(d.u) + k) % positions_] == 0 || bridged_;
+          }
+        }
+      } else if (0x1.0p40 * (ref_ / d.left) > limit_) {
+        rescale = true;
+      } else {
+        d.weight = weight_of(d.left);
+      }
+    }
+    if (rescale) reweigh(arcs_);
+    out_.ids.insert(out_.ids.end(), best.begin(), best.end());
+    out_.end.push_back(static_cast<std::uint32_t>(out_.ids.size()));
+    out_.weight.push_back(served);
+    out_.time += served;
+    ++out_.steps;
+  }
+
+  struct Via {
+    std::uint32_t from = 0;
+    std::int64_t id = -1;
+  };
+
+  std::uint32_t n_, base_, positions_;
+  bool ring_;
+  RingSolver solver_;
+  std::vector<Demand>& demands_;
+  std::vector<std::uint32_t> first_;       // CSR over slots (GPU - base): arcs_[first_[x] ..]
+  std::vector<std::uint32_t> arcs_;        // demand ids by the slot they leave
+  std::vector<std::int64_t> one_hop_;      // the 1-hop demand leaving a slot, or -1
+  std::vector<std::int64_t> crossings_;    // ring: difference array of active crossings
+  std::vector<std::uint32_t> members_;     // in id order
+  std::vector<std::uint32_t> long_count_;  // active demands of >= 2 hops over each segment
+  bool bridged_ = false;                   // some segment's long_count_ is 0
+  std::uint32_t max_hops_ = 0;
+  std::size_t active_ = 0;
+  double ref_ = 0, limit_ = 0;
+  std::vector<std::int64_t> dist_;
+  std::vector<Via> via_;
+  std::vector<Arc> step_arcs_;
+  Block out_;
+};
+
+// A.1 steps 1-3 on one fibre: a block over all of it, which splits at its
+// bridges (BlockPlanner::split).
+Block plan_direction(std::uint32_t n, std::vector<Demand>& demands, RingSolver solver) {
+  std::vector<std::uint32_t> all(demands.size());
+  for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (all.empty()) return {};
+  return BlockPlanner(n, 0, n, true, demands, all, solver).run();
 }
 
-// A.1 step 4: W times the chain weights, randomized rounding keeping the sum W.
+// A.1 step 4 for one block with w wavelengths: its chains' share of the
+// block's drain time, times w, by randomized rounding (systematic sampling).
+// A block without children keeps the sum w; one with children keeps for them
+// what its own chains leave.
 std::vector<std::uint32_t> round_chains(const Block& plan, std::uint32_t w, double u) {
-  std::vector<std::uint32_t> counts(plan.chains.size(), 0);
-  if (w == 0 || plan.chains.empty()) return counts;
-  std::vector<double> frac(plan.chains.size());
+  std::vector<std::uint32_t> counts(plan.chains(), 0);
+  if (w == 0 || plan.chains() == 0) return counts;
+  const bool leaf = plan.children.empty();
+  std::vector<double> frac(plan.chains());
   std::uint32_t assigned = 0;
-  for (std::size_t s = 0; s < plan.chains.size(); ++s) {
-    const double x = w * (plan.chains[s].weight / plan.time);
+  for (std::size_t s = 0; s < plan.chains(); ++s) {
+    const double x = w * (plan.weight[s] / (leaf ? plan.time : plan.total));
     const double whole = std::floor(x);
     counts[s] = static_cast<std::uint32_t>(whole);
     frac[s] = x - whole;
@@ -472,8 +486,8 @@ std::vector<std::uint32_t> round_chains(const Block& plan, std::uint32_t w, doub
   }
   const double remaining = assigned < w ? w - assigned : 0;
   double cum = 0;
-  std::vector<bool> bumped(plan.chains.size(), false);
-  for (std::size_t s = 0; s < plan.chains.size() && assigned < w; ++s) {
+  std::vector<bool> bumped(plan.chains(), false);
+  for (std::size_t s = 0; s < plan.chains() && assigned < w; ++s) {
     const double lo = cum;
     cum += frac[s];
     // Integers m in [0, remaining) with lo <= u + m < cum.
@@ -486,7 +500,7 @@ std::vector<std::uint32_t> round_chains(const Block& plan, std::uint32_t w, doub
     }
   }
   // Rounding error in the fractional sum: hand leftovers to the largest parts.
-  while (assigned < w) {
+  while (leaf && assigned < w) {
     std::size_t pick = 0;
     double best = -1;
     for (std::size_t s = 0; s < frac.size(); ++s) {
@@ -551,63 +565,97 @@ RingPlan plan_ring_wavelengths(const RingPlanInput& in) {
       for (std::uint32_t j = 0; j < n; ++j) add(i, j, in.traffic[std::size_t{i} * n + j]);
     }
   }
-  const DirectionPlan p_cw = plan_direction(n, cw, in.solver);
-  const DirectionPlan p_ccw = plan_direction(n, ccw, in.solver);
+  const Block p_cw = plan_direction(n, cw, in.solver);
+  const Block p_ccw = plan_direction(n, ccw, in.solver);
   plan.steps = p_cw.steps + p_ccw.steps;
   plan.solves = p_cw.solves + p_ccw.solves;
 
   // Split W between the fibres in proportion to the time each needs to drain.
   const std::uint32_t w = in.wavelengths;
   std::uint32_t w_cw = w;
-  if (p_cw.time > 0 && p_ccw.time > 0) {
+  if (p_cw.total > 0 && p_ccw.total > 0) {
     if (w == 1) {
-      w_cw = p_cw.time >= p_ccw.time ? 1 : 0;
+      w_cw = p_cw.total >= p_ccw.total ? 1 : 0;
     } else {
-      const double share = std::round(w * (p_cw.time / (p_cw.time + p_ccw.time)));
+      const double share = std::round(w * (p_cw.total / (p_cw.total + p_ccw.total)));
       w_cw = static_cast<std::uint32_t>(std::clamp(share, 1.0, static_cast<double>(w - 1)));
     }
-  } else if (p_ccw.time > 0) {
+  } else if (p_ccw.total > 0) {
     w_cw = 0;
   }
   plan.clockwise_wavelengths = w_cw;
 
-  // One uniform draw per stretch, clockwise stretches first.
+  // One uniform draw per block with chains, depth first, clockwise first. A
+  // block's chains take the first wavelengths of its range, its children
+  // (disjoint stretches) share the rest.
   pdes::RandomStream rng(in.seed, kRingPlannerStream, static_cast<std::uint32_t>(in.epoch));
-  auto emit = [&](const DirectionPlan& p, const std::vector<Demand>& demands, std::uint32_t count,
-                  std::uint32_t base, RingDirection dir) {
-    for (const std::uint32_t id : p.bridges) {
-      for (std::uint32_t k = 0; k < count; ++k) {
-        plan.lightpaths.push_back({demands[id].src, demands[id].dst, dir, base + k});
-      }
-    }
-    for (const Block& b : p.blocks) {
+  auto emit_block = [&](auto& self, const Block& b, const std::vector<Demand>& demands,
+                        std::uint32_t count, std::uint32_t base, RingDirection dir) -> void {
+    if (count == 0) return;
+    std::uint32_t used = 0;
+    if (b.chains() > 0) {
       const std::vector<std::uint32_t> counts = round_chains(b, count, rng.uniform());
-      std::uint32_t next = base;
-      for (std::size_t s = 0; s < b.chains.size(); ++s) {
-        for (std::uint32_t k = 0; k < counts[s]; ++k, ++next) {
-          for (const std::uint32_t id : b.chains[s].demands) {
-            plan.lightpaths.push_back({demands[id].src, demands[id].dst, dir, next});
-          }
+      for (std::size_t s = 0; s < b.chains(); ++s) {
+        if (counts[s] == 0) continue;
+        for (const std::uint32_t id : b.chain(s)) {
+          plan.grants.push_back({demands[id].src, demands[id].dst, dir, base + used, counts[s]});
         }
+        used += counts[s];
       }
     }
+    for (const Block& c : b.children) self(self, c, demands, count - used, base + used, dir);
   };
+  auto emit = [&](const Block& b, const std::vector<Demand>& demands, std::uint32_t count,
+                  std::uint32_t base,
+                  RingDirection dir) { emit_block(emit_block, b, demands, count, base, dir); };
   emit(p_cw, cw, w_cw, 0, RingDirection::kClockwise);
   emit(p_ccw, ccw, w - w_cw, w_cw, RingDirection::kCounterClockwise);
-  std::sort(plan.lightpaths.begin(), plan.lightpaths.end(),
-            [](const Lightpath& a, const Lightpath& b) {
-              return std::tie(a.direction, a.wavelength, a.src, a.dst) <
-                     std::tie(b.direction, b.wavelength, b.src, b.dst);
+  // Canonical: sorted, a pair's touching ranges merged.
+  std::sort(plan.grants.begin(), plan.grants.end(),
+            [](const WavelengthGrant& a, const WavelengthGrant& b) {
+              return std::tie(a.src, a.dst, a.direction, a.first) <
+                     std::tie(b.src, b.dst, b.direction, b.first);
             });
+  std::size_t kept = 0;
+  for (const WavelengthGrant& g : plan.grants) {
+    WavelengthGrant* last = kept > 0 ? &plan.grants[kept - 1] : nullptr;
+    if (last != nullptr && last->src == g.src && last->dst == g.dst &&
+        last->direction == g.direction && last->first + last->count == g.first) {
+      last->count += g.count;
+    } else {
+      plan.grants[kept++] = g;
+    }
+  }
+  plan.grants.resize(kept);
   return plan;
+}
+
+std::vector<Lightpath> lightpaths_of(const RingPlan& plan) {
+  std::vector<Lightpath> out;
+  for (const WavelengthGrant& g : plan.grants) {
+    for (std::uint32_t k = 0; k < g.count; ++k) {
+      out.push_back({g.src, g.dst, g.direction, g.first + k});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Lightpath& a, const Lightpath& b) {
+    return std::tie(a.direction, a.wavelength, a.src, a.dst) <
+           std::tie(b.direction, b.wavelength, b.src, b.dst);
+  });
+  return out;
 }
 
 std::optional<std::string> check_ring_plan(const RingPlan& plan, std::uint32_t gpus,
                                            std::uint32_t wavelengths, std::uint32_t reach) {
+  return check_ring_plan(lightpaths_of(plan), gpus, wavelengths, reach);
+}
+
+std::optional<std::string> check_ring_plan(std::span<const Lightpath> lightpaths,
+                                           std::uint32_t gpus, std::uint32_t wavelengths,
+                                           std::uint32_t reach) {
   const std::size_t n = gpus, w = wavelengths;
   std::vector<bool> segment(2 * n * w, false);
   std::vector<std::int64_t> tx(n * w, -1), rx(n * w, -1);
-  for (const Lightpath& l : plan.lightpaths) {
+  for (const Lightpath& l : lightpaths) {
     const std::string who = "lightpath " + std::to_string(l.src) + "->" + std::to_string(l.dst) +
                             " on wavelength " + std::to_string(l.wavelength);
     if (l.src >= n || l.dst >= n || l.src == l.dst || l.wavelength >= w) {

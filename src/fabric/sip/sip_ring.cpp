@@ -109,34 +109,38 @@ class SipRingController final : public CircuitController {
     in.epoch = epoch;
     in.solver = spec_.solver;
     RingPlan ring = plan_ring_wavelengths(in);
-    std::sort(ring.lightpaths.begin(), ring.lightpaths.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.src, a.dst, a.direction, a.wavelength) <
-             std::tie(b.src, b.dst, b.direction, b.wavelength);
-    });
-    // A wavelength stays lit where the same pair keeps it in the same direction.
+    // A wavelength stays lit where the same pair keeps it in the same
+    // direction: both plans' grants are sorted by pair, so one merge finds
+    // the overlaps.
     CircuitPlan plan;
-    for (const Lightpath& l : ring.lightpaths) {
-      if (plan.circuits.empty() || plan.circuits.back().src != l.src ||
-          plan.circuits.back().dst != l.dst) {
-        plan.circuits.push_back({l.src, l.dst, 0, 0});
+    auto pair_less = [](const WavelengthGrant& a, const WavelengthGrant& b) {
+      return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
+    };
+    auto old = lit_.begin();
+    for (const WavelengthGrant& g : ring.grants) {
+      if (plan.circuits.empty() || plan.circuits.back().src != g.src ||
+          plan.circuits.back().dst != g.dst) {
+        plan.circuits.push_back({g.src, g.dst, 0, 0});
+        while (old != lit_.end() && pair_less(*old, g)) ++old;
       }
-      ++plan.circuits.back().units;
-      if (std::binary_search(lit_.begin(), lit_.end(), l, [](const auto& a, const auto& b) {
-            return std::tie(a.src, a.dst, a.direction, a.wavelength) <
-                   std::tie(b.src, b.dst, b.direction, b.wavelength);
-          })) {
-        ++plan.circuits.back().kept;
+      Circuit& c = plan.circuits.back();
+      c.units += g.count;
+      for (auto o = old; o != lit_.end() && !pair_less(g, *o); ++o) {
+        if (o->direction != g.direction) continue;
+        const std::uint32_t lo = std::max(o->first, g.first);
+        const std::uint32_t hi = std::min(o->first + o->count, g.first + g.count);
+        if (lo < hi) c.kept += hi - lo;
       }
     }
-    lit_ = std::move(ring.lightpaths);
+    lit_ = std::move(ring.grants);
     planned_for_.assign(demand.begin(), demand.end());
     return plan;
   }
 
   SipRingSpec spec_;
   std::uint32_t reach_;
-  std::vector<RingDemand> demands_;  // the planner's input, reused
-  std::vector<Lightpath> lit_;       // the plan in force, sorted by pair
+  std::vector<RingDemand> demands_;   // the planner's input, reused
+  std::vector<WavelengthGrant> lit_;  // the plan in force, sorted by pair
   std::vector<PairTraffic> planned_for_;
 };
 

@@ -39,7 +39,7 @@ RingPlan Plan(const Matrix& m, std::uint32_t w, std::uint32_t reach = 15, std::u
 
 std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> PerPair(const RingPlan& plan) {
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> out;
-  for (const Lightpath& l : plan.lightpaths) ++out[{l.src, l.dst}];
+  for (const Lightpath& l : lightpaths_of(plan)) ++out[{l.src, l.dst}];
   return out;
 }
 
@@ -58,23 +58,27 @@ Matrix RingPlusGroups(std::uint32_t n, std::uint32_t group, double ring_bytes, d
 }
 
 TEST(RingPlanner, CheckerCatchesEachRule) {
-  RingPlan plan;
-  plan.lightpaths = {{0, 2, RingDirection::kClockwise, 0}, {1, 3, RingDirection::kClockwise, 0}};
+  std::vector<Lightpath> plan = {{0, 2, RingDirection::kClockwise, 0},
+                                 {1, 3, RingDirection::kClockwise, 0}};
   EXPECT_TRUE(check_ring_plan(plan, 8, 4, 15).has_value());  // segment 1 twice
-  plan.lightpaths = {{0, 1, RingDirection::kClockwise, 0},
-                     {0, 3, RingDirection::kCounterClockwise, 0}};
+  plan = {{0, 1, RingDirection::kClockwise, 0}, {0, 3, RingDirection::kCounterClockwise, 0}};
   EXPECT_TRUE(check_ring_plan(plan, 8, 4, 15).has_value());  // GPU 0 sends to two peers on 0
-  plan.lightpaths = {{0, 5, RingDirection::kClockwise, 0}};
+  plan = {{0, 5, RingDirection::kClockwise, 0}};
   EXPECT_TRUE(check_ring_plan(plan, 8, 4, 4).has_value());  // beyond the reach
-  plan.lightpaths = {{0, 2, RingDirection::kClockwise, 0},
-                     {2, 0, RingDirection::kClockwise, 0},
-                     {0, 7, RingDirection::kCounterClockwise, 1}};
+  plan = {{0, 2, RingDirection::kClockwise, 0},
+          {2, 0, RingDirection::kClockwise, 0},
+          {0, 7, RingDirection::kCounterClockwise, 1}};
   EXPECT_FALSE(check_ring_plan(plan, 8, 4, 15).has_value());
+  // A plan's grants expand to one lightpath per wavelength.
+  RingPlan grants;
+  grants.grants = {{0, 2, RingDirection::kClockwise, 1, 2}};
+  EXPECT_EQ(lightpaths_of(grants), (std::vector<Lightpath>{{0, 2, RingDirection::kClockwise, 1},
+                                                           {0, 2, RingDirection::kClockwise, 2}}));
 }
 
 TEST(RingPlanner, EmptyMatrixGivesEmptyPlan) {
   const RingPlan plan = Plan(Matrix(16), 8);
-  EXPECT_TRUE(plan.lightpaths.empty());
+  EXPECT_TRUE(plan.grants.empty());
   EXPECT_TRUE(plan.unreachable.empty());
   EXPECT_EQ(plan.steps, 0u);
 }
@@ -99,7 +103,7 @@ TEST(RingPlanner, DisjointPairsReuseWavelengths) {
   m.at(10, 14) = 1e6;  // segments 10..13
   const RingPlan plan = Plan(m, 8);
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::set<std::uint32_t>> waves;
-  for (const Lightpath& l : plan.lightpaths) waves[{l.src, l.dst}].insert(l.wavelength);
+  for (const Lightpath& l : lightpaths_of(plan)) waves[{l.src, l.dst}].insert(l.wavelength);
   ASSERT_EQ(waves.size(), 2u);
   const std::set<std::uint32_t>& a = waves[std::make_pair(0u, 4u)];
   const std::set<std::uint32_t>& b = waves[std::make_pair(10u, 14u)];
@@ -114,12 +118,12 @@ TEST(RingPlanner, BeyondReachGetsNothingAndIsReported) {
   const RingPlan plan = Plan(m, 4);
   ASSERT_EQ(plan.unreachable.size(), 1u);
   EXPECT_EQ(plan.unreachable[0], (RingDemand{0, 20, 5e5}));
-  for (const Lightpath& l : plan.lightpaths) {
+  for (const Lightpath& l : lightpaths_of(plan)) {
     EXPECT_EQ(l.src, 3u);
     EXPECT_EQ(l.dst, 1u);
     EXPECT_EQ(l.direction, RingDirection::kCounterClockwise);
   }
-  EXPECT_EQ(plan.lightpaths.size(), 4u);
+  EXPECT_EQ(lightpaths_of(plan).size(), 4u);
   EXPECT_EQ(plan.clockwise_wavelengths, 0u);
 }
 
@@ -131,7 +135,7 @@ TEST(RingPlanner, MultiEdgeCutsStayFeasible) {
   }
   const RingPlan plan = Plan(m, 12, 5);
   EXPECT_GT(plan.solves, plan.steps);
-  EXPECT_FALSE(plan.lightpaths.empty());
+  EXPECT_FALSE(plan.grants.empty());
 }
 
 TEST(RingPlanner, SameInputsSamePlanEpochsMayDiffer) {
@@ -141,7 +145,7 @@ TEST(RingPlanner, SameInputsSamePlanEpochsMayDiffer) {
   EXPECT_EQ(a, b);
   bool differs = false;
   for (std::uint64_t epoch = 4; epoch < 20 && !differs; ++epoch) {
-    differs = Plan(m, 16, 15, 7, epoch).lightpaths != a.lightpaths;
+    differs = Plan(m, 16, 15, 7, epoch).grants != a.grants;
   }
   EXPECT_TRUE(differs);
 }
@@ -214,9 +218,9 @@ TEST(RingPlanner, SolveTimeAt1024Gpus) {
   std::printf(
       "ring planner N=1024 W=64: %.1f ms, %zu steps, %zu solves, %zu lightpaths, %zu of %zu "
       "pairs lit\n",
-      ms, plan.steps, plan.solves, plan.lightpaths.size(), PerPair(plan).size(), demands);
+      ms, plan.steps, plan.solves, lightpaths_of(plan).size(), PerPair(plan).size(), demands);
   EXPECT_TRUE(plan.unreachable.empty());
-  EXPECT_FALSE(plan.lightpaths.empty());
+  EXPECT_FALSE(plan.grants.empty());
 }
 
 }  // namespace

@@ -133,11 +133,11 @@ RingPlan Planned(const SipRingSpec& s, const std::map<PairKey, double>& demand, 
 std::vector<Circuit> Circuits(const RingPlan& plan, const RingPlan* before) {
   std::set<std::tuple<std::uint32_t, std::uint32_t, RingDirection, std::uint32_t>> lit;
   if (before != nullptr) {
-    for (const Lightpath& l : before->lightpaths)
+    for (const Lightpath& l : lightpaths_of(*before))
       lit.insert({l.src, l.dst, l.direction, l.wavelength});
   }
   std::map<PairKey, Circuit> by_pair;
-  for (const Lightpath& l : plan.lightpaths) {
+  for (const Lightpath& l : lightpaths_of(plan)) {
     Circuit& c = by_pair[{l.src, l.dst}];
     c.src = l.src;
     c.dst = l.dst;

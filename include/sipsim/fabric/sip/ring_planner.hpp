@@ -25,6 +25,18 @@ struct Lightpath {
   friend bool operator==(const Lightpath&, const Lightpath&) = default;
 };
 
+// `count` lightpaths of a pair in one direction, on the consecutive
+// wavelengths first .. first + count - 1: the planner's output, W times
+// smaller than the lightpaths it stands for.
+struct WavelengthGrant {
+  std::uint32_t src = 0;
+  std::uint32_t dst = 0;
+  RingDirection direction = RingDirection::kClockwise;
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+  friend bool operator==(const WavelengthGrant&, const WavelengthGrant&) = default;
+};
+
 struct RingDemand {
   std::uint32_t src = 0;
   std::uint32_t dst = 0;
@@ -54,8 +66,9 @@ struct RingPlanInput {
 };
 
 struct RingPlan {
-  // Sorted by (direction, wavelength, src). Only pairs with demand get one.
-  std::vector<Lightpath> lightpaths;
+  // Sorted by (src, dst, direction, first); a pair's grants neither overlap
+  // nor touch (adjacent ranges are merged). Only pairs with demand get one.
+  std::vector<WavelengthGrant> grants;
   // Demands farther than the reach in both directions: they get no lightpath
   // (the fabric relays them or lets them wait).
   std::vector<RingDemand> unreachable;
@@ -75,10 +88,16 @@ inline constexpr std::uint32_t kRingPlannerStream = 0x52494E47u;  // "RING"
 // or non-finite bytes, reach 0 or W 0 with N > 1.
 RingPlan plan_ring_wavelengths(const RingPlanInput& input);
 
+// The plan's lightpaths one by one, sorted by (direction, wavelength, src).
+std::vector<Lightpath> lightpaths_of(const RingPlan& plan);
+
 // The three rules of a plan: no wavelength twice on a (direction, segment);
 // per GPU and wavelength at most one peer sent to and one received from; no
 // lightpath longer than the reach (or a wavelength >= W). nullopt when all hold,
 // else the first violation.
+std::optional<std::string> check_ring_plan(std::span<const Lightpath> lightpaths,
+                                           std::uint32_t gpus, std::uint32_t wavelengths,
+                                           std::uint32_t reach);
 std::optional<std::string> check_ring_plan(const RingPlan& plan, std::uint32_t gpus,
                                            std::uint32_t wavelengths, std::uint32_t reach);
 
