@@ -204,7 +204,7 @@ std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
   MPI_Comm_rank(file.h5().comm(), &rank);
   for (const fabric::Network::ReportTable& t : network.report_tables()) {
     const output::h5::Handle tg = file.h5().create_group("/fabric/" + t.name);
-    const std::uint64_t rows = t.values.empty() ? 0 : t.values.front().size();
+    const std::uint64_t rows = t.rows;
     if (rows == 0) continue;
     std::vector<std::uint64_t> index;
     if (rank == 0) {
@@ -212,9 +212,8 @@ std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
       for (std::uint64_t r = 0; r < rows; ++r) index[r] = r;
     }
     for (std::size_t c = 0; c < t.columns.size(); ++c) {
-      const std::span<const std::uint64_t> mine = rank == 0
-                                                      ? std::span<const std::uint64_t>(t.values[c])
-                                                      : std::span<const std::uint64_t>();
+      const std::vector<std::uint64_t> mine =
+          rank == 0 ? t.column(c) : std::vector<std::uint64_t>();
       output::h5::write_distributed(file.h5(), "/fabric/" + t.name + "/" + t.columns[c], rows,
                                     index, mine);
     }
@@ -422,7 +421,7 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
     }
   });
 
-  const MemoryStats mem = memory_stats(result, comm);
+  MemoryStats mem = memory_stats(result, comm);
   // Output errors are the run's (exit 1): the destination was checked before.
   const std::string writing = "writing '" + output + "': ";
   auto write = [&](const std::string& what, auto&& f) {
@@ -449,6 +448,13 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
   if (sim.network != nullptr) {
     write("/fabric", [&] { fabric_totals = write_fabric(*file, *setup->fabric, *sim.network); });
   }
+  // Measured again once the results and tables are written: the peak the
+  // whole run took (writing a long plan log can pass the simulation's).
+  mem = memory_stats(result, comm);
+  write("/meta", [&] {
+    output::h5::write_attr(file->h5().open_group("/meta").get(), "peak_rss_bytes",
+                           mem.peak_rss_bytes);
+  });
   check_interrupt(comm, after);
   write("the run file", [&] { file->commit(); });
 

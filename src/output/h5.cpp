@@ -415,6 +415,11 @@ Handle File::create_group(const std::string& path) {
                  "cannot create group '" + path + "'");
 }
 
+Handle File::open_group(const std::string& path) {
+  silence_hdf5_errors();
+  return checked(H5Gopen2(id(), path.c_str(), H5P_DEFAULT), "cannot open group '" + path + "'");
+}
+
 void File::flush() {
   silence_hdf5_errors();
   check_collective(comm_, file_ ? H5Fflush(file_.get(), H5F_SCOPE_GLOBAL) : -1,

@@ -8,6 +8,7 @@
 // FIFO), so receivers match messages per sender in order.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <span>
@@ -225,7 +226,16 @@ class Network {
   struct ReportTable {
     std::string name;
     std::vector<std::string> columns;
-    std::vector<std::vector<std::uint64_t>> values;  // by column
+    std::uint64_t rows = 0;
+    // Column c's `rows` values, built when asked: the writer takes one column
+    // at a time, so a long table (SiP-Ring's plan log) is never copied whole.
+    // Valid while the network lives.
+    std::function<std::vector<std::uint64_t>(std::size_t c)> column;
+    std::vector<std::vector<std::uint64_t>> values() const {  // all of them (tests)
+      std::vector<std::vector<std::uint64_t>> out;
+      for (std::size_t c = 0; c < columns.size(); ++c) out.push_back(column(c));
+      return out;
+    }
   };
   virtual std::vector<ReportTable> report_tables() const { return {}; }
   // This rank's value of counter `name`; throws std::out_of_range for another name.

@@ -60,6 +60,8 @@ class File {
   MPI_Comm comm() const { return comm_; }
   // Creates the group at an absolute path ("/meta", "/lp"); parents must exist.
   Handle create_group(const std::string& path);
+  // Opens the existing group at an absolute path.
+  Handle open_group(const std::string& path);
   // Writes everything cached to the file; collective, and throws on every
   // rank when it fails on any (a full disk). The file stays usable.
   void flush();

@@ -311,15 +311,16 @@ class CircuitNetwork final : public Network {
     ReportTable t;
     t.name = "plans";
     t.columns = {"time_ps", "epoch", "src", "dst", "units", "kept"};
-    t.values.resize(t.columns.size());
-    for (const PlanRecord& r : log_) {
-      t.values[0].push_back(r.time);
-      t.values[1].push_back(r.epoch);
-      t.values[2].push_back(r.src);
-      t.values[3].push_back(r.dst);
-      t.values[4].push_back(r.units);
-      t.values[5].push_back(r.kept);
-    }
+    t.rows = log_.size();
+    t.column = [this](std::size_t c) {
+      std::vector<std::uint64_t> v;
+      v.reserve(log_.size());
+      for (const PlanRecord& r : log_) {
+        const std::uint64_t fields[] = {r.time, r.epoch, r.src, r.dst, r.units, r.kept};
+        v.push_back(fields[c]);
+      }
+      return v;
+    };
     return {std::move(t)};
   }
 

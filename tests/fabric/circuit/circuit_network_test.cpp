@@ -402,7 +402,7 @@ TEST(CircuitNetwork, APairWithoutACircuitWaitsForTheEpochThatGivesItOne) {
   EXPECT_EQ(tables[0].name, "plans");
   const std::vector<std::vector<std::uint64_t>> columns = {
       {0, 10 * kMicrosecond}, {0, 1}, {0, 0}, {1, 2}, {1, 1}, {1, 0}};
-  EXPECT_EQ(tables[0].values, columns);
+  EXPECT_EQ(tables[0].values(), columns);
 }
 
 TEST(CircuitNetwork, KeptUnitsCarryDataWhileTheNewOnesAreDark) {
@@ -492,7 +492,7 @@ TEST(CircuitNetwork, APairsMessagesArriveInSendOrderAcrossPlans) {
       {1, 1, 1},
       {1, 0, 2},
       {1, 0, 0}};
-  EXPECT_EQ(net->report_tables().at(0).values, columns);
+  EXPECT_EQ(net->report_tables().at(0).values(), columns);
 }
 
 TEST(CircuitNetwork, TheControllerIsGivenOfferedPlusUndeliveredPerLeg) {
