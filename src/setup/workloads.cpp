@@ -317,10 +317,10 @@ class TransformerSetup final : public WorkloadSetup {
     config_.tp_params = ctx.fabric->algorithm_params(config_.tp, config_.order[0] == Axis::kTp);
     config_.dp_params = ctx.fabric->algorithm_params(config_.dp, config_.order[0] == Axis::kDp);
     place_on_fabric(*ctx.fabric);
-    // On a ring fabric every axis is folded, its rings' neighbours close on
-    // the fibre (SiP-ML §3.2, §5).
+    // On a ring fabric each axis is folded, its rings' neighbours close on
+    // the fibre (SiP-ML §3.2, §5), but one whose groups span the whole ring.
     if (config_.nodes.empty() && ctx.fabric->ring_embedding()) {
-      config_.nodes = workload::transformer::folded_nodes(config_);
+      config_.nodes = workload::transformer::folded_nodes(config_, nodes);
       config_.folded = true;
     }
     if (config_.moe.experts > 0) {

@@ -19,11 +19,11 @@ namespace {
 
 constexpr auto& tiny = testing::tiny_transformer;
 
-// On a ring fabric every axis is folded (folded_nodes): the map is a
+// On a ring fabric each axis is folded (folded_nodes): the map is a
 // permutation of the job's nodes, and every TP ring's, DP ring's and
 // pipeline's neighbours, wrap-arounds included, are within 2 x the axis'
-// stride on the ring, whatever the mapping; the straight layout's DP wrap is
-// (dp - 1) x tp away.
+// stride on the ring, whatever the mapping, whether the job fills the ring
+// (its outermost axis then stays straight, closing around the fibre) or not.
 TEST(TransformerFolded, NeighboursStayWithinTwiceTheStride) {
   const std::vector<std::array<Axis, 3>> orders = {{Axis::kTp, Axis::kDp, Axis::kPp},
                                                    {Axis::kDp, Axis::kPp, Axis::kTp},
@@ -33,42 +33,52 @@ TEST(TransformerFolded, NeighboursStayWithinTwiceTheStride) {
     for (const std::array<Axis, 3>& order : orders) {
       Config c = tiny(tp, pp, dp, Schedule::kOneFOneB);
       c.order = order;
-      c.nodes = folded_nodes(c);
       const std::uint32_t n = c.gpus();
-      ASSERT_EQ(c.nodes.size(), n);
-      std::vector<std::uint32_t> sorted = c.nodes;
-      std::sort(sorted.begin(), sorted.end());
-      for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(sorted[i], i);
-      // An axis' stride: the product of the sizes inside it.
-      const auto stride = [&](Axis a) {
-        std::uint32_t s = 1;
-        for (const Axis b : order) {
-          if (b == a) break;
-          s *= b == Axis::kTp ? tp : b == Axis::kDp ? dp : pp;
+      for (const std::uint32_t ring : {n, n + 7}) {
+        c.nodes = folded_nodes(c, ring);
+        ASSERT_EQ(c.nodes.size(), n);
+        std::vector<std::uint32_t> sorted = c.nodes;
+        std::sort(sorted.begin(), sorted.end());
+        for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(sorted[i], i);
+        // An axis' stride: the product of the sizes inside it.
+        const auto stride = [&](Axis a) {
+          std::uint32_t s = 1;
+          for (const Axis b : order) {
+            if (b == a) break;
+            s *= b == Axis::kTp ? tp : b == Axis::kDp ? dp : pp;
+          }
+          return s;
+        };
+        const auto hops = [ring](std::uint32_t a, std::uint32_t b) {
+          const std::uint32_t d = a > b ? a - b : b - a;
+          return std::min(d, ring - d);
+        };
+        for (std::uint32_t g = 0; g < n; ++g) {
+          const Coord x = coord_of(c, g);
+          const std::uint32_t here = node_of_gpu(c, g);
+          const std::string where =
+              fmt::format("tp {} pp {} dp {}, ring {}, gpu {}", tp, pp, dp, ring, g);
+          EXPECT_LE(hops(here, node_of(c, {(x.tp + 1) % tp, x.dp, x.pp})), 2 * stride(Axis::kTp))
+              << where;
+          EXPECT_LE(hops(here, node_of(c, {x.tp, (x.dp + 1) % dp, x.pp})), 2 * stride(Axis::kDp))
+              << where;
+          EXPECT_LE(hops(here, node_of(c, {x.tp, x.dp, (x.pp + 1) % pp})), 2 * stride(Axis::kPp))
+              << where;
         }
-        return s;
-      };
-      // Along the fibre, not around it: the job may be part of a larger ring.
-      const auto hops = [](std::uint32_t a, std::uint32_t b) { return a > b ? a - b : b - a; };
-      for (std::uint32_t g = 0; g < n; ++g) {
-        const Coord x = coord_of(c, g);
-        const std::uint32_t here = node_of_gpu(c, g);
-        const std::string where = fmt::format("tp {} pp {} dp {}, gpu {}", tp, pp, dp, g);
-        EXPECT_LE(hops(here, node_of(c, {(x.tp + 1) % tp, x.dp, x.pp})), 2 * stride(Axis::kTp))
-            << where;
-        EXPECT_LE(hops(here, node_of(c, {x.tp, (x.dp + 1) % dp, x.pp})), 2 * stride(Axis::kDp))
-            << where;
-        EXPECT_LE(hops(here, node_of(c, {x.tp, x.dp, (x.pp + 1) % pp})), 2 * stride(Axis::kPp))
-            << where;
       }
     }
   }
-  // Straight, the DP ring of tp 4 x dp 16 wraps 60 nodes (4 on the ring of
-  // 64); folded, node 0 (dp 0) and dp 15 (node 4) are 4 apart.
+  // tp 4 x dp 16 on a ring of 128: straight, the DP ring would wrap 60 nodes;
+  // folded, dp 15 of node 0 is node 4 and dp 1 node 8. On a ring of 64 the DP
+  // rings close around the fibre: straight, dp 15 is 4 hops from node 0.
   Config c = tiny(4, 1, 16, Schedule::kOneFOneB);
-  c.nodes = folded_nodes(c);
+  c.nodes = folded_nodes(c, 128);
   EXPECT_EQ(node_of(c, {0, 15, 0}), 4u);
   EXPECT_EQ(node_of(c, {0, 1, 0}), 8u);
+  EXPECT_EQ(node_of(c, {3, 0, 0}), 1u);
+  c.nodes = folded_nodes(c, 64);
+  EXPECT_EQ(node_of(c, {0, 15, 0}), 60u);
+  EXPECT_EQ(node_of(c, {0, 1, 0}), 4u);
   EXPECT_EQ(node_of(c, {3, 0, 0}), 1u);
 }
 
