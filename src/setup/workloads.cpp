@@ -317,6 +317,12 @@ class TransformerSetup final : public WorkloadSetup {
     config_.tp_params = ctx.fabric->algorithm_params(config_.tp, config_.order[0] == Axis::kTp);
     config_.dp_params = ctx.fabric->algorithm_params(config_.dp, config_.order[0] == Axis::kDp);
     place_on_fabric(*ctx.fabric);
+    // On a ring fabric each axis is folded, its rings' neighbours close on
+    // the fibre (SiP-ML §3.2, §5), but one whose groups span the whole ring.
+    if (config_.nodes.empty() && ctx.fabric->ring_embedding()) {
+      config_.nodes = workload::transformer::folded_nodes(config_, nodes);
+      config_.folded = true;
+    }
     if (config_.moe.experts > 0) {
       const std::uint32_t ep = config_.moe.ep, edp = config_.dp / ep;
       config_.ep_params = ctx.fabric->algorithm_params(ep, config_.order[0] == Axis::kDp);
@@ -382,67 +388,102 @@ class TransformerSetup final : public WorkloadSetup {
   workload::Simulation build(std::unique_ptr<fabric::Network> network,
                              const BuildOptions& options) const override {
     workload::transformer::Config c = config_;
-    if (options.resolve_auto) resolve_auto(c, *network);
-    if (degree_limit_ && options.resolve_auto && (c.tp_auto || c.dp_auto)) {
-      const std::string why =
-          degree_limit_->error(c.accelerator, [&c](const compute::Device& d, std::uint32_t nodes) {
-            return workload::transformer::make_programs(c, d, nodes);
-          });
-      if (!why.empty()) throw std::invalid_argument(why);
-    }
+    if (options.resolve_auto) resolve_auto(c, *network, degree_limit_);
     return workload::transformer::make_transformer(c, std::move(network));
   }
-  // `algorithms.tp` / `.dp: auto`: per group kind, the algorithm whose ops
-  // (all-reduce, or reduce-scatter + all-gather) have the smallest
-  // critical-path estimate (RAMP §7.4.1, as the benchmark's `auto`) on the
-  // first group's nodes at the job's message size, among those valid for
-  // them; ties keep the earlier name. The same on every rank.
-  static void resolve_auto(workload::transformer::Config& c, const fabric::Network& network) {
+  // One group kind's usable algorithms, fastest first by the critical-path
+  // estimate of its ops (all-reduce, or reduce-scatter + all-gather; RAMP
+  // §7.4.1, as the benchmark's `auto`) on the first group's nodes at the
+  // job's message size; ties keep name order. Not `auto` (or a group of one):
+  // just its algorithm.
+  struct Candidate {
+    collective::Algorithm algorithm;
+    pdes::Time time = 0;
+  };
+  static std::vector<Candidate> ranked(const workload::transformer::Config& c,
+                                       const fabric::Network& network, bool tp) {
     using workload::transformer::Coord;
+    const std::uint32_t p = tp ? c.tp : c.dp;
+    if (!(tp ? c.tp_auto : c.dp_auto) || p < 2) {
+      return {{tp ? c.tp_algorithm : c.dp_algorithm, 0}};
+    }
     const compute::Roofline device(c.accelerator);
     const std::uint64_t p_bytes = compute::element_bytes(c.model.precision);
-    for (const bool tp : {true, false}) {
-      const std::uint32_t p = tp ? c.tp : c.dp;
-      if (!(tp ? c.tp_auto : c.dp_auto) || p < 2) continue;
-      std::vector<std::uint32_t> members;
-      for (std::uint32_t i = 0; i < p; ++i) {
-        members.push_back(workload::transformer::node_of(c, tp ? Coord{i, 0, 0} : Coord{0, i, 0}));
-      }
-      const std::uint64_t bytes =
-          tp ? std::uint64_t{c.model.micro_batch} * c.model.seq * c.model.hidden * p_bytes
-             : workload::transformer::stage_parameters(c, 0) * p_bytes;
-      const collective::AlgorithmParams& params = tp ? c.tp_params : c.dp_params;
-      std::optional<collective::Algorithm> best;
-      pdes::Time best_time = pdes::kTimeMax;
-      for (const std::string& name : collective::algorithm_names()) {
-        const collective::Algorithm a = *collective::parse_algorithm(name);
-        pdes::Time total = 0;
-        bool usable = true;
-        for (const collective::Op op : workload::transformer::group_ops(c, tp)) {
-          const collective::CollectiveSpec spec = collective::make_spec(op, a, p, bytes, 0, params);
-          if (!collective::why_invalid(spec).empty()) {
-            usable = false;
-            break;
-          }
-          try {
-            total += analytical::estimate_critical_path(spec, members, network, device).total;
-          } catch (const analytical::EstimateTooLarge&) {
-            usable = false;
-            break;
-          }
-        }
-        if (usable && total < best_time) {
-          best_time = total;
-          best = a;
-        }
-      }
-      if (!best) {
-        throw std::invalid_argument(std::string("algorithms.") + (tp ? "tp" : "dp") +
-                                    ": auto found no algorithm valid for the group that the "
-                                    "estimator can price; name one");
-      }
-      (tp ? c.tp_algorithm : c.dp_algorithm) = *best;
+    std::vector<std::uint32_t> members;
+    for (std::uint32_t i = 0; i < p; ++i) {
+      members.push_back(workload::transformer::node_of(c, tp ? Coord{i, 0, 0} : Coord{0, i, 0}));
     }
+    const std::uint64_t bytes =
+        tp ? std::uint64_t{c.model.micro_batch} * c.model.seq * c.model.hidden * p_bytes
+           : workload::transformer::stage_parameters(c, 0) * p_bytes;
+    const collective::AlgorithmParams& params = tp ? c.tp_params : c.dp_params;
+    std::vector<Candidate> out;
+    for (const std::string& name : collective::algorithm_names()) {
+      const collective::Algorithm a = *collective::parse_algorithm(name);
+      pdes::Time total = 0;
+      bool usable = true;
+      for (const collective::Op op : workload::transformer::group_ops(c, tp)) {
+        const collective::CollectiveSpec spec = collective::make_spec(op, a, p, bytes, 0, params);
+        if (!collective::why_invalid(spec).empty()) {
+          usable = false;
+          break;
+        }
+        try {
+          total += analytical::estimate_critical_path(spec, members, network, device).total;
+        } catch (const analytical::EstimateTooLarge&) {
+          usable = false;
+          break;
+        }
+      }
+      if (usable) out.push_back({a, total});
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const Candidate& x, const Candidate& y) { return x.time < y.time; });
+    if (out.empty()) {
+      throw std::invalid_argument(std::string("algorithms.") + (tp ? "tp" : "dp") +
+                                  ": auto found no algorithm valid for the group that the "
+                                  "estimator can price; name one");
+    }
+    return out;
+  }
+  // `algorithms.tp` / `.dp: auto`: the pair of the kinds' ranked candidates
+  // with the smallest summed estimate (ties: the faster TP, then DP choice)
+  // whose programs fit the fabric's degree, if it has one (SiP-ML §3.2): the
+  // fastest algorithm may need more peers (direct: p - 1) than a GPU has.
+  // None fits: the fastest pair's degree error. The same on every rank.
+  static void resolve_auto(workload::transformer::Config& c, const fabric::Network& network,
+                           const std::optional<DegreeLimit>& limit) {
+    if (!c.tp_auto && !c.dp_auto) return;
+    const std::vector<Candidate> tps = ranked(c, network, true);
+    const std::vector<Candidate> dps = ranked(c, network, false);
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (std::size_t i = 0; i < tps.size(); ++i) {
+      for (std::size_t j = 0; j < dps.size(); ++j) pairs.emplace_back(i, j);
+    }
+    std::stable_sort(pairs.begin(), pairs.end(), [&](const auto& x, const auto& y) {
+      return tps[x.first].time + dps[x.second].time < tps[y.first].time + dps[y.second].time;
+    });
+    std::string first_why;
+    for (const auto& [i, j] : pairs) {
+      c.tp_algorithm = tps[i].algorithm;
+      c.dp_algorithm = dps[j].algorithm;
+      if (!limit) return;
+      std::string why;
+      try {
+        why = limit->error(c.accelerator, [&c](const compute::Device& d, std::uint32_t nodes) {
+          return workload::transformer::make_programs(c, d, nodes);
+        });
+      } catch (const std::invalid_argument& e) {
+        why = e.what();
+      }
+      if (why.empty()) return;
+      if (first_why.empty()) first_why = why;
+    }
+    throw std::invalid_argument(fmt::format(
+        "{} (with the fastest pair `auto` found, tp {}, dp {}; none of the {} pairs of valid "
+        "algorithms fits)",
+        first_why, collective::to_string(tps[0].algorithm), collective::to_string(dps[0].algorithm),
+        pairs.size()));
   }
   // `analyze` evaluates AMPeD for transformers (analytical/amped.hpp).
 

@@ -81,7 +81,8 @@ TEST(DegreeLimit, TransformerRefusedAtTheWorkloadSectionWhenAGpuNeedsMorePeers) 
 }
 
 TEST(DegreeLimit, TransformerAutoCheckedOnceTheAlgorithmIsChosen) {
-  // Every DP algorithm needs at least one peer each way besides TP and PP.
+  // Every DP algorithm needs at least one peer each way besides TP and PP:
+  // `auto` finds no pair that fits.
   LimitedFabric two(32, 2);
   std::unique_ptr<WorkloadSetup> setup;
   ASSERT_EQ(read_on(two, transformer("auto"), &setup), "");
@@ -89,10 +90,12 @@ TEST(DegreeLimit, TransformerAutoCheckedOnceTheAlgorithmIsChosen) {
     setup->build(two.build(), {});
     ADD_FAILURE() << "built";
   } catch (const std::invalid_argument& e) {
-    // `auto` picks by time, not by peers (here halving-doubling, 3 peers each way).
+    // No DP algorithm fits: the fastest pair's error (here halving-doubling,
+    // 3 peers each way), then that `auto` tried them all.
     const std::string why = e.what();
     EXPECT_EQ(why.rfind("GPU 0 needs ", 0), 0u) << why;
     EXPECT_NE(why.find("dp-0-0 (8 GPUs, "), std::string::npos) << why;
+    EXPECT_NE(why.find("pairs of valid algorithms fits)"), std::string::npos) << why;
   }
 }
 

@@ -105,10 +105,6 @@ PlacementResult place_job(const Config& c, const compute::Device& device) {
   return place(scaled, durations, c.quantum, c.mp, delta);
 }
 
-std::uint32_t folded_slot(std::uint32_t r, std::uint32_t k) {
-  return 2 * r < k ? 2 * r : 2 * (k - 1 - r) + 1;
-}
-
 ProgramSet make_programs(const Config& c, const compute::Device& device,
                          std::uint32_t fabric_nodes) {
   if (c.gpus() > fabric_nodes) {

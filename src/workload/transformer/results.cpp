@@ -84,6 +84,17 @@ std::string algorithms_text(const Config& c) {
   return out;
 }
 
+// ", mapping tp-dp-pp folded" on a ring fabric (folded_nodes), else "".
+std::string layout_text(const Config& c) {
+  if (!c.folded) return "";
+  std::string out = ", mapping ";
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Axis a = c.order[i];
+    out += std::string(i > 0 ? "-" : "") + (a == Axis::kTp ? "tp" : a == Axis::kDp ? "dp" : "pp");
+  }
+  return out + " folded";
+}
+
 }  // namespace
 
 void TransformerResults::print_header(std::ostream& out) const {
@@ -91,13 +102,14 @@ void TransformerResults::print_header(std::ostream& out) const {
   const ModelShape& m = c.model;
   out << fmt::format(
       "# transformer: {} layers, hidden {}, heads {}, seq {}, vocab {}, batch {} (micro {}), "
-      "{}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches, recompute {}{} | {}\n",
+      "{}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches, recompute {}{}{} | {}\n",
       m.layers, m.hidden, m.heads, m.seq, m.vocab, m.global_batch, m.micro_batch,
       compute::precision_name(m.precision), c.tp, c.pp, c.dp, c.gpus(),
       c.schedule == Schedule::kInterleaved
           ? fmt::format("interleaved 1F1B (v {})", c.virtual_stages)
           : std::string(schedule_name(c.schedule)),
-      c.micro_batches(), recompute_name(c.recompute), algorithms_text(c), network().describe());
+      c.micro_batches(), recompute_name(c.recompute), algorithms_text(c), layout_text(c),
+      network().describe());
 }
 
 void TransformerResults::print_footer(std::ostream& out) const {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../../common/training.hpp"
+#include "scenario_run.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/setup/setup.hpp"
@@ -681,30 +682,6 @@ TEST(TransformerMemory, HandComputedTerms) {
   EXPECT_EQ(memory_error(c), "");
 }
 
-// A scenario's one training iteration through setup/ (read, build, run,
-// collect): the iteration time, GPU 0's breakdown and the fabric's counters.
-struct ScenarioRun {
-  Time iteration = 0;
-  Breakdown gpu0{};
-  std::uint64_t rule_conflicts = 0;  // RAMP's serialised transfers
-};
-ScenarioRun run_scenario(const std::string& text) {
-  const setup::Setup s = setup::read(base::Document::load_string(text, "t.yaml"));
-  workload::Simulation sim = setup::build(s);
-  const boost::mpi::communicator world;
-  pdes::EngineOptions o;
-  o.progress_interval_s = 0;
-  pdes::run(*sim.model, sim.model->partition(world.size()), world, o);
-  EXPECT_EQ(sim.results->unfinished(world), "");
-  sim.results->collect(world);
-  const auto& r = dynamic_cast<const TrainingResults&>(*sim.results);
-  ScenarioRun out{r.iteration_time(0), r.breakdown(0, 0), 0};
-  for (const auto& c : sim.network->counters()) {
-    if (c.name == "rule_b_conflicts" || c.name == "rule_c_conflicts") out.rule_conflicts += c.value;
-  }
-  return out;
-}
-
 // On RAMP the job is placed by RAMP §6.3 per axis and its TP and DP groups
 // run RAMP-x (fabric/ramp/placement.hpp): with one collective at a time per
 // group kind (pp 1, no DP overlap) every transfer keeps the optical rules
@@ -855,6 +832,7 @@ TEST(TransformerMemory, ErrorGivesTheNumbers) {
 }
 
 }  // namespace
+
 // `algorithms: {tp: auto, dp: auto}` picks, per group kind, the algorithm with
 // the smallest critical-path estimate: never slower than ring here (a 2-tier
 // fat-tree of 8-GPU servers, DP groups across servers).

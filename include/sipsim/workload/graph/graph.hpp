@@ -16,6 +16,7 @@
 #include "sipsim/compute/device.hpp"
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/workload/interpreter.hpp"
+#include "sipsim/workload/ring_fold.hpp"
 #include "sipsim/workload/training_results.hpp"
 
 namespace sipsim::workload::graph {
@@ -73,8 +74,9 @@ struct Config {
   bool dp_overlap = true;
   std::uint64_t dp_bucket_bytes = std::uint64_t{25} << 20;
   collective::AlgorithmParams dp_params;  // the DP groups' shape (setup/ fills it)
-  // MP position r of a group sits at node offset folded_slot(r, mp) rather
-  // than r (a fabric that is a ring, setup/ fills it).
+  // MP position r of a group sits at node offset folded_slot(r, mp)
+  // (workload/ring_fold.hpp) rather than r (a fabric that is a ring, setup/
+  // fills it).
   bool fold_groups = false;
   compute::Accelerator accelerator;
 
@@ -150,13 +152,8 @@ std::vector<std::uint64_t> traffic_matrix(const PlacementResult& p, std::uint32_
 // under data-parallel: every op whole on the one device).
 PlacementResult place_job(const Config& config, const compute::Device& device);
 
-// The programs (one per MP position), communicators and bindings.
-// Where MP position r of a group of k sits among the group's k consecutive
-// nodes when folded: 0, k-1, 1, k-2, 2, ... in node order, so that positions
-// r and r + 1 (mod k), neighbours in the group's ring, are at most 2 nodes
-// apart (the straight order puts k - 1 and 0 k - 1 apart).
-std::uint32_t folded_slot(std::uint32_t r, std::uint32_t k);
-
+// The programs (one per MP position), communicators and bindings; MP
+// position r at offset folded_slot(r, mp) with fold_groups (workload/ring_fold.hpp).
 ProgramSet make_programs(const Config& config, const compute::Device& device,
                          std::uint32_t fabric_nodes);
 

@@ -86,8 +86,10 @@ struct Config {
   // order[1], ... and runs on fabric node nodes[g] (node g when nodes is
   // empty). Default TP innermost, then DP, PP.
   std::array<Axis, 3> order = {Axis::kTp, Axis::kDp, Axis::kPp};
-  // Set by setup/ when the fabric places the job itself (RAMP §6.3 per axis).
+  // Set by setup/ when the fabric places the job itself (RAMP §6.3 per axis),
+  // or, on a ring fabric (SiP-Ring), to folded_nodes() with `folded` set.
   std::vector<std::uint32_t> nodes;
+  bool folded = false;
   // The TP and DP groups' algorithms: the scenario's `algorithms`, else the
   // fabric's (RAMP-x on a RAMP fabric that placed the job), else ring.
   collective::Algorithm tp_algorithm = collective::algorithm("ring");
@@ -134,6 +136,16 @@ struct Coord {
 };
 Coord coord_of(const Config& config, std::uint32_t gpu);
 std::uint32_t gpu_of(const Config& config, const Coord& c);
+// The job laid out on a ring fabric of `ring_nodes` (SiP-ML §3.2, §5), each
+// axis folded (workload/ring_fold.hpp): the GPU at coordinates (c0, c1, c2)
+// along Config::order, of sizes (n0, n1, n2), runs on node
+// f(c0, n0) + n0 * (f(c1, n1) + n1 * f(c2, n2)), f = folded_slot, so that
+// neighbours on every TP ring, DP ring and pipeline (wrap-arounds included)
+// are at most 2 x the axis' stride apart; the straight layout puts a ring's
+// wrap-around (n - 1) x stride away. An axis whose groups span the whole ring
+// (the outermost when the job fills it) stays straight, f(c, n) = c: its
+// wrap-around closes around the fibre, one stride away. Per GPU.
+std::vector<std::uint32_t> folded_nodes(const Config& config, std::uint32_t ring_nodes);
 // The fabric node a GPU runs on (Config::nodes).
 inline std::uint32_t node_of_gpu(const Config& config, std::uint32_t gpu) {
   return config.nodes.empty() ? gpu : config.nodes[gpu];

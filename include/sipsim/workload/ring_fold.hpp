@@ -1,0 +1,19 @@
+#pragma once
+// Laying a ring out on a ring fabric (SiP-Ring, SiP-ML §3.2, §5): a group of
+// k members on k consecutive fabric nodes, its own ring's neighbours r and
+// r + 1 (mod k) close on the fibre, the wrap-around included. One helper for
+// every workload that folds its groups (graph: the MP groups; transformer:
+// every axis).
+#include <cstdint>
+
+namespace sipsim::workload {
+
+// Where position r of a group of k sits among the group's k consecutive
+// nodes when folded: 0, k-1, 1, k-2, 2, ... in node order, so that positions
+// r and r + 1 (mod k) are at most 2 nodes apart (the straight order puts
+// k - 1 and 0 k - 1 apart). A permutation of 0 .. k-1.
+constexpr std::uint32_t folded_slot(std::uint32_t r, std::uint32_t k) {
+  return 2 * r < k ? 2 * r : 2 * (k - 1 - r) + 1;
+}
+
+}  // namespace sipsim::workload
