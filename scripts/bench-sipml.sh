@@ -24,7 +24,7 @@ for case in "sip-ring 1" "sip-ring 2" "sip-ocs 1"; do
     awk '/committed events/ {print $3}' "$tmp/log" > "$tmp/events"
     awk '/wall time/ {print $3}' "$tmp/log" >> "$tmp/wall"
     awk '/^  peak memory/ {print $3}' "$tmp/log" >> "$tmp/mem"
-    awk '$1 == "0" && NF >= 7 {print $2}' "$tmp/log" | head -1 > "$tmp/iter"
+    awk '$1 == "0" && NF >= 6 {print $2}' "$tmp/log" | head -1 > "$tmp/iter"
     epochs=$(attr "$tmp/out.h5" /fabric/epochs)
     planner=$(attr "$tmp/out.h5" /meta/fabric/planner_ns)
   done
