@@ -13,6 +13,7 @@
 #include "sipsim/app/launch.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/version.hpp"
+#include "sweep.hpp"
 
 namespace {
 
@@ -46,8 +47,9 @@ int main(int argc, char** argv) {
   cli.set_version_flag(
       "--version", std::string("sipsim ") + sipsim::kVersion + " (" + sipsim::kGitRevision + ")");
   cli.require_subcommand(1);
-  const std::vector<std::string> commands = {"run", "validate", "analyze", "compare", "info"};
-  const std::string command_list = "run, validate, analyze, compare, info";
+  const std::vector<std::string> commands = {"run",  "validate", "analyze", "compare",
+                                             "info", "sweep",    "collect"};
+  const std::string command_list = "run, validate, analyze, compare, info, sweep, collect";
 
   RunArgs run;
   CLI::App* run_cmd = cli.add_subcommand("run", "simulate a scenario and write its run file");
@@ -111,6 +113,23 @@ int main(int argc, char** argv) {
   info_cmd->add_option("--set", info_overrides, "override a scenario key: key.path=value")
       ->allow_extra_args(false);
 
+  SweepArgs sweep;
+  CLI::App* sweep_cmd = cli.add_subcommand(
+      "sweep", "expand a study into checked runs and a Slurm job array, or run it here");
+  sweep_cmd->add_option("study", sweep.study, "study YAML file (docs/studies.md)")->required();
+  sweep_cmd->add_option("-o,--output", sweep.output,
+                        "study directory (default: next to the study file, named after it)");
+  sweep_cmd->add_flag("--local", sweep.local, "run the study here, skipping finished runs");
+  sweep_cmd->add_option("-j,--jobs", sweep.jobs, "with --local: runs at a time")
+      ->check(whole_number(1, 4096));
+  sweep_cmd->add_flag("--status", sweep.status, "count done, running, failed and pending runs");
+  std::string collect_dir, collect_level = "run";
+  CLI::App* collect_cmd =
+      cli.add_subcommand("collect", "merge a study's run files into results.csv and results.h5");
+  collect_cmd->add_option("dir", collect_dir, "study directory")->required();
+  collect_cmd->add_option("--level", collect_level, "a row per run, collective or iteration")
+      ->check(CLI::IsMember({"run", "collective", "iteration"}));
+
   // Usage errors: one line, "sipsim: error: ...", naming the command's help.
   // Only rank 0 talks; --help and --version exit 0, usage errors exit 2.
   auto usage_error = [&](const std::string& message, std::string_view command) {
@@ -144,6 +163,10 @@ int main(int argc, char** argv) {
     }
     return usage_error(message, command);
   }
+
+  // Studies only read and write files and start other sipsim processes: no MPI.
+  if (*sweep_cmd) return sweep_command(sweep);
+  if (*collect_cmd) return collect_command(collect_dir, collect_level);
 
   // Declared before the environment, so removed after MPI_Finalize.
   const SingletonSession session = prefer_light_singleton();

@@ -1,0 +1,316 @@
+// The study file (docs/studies.md): a base scenario, axes of values and how
+// they combine, seeds, ranks and a time limit, expanded into runs. Every run
+// is the base scenario with --set overrides, so it is checked exactly as
+// `sipsim validate --set ...` checks it.
+#include <spdlog/fmt/fmt.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+
+#include "sipsim/base/yaml_reader.hpp"
+#include "sipsim/scenario/scenario.hpp"
+#include "sipsim/setup/setup.hpp"
+#include "sweep.hpp"
+
+namespace sipsim::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// One value of an axis: its YAML text and where the study file gave it.
+struct AxisValue {
+  std::string text;
+  std::string location;
+};
+
+struct Axis {
+  std::string key;
+  std::vector<AxisValue> values;
+};
+
+// The YAML text of a value: a scalar as written, anything else in flow style
+// (so that it fits on a --set and in a CSV cell).
+std::string yaml_text(const YAML::Node& node) {
+  if (node.IsScalar()) return node.Scalar();
+  YAML::Emitter out;
+  out.SetMapFormat(YAML::Flow);
+  out.SetSeqFormat(YAML::Flow);
+  out << node;
+  return out.c_str();
+}
+
+std::string number_text(double v) {
+  if (std::abs(v) < 1e15 && v == std::floor(v)) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{:.12g}", v);
+}
+
+// {range: [start, stop, step]} or {geometric: [start, stop, factor]}, with an
+// optional unit appended to every value (`unit: Gbps`). Both include stop.
+std::vector<AxisValue> numeric_axis(const base::Value& v) {
+  base::MapReader m = v.as_map();
+  const bool range = m.has("range");
+  const bool geometric = m.has("geometric");
+  if (range == geometric)
+    v.fail(
+        "expected a list of values, or {range: [start, stop, step]} or "
+        "{geometric: [start, stop, factor]}");
+  const base::Value spec = m.required(range ? "range" : "geometric");
+  const std::string unit = m.get_string("unit", "");
+  m.finish();
+  const auto items = spec.as_list();
+  if (items.size() != 3) spec.fail("expected three numbers: [start, stop, step or factor]");
+  const double start = items[0].as_double(), stop = items[1].as_double();
+  const double step = items[2].as_double();
+  if (range && step <= 0) items[2].fail("the step must be > 0");
+  if (geometric && (step <= 1 || start <= 0)) {
+    items[step <= 1 ? 2 : 0].fail(step <= 1 ? "the factor must be > 1" : "start must be > 0");
+  }
+  if (stop < start) items[1].fail("stop must be >= start");
+  std::vector<AxisValue> out;
+  const double slack = 1e-9 * std::max(std::abs(stop), 1.0);  // stop is included
+  for (std::size_t i = 0;; ++i) {
+    const double x = range ? start + static_cast<double>(i) * step
+                           : start * std::pow(step, static_cast<double>(i));
+    if (x > stop + slack) break;
+    if (out.size() >= 100000) spec.fail("more than 100,000 values");
+    out.push_back({number_text(x) + unit, spec.location()});
+  }
+  return out;
+}
+
+std::vector<AxisValue> axis_values(const base::Value& v) {
+  if (v.is_map()) return numeric_axis(v);
+  if (!v.is_list()) {
+    v.fail(
+        "expected a list of values, or {range: [start, stop, step]} or "
+        "{geometric: [start, stop, factor]}");
+  }
+  std::vector<AxisValue> out;
+  for (const base::Value& item : v.as_list())
+    out.push_back({yaml_text(item.yaml()), item.location()});
+  if (out.empty()) v.fail("an axis needs at least one value");
+  return out;
+}
+
+// A key path of the scenario: dot-separated names.
+void check_key(const base::Value& where, const std::string& key) {
+  if (key.empty() || key.front() == '.' || key.back() == '.' ||
+      key.find("..") != std::string::npos || key.find_first_of(" =,\"") != std::string::npos) {
+    where.fail("'" + key + "' is not a key path (names joined by dots, e.g. fabric.line_rate)");
+  }
+  if (key == "seed") where.fail("set seeds with the study's seeds: key, not as an axis");
+}
+
+// Each combination: per column, the index of its value (or -1: unset).
+using Point = std::vector<AxisValue>;
+
+}  // namespace
+
+std::vector<std::string> run_overrides(const Study& study, const StudyRun& run) {
+  std::vector<std::string> out;
+  for (std::size_t c = 0; c < study.columns.size(); ++c) {
+    if (!run.values[c].empty()) out.push_back(study.columns[c] + "=" + run.values[c]);
+  }
+  if (!run.seed.empty()) out.push_back("seed=" + run.seed);
+  return out;
+}
+
+Study read_study(const std::string& path) {
+  Study study;
+  study.file = path;
+  const base::Document doc = base::Document::load_file(path);
+  base::MapReader root = doc.root().as_map();
+  study.name = root.get_string("name", fs::path(path).stem().string());
+  const base::Value scenario = root.required("scenario");
+  study.scenario = fs::path(path).parent_path() / scenario.as_string();
+  if (std::error_code ec; !fs::is_regular_file(study.scenario, ec)) {
+    scenario.fail("no scenario file " + study.scenario.string() +
+                  " (paths are relative to the study file's directory)");
+  }
+  study.ranks = root.get_u32("ranks", 1, 1, 1u << 20);
+  study.max_parallel = root.get_u32("max_parallel", 0, 0, 1u << 20);
+  if (auto t = root.optional("time_limit")) {
+    study.time_limit = t->as_string();
+    if (study.time_limit.empty() ||
+        study.time_limit.find_first_not_of("0123456789:-") != std::string::npos) {
+      t->fail("expected a Slurm time: minutes, HH:MM:SS or D-HH:MM:SS");
+    }
+  }
+
+  // The points: from the axes (product or zip) or given one by one.
+  std::vector<Point> points;
+  const auto axes_value = root.optional("axes");
+  const auto points_value = root.optional("points");
+  const std::string combine = root.has("combine")
+                                  ? root.required("combine").as_enum({"product", "zip"})
+                                  : std::string("product");
+  if (axes_value && points_value) points_value->fail("give either axes: or points:, not both");
+  if (axes_value) {
+    base::MapReader axes = axes_value->as_map();
+    std::vector<Axis> list;
+    for (const auto& kv : axes_value->yaml()) {
+      const std::string key = kv.first.as<std::string>();
+      const base::Value v = axes.required(key);
+      check_key(v, key);
+      list.push_back({key, axis_values(v)});
+      study.columns.push_back(key);
+    }
+    if (list.empty()) axes_value->fail("no axes: give at least one key path and its values");
+    if (combine == "zip") {
+      for (const Axis& a : list) {
+        if (a.values.size() != list.front().values.size()) {
+          axes.required(a.key).fail(
+              fmt::format("combine: zip needs axes of one length: {} has {} values, {} has {}",
+                          a.key, a.values.size(), list.front().key, list.front().values.size()));
+        }
+      }
+      for (std::size_t i = 0; i < list.front().values.size(); ++i) {
+        Point p;
+        for (const Axis& a : list) p.push_back(a.values[i]);
+        points.push_back(std::move(p));
+      }
+    } else {
+      std::size_t total = 1;
+      for (const Axis& a : list) {
+        total *= a.values.size();
+        if (total > 1000000) axes_value->fail("the product has more than 1,000,000 runs");
+      }
+      for (std::size_t i = 0; i < total; ++i) {
+        Point p(list.size());
+        std::size_t rest = i;  // the first axis varies slowest
+        for (std::size_t a = list.size(); a-- > 0;) {
+          p[a] = list[a].values[rest % list[a].values.size()];
+          rest /= list[a].values.size();
+        }
+        points.push_back(std::move(p));
+      }
+    }
+  } else if (points_value) {
+    if (root.has("combine"))
+      root.required("combine").fail("combine: applies to axes:, not points:");
+    std::vector<std::vector<std::pair<std::string, AxisValue>>> given;
+    for (const base::Value& item : points_value->as_list()) {
+      base::MapReader m = item.as_map();
+      std::vector<std::pair<std::string, AxisValue>> p;
+      for (const auto& kv : item.yaml()) {
+        const std::string key = kv.first.as<std::string>();
+        const base::Value v = m.required(key);
+        check_key(v, key);
+        p.emplace_back(key, AxisValue{yaml_text(v.yaml()), v.location()});
+        if (std::find(study.columns.begin(), study.columns.end(), key) == study.columns.end()) {
+          study.columns.push_back(key);
+        }
+      }
+      given.push_back(std::move(p));
+    }
+    if (given.empty())
+      points_value->fail("no points: give at least one map of key paths to values");
+    for (const auto& g : given) {
+      Point p(study.columns.size());
+      for (const auto& [key, value] : g) {
+        p[std::find(study.columns.begin(), study.columns.end(), key) - study.columns.begin()] =
+            value;
+      }
+      points.push_back(std::move(p));
+    }
+  } else {
+    points.emplace_back();  // the base scenario alone (with seeds, repetitions of it)
+  }
+
+  std::vector<std::string> seeds;
+  if (auto s = root.optional("seeds")) {
+    if (s->is_list()) {
+      for (const base::Value& v : s->as_list()) seeds.push_back(std::to_string(v.as_uint()));
+      if (seeds.empty()) s->fail("expected a count or a list of seeds");
+    } else {
+      const std::uint32_t n = s->as_u32(1, 100000);
+      for (std::uint32_t i = 1; i <= n; ++i) seeds.push_back(std::to_string(i));
+    }
+  }
+  root.finish();
+
+  const std::size_t total = points.size() * std::max<std::size_t>(seeds.size(), 1);
+  const int width = std::max(4, static_cast<int>(std::to_string(total - 1).size()));
+  for (const Point& p : points) {
+    for (std::size_t k = 0; k < std::max<std::size_t>(seeds.size(), 1); ++k) {
+      StudyRun run;
+      run.id = fmt::format("{:0{}}", study.runs.size(), width);
+      for (const AxisValue& v : p) run.values.push_back(v.text);
+      if (!seeds.empty()) run.seed = seeds[k];
+      study.runs.push_back(std::move(run));
+    }
+  }
+  return study;
+}
+
+std::string expand_and_check(const Study& study, const StudyRun& run,
+                             const std::string& base_text) {
+  const std::string name = study.scenario.string();
+  const auto overrides = run_overrides(study, run);
+  const base::Document doc = base::Document::load_string(base_text, name, overrides);
+  // What `sipsim validate` checks, at the study's rank count (app/validate.cpp).
+  {
+    scenario::Scenario sc = scenario::load_scenario(doc);
+    const bool sequential = sc.simulation.engine == pdes::EngineKind::kSequential;
+    if (sequential && study.ranks > 1) {
+      doc.root()
+          .as_map()
+          .required("simulation")
+          .as_map()
+          .required("engine")
+          .fail(fmt::format(
+              "the sequential engine runs on one rank only, and the study's runs have {} "
+              "ranks (use auto or windowed)",
+              study.ranks));
+    }
+    const pdes::EngineKind kind = sc.simulation.engine;
+    const setup::Setup s = setup::read(std::move(sc));
+    try {
+      const workload::Simulation sim = setup::build(s, {.resolve_auto = false});
+      const pdes::Partition partition = sim.model->partition(study.ranks);
+      const bool windowed = kind == pdes::EngineKind::kWindowed ||
+                            (kind == pdes::EngineKind::kAuto && study.ranks > 1);
+      if (windowed && sim.model->lookahead(partition) == 0) {
+        throw base::ScenarioError(name, "",
+                                  "the model's lookahead is 0: it cannot run in conservative "
+                                  "windows (run it on one rank with the sequential engine)");
+      }
+    } catch (const std::invalid_argument& e) {
+      throw base::ScenarioError(name, "", e.what());
+    } catch (const std::bad_alloc&) {
+      throw base::ScenarioError(name, "", "not enough memory to partition it on this machine");
+    }
+  }
+  // The merged document. Comments are lost; a header says where it came from.
+  YAML::Node root = YAML::Clone(doc.root().yaml());
+  const bool named =
+      std::find(study.columns.begin(), study.columns.end(), "name") != study.columns.end();
+  if (!named) root["name"] = study.name + "-" + run.id;
+  // A graph file stays relative to the base scenario's directory.
+  if (root["workload"] && root["workload"]["graph"] && root["workload"]["graph"].IsScalar()) {
+    const fs::path g = root["workload"]["graph"].as<std::string>();
+    if (g.is_relative()) {
+      root["workload"]["graph"] =
+          fs::absolute(study.scenario.parent_path() / g).lexically_normal().string();
+    }
+  }
+  std::ostringstream text;
+  text << "# Run " << run.id << " of study '" << study.name << "' (" << study.file.string()
+       << "): " << name;
+  for (const std::string& o : overrides) text << " --set " << o;
+  text << "\n# Written by sipsim sweep; edit the study, not this file.\n";
+  YAML::Emitter out;
+  out << root;
+  text << out.c_str() << "\n";
+  // The merged text must read back as the same scenario.
+  const base::Document again = base::Document::load_string(text.str(), name);
+  setup::read(scenario::load_scenario(again));
+  return text.str();
+}
+
+}  // namespace sipsim::app
