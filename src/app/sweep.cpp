@@ -9,7 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -48,13 +51,21 @@ std::string read_text(const fs::path& path) {
   return buf.str();
 }
 
+// The line of a log that says what went wrong: the last one naming an error,
+// else the last one with any letter or digit (not a rule of dashes).
 std::string last_line(const fs::path& path) {
   std::ifstream in(path);
-  std::string line, last;
+  std::string line, last, last_error;
   while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+    std::string lower = line;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (lower.find("error") != std::string::npos) last_error = line;
+    if (std::any_of(line.begin(), line.end(), [](unsigned char c) { return std::isalnum(c); })) {
+      last = line;
+    }
   }
-  return last;
+  return last_error.empty() ? last : last_error;
 }
 
 std::string manifest_text(const Study& study) {

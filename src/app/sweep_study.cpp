@@ -106,7 +106,7 @@ void check_key(const base::Value& where, const std::string& key) {
   if (key == "seed") where.fail("set seeds with the study's seeds: key, not as an axis");
 }
 
-// Each combination: per column, the index of its value (or -1: unset).
+// Each combination: per column, its value ("" text: unset).
 using Point = std::vector<AxisValue>;
 
 }  // namespace
@@ -114,6 +114,8 @@ using Point = std::vector<AxisValue>;
 std::vector<std::string> run_overrides(const Study& study, const StudyRun& run) {
   std::vector<std::string> out;
   for (std::size_t c = 0; c < study.columns.size(); ++c) {
+    // label.* columns only name the point in the tables.
+    if (study.columns[c].starts_with("label.")) continue;
     if (!run.values[c].empty()) out.push_back(study.columns[c] + "=" + run.values[c]);
   }
   if (!run.seed.empty()) out.push_back("seed=" + run.seed);
