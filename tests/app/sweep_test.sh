@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# sipsim sweep and collect (docs/studies.md): expansion (product, zip, points,
+# seeds, ranges), located errors with nothing written, a 4-run study run with
+# --local -j 2 at 2 ranks per run, restart (done runs skipped, deleted and
+# .partial ones rerun), --status counts, collect's table, and the shipped
+# example study.
+# Usage: sweep_test.sh SIPSIM SOURCE_DIR
+set -uo pipefail
+sipsim=$(realpath "$1")
+src=$(realpath "$2")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+cd "$work"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+# same NAME GOT WANT
+same() {
+  if [ "$2" != "$3" ]; then
+    fail "$1"
+    echo "  got:"
+    printf '%s\n' "$2" | sed 's/^/    /'
+    echo "  want:"
+    printf '%s\n' "$3" | sed 's/^/    /'
+  fi
+}
+
+cat > base.yaml <<'EOF'
+fabric: {type: elect-flat, nodes: 8, bandwidth: 400Gbps, latency: 700ns}
+workload:
+  type: collectives
+  op: all-reduce
+  algorithm: ring
+  sizes: {min: 1KiB, max: 64KiB, factor: 8}
+  iterations: 2
+EOF
+
+# --- expansion -------------------------------------------------------------
+cat > product.yaml <<'EOF'
+scenario: base.yaml
+axes:
+  fabric.bandwidth: [100Gbps, 400Gbps]
+  workload.op: [all-reduce, all-gather]
+seeds: [5, 6]
+EOF
+"$sipsim" sweep product.yaml > /dev/null || fail "product: sweep failed"
+same "product manifest" "$(cut -d, -f1-4 product/manifest.csv)" \
+"run,fabric.bandwidth,workload.op,seed
+0000,100Gbps,all-reduce,5
+0001,100Gbps,all-reduce,6
+0002,100Gbps,all-gather,5
+0003,100Gbps,all-gather,6
+0004,400Gbps,all-reduce,5
+0005,400Gbps,all-reduce,6
+0006,400Gbps,all-gather,5
+0007,400Gbps,all-gather,6"
+same "product scenario" "$(grep -v '^#' product/scenarios/0006.yaml)" \
+"fabric: {type: elect-flat, nodes: 8, bandwidth: 400Gbps, latency: 700ns}
+workload:
+  type: collectives
+  op: all-gather
+  algorithm: ring
+  sizes: {min: 1KiB, max: 64KiB, factor: 8}
+  iterations: 2
+seed: 5
+name: product-0006"
+"$sipsim" validate product/scenarios/0006.yaml > /dev/null || fail "product: 0006.yaml does not validate"
+grep -q '^#SBATCH --array=0-7$' product/submit.sh || fail "submit.sh: no --array=0-7"
+grep -q '^#SBATCH --ntasks=1$' product/submit.sh || fail "submit.sh: no --ntasks=1"
+grep -q '^srun --mpi=pmix ' product/submit.sh || fail "submit.sh: no srun --mpi=pmix"
+bash -n product/submit.sh || fail "submit.sh is not valid bash"
+
+cat > zip.yaml <<'EOF'
+name: zipped
+scenario: base.yaml
+combine: zip
+axes:
+  fabric.bandwidth: {geometric: [100, 400, 2], unit: Gbps}
+  fabric.latency: {range: [100, 300, 100], unit: ns}
+seeds: 2
+ranks: 2
+time_limit: "0-00:30:00"
+max_parallel: 3
+EOF
+"$sipsim" sweep zip.yaml -o zdir > /dev/null || fail "zip: sweep failed"
+same "zip manifest" "$(cat zdir/manifest.csv)" \
+"run,fabric.bandwidth,fabric.latency,seed,scenario,output,ranks
+0000,100Gbps,100ns,1,scenarios/0000.yaml,runs/0000.h5,2
+0001,100Gbps,100ns,2,scenarios/0001.yaml,runs/0001.h5,2
+0002,200Gbps,200ns,1,scenarios/0002.yaml,runs/0002.h5,2
+0003,200Gbps,200ns,2,scenarios/0003.yaml,runs/0003.h5,2
+0004,400Gbps,300ns,1,scenarios/0004.yaml,runs/0004.h5,2
+0005,400Gbps,300ns,2,scenarios/0005.yaml,runs/0005.h5,2"
+grep -q '^#SBATCH --array=0-5%3$' zdir/submit.sh || fail "submit.sh: no --array=0-5%3"
+grep -q '^#SBATCH --ntasks=2$' zdir/submit.sh || fail "submit.sh: no --ntasks=2"
+grep -q '^#SBATCH --time=0-00:30:00$' zdir/submit.sh || fail "submit.sh: no --time"
+grep -q '^#SBATCH --job-name=zipped$' zdir/submit.sh || fail "submit.sh: no --job-name"
+
+cat > points.yaml <<'EOF'
+scenario: base.yaml
+points:
+  - {label.kind: slow, fabric.bandwidth: 100Gbps}
+  - {label.kind: "odd, quoted", workload: {type: collectives, op: broadcast, algorithm: binomial-tree, sizes: {min: 4KiB, max: 4KiB}}}
+EOF
+"$sipsim" sweep points.yaml > /dev/null || fail "points: sweep failed"
+same "points manifest" "$(cut -d, -f1-5 points/manifest.csv | head -2)" \
+"run,label.kind,fabric.bandwidth,workload,seed
+0000,slow,100Gbps,,"
+grep -q '^0001,"odd, quoted",,"{type: collectives, op: broadcast, algorithm: binomial-tree, sizes: {min: 4KiB, max: 4KiB}}",,' \
+  points/manifest.csv || fail "points: row 0001 not quoted as CSV: $(sed -n 3p points/manifest.csv)"
+grep -q 'label' points/scenarios/0000.yaml && grep -v '^#' points/scenarios/0000.yaml | grep -q label &&
+  fail "points: a label.* key reached the scenario"
+
+# --- located errors; nothing written --------------------------------------
+# expect NAME MESSAGE STUDY-TEXT
+expect() {
+  printf '%s\n' "$3" > err.yaml
+  rm -rf err
+  local out rc
+  out=$("$sipsim" sweep err.yaml 2>&1 >/dev/null)
+  rc=$?
+  [ "$rc" = 2 ] || fail "$1: exit $rc, want 2"
+  same "$1" "$out" "$2"
+  [ -e err ] && fail "$1: wrote the study directory"
+}
+expect "unknown key" "sipsim: error: err.yaml:3:1: combne: unknown key; did you mean 'combine'?" \
+"scenario: base.yaml
+axes: {fabric.bandwidth: [1Gbps]}
+combne: zip"
+expect "zip lengths" "sipsim: error: err.yaml:5:16: axes.workload.op: combine: zip needs axes of one length: workload.op has 1 values, fabric.bandwidth has 2" \
+"scenario: base.yaml
+combine: zip
+axes:
+  fabric.bandwidth: [1Gbps, 2Gbps]
+  workload.op: [all-reduce]"
+expect "no scenario" "sipsim: error: err.yaml:1:11: scenario: no scenario file nope.yaml (paths are relative to the study file's directory)" \
+"scenario: nope.yaml"
+expect "bad range" "sipsim: error: err.yaml:2:41: axes.fabric.bandwidth.range[2]: the step must be > 0" \
+"scenario: base.yaml
+axes: {fabric.bandwidth: {range: [1, 2, 0]}}"
+expect "invalid run" "sipsim: error: run 0001 (fabric.bandwidth=0Gbps, workload.algorithm=ring): --set fabric.bandwidth=0Gbps: fabric.bandwidth: must be greater than 0
+sipsim: error: run 0003 (fabric.bandwidth=0Gbps, workload.algorithm=bogus): --set fabric.bandwidth=0Gbps: fabric.bandwidth: must be greater than 0
+sipsim: error: 2 of 4 runs are invalid; nothing was written" \
+"scenario: base.yaml
+combine: zip
+axes:
+  fabric.bandwidth: [400Gbps, 0Gbps, 100Gbps, 0Gbps]
+  workload.algorithm: [ring, ring, halving-doubling, bogus]"
+
+# --- a 4-run study at 2 ranks per run, --local -j 2 ------------------------
+cat > four.yaml <<'EOF'
+scenario: base.yaml
+axes:
+  fabric.bandwidth: [100Gbps, 400Gbps]
+  workload.op: [all-reduce, all-gather]
+ranks: 2
+EOF
+"$sipsim" sweep four.yaml --local -j 2 > local.log 2>&1 || { fail "--local failed"; cat local.log; }
+grep -q '4 runs, 0 done already, 4 to run, 2 at a time' local.log || fail "--local: no plan line"
+same "status, all done" "$("$sipsim" sweep four.yaml --status)" "$work/four: 4 runs: 4 done, 0 running, 0 failed, 0 pending"
+for id in 0000 0001 0002 0003; do
+  [ -s "four/logs/$id.out" ] || fail "no logs/$id.out"
+  [ "$(h5dump -a /meta/ranks "four/runs/$id.h5" | awk -F': ' '/\(0\)/ {print $2}')" = 2 ] ||
+    fail "runs/$id.h5 did not run on 2 ranks"
+done
+
+# collect: one row per run, the axes, status, results.
+"$sipsim" collect four > collect.log || fail "collect failed"
+same "collect header" "$(head -1 four/results.csv)" \
+"run,fabric.bandwidth,workload.op,seed,status,error,sim_time_s,wall_s,events,ranks,collectives,coll_op,coll_algorithm,coll_time_s,algbw_gbps,busbw_gbps,largest_bytes,busbw_gbps_largest"
+same "collect rows" "$(cut -d, -f1-6,10-13,17 four/results.csv | tail -n +2)" \
+"0000,100Gbps,all-reduce,,done,,2,9,all-reduce,ring,65536
+0001,100Gbps,all-gather,,done,,2,9,all-gather,ring,65536
+0002,400Gbps,all-reduce,,done,,2,9,all-reduce,ring,65536
+0003,400Gbps,all-gather,,done,,2,9,all-gather,ring,65536"
+# The run-level busbw at the largest size is the run file's own figure.
+# h5dump prints each row's fields one per line: bytes 5th, warmup 7th, busbw 14th.
+want=$(h5dump -d /collectives four/runs/0002.h5 | awk '
+  /\(.*\): \{/ {f = 0; r = 1; next}
+  r && /^ *\}/ {r = 0; if (!w) {if (b > top) {top = b; s = 0; n = 0} if (b == top) {s += v; n++}} next}
+  r {f++; gsub(/[ ,]/, ""); if (f == 5) b = $0 + 0; if (f == 7) w = $0 + 0; if (f == 14) v = $0 + 0}
+  END {print s / n}')
+got=$(awk -F, 'NR == 4 {print $18}' four/results.csv)
+awk -v a="$got" -v b="$want" 'BEGIN {exit !(a > 0 && (a - b) ^ 2 < 1e-10 * b * b)}' ||
+  fail "collect: busbw_gbps_largest of 0002 is $got, the run file says $want"
+h5dump -d /results/busbw_gbps_largest four/results.h5 > /dev/null || fail "results.h5: no busbw column"
+[ "$(h5dump -a /results/columns four/results.h5 | grep -c 'run,fabric.bandwidth,workload.op,seed,status')" = 1 ] ||
+  fail "results.h5: no /results@columns"
+"$sipsim" collect four --level collective > /dev/null || fail "collect --level collective failed"
+[ "$(tail -n +2 four/results-collective.csv | wc -l)" = 36 ] || fail "collective level: not 36 rows"
+
+# --- restart and status ----------------------------------------------------
+stamp=$(stat -c %Y.%s four/runs/0000.h5)
+sleep 1
+rm four/runs/0001.h5 four/logs/0001.*                         # never ran: pending
+mv four/runs/0002.h5 four/runs/0002.h5.node1.4242.0123456789abcdef.partial  # killed: running
+rm four/logs/0002.rc
+rm four/runs/0003.h5                                           # failed
+echo "sipsim: error: something broke" >> four/logs/0003.err
+echo 1 > four/logs/0003.rc
+same "status, mixed" "$("$sipsim" sweep four.yaml --status)" \
+"$work/four: 4 runs: 1 done, 1 running, 1 failed, 1 pending
+  0003: sipsim: error: something broke"
+"$sipsim" collect four > /dev/null || fail "collect (mixed) failed"
+same "collect, mixed" "$(cut -d, -f1,5,6 four/results.csv | tail -n +2)" \
+"0000,done,
+0001,missing,
+0002,missing,
+0003,failed,sipsim: error: something broke"
+"$sipsim" sweep four.yaml --local -j 2 > restart.log 2>&1 || { fail "restart failed"; cat restart.log; }
+grep -q '4 runs, 1 done already, 3 to run' restart.log || fail "restart: did not skip the done run"
+[ "$(stat -c %Y.%s four/runs/0000.h5)" = "$stamp" ] || fail "restart: rewrote runs/0000.h5"
+ls four/runs/*.partial > /dev/null 2>&1 && fail "restart: left a partial file"
+same "status after restart" "$("$sipsim" sweep four.yaml --status)" "$work/four: 4 runs: 4 done, 0 running, 0 failed, 0 pending"
+
+# A changed study refuses a directory with runs of the old one.
+sed -i 's/100Gbps/200Gbps/' four.yaml
+"$sipsim" sweep four.yaml > changed.log 2>&1 && fail "a changed study overwrote the old one's directory"
+grep -q 'holds runs of a different study' changed.log || fail "changed study: $(cat changed.log)"
+
+# --- the shipped example ---------------------------------------------------
+"$sipsim" sweep "$src/scenarios/studies/ramp-vs-superpod-bw.yaml" -o example --local -j 2 > example.log 2>&1 ||
+  { fail "the example study failed"; cat example.log; }
+"$sipsim" collect example > /dev/null || fail "collect example failed"
+[ "$(cut -d, -f2,3 example/results.csv | sort | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')" = "1 " ] ||
+  fail "example: not one row per (fabric, bandwidth)"
+[ "$(grep -c ',done,' example/results.csv)" = 10 ] || fail "example: not 10 done rows"
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "sweep_test: all passed"
