@@ -119,10 +119,13 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("study", sweep.study, "study YAML file (docs/studies.md)")->required();
   sweep_cmd->add_option("-o,--output", sweep.output,
                         "study directory (default: next to the study file, named after it)");
-  sweep_cmd->add_flag("--local", sweep.local, "run the study here, skipping finished runs");
+  CLI::Option* local =
+      sweep_cmd->add_flag("--local", sweep.local, "run the study here, skipping finished runs");
   sweep_cmd->add_option("-j,--jobs", sweep.jobs, "with --local: runs at a time")
-      ->check(whole_number(1, 4096));
-  sweep_cmd->add_flag("--status", sweep.status, "count done, running, failed and pending runs");
+      ->check(whole_number(1, 4096))
+      ->needs(local);
+  sweep_cmd->add_flag("--status", sweep.status, "count done, running, failed and pending runs")
+      ->excludes(local);
   std::string collect_dir, collect_level = "run";
   CLI::App* collect_cmd =
       cli.add_subcommand("collect", "merge a study's run files into results.csv and results.h5");
