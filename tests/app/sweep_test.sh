@@ -222,6 +222,17 @@ sed -i 's/100Gbps/200Gbps/' four.yaml
 "$sipsim" sweep four.yaml > changed.log 2>&1 && fail "a changed study overwrote the old one's directory"
 grep -q 'holds runs of a different study' changed.log || fail "changed study: $(cat changed.log)"
 
+# --- training: iteration times and the breakdown --------------------------
+cp "$src/tests/app/training-tiny.yaml" train-base.yaml
+printf 'scenario: train-base.yaml\nseeds: [3]\n' > train.yaml
+"$sipsim" sweep train.yaml --local > train.log 2>&1 || { fail "training study failed"; cat train.log; }
+"$sipsim" collect train > /dev/null && "$sipsim" collect train --level iteration > /dev/null ||
+  fail "collect (training) failed"
+head -1 train/results.csv | grep -q '^run,seed,status,error,sim_time_s,wall_s,events,ranks,iterations,iteration_s,tflops_per_gpu,forward_s,' ||
+  fail "training run level: $(head -1 train/results.csv)"
+[ "$(cut -d, -f1-3,5 train/results-iteration.csv | tail -n +2)" = "0000,3,done,0
+0000,3,done,1" ] || fail "training iteration level: $(cat train/results-iteration.csv)"
+
 # --- the shipped example ---------------------------------------------------
 "$sipsim" sweep "$src/scenarios/studies/ramp-vs-superpod-bw.yaml" -o example --local -j 2 > example.log 2>&1 ||
   { fail "the example study failed"; cat example.log; }
