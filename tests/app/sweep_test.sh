@@ -74,6 +74,20 @@ grep -q '^#SBATCH --ntasks=1$' product/submit.sh || fail "submit.sh: no --ntasks
 grep -q '^srun --mpi=pmix ' product/submit.sh || fail "submit.sh: no srun --mpi=pmix"
 bash -n product/submit.sh || fail "submit.sh is not valid bash"
 
+# A task of the job array, with a stand-in srun that runs its command here.
+mkdir -p fakebin
+printf '#!/bin/bash\n[ "$1" = --mpi=pmix ] || exit 9\nshift\nexec "$@"\n' > fakebin/srun
+chmod +x fakebin/srun
+PATH="$work/fakebin:$PATH" SLURM_ARRAY_TASK_ID=3 bash product/submit.sh > task.log 2>&1 ||
+  { fail "submit.sh task 3 failed"; cat task.log product/logs/0003.err; }
+[ -f product/runs/0003.h5 ] && [ "$(cat product/logs/0003.rc)" = 0 ] || fail "submit.sh: task 3 made no run"
+[ "$(h5dump -a /meta/seed product/runs/0003.h5 | awk -F': ' '/\(0\)/ {print $2}')" = 6 ] ||
+  fail "submit.sh: task 3 did not run row 0003 (seed 6)"
+PATH="$work/fakebin:$PATH" SLURM_ARRAY_TASK_ID=3 bash product/submit.sh > task.log 2>&1
+grep -q 'run 0003: done already' task.log || fail "submit.sh: a resubmitted done task ran again"
+same "status after one task" "$("$sipsim" sweep product.yaml --status)" \
+  "$work/product: 8 runs: 1 done, 0 running, 0 failed, 7 pending"
+
 cat > zip.yaml <<'EOF'
 name: zipped
 scenario: base.yaml
