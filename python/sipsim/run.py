@@ -11,7 +11,11 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List
 
-import h5py
+try:
+    import h5py
+except ImportError as e:  # pragma: no cover - depends on the machine
+    raise ImportError("sipsim needs h5py: apt-get install python3-h5py (Debian) "
+                      "or pip install h5py") from e
 import numpy as np
 import pandas as pd
 
