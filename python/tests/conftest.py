@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "python"))
 def sipsim_binary():
     """The binary, or None. A SIPSIM that names no executable fails: CI must not skip silently."""
     env = os.environ.get("SIPSIM")
-    path = Path(env) if env else ROOT / "build" / "release" / "sipsim"
+    path = Path(env).resolve() if env else ROOT / "build" / "release" / "sipsim"
     found = path.is_file() and os.access(path, os.X_OK)
     if env and not found:
         pytest.fail(f"SIPSIM={env} is not an executable file", pytrace=False)
