@@ -89,3 +89,24 @@ def test_missing_tables_say_why(collectives_run, table, why):
         getattr(run, table)()
     assert str(e.value).startswith(f"{path} has no /")
     assert why in str(e.value)
+
+
+def test_same_tables_at_2_ranks(collectives_run, collectives_run_2_ranks):
+    one, two = sipsim.open(collectives_run[0]), sipsim.open(collectives_run_2_ranks[0])
+    assert (one.meta["ranks"], two.meta["ranks"]) == (1, 2)
+    assert one.meta["end_time_ps"] == two.meta["end_time_ps"]
+    assert one.collectives().equals(two.collectives())  # bit-identical at any rank count
+    assert one.fabric == two.fabric
+
+
+def test_phold_run_has_no_fabric(tmp_path):
+    from conftest import run_sipsim
+    path, _ = run_sipsim(tmp_path, "phold-4k.yaml", "phold.h5", "workload.lps=64",
+                         "simulation.end_time=10us")
+    run = sipsim.open(path)
+    assert run.tables == [] and not run.has("fabric")
+    assert run.meta["committed_events"] > 0
+    with pytest.raises(sipsim.MissingDataError, match="has no /fabric: the workload ran on no fabric"):
+        run.fabric
+    with pytest.raises(sipsim.MissingDataError, match="not a collectives run"):
+        run.collectives()
