@@ -1,7 +1,9 @@
-"""The table `sipsim collect DIR` writes for a study (docs/studies.md): DIR/results.csv.
+"""The table `sipsim collect DIR` writes for a study (docs/studies.md): DIR/results.csv, or
+DIR/results-<level>.csv with `--level collective` or `--level iteration`.
 
-One row per run: the column `run` first, then one column per axis, then `status`, then the
-results. Failed and missing runs are rows too (their `status` says so), never dropped.
+One row per run (or per run x collective / iteration): the column `run` first, then one column
+per axis, then `status`, then the results. Failed and missing runs are rows too (their `status`
+says so), never dropped.
 """
 
 from __future__ import annotations
@@ -12,20 +14,25 @@ import pandas as pd
 
 from .errors import SipsimError
 
-RESULTS = "results.csv"
+LEVELS = ("run", "collective", "iteration")
 
 
-def study(directory: "str | os.PathLike[str]") -> pd.DataFrame:
-    """Reads DIR/results.csv (or a results CSV named directly) as a DataFrame.
+def study(directory: "str | os.PathLike[str]", level: str = "run") -> pd.DataFrame:
+    """Reads DIR/results.csv (level "run"), DIR/results-collective.csv or
+    DIR/results-iteration.csv, or a results CSV named directly, as a DataFrame.
 
     `attrs["axes"]` lists the axis columns (those between `run` and `status`) and
     `attrs["path"]` the file read."""
+    if level not in LEVELS:
+        raise ValueError(f"study(level=...) takes one of {', '.join(LEVELS)}, not {level!r}")
     d = os.fspath(directory)
-    path = d if os.path.isfile(d) else os.path.join(d, RESULTS)
+    name = "results.csv" if level == "run" else f"results-{level}.csv"
+    path = d if os.path.isfile(d) else os.path.join(d, name)
     if not os.path.isdir(d) and not os.path.isfile(d):
         raise SipsimError(f"{d}: no such study directory")
     if not os.path.isfile(path):
-        raise SipsimError(f"{path} not found: run `sipsim collect {d}` first")
+        flag = "" if level == "run" else f" --level {level}"
+        raise SipsimError(f"{path} not found: run `sipsim collect {d}{flag}` first")
     try:
         df = pd.read_csv(path, dtype={"run": str, "status": str}, keep_default_na=True)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:

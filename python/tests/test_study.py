@@ -24,9 +24,21 @@ def test_reads_results_csv(tmp_path):
     assert sipsim.study(tmp_path / "results.csv").equals(df)
 
 
+def test_levels(tmp_path):
+    (tmp_path / "results-iteration.csv").write_text(
+        "run,fabric.node_rate,status,iteration,iteration_s\n0000,0.4Tbps,done,0,0.21\n0000,0.4Tbps,done,1,0.25\n")
+    df = sipsim.study(tmp_path, level="iteration")
+    assert list(df["iteration"]) == [0, 1] and df.attrs["axes"] == ["fabric.node_rate"]
+
+
 def test_missing_table_says_run_collect(tmp_path):
     with pytest.raises(sipsim.SipsimError, match=r"results\.csv not found: run `sipsim collect .*` first"):
         sipsim.study(tmp_path)
+    with pytest.raises(sipsim.SipsimError,
+                       match=r"results-collective\.csv not found: run `sipsim collect .* --level collective` first"):
+        sipsim.study(tmp_path, level="collective")
+    with pytest.raises(ValueError):
+        sipsim.study(tmp_path, level="gpu")
     with pytest.raises(sipsim.SipsimError, match="no such study directory"):
         sipsim.study(tmp_path / "nope")
 
