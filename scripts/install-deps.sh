@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libbenchmark-dev
   libglpk-dev
   liblemon-dev
+  # The Python package python/sipsim and its tests (docs/python.md).
+  python3-h5py python3-pandas python3-pytest python3-matplotlib
 )
 sudo=""
 [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -2,7 +2,7 @@
 # Reproduces docs/validation.md's "SiP-ML Fig. 5": the SiP-ML paper's (000)
 # Fig. 5, training time against the per-GPU bandwidth B (128 .. 8,192 Gb/s)
 # on Elect-Flat, Elect-Cluster (200 and 400 Gb/s per server), SiP-OCS and
-# SiP-Ring, for the Transformer and ResNet-50. Runs
+# SiP-Ring, for the Transformer, ResNet-50 and Megatron. Runs
 # scenarios/sipml/fig5-transformer-<fabric>.yaml (for ResNet-50 with its
 # graph, 32 images per GPU and SGD) with every mp x dp strategy
 # (mp 1, 2, 4, 8, 16; degree-aware placement with the fabric's degree, 16, on
@@ -12,8 +12,11 @@
 #   - SiP-OCS and SiP-Ring 1.3-9.1x faster than Elect-Cluster;
 #   - within 2x of Elect-Flat (SiP at B no slower than Elect-Flat at B/2).
 # GPUS=n sets the scale (default 64; the scenarios' batch per GPU is kept:
-# one sequence, 32 images); the paper's is 1,024 (see docs/validation.md for
-# why we do not sweep it). MODELS="transformer resnet50", FABRICS="...",
+# one sequence, 32 images); the paper's is 1,024 (GPUS=1024: 34 min on one
+# core). MODELS="transformer resnet50" (add megatron: SiP-ML's 18B GPT,
+# scenarios/sipml/fig5-megatron-<fabric>.yaml, batch 1,024 at any scale,
+# strategies SHAPES="8x2 4x8 8x4" as tp x pp with dp = GPUs / (tp pp), laid
+# out tp-pp-dp on SiP-Ring; GPUS=1024 MODELS=megatron: minutes), FABRICS="...",
 # BWS="128 256 ... 8192" (Gb/s), MPS="1 2 4 8 16" narrow the sweep; mp
 # grows per case until a run is 1.5x slower than the best so far (the
 # larger ones only get slower), and LIMIT=300 s bounds each run (SiP-Ring's
@@ -27,8 +30,13 @@ read -r -a models <<<"${MODELS:-transformer resnet50}"
 read -r -a fabrics <<<"${FABRICS:-elect-flat elect-cluster-200 elect-cluster-400 sip-ocs sip-ring}"
 read -r -a bws <<<"${BWS:-128 256 512 1024 2048 4096 8192}"
 read -r -a mps <<<"${MPS:-1 2 4 8 16}"
+# Megatron's strategies, TPxPP (dp = GPUs / (tp pp)), tried in this order:
+# Megatron-LM's 8-way TP in a server with a 2-stage pipeline, then deeper
+# pipelines (scenarios/sipml/fig5-megatron-*.yaml say why these).
+read -r -a shapes <<<"${SHAPES:-8x2 4x8 8x4}"
 limit=${LIMIT:-300}  # seconds per run; a run cut off counts as 1e9 ms
 declare -A per_gpu=([transformer]=1 [resnet50]=32)  # samples per GPU under DP
+samples() { [ "$1" = megatron ] && echo 1024 || echo $((gpus * per_gpu[$1])); }
 # ResNet-50 runs the Transformer's scenarios with its graph and SGD (one
 # scenario per fabric keeps the shipped set, and tests/setup's fuzzing of
 # it, small).
@@ -51,6 +59,10 @@ bw_args() {
 # run MODEL FABRIC B MP: "<iteration ms> <wall s>" of one case.
 run() {
   local model=$1 fab=$2 b=$3 k=$4 deg
+  if [ "$model" = megatron ]; then
+    run_megatron "$@"
+    return
+  fi
   case $fab in
     sip-*) deg=$((k < 16 ? k : 16)) ;;
     *) deg=$k ;;
@@ -66,20 +78,37 @@ run() {
     $(bw_args "$fab" "$b") 2>/dev/null | awk '$1 == "0" && NF >= 3 {print $2}') || true
   echo "${t:-1e9} $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')"
 }
+# run_megatron megatron FABRIC B TPxPP: the same for SiP-ML's Megatron (an
+# 18.4B GPT at batch 1,024, type: transformer). On SiP-Ring the job is laid
+# out tp-pp-dp, so that pipeline neighbours are within the reach.
+run_megatron() {
+  local fab=$2 b=$3 tp=${4%x*} pp=${4#*x} t0 t map=""
+  [ "$fab" = sip-ring ] && map="--set workload.mapping=tp-pp-dp"
+  t0=$(date +%s.%N)
+  # shellcheck disable=SC2046
+  # shellcheck disable=SC2086
+  t=$(timeout "$limit" "$sipsim" run "scenarios/sipml/fig5-megatron-$fab.yaml" -q -o "$tmp/r.h5" --force \
+    --set "fabric.nodes=$gpus" --set "workload.parallelism.tp=$tp" --set "workload.parallelism.pp=$pp" \
+    --set "workload.parallelism.dp=$((gpus / (tp * pp)))" $map \
+    $(bw_args "$fab" "$b") 2>/dev/null | awk '$1 == "0" && NF >= 3 {print $2}') || true
+  echo "${t:-1e9} $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')"
+}
 # ratio A B: A / B to 2 decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
 
 start=$SECONDS
 declare -A best bestk dp
 for model in "${models[@]}"; do
-  echo "== $model, $gpus GPUs, $((gpus * per_gpu[$model])) samples per iteration"
-  echo "iteration time (ms) per case and strategy (mp), wall seconds per run; * = the fastest"
+  echo "== $model, $gpus GPUs, $(samples "$model") samples per iteration"
+  echo "iteration time (ms) per case and strategy (mp, or tp x pp), wall seconds per run; * = the fastest"
+  strategies=("${mps[@]}")
+  [ "$model" = megatron ] && strategies=("${shapes[@]}")
   for fab in "${fabrics[@]}"; do
     for b in "${bws[@]}"; do
       t=""
       line=$(printf '%-18s %5s Gb/s:' "$fab" "$b")
-      for k in "${mps[@]}"; do
-        [ "$k" -le "$gpus" ] || continue
+      for k in "${strategies[@]}"; do
+        [ "$model" = megatron ] || [ "$k" -le "$gpus" ] || continue
         # Pruned: a larger mp after one 1.5x slower than the best is not tried.
         if [ -n "${best[$model,$fab,$b]:-}" ] &&
           awk -v a="$t" -v c="${best[$model,$fab,$b]}" 'BEGIN {exit !(a > 1.5 * c)}'; then
@@ -88,7 +117,7 @@ for model in "${models[@]}"; do
         fi
         read -r t w <<<"$(run "$model" "$fab" "$b" "$k")"
         line+=$(printf ' mp%-2s %9.2f (%5.1fs)' "$k" "$t" "$w")
-        [ "$fab" = elect-flat ] && [ "$k" = 1 ] && dp[$model,$b]=$t
+        [ "$fab" = elect-flat ] && [ "$k" = 1 ] && [ "$model" != megatron ] && dp[$model,$b]=$t
         key=$model,$fab,$b
         if [ -z "${best[$key]:-}" ] || awk -v a="$t" -v b="${best[$key]}" 'BEGIN {exit !(a < b)}'; then
           best[$key]=$t bestk[$key]=$k

@@ -379,10 +379,16 @@ int collect_command(const std::string& dir_arg, const std::string& level) {
     for (Row& r : results) rows.push_back(std::move(r));
   }
 
-  // The columns: every name any row has, in order of first appearance.
+  // The columns: every name any row has, in order of first appearance; seed
+  // only when the study set seeds (then it is an axis like the others).
+  const bool seeded = std::any_of(rows.begin(), rows.end(), [](const Row& r) {
+    return std::any_of(r.begin(), r.end(),
+                       [](const auto& kv) { return kv.first == "seed" && !kv.second.empty(); });
+  });
   std::vector<std::string> columns;
   for (const Row& r : rows) {
     for (const auto& [name, value] : r) {
+      if (name == "seed" && !seeded) continue;
       if (std::find(columns.begin(), columns.end(), name) == columns.end()) columns.push_back(name);
     }
   }
@@ -390,6 +396,7 @@ int collect_command(const std::string& dir_arg, const std::string& level) {
   for (const Row& r : rows) {
     std::vector<std::string> row(columns.size());
     for (const auto& [name, value] : r) {
+      if (name == "seed" && !seeded) continue;
       row[std::find(columns.begin(), columns.end(), name) - columns.begin()] = value;
     }
     cells.push_back(std::move(row));

@@ -10,6 +10,7 @@
 
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/app/commands.hpp"
+#include "sipsim/app/export.hpp"
 #include "sipsim/app/launch.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/version.hpp"
@@ -48,8 +49,8 @@ int main(int argc, char** argv) {
       "--version", std::string("sipsim ") + sipsim::kVersion + " (" + sipsim::kGitRevision + ")");
   cli.require_subcommand(1);
   const std::vector<std::string> commands = {"run",  "validate", "analyze", "compare",
-                                             "info", "sweep",    "collect"};
-  const std::string command_list = "run, validate, analyze, compare, info, sweep, collect";
+                                             "info", "export",   "sweep",   "collect"};
+  const std::string command_list = "run, validate, analyze, compare, info, export, sweep, collect";
 
   RunArgs run;
   CLI::App* run_cmd = cli.add_subcommand("run", "simulate a scenario and write its run file");
@@ -112,6 +113,20 @@ int main(int argc, char** argv) {
                        "write the owning rank of every LP (one per line) to this file instead");
   info_cmd->add_option("--set", info_overrides, "override a scenario key: key.path=value")
       ->allow_extra_args(false);
+
+  ExportArgs export_args;
+  CLI::App* export_cmd =
+      cli.add_subcommand("export", "a run file as a timeline: Chrome trace JSON (Perfetto)");
+  export_cmd->add_option("run_file", export_args.run_file, "HDF5 run file")->required();
+  export_cmd->add_flag("--chrome-trace", export_args.chrome_trace, "Chrome trace event JSON")
+      ->required();
+  export_cmd->add_option("-o,--output", export_args.output,
+                         "JSON file (default: the run file's stem + .json)");
+  export_cmd
+      ->add_option("--max-nodes", export_args.max_nodes,
+                   "most GPU tracks; more nodes are sampled evenly (0: all)")
+      ->check(whole_number(0, ~std::uint64_t{0}));
+  export_cmd->add_flag("--force", export_args.force, "overwrite an existing JSON file");
 
   SweepArgs sweep;
   CLI::App* sweep_cmd = cli.add_subcommand(
@@ -184,5 +199,6 @@ int main(int argc, char** argv) {
     return info_command(info_path, info_overrides, info_ranks > 0 ? info_ranks : world.size(),
                         info_owners, world);
   }
+  if (*export_cmd) return export_command(export_args, world);
   return kExitBadInput;
 }

@@ -90,9 +90,9 @@ expect validate-typo 2 "sipsim: error: typo.yaml:6:3: workload.lokahead: unknown
 
 # Command-line errors: one line, with the documented prefix, exit 2.
 expect usage-no-scenario 2 "sipsim: error: scenario is required (see 'sipsim run --help')" -- run
-expect usage-no-command 2 "sipsim: error: a command is required: one of run, validate, analyze, compare, info, sweep, collect (see 'sipsim --help')" --
-expect usage-unknown-command 2 "sipsim: error: unknown command 'simulate'; expected one of run, validate, analyze, compare, info, sweep, collect (see 'sipsim --help')" -- simulate good.yaml
-expect usage-misspelt-command 2 "sipsim: error: unknown command 'valdate'; expected one of run, validate, analyze, compare, info, sweep, collect; did you mean 'validate'? (see 'sipsim --help')" -- valdate good.yaml
+expect usage-no-command 2 "sipsim: error: a command is required: one of run, validate, analyze, compare, info, export, sweep, collect (see 'sipsim --help')" --
+expect usage-unknown-command 2 "sipsim: error: unknown command 'simulate'; expected one of run, validate, analyze, compare, info, export, sweep, collect (see 'sipsim --help')" -- simulate good.yaml
+expect usage-misspelt-command 2 "sipsim: error: unknown command 'valdate'; expected one of run, validate, analyze, compare, info, export, sweep, collect; did you mean 'validate'? (see 'sipsim --help')" -- valdate good.yaml
 expect usage-unknown-option 2 "sipsim: error: The following argument was not expected: --bogus (see 'sipsim run --help')" -- run good.yaml --bogus
 expect usage-ranks-zero 2 "sipsim: error: --ranks: must be a whole number from 1 to 16777216, got '0' (see 'sipsim info --help')" -- info good.yaml --ranks 0
 expect usage-max-work-negative 2 "sipsim: error: --max-work: must be a whole number from 1 to 18446744073709551615, got '-1' (see 'sipsim analyze --help')" -- analyze good.yaml --max-work -1

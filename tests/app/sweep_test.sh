@@ -185,12 +185,12 @@ done
 # collect: one row per run, the axes, status, results.
 "$sipsim" collect four > collect.log || fail "collect failed"
 same "collect header" "$(head -1 four/results.csv)" \
-"run,fabric.bandwidth,workload.op,seed,status,error,sim_time_s,wall_s,events,ranks,collectives,coll_op,coll_algorithm,coll_time_s,algbw_gbps,busbw_gbps,largest_bytes,busbw_gbps_largest"
-same "collect rows" "$(cut -d, -f1-6,10-13,17 four/results.csv | tail -n +2)" \
-"0000,100Gbps,all-reduce,,done,,2,9,all-reduce,ring,65536
-0001,100Gbps,all-gather,,done,,2,9,all-gather,ring,65536
-0002,400Gbps,all-reduce,,done,,2,9,all-reduce,ring,65536
-0003,400Gbps,all-gather,,done,,2,9,all-gather,ring,65536"
+"run,fabric.bandwidth,workload.op,status,error,sim_time_s,wall_s,events,ranks,collectives,coll_op,coll_algorithm,coll_time_s,algbw_gbps,busbw_gbps,largest_bytes,busbw_gbps_largest"
+same "collect rows" "$(cut -d, -f1-5,9-12,16 four/results.csv | tail -n +2)" \
+"0000,100Gbps,all-reduce,done,,2,9,all-reduce,ring,65536
+0001,100Gbps,all-gather,done,,2,9,all-gather,ring,65536
+0002,400Gbps,all-reduce,done,,2,9,all-reduce,ring,65536
+0003,400Gbps,all-gather,done,,2,9,all-gather,ring,65536"
 # The run-level busbw at the largest size is the run file's own figure.
 # h5dump prints each row's fields one per line: bytes 5th, warmup 7th, busbw 14th.
 want=$(h5dump -d /collectives four/runs/0002.h5 | awk '
@@ -198,11 +198,11 @@ want=$(h5dump -d /collectives four/runs/0002.h5 | awk '
   r && /^ *\}/ {r = 0; if (!w) {if (b > top) {top = b; s = 0; n = 0} if (b == top) {s += v; n++}} next}
   r {f++; gsub(/[ ,]/, ""); if (f == 5) b = $0 + 0; if (f == 7) w = $0 + 0; if (f == 14) v = $0 + 0}
   END {print s / n}')
-got=$(awk -F, 'NR == 4 {print $18}' four/results.csv)
+got=$(awk -F, 'NR == 4 {print $17}' four/results.csv)
 awk -v a="$got" -v b="$want" 'BEGIN {exit !(a > 0 && (a - b) ^ 2 < 1e-10 * b * b)}' ||
   fail "collect: busbw_gbps_largest of 0002 is $got, the run file says $want"
 h5dump -d /results/busbw_gbps_largest four/results.h5 > /dev/null || fail "results.h5: no busbw column"
-[ "$(h5dump -a /results/columns four/results.h5 | grep -c 'run,fabric.bandwidth,workload.op,seed,status')" = 1 ] ||
+[ "$(h5dump -a /results/columns four/results.h5 | grep -c 'run,fabric.bandwidth,workload.op,status')" = 1 ] ||
   fail "results.h5: no /results@columns"
 "$sipsim" collect four --level collective > /dev/null || fail "collect --level collective failed"
 [ "$(tail -n +2 four/results-collective.csv | wc -l)" = 36 ] || fail "collective level: not 36 rows"
@@ -220,7 +220,7 @@ same "status, mixed" "$("$sipsim" sweep four.yaml --status)" \
 "$work/four: 4 runs: 1 done, 1 running, 1 failed, 1 pending
   0003: sipsim: error: something broke"
 "$sipsim" collect four > /dev/null || fail "collect (mixed) failed"
-same "collect, mixed" "$(cut -d, -f1,5,6 four/results.csv | tail -n +2)" \
+same "collect, mixed" "$(cut -d, -f1,4,5 four/results.csv | tail -n +2)" \
 "0000,done,
 0001,missing,
 0002,missing,

@@ -35,9 +35,12 @@ constexpr double kSlowdown = 4;  // AddressSanitizer and UBSan: the CI's asan pr
 #else
 constexpr double kSlowdown = 1;
 #endif
-// Per case and in all (docs/scenarios.md: validate takes well under a second).
-constexpr double kCaseLimitSeconds = 1.0 * kSlowdown;
-constexpr double kTotalLimitSeconds = 60.0 * kSlowdown;
+// Per case and in all: guards against a validation gone pathological (docs/
+// scenarios.md: validate takes well under a second), with room for a machine
+// whose two cores run the rest of ctest at the same time (the test takes
+// 35-50 s alone); speed itself is the benchmarks' to check.
+constexpr double kCaseLimitSeconds = 2.0 * kSlowdown;
+constexpr double kTotalLimitSeconds = 150.0 * kSlowdown;
 constexpr std::uint64_t kSeed = 20261123;
 // Cases per scenario: a scenario that takes a while to build (a fabric of
 // 16,384 nodes or more) gets fewer, so the test stays well under a minute.

@@ -6,9 +6,10 @@
 // ring is one wavelength: a chain of lightpaths that tiles every segment once,
 // so a chain can never break the ring rule (segments do not overlap) nor the
 // node rule (a GPU sends to and receives from one peer on it). A fibre splits
-// at bridge segments (crossed by no demand longer than one hop) into stretches
-// planned independently (see plan_direction); the rest below is per stretch,
-// or per fibre when it has no bridge.
+// at bridge segments (crossed by no remaining demand longer than one hop) into
+// stretches planned independently, at the start and whenever a completed
+// demand leaves a new bridge (BlockPlanner::split); the rest below is per
+// block: a stretch, or a fibre while it has no bridge.
 //
 // Cuts with more than one edge: A.1 adds side constraints X = X', Y = Y',
 // X + Y = 1 that plain network simplex cannot express. We instead (1) cut each
@@ -30,8 +31,10 @@
 // Rounding: the mean is W times a convex combination of chains; each chain gets
 // floor(W x) wavelengths and the remaining ones go to chains with probability
 // equal to their fractional parts (systematic sampling, one uniform draw per
-// stretch), so the expected wavelengths of an edge are W times its mean flow
-// and the plan is feasible by construction.
+// block), so the expected wavelengths of an edge are W times its mean flow
+// and the plan is feasible by construction. A block that split rounds its own
+// chains' share of its drain time and leaves the rest of its wavelengths to
+// its stretches (round_chains; docs/models.md, step 4).
 #include "sipsim/fabric/sip/ring_planner.hpp"
 
 #include <lemon/network_simplex.h>

@@ -97,6 +97,29 @@ TEST(RingPlanner, NeighbourRingGetsAllWavelengths) {
   EXPECT_EQ(plan.steps, 0u);  // every segment is a bridge: no flow to solve
 }
 
+// A fibre without a bridge splits once demands complete: 2-hop pairs tile
+// the 16-GPU ring (every segment crossed once), six of 1 MB, 0 -> 2 of 10 MB
+// and 8 -> 10 of 5.5 MB. The first chain serves all eight by 1 MB; the six
+// complete and leave two stretches, drained in 9 and 4.5 MB. The ring's own
+// chain gets W x 1/10 of the wavelengths; each stretch gets the other 9,
+// 8 -> 10 too although it drains in half the time (A.1's fibre-wide average
+// would leave it 1 + 4.5 of them: docs/models.md, step 4).
+TEST(RingPlanner, ABridgelessFibreSplitsAsDemandsComplete) {
+  Matrix m(16);
+  for (std::uint32_t i = 0; i < 16; i += 2) m.at(i, i + 2 == 16 ? 0 : i + 2) = 1e6;
+  m.at(0, 2) = 10e6;
+  m.at(8, 10) = 5.5e6;
+  const RingPlan plan = Plan(m, 10);
+  const auto pairs = PerPair(plan);
+  ASSERT_EQ(pairs.size(), 8u);
+  for (const auto& [pair, count] : pairs) {
+    const bool big = pair.first == 0 || pair.first == 8;
+    EXPECT_EQ(count, big ? 10u : 1u) << pair.first << " -> " << pair.second;
+  }
+  EXPECT_EQ(plan.steps, 3u);  // the ring's chain, then one per stretch
+  EXPECT_EQ(plan.clockwise_wavelengths, 10u);
+}
+
 TEST(RingPlanner, DisjointPairsReuseWavelengths) {
   Matrix m(32);
   m.at(0, 4) = 1e6;    // segments 0..3

@@ -1,0 +1,245 @@
+"""One sipsim run file (docs/output.md) as pandas DataFrames.
+
+The file stores integer picoseconds (`*_ps`) and rates in GB/s (`*_gbps`).
+Every DataFrame here gives times in seconds (`*_s` = ps / 1e12) and keeps the
+unit in each column's name (`algbw_GBps`, `bytes`, `energy_j`); the raw
+HDF5 attributes of a table are in the DataFrame's `attrs`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List
+
+try:
+    import h5py
+except ImportError as e:  # pragma: no cover - depends on the machine
+    raise ImportError("sipsim needs h5py: apt-get install python3-h5py (Debian) "
+                      "or pip install h5py") from e
+import numpy as np
+import pandas as pd
+
+from .errors import MissingDataError, NotARunError
+
+PS_PER_S = 1e12
+
+# Why each table can be missing: the workloads that write it (docs/output.md, "Which groups").
+_WHY_MISSING = {
+    "/collectives": "not a collectives run (workload.type: collectives)",
+    "/iterations": "not a training run (workload.type: transformer, dlrm or graph)",
+    "/breakdown": "not a training run (workload.type: transformer, dlrm or graph)",
+    "/gpu_energy": "not a training run (workload.type: transformer, dlrm or graph)",
+    "/memory": "only transformer runs have it",
+    "/trace/events": "the run had no trace (output.trace: ops, collectives or steps, training only)",
+    "/fabric": "the workload ran on no fabric (e.g. PHOLD)",
+}
+
+# /meta attributes that a run writes when it finishes; a file without them is not committed.
+_COMMITTED_META = ("run_id", "end_time_ps", "committed_events")
+
+
+def _decode(value: Any) -> Any:
+    """HDF5 attribute -> Python: fixed-length strings to str, scalars to int/float."""
+    if isinstance(value, (bytes, np.bytes_)):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "S":
+            return np.char.decode(value, "utf-8")
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _attrs(obj: Any) -> Dict[str, Any]:
+    return {k: _decode(v) for k, v in obj.attrs.items()}
+
+
+def _column_name(name: str) -> str:
+    if name.endswith("_ps"):
+        return name[:-3] + "_s"
+    if name.endswith("_gbps"):
+        return name[:-5] + "_GBps"
+    return name
+
+
+def _table(arr: np.ndarray) -> pd.DataFrame:
+    """A compound dataset -> DataFrame: strings decoded, *_ps in seconds, units in the names."""
+    columns: Dict[str, Any] = {}
+    for name in arr.dtype.names:
+        col = arr[name]
+        if col.dtype.kind == "S":
+            columns[name] = pd.Series(np.char.decode(col, "utf-8"), dtype=object)
+        elif name.endswith("_ps"):
+            columns[_column_name(name)] = col.astype(np.float64) / PS_PER_S
+        else:
+            columns[_column_name(name)] = col
+    return pd.DataFrame(columns)
+
+
+def _with_duration(df: pd.DataFrame, arr: np.ndarray, after: str) -> pd.DataFrame:
+    """Inserts time_s = end - start, subtracted in integer ps before converting."""
+    duration = (arr["end_ps"] - arr["start_ps"]).astype(np.float64) / PS_PER_S
+    df.insert(df.columns.get_loc(after) + 1, "time_s", duration)
+    return df
+
+
+class Run:
+    """A finished sipsim run file. Made by `sipsim.open(path)`.
+
+    `meta` and `fabric` are read at open; each table is read when asked for,
+    so a large trace costs nothing until `trace()` is called.
+    """
+
+    def __init__(self, path: str, meta: Dict[str, Any], fabric: Dict[str, Any] | None,
+                 root: Dict[str, Any], tables: List[str]):
+        self.path = path
+        self.meta = meta
+        self._fabric = fabric
+        self.format_version = root.get("format_version")
+        self.tables = tables
+
+    def __repr__(self) -> str:
+        return (f"<sipsim.Run {self.path!r}: scenario {self.meta.get('scenario_name')!r}, "
+                f"{self.meta.get('ranks')} rank(s), tables {', '.join(self.tables)}>")
+
+    # -- what the file holds ---------------------------------------------------------------
+
+    def has(self, name: str) -> bool:
+        """Whether the file has a table or group, e.g. `run.has("iterations")`, `run.has("/trace/events")`."""
+        name = name if name.startswith("/") else "/" + name
+        if name == "/trace":
+            name = "/trace/events"
+        return name in self.tables or (name == "/fabric" and self._fabric is not None)
+
+    @property
+    def end_time_s(self) -> float:
+        """The simulated time of the run's last event, in seconds."""
+        return self.meta["end_time_ps"] / PS_PER_S
+
+    @property
+    def fabric(self) -> Dict[str, Any]:
+        """The /fabric attributes (type, description, counters summed over ranks)."""
+        if self._fabric is None:
+            self._missing("/fabric")
+        return self._fabric
+
+    def _missing(self, name: str) -> None:
+        raise MissingDataError(f"{self.path} has no {name}: {_WHY_MISSING[name]}")
+
+    def _read(self, name: str):
+        """(data, decoded attrs) of a dataset, or MissingDataError."""
+        if name not in self.tables:
+            self._missing(name)
+        with h5py.File(self.path, "r") as f:
+            ds = f[name]
+            return ds[()], _attrs(ds)
+
+    # -- tables ----------------------------------------------------------------------------
+
+    def collectives(self) -> pd.DataFrame:
+        """One row per collective instance: id, op, algorithm, group_size, bytes, iteration,
+        warmup (bool), start_s, end_s, time_s, h2h_s, h2t_s, compute_s, algbw_GBps, busbw_GBps."""
+        arr, attrs = self._read("/collectives")
+        df = _with_duration(_table(arr), arr, "end_s")
+        df["warmup"] = df["warmup"].astype(bool)
+        df.attrs = attrs
+        return df
+
+    def iterations(self) -> pd.DataFrame:
+        """One row per training iteration: iteration, start_s, end_s, time_s, tflops_per_gpu,
+        model_tflops_per_gpu (transformer), energy_j, device_energy_j, fabric_energy_j."""
+        arr, attrs = self._read("/iterations")
+        df = _with_duration(_table(arr), arr, "end_s")
+        df.attrs = attrs
+        return df
+
+    def breakdown(self, form: str = "wide") -> pd.DataFrame:
+        """Where each GPU's time went in each iteration, in seconds.
+
+        wide: one row per (iteration, gpu), one column per category (`forward_s`, `tp-comm_s`,
+        ..., `idle_s`, in the file's order). long: columns iteration, gpu, category, time_s."""
+        if form not in ("wide", "long"):
+            raise ValueError(f"breakdown(form=...) takes 'wide' or 'long', not {form!r}")
+        data, attrs = self._read("/breakdown")
+        categories = attrs["categories"].split(",")
+        iterations, gpus, ncat = data.shape
+        if ncat != len(categories):
+            raise NotARunError(f"{self.path}: /breakdown has {ncat} columns but its categories "
+                               f"attribute names {len(categories)}")
+        df = pd.DataFrame(data.reshape(iterations * gpus, ncat) / PS_PER_S,
+                          columns=[c + "_s" for c in categories])
+        df.insert(0, "iteration", np.repeat(np.arange(iterations, dtype=np.uint32), gpus))
+        df.insert(1, "gpu", np.tile(np.arange(gpus, dtype=np.uint32), iterations))
+        if form == "long":
+            df = df.melt(id_vars=["iteration", "gpu"], var_name="category", value_name="time_s")
+            df["category"] = df["category"].str[:-2]
+        df.attrs = attrs
+        return df
+
+    def trace(self) -> pd.DataFrame:
+        """/trace/events: node, iteration, op, step (-1 for an op's row), kind, category,
+        start_s, end_s, time_s. `attrs["level"]` is the trace level."""
+        arr, attrs = self._read("/trace/events")
+        df = _with_duration(_table(arr), arr, "end_s")
+        df.attrs = attrs
+        return df
+
+    def memory(self) -> pd.DataFrame:
+        """Each GPU's peak memory (transformer): gpu, weights_bytes, ..., total_bytes;
+        `attrs["capacity_bytes"]` is the accelerator's memory."""
+        data, attrs = self._read("/memory")
+        df = pd.DataFrame(data, columns=[c + "_bytes" for c in attrs["columns"].split(",")])
+        df.insert(0, "gpu", np.arange(data.shape[0], dtype=np.uint32))
+        df.attrs = attrs
+        return df
+
+    def gpu_energy(self) -> pd.DataFrame:
+        """Each GPU's device energy per iteration (training): iteration, gpu, energy_j."""
+        data, attrs = self._read("/gpu_energy")
+        iterations, gpus = data.shape
+        df = pd.DataFrame({
+            "iteration": np.repeat(np.arange(iterations, dtype=np.uint32), gpus),
+            "gpu": np.tile(np.arange(gpus, dtype=np.uint32), iterations),
+            "energy_j": data.reshape(-1),
+        })
+        df.attrs = attrs
+        return df
+
+
+_TABLES = ("/collectives", "/iterations", "/breakdown", "/memory", "/trace/events", "/gpu_energy")
+
+
+def open(path: "str | os.PathLike[str]") -> Run:  # noqa: A001 - the package's entry point
+    """Opens a finished sipsim run file, or raises NotARunError saying why it is not one."""
+    p = os.fspath(path)
+    if not os.path.exists(p):
+        raise FileNotFoundError(f"{p}: no such run file")
+
+    def refuse(reason: str) -> None:
+        raise NotARunError(f"{p} is not a finished sipsim run file: {reason}")
+
+    if p.endswith(".partial"):
+        refuse("its name ends in .partial: a run still writing it, or one that crashed, left it "
+               "(a run renames its file to its final name when it finishes; docs/output.md)")
+    try:
+        f = h5py.File(p, "r")
+    except OSError as e:
+        refuse(f"not an HDF5 file ({e})")
+    with f:
+        root = _attrs(f)
+        fmt = root.get("format")
+        if fmt != "sipsim":
+            refuse("it has no / attribute format" if fmt is None
+                   else f"its / attribute format is {fmt!r}, not 'sipsim'")
+        meta_group = f.get("/meta")
+        if not isinstance(meta_group, h5py.Group):
+            refuse("it has no /meta (a run writes it when it finishes)")
+        meta = _attrs(meta_group)
+        lacking = [k for k in _COMMITTED_META if k not in meta]
+        if lacking:
+            refuse(f"/meta lacks {', '.join(lacking)} (a run writes them when it finishes)")
+        fabric = _attrs(f["/fabric"]) if isinstance(f.get("/fabric"), h5py.Group) else None
+        tables = [t for t in _TABLES if isinstance(f.get(t), h5py.Dataset)]
+    return Run(p, meta, fabric, root, tables)
+
