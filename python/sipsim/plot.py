@@ -345,6 +345,11 @@ def _unit_rate_gbps(description: str) -> Optional[float]:
 def circuit_matrix(run: Run) -> np.ndarray:
     """Time-averaged circuit units from src to dst over [first plan, end of run], from
     /fabric/plans (a pair's units hold from its row to its next row)."""
+    return _circuit_matrix(run)[0]
+
+
+def _circuit_matrix(run: Run):
+    """(matrix, first plan's time in ps, run's end in ps)."""
     import h5py
 
     with h5py.File(run.path, "r") as f:
@@ -361,7 +366,7 @@ def circuit_matrix(run: Run) -> np.ndarray:
     n = max(n, int(run.meta.get("gpus", 0) or 0))
     m = np.zeros((n, n))
     if len(p) == 0:
-        return m
+        return m, end, end
     start = int(p["time_ps"].min())
     span = max(end - start, 1)
     p = p.sort_values("time_ps", kind="stable")
@@ -369,7 +374,7 @@ def circuit_matrix(run: Run) -> np.ndarray:
         times = g["time_ps"].to_numpy(dtype=np.int64)
         until = np.append(times[1:], max(end, int(times[-1])))
         m[s, d] = float(np.sum(g["units"].to_numpy(dtype=np.float64) * (until - times))) / span
-    return m
+    return m, start, end
 
 
 @_styled
@@ -380,7 +385,7 @@ def traffic(sources, output=None, title: Optional[str] = None):
     if len(runs) != 1:
         raise SipsimError("traffic plots one run file")
     run = runs[0]
-    m = circuit_matrix(run)
+    m, start, end = _circuit_matrix(run)
     rate = _unit_rate_gbps(str(run.fabric.get("description", "")))
     if rate is not None:
         m = m * rate
@@ -398,8 +403,9 @@ def traffic(sources, output=None, title: Optional[str] = None):
     ax.set_ylabel("source GPU")
     kind = run.fabric.get("type", "?")
     ax.set_title(title or f"{_name(run)} ({kind}): {what} src -> dst from /fabric/plans,\n"
-                          f"averaged from the first plan to the run's end "
-                          f"({run.end_time_s * 1e3:.4g} ms; white: no circuit)")
+                          f"averaged from the first plan to the run's end, "
+                          f"{start / PS_PER_S * 1e3:.4g} to {end / PS_PER_S * 1e3:.4g} ms "
+                          f"(white: no circuit)")
     fig.tight_layout()
     _save(fig, output)
     return fig
