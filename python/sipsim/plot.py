@@ -46,6 +46,8 @@ CATEGORY_COLORS = {
     "bubble": "#7f7f7f", "idle": "#c7c7c7",
 }
 
+LINE_STYLES = ("-", "--", ":", "-.")
+
 Source = Union[str, os.PathLike, Run, pd.DataFrame]
 
 
@@ -101,17 +103,25 @@ def _col(df: pd.DataFrame, *names: str) -> str:
                       f"(it has {', '.join(map(str, df.columns))})")
 
 
-def _study_group(df: pd.DataFrame, by: Optional[str]) -> str:
-    """The column to group a study by: `by`, else the first axis whose values vary."""
+def _study_labels(df: pd.DataFrame, by: Optional[str]):
+    """(each row's group label, the legend's title) for a study: the columns `by` names
+    (comma-separated), else its `label.*` axes that vary, else all its axes that vary, else
+    `run`; a label joins the row's values with ", "."""
     if by is not None:
-        if by not in df.columns:
-            raise SipsimError(f"--by {by}: no such column (the table has "
+        cols = [c.strip() for c in by.split(",")]
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise SipsimError(f"--by {by}: no column {', '.join(missing)} (the table has "
                               f"{', '.join(map(str, df.columns))})")
-        return by
-    for axis in df.attrs.get("axes", []):
-        if df[axis].nunique(dropna=False) > 1:
-            return axis
-    return "run" if "run" in df.columns else df.columns[0]
+    else:
+        varying = [a for a in df.attrs.get("axes", [])
+                   if a in df.columns and df[a].nunique(dropna=True) > 1]
+        cols = [a for a in varying if a.startswith("label.")] or varying
+        cols = cols or (["run"] if "run" in df.columns else [df.columns[0]])
+    text = df[cols].astype(object).where(df[cols].notna(), "-").astype(str)  # an empty cell: "-"
+    labels = text.agg(", ".join, axis=1) if len(cols) > 1 else text[cols[0]]
+    family = text[cols[0]] if len(cols) > 1 else None
+    return labels, ", ".join(cols), family
 
 
 def _done(df: pd.DataFrame) -> pd.DataFrame:
@@ -123,12 +133,13 @@ def _collectives(sources, by: Optional[str]):
     name, what the input is called)."""
     df, runs = _study_or_runs(sources, "collective")
     if df is not None:
-        group = _study_group(df, by)
         d = _done(df)
         if "warmup" in d.columns:
             d = d[~d["warmup"].astype(bool)]
+        labels, group, family = _study_labels(d, by)
         out = pd.DataFrame({
-            "group": d[group].astype(str).values,
+            "group": labels.values,
+            "family": family.values if family is not None else labels.values,
             "op": d["op"].values if "op" in d.columns else "collective",
             "bytes": d["bytes"].values,
             "time_s": d[_col(d, "time_s")].values,
@@ -151,7 +162,7 @@ def _collectives(sources, by: Optional[str]):
         else:
             raise SipsimError(f"--by {by}: run files are grouped by fabric, file, or a column of "
                               f"/collectives ({', '.join(c.columns)})")
-        frames.append(pd.DataFrame({"group": g.values, "op": c["op"].values,
+        frames.append(pd.DataFrame({"group": g.values, "family": g.values, "op": c["op"].values,
                                     "bytes": c["bytes"].values, "time_s": c["time_s"].values,
                                     "busbw_GBps": c["busbw_GBps"].values}))
     return pd.concat(frames, ignore_index=True), group, ", ".join(_name(r) for r in runs)
@@ -203,10 +214,21 @@ def busbw(sources, by: Optional[str] = None, output=None, title: Optional[str] =
         raise SipsimError("no measured collectives to plot")
     fig, ax = _figure()
     multi_op = df["op"].nunique() > 1
+    # Groups named by several columns ("ramp, 0.4"): a line style per value of the first
+    # column, colours for the rest, so each family reads as one set of lines.
+    families = list(dict.fromkeys(df["family"]))
+    styled = len(families) < df["group"].nunique() and len(families) <= len(LINE_STYLES)
+    colors = {}
     for (g, op), d in df.groupby(["group", "op"], sort=False):
         m = d.groupby("bytes")["busbw_GBps"].mean()
+        style = {}
+        if styled:
+            fam = d["family"].iloc[0]
+            key = g[len(fam):] if g.startswith(fam) else g
+            colors.setdefault(key, f"C{len(colors) % 10}")
+            style = {"color": colors[key], "linestyle": LINE_STYLES[families.index(fam)]}
         ax.plot(m.index.values, m.values, marker="o", linewidth=2,
-                label=f"{g} {op}" if multi_op else str(g))
+                label=f"{g} {op}" if multi_op else str(g), **style)
     ax.set_xscale("log", base=2)
     sizes = np.sort(df["bytes"].unique())
     ax.set_xticks(sizes)
@@ -256,7 +278,8 @@ def completion(sources, by: Optional[str] = None, baseline: Optional[str] = None
         for bar, h, b in zip(bars, t[g].values, t[base].values):
             if np.isfinite(h) and h > 0 and np.isfinite(b):
                 ax.annotate(f"{b / h:.2f}x", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                            ha="center", va="bottom", fontsize=11, xytext=(0, 2),
+                            ha="center", va="bottom", fontsize=11 if len(groups) <= 4 else 9,
+                            xytext=(0, 2),
                             textcoords="offset points", rotation=90 if len(groups) > 3 else 0)
     multi_op = t.index.get_level_values("op").nunique() > 1
     ax.set_xticks(x)
@@ -292,13 +315,7 @@ def breakdown(sources, by: Optional[str] = None, output=None, title: Optional[st
         if not cats:
             raise SipsimError("the study table has no breakdown columns (forward_s, ...): "
                               "not a training study")
-        if by is not None:
-            labels = d[_study_group(d, by)].astype(str)
-            xlabel = by
-        else:
-            axes = [a for a in df.attrs.get("axes", []) if d[a].nunique(dropna=False) > 1]
-            labels = d[axes].astype(str).agg(", ".join, axis=1) if axes else d.iloc[:, 0].astype(str)
-            xlabel = ", ".join(axes) or "run"
+        labels, xlabel, _ = _study_labels(d, by)
         table = pd.DataFrame(d[cats].values, index=labels.values, columns=cats)
         where = df.attrs.get("path", "")
         what = f"study {os.path.dirname(where) or where}" if where else "study"

@@ -86,6 +86,29 @@ def test_busbw_from_a_study_table(tmp_path):
     assert fig.axes[0].get_legend().get_title().get_text() == "fabric.type"
 
 
+def test_busbw_groups_a_study_by_its_label_axes_that_vary(tmp_path):
+    df = pd.DataFrame({
+        "run": ["0", "1", "2", "3"], "label.fabric": ["ramp", "ramp", "superpod", "superpod"],
+        "label.node_tbps": [0.4, 0.8, 0.4, 0.8], "fabric.line_rate": ["100Gbps", "200Gbps", np.nan, np.nan],
+        "label.scale": 64, "status": "done", "op": "all-reduce", "bytes": 1 << 20,
+        "warmup": 0, "time_s": 1e-3, "busbw_gbps": [1.0, 2.0, 3.0, 4.0]})
+    df.attrs["axes"] = ["label.fabric", "label.node_tbps", "fabric.line_rate", "label.scale"]
+    fig = plot.busbw(df)
+    lines = _lines(fig)
+    assert {k: list(v.get_ydata()) for k, v in lines.items()} == {
+        "ramp, 0.4": [1.0], "ramp, 0.8": [2.0], "superpod, 0.4": [3.0], "superpod, 0.8": [4.0]}
+    # A line style per fabric, a colour per bandwidth.
+    assert lines["ramp, 0.4"].get_linestyle() == lines["ramp, 0.8"].get_linestyle() == "-"
+    assert lines["superpod, 0.4"].get_linestyle() == "--"
+    assert lines["ramp, 0.4"].get_color() == lines["superpod, 0.4"].get_color()
+    assert lines["ramp, 0.4"].get_color() != lines["ramp, 0.8"].get_color()
+    assert fig.axes[0].get_legend().get_title().get_text() == "label.fabric, label.node_tbps"
+    lines = _lines(plot.busbw(df, by="fabric.line_rate,label.node_tbps"))
+    assert set(lines) == {"100Gbps, 0.4", "200Gbps, 0.8", "-, 0.4", "-, 0.8"}
+    with pytest.raises(sipsim.SipsimError, match="--by nope: no column nope"):
+        plot.busbw(df, by="nope")
+
+
 def test_a_study_directory_is_read_with_its_collective_table(tmp_path):
     d = tmp_path / "study"
     d.mkdir()
