@@ -316,6 +316,11 @@ def breakdown(sources, by: Optional[str] = None, output=None, title: Optional[st
             raise SipsimError("the study table has no breakdown columns (forward_s, ...): "
                               "not a training study")
         labels, xlabel, _ = _study_labels(d, by)
+        cols = xlabel.split(", ")
+        if len(cols) > 1:  # "tp=2, dp=8": a tick names its values' keys (last path part)
+            parts = labels.str.split(", ")
+            labels = parts.apply(lambda vs: ", ".join(f"{c.split('.')[-1]}={v}"
+                                                      for c, v in zip(cols, vs)))
         table = pd.DataFrame(d[cats].values, index=labels.values, columns=cats)
         where = df.attrs.get("path", "")
         what = f"study {os.path.dirname(where) or where}" if where else "study"

@@ -205,6 +205,8 @@ def test_breakdown_per_configuration_of_a_study(tmp_path):
     assert [c.get_label() for c in ax.containers] == ["forward", "dp-comm"]  # idle is all 0
     assert [t.get_text() for t in ax.get_xticklabels()] == ["ramp", "cluster"]
     np.testing.assert_allclose([p.get_height() for p in ax.containers[1]], [200.0, 400.0])
+    ticks = [t.get_text() for t in plot.breakdown(df, by="fabric.type,seed").axes[0].get_xticklabels()]
+    assert ticks == ["type=ramp, seed=1", "type=cluster, seed=1"]
     with pytest.raises(sipsim.SipsimError, match="not a training study"):
         plot.breakdown(df.drop(columns=["forward_s", "dp-comm_s", "idle_s"]))
 
