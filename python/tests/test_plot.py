@@ -29,9 +29,8 @@ def ocs_run(tmp_path_factory):
                       "workload.global_batch=8")
 
 
-def _written(tmp_path, stem):
-    outs = [tmp_path / f"{stem}.png", tmp_path / f"{stem}.svg"]
-    return outs, lambda: [o.stat().st_size for o in outs]
+def _outputs(tmp_path, stem):
+    return [tmp_path / f"{stem}.png", tmp_path / f"{stem}.svg"]
 
 
 def _check_files(outs):
@@ -47,7 +46,7 @@ def _lines(fig):
 # -- busbw -----------------------------------------------------------------------------------
 
 def test_busbw_from_run_files(tmp_path, collectives_run, cluster_run):
-    outs, _ = _written(tmp_path, "busbw")
+    outs = _outputs(tmp_path, "busbw")
     fig = plot.busbw([collectives_run[0], cluster_run[0]], output=outs)
     _check_files(outs)
     lines = _lines(fig)
@@ -126,7 +125,7 @@ def test_a_study_directory_is_read_with_its_collective_table(tmp_path):
 # -- completion ------------------------------------------------------------------------------
 
 def test_completion_bars_and_speedups(tmp_path, collectives_run, cluster_run):
-    outs, _ = _written(tmp_path, "completion")
+    outs = _outputs(tmp_path, "completion")
     fig = plot.completion([collectives_run[0], cluster_run[0]], output=outs, baseline="cluster")
     _check_files(outs)
     ax = fig.axes[0]
@@ -175,7 +174,7 @@ def test_completion_from_a_study_with_several_ops(tmp_path):
 # -- breakdown -------------------------------------------------------------------------------
 
 def test_breakdown_per_iteration_of_a_run(tmp_path, training_run):
-    outs, _ = _written(tmp_path, "breakdown")
+    outs = _outputs(tmp_path, "breakdown")
     fig = plot.breakdown(training_run[0], output=outs)
     _check_files(outs)
     ax = fig.axes[0]
@@ -214,7 +213,7 @@ def test_breakdown_per_configuration_of_a_study(tmp_path):
 # -- traffic ---------------------------------------------------------------------------------
 
 def test_traffic_is_the_time_averaged_circuits(tmp_path, ocs_run):
-    outs, _ = _written(tmp_path, "traffic")
+    outs = _outputs(tmp_path, "traffic")
     fig = plot.traffic(ocs_run[0], output=outs)
     _check_files(outs)
     run = sipsim.open(ocs_run[0])
