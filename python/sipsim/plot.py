@@ -208,7 +208,7 @@ def _styled(fn):
 def busbw(sources, by: Optional[str] = None, output=None, title: Optional[str] = None):
     """The nccl-tests curve: mean busbw (GB/s) of the measured iterations vs message size (log2
     x axis), one line per group (`by`: fabric (default for run files), file, algorithm, op, or
-    any study column; a study's default is its first axis that varies)."""
+    any study columns, comma-separated; a study's default is its label.* axes that vary)."""
     df, group, what = _collectives(sources, by)
     if df.empty:
         raise SipsimError("no measured collectives to plot")
