@@ -41,5 +41,9 @@ def study(directory: "str | os.PathLike[str]", level: str = "run") -> pd.DataFra
     if not columns or columns[0] != "run" or "status" not in columns:
         raise SipsimError(f"{path} is not a sipsim results table: it needs the column `run` first "
                           f"and a column `status` (it has {', '.join(map(str, columns)) or 'none'})")
-    df.attrs = {"axes": columns[1:columns.index("status")], "path": path}
+    # Rates in GB/s: the CSV keeps the run file's `_gbps`; here, as in sipsim.open,
+    # the unit is spelt GBps (10^9 bytes/s, not gigabits).
+    status = columns.index("status")
+    df = df.rename(columns={c: c.replace("_gbps", "_GBps") for c in columns[status + 1:]})
+    df.attrs = {"axes": columns[1:status], "path": path}
     return df

@@ -1,0 +1,474 @@
+"""Plots of sipsim runs and studies (docs/python.md, "Plots").
+
+    python -m sipsim.plot busbw study-dir -o busbw.png --by fabric.type
+    python -m sipsim.plot completion a.h5 b.h5 -o completion.svg --baseline ramp
+    python -m sipsim.plot breakdown quickstart.h5 -o breakdown.png
+    python -m sipsim.plot traffic sip-ring.h5 -o traffic.png
+
+Each function takes run files (paths or `sipsim.Run`s), a study directory or results CSV,
+or a DataFrame, returns the matplotlib Figure, and saves it to each `output` path (.png or
+.svg). The Agg backend is used: no display is needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from typing import Iterable, List, Optional, Sequence, Union
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: CI and Slurm nodes have no display
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .errors import MissingDataError, SipsimError  # noqa: E402
+from .run import PS_PER_S, Run  # noqa: E402
+from .run import open as open_run  # noqa: E402
+from .study import study as read_study  # noqa: E402
+
+KINDS = ("busbw", "completion", "breakdown", "traffic")
+FIGSIZE = (16, 10)  # 1600 x 1000 pixels at DPI
+DPI = 100
+STYLE = {"font.size": 15, "axes.titlesize": 17, "axes.labelsize": 16, "legend.fontsize": 13,
+         "xtick.labelsize": 13, "ytick.labelsize": 13}
+
+# The 12 /breakdown categories (docs/output.md): compute in blues/greens, exposed communication
+# in warm colours, waiting in greys.
+CATEGORY_COLORS = {
+    "forward": "#1f77b4", "backward": "#6baed6", "weight-gradient": "#9ecae1",
+    "optimizer": "#2ca02c", "compute": "#98df8a",
+    "tp-comm": "#d62728", "pp-comm": "#ff7f0e", "dp-comm": "#e377c2", "ep-comm": "#8c564b",
+    "collective": "#bcbd22",
+    "bubble": "#7f7f7f", "idle": "#c7c7c7",
+}
+
+LINE_STYLES = ("-", "--", ":", "-.")
+
+Source = Union[str, os.PathLike, Run, pd.DataFrame]
+
+
+# -- inputs --------------------------------------------------------------------------------
+
+def _is_study(path: str) -> bool:
+    return os.path.isdir(path) or path.endswith(".csv")
+
+
+def _as_list(sources) -> list:
+    if isinstance(sources, (str, os.PathLike, Run, pd.DataFrame)):
+        return [sources]
+    return list(sources)
+
+
+def _study_or_runs(sources, level: str):
+    """(study DataFrame or None, [Run]) from what the caller gave."""
+    items = _as_list(sources)
+    if not items:
+        raise SipsimError("nothing to plot: give run files, a study directory or a DataFrame")
+    if len(items) == 1 and isinstance(items[0], pd.DataFrame):
+        return items[0], []
+    if len(items) == 1 and not isinstance(items[0], Run) and _is_study(os.fspath(items[0])):
+        return read_study(items[0], level=level), []
+    runs = []
+    for s in items:
+        if isinstance(s, pd.DataFrame) or (not isinstance(s, Run) and _is_study(os.fspath(s))):
+            raise SipsimError("give either one study (directory, CSV or DataFrame) or run files, "
+                              "not both")
+        runs.append(s if isinstance(s, Run) else open_run(s))
+    return None, runs
+
+
+def _name(run: Run) -> str:
+    return os.path.splitext(os.path.basename(run.path))[0]
+
+
+def _run_labels(runs: Sequence[Run]) -> List[str]:
+    """Each run's fabric type, or its file name when fabric types repeat."""
+    types = [run.fabric.get("type", _name(run)) if run.has("fabric") else _name(run)
+             for run in runs]
+    if len(set(types)) == len(types):
+        return types
+    return [_name(run) for run in runs]
+
+
+def _col(df: pd.DataFrame, *names: str) -> str:
+    """The first of `names` that `df` has (the run tables say GBps, collect's CSV gbps)."""
+    for n in names:
+        if n in df.columns:
+            return n
+    raise SipsimError(f"the table has none of the columns {', '.join(names)} "
+                      f"(it has {', '.join(map(str, df.columns))})")
+
+
+def _study_labels(df: pd.DataFrame, by: Optional[str]):
+    """(each row's group label, the legend's title) for a study: the columns `by` names
+    (comma-separated), else its `label.*` axes that vary, else all its axes that vary, else
+    `run`; a label joins the row's values with ", "."""
+    if by is not None:
+        cols = [c.strip() for c in by.split(",")]
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise SipsimError(f"--by {by}: no column {', '.join(missing)} (the table has "
+                              f"{', '.join(map(str, df.columns))})")
+    else:
+        varying = [a for a in df.attrs.get("axes", [])
+                   if a in df.columns and df[a].nunique(dropna=True) > 1]
+        cols = [a for a in varying if a.startswith("label.")] or varying
+        cols = cols or (["run"] if "run" in df.columns else [df.columns[0]])
+    text = df[cols].astype(object).where(df[cols].notna(), "-").astype(str)  # an empty cell: "-"
+    labels = text.agg(", ".join, axis=1) if len(cols) > 1 else text[cols[0]]
+    family = text[cols[0]] if len(cols) > 1 else None
+    return labels, ", ".join(cols), family
+
+
+def _done(df: pd.DataFrame) -> pd.DataFrame:
+    return df[df["status"] == "done"] if "status" in df.columns else df
+
+
+def _collectives(sources, by: Optional[str]):
+    """Measured collective rows as (DataFrame[group, op, bytes, time_s, busbw_GBps], group
+    name, what the input is called)."""
+    df, runs = _study_or_runs(sources, "collective")
+    if df is not None:
+        d = _done(df)
+        if "warmup" in d.columns:
+            d = d[~d["warmup"].astype(bool)]
+        labels, group, family = _study_labels(d, by)
+        out = pd.DataFrame({
+            "group": labels.values,
+            "family": family.values if family is not None else labels.values,
+            "op": d["op"].values if "op" in d.columns else "collective",
+            "bytes": d["bytes"].values,
+            "time_s": d[_col(d, "time_s")].values,
+            "busbw_GBps": d[_col(d, "busbw_GBps", "busbw_gbps")].values,
+        })
+        where = df.attrs.get("path", "study")
+        return out, group, f"study {os.path.dirname(where) or where}" if "path" in df.attrs else "study"
+    frames = []
+    labels = _run_labels(runs)
+    group = by or "fabric"
+    for run, label in zip(runs, labels):
+        c = run.collectives()
+        c = c[~c["warmup"]]
+        if by in (None, "fabric"):
+            g = pd.Series(label, index=c.index)
+        elif by == "file":
+            g = pd.Series(_name(run), index=c.index)
+        elif by in c.columns:
+            g = c[by].astype(str) if len(runs) == 1 else label + " " + c[by].astype(str)
+        else:
+            raise SipsimError(f"--by {by}: run files are grouped by fabric, file, or a column of "
+                              f"/collectives ({', '.join(c.columns)})")
+        frames.append(pd.DataFrame({"group": g.values, "family": g.values, "op": c["op"].values,
+                                    "bytes": c["bytes"].values, "time_s": c["time_s"].values,
+                                    "busbw_GBps": c["busbw_GBps"].values}))
+    return pd.concat(frames, ignore_index=True), group, ", ".join(_name(r) for r in runs)
+
+
+def _size_label(n: float) -> str:
+    n = int(n)
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+# -- output --------------------------------------------------------------------------------
+
+def _figure():
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=FIGSIZE, dpi=DPI)
+    return fig, ax
+
+
+def _save(fig, output) -> None:
+    for path in ([] if output is None else _as_list(output)):
+        p = os.fspath(path)
+        ext = os.path.splitext(p)[1].lower()
+        if ext not in (".png", ".svg"):
+            raise SipsimError(f"{p}: the output's extension says the format: .png or .svg")
+        fig.savefig(p, format=ext[1:], dpi=DPI)
+
+
+def _styled(fn):
+    """Runs a plot function under STYLE (font sizes readable at 1600 x 1000)."""
+    def wrapper(*args, **kwargs):
+        with plt.rc_context(STYLE):
+            return fn(*args, **kwargs)
+    wrapper.__name__, wrapper.__doc__ = fn.__name__, fn.__doc__
+    return wrapper
+
+
+# -- kinds ---------------------------------------------------------------------------------
+
+@_styled
+def busbw(sources, by: Optional[str] = None, output=None, title: Optional[str] = None):
+    """The nccl-tests curve: mean busbw (GB/s) of the measured iterations vs message size (log2
+    x axis), one line per group (`by`: fabric (default for run files), file, algorithm, op, or
+    any study columns, comma-separated; a study's default is its label.* axes that vary)."""
+    df, group, what = _collectives(sources, by)
+    if df.empty:
+        raise SipsimError("no measured collectives to plot")
+    fig, ax = _figure()
+    multi_op = df["op"].nunique() > 1
+    # Groups named by several columns ("ramp, 0.4"): a line style per value of the first
+    # column, colours for the rest, so each family reads as one set of lines.
+    families = list(dict.fromkeys(df["family"]))
+    styled = len(families) < df["group"].nunique() and len(families) <= len(LINE_STYLES)
+    colors = {}
+    for (g, op), d in df.groupby(["group", "op"], sort=False):
+        m = d.groupby("bytes")["busbw_GBps"].mean()
+        style = {}
+        if styled:
+            fam = d["family"].iloc[0]
+            key = g[len(fam):] if g.startswith(fam) else g
+            colors.setdefault(key, f"C{len(colors) % 10}")
+            style = {"color": colors[key], "linestyle": LINE_STYLES[families.index(fam)]}
+        ax.plot(m.index.values, m.values, marker="o", linewidth=2,
+                label=f"{g} {op}" if multi_op else str(g), **style)
+    ax.set_xscale("log", base=2)
+    sizes = np.sort(df["bytes"].unique())
+    ax.set_xticks(sizes)
+    ax.set_xticklabels([_size_label(s) for s in sizes], rotation=30 if len(sizes) > 8 else 0)
+    ax.set_xlabel("message size (bytes, log2)")
+    ax.set_ylabel("busbw (GB/s = 10^9 bytes/s)")
+    ops = ", ".join(df["op"].unique())
+    ax.set_title(title or f"{ops} busbw vs size: {what}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(title=group)
+    fig.tight_layout()
+    _save(fig, output)
+    return fig
+
+
+def _time_unit(seconds: float):
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return unit, scale
+    return "ns", 1e-9
+
+
+@_styled
+def completion(sources, by: Optional[str] = None, baseline: Optional[str] = None, output=None,
+               title: Optional[str] = None, sizes: Optional[Iterable[int]] = None):
+    """RAMP Fig. 18 style: mean completion time of each collective and size, one bar per group
+    side by side, each bar annotated with the baseline's time / its time (the speed-up over the
+    first group, or `baseline`)."""
+    df, group, what = _collectives(sources, by)
+    if sizes is not None:
+        df = df[df["bytes"].isin(list(sizes))]
+    if df.empty:
+        raise SipsimError("no measured collectives to plot")
+    t = df.groupby(["op", "bytes", "group"], sort=False)["time_s"].mean().unstack("group")
+    groups = list(dict.fromkeys(df["group"]))
+    t = t[groups].sort_index(level=["op", "bytes"])
+    base = baseline if baseline is not None else groups[0]
+    if base not in groups:
+        raise SipsimError(f"--baseline {base}: no such {group} (there are {', '.join(groups)})")
+    unit, scale = _time_unit(float(np.nanmax(t.values)))
+    fig, ax = _figure()
+    x = np.arange(len(t.index))
+    width = 0.8 / len(groups)
+    for i, g in enumerate(groups):
+        heights = t[g].values / scale
+        bars = ax.bar(x + (i - (len(groups) - 1) / 2) * width, heights, width, label=g)
+        for bar, h, b in zip(bars, t[g].values, t[base].values):
+            if np.isfinite(h) and h > 0 and np.isfinite(b):
+                ax.annotate(f"{b / h:.2f}x", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                            ha="center", va="bottom", fontsize=11 if len(groups) <= 4 else 9,
+                            xytext=(0, 2),
+                            textcoords="offset points", rotation=90 if len(groups) > 3 else 0)
+    multi_op = t.index.get_level_values("op").nunique() > 1
+    ax.set_xticks(x)
+    ax.set_xticklabels([f"{op}\n{_size_label(b)}" if multi_op else _size_label(b)
+                        for op, b in t.index], rotation=0)
+    ax.set_xlabel("collective and message size" if multi_op else "message size")
+    ax.set_ylabel(f"completion time ({unit})")
+    ax.set_yscale("log")
+    lo, hi = np.nanmin(t.values) / scale, np.nanmax(t.values) / scale
+    ax.set_ylim(lo / 2, hi * 4)  # room above the tallest bar for its label
+    ops = ", ".join(t.index.get_level_values("op").unique())
+    ax.set_title(title or f"{ops} completion time: {what} (speed-up over {base} on each bar)")
+    ax.legend(title=group, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    fig.tight_layout()
+    _save(fig, output)
+    return fig
+
+
+def _category_columns(df: pd.DataFrame) -> List[str]:
+    return [c for c in df.columns if c.endswith("_s") and c[:-2] in CATEGORY_COLORS]
+
+
+@_styled
+def breakdown(sources, by: Optional[str] = None, output=None, title: Optional[str] = None):
+    """Stacked bars of where training time went (the 12 /breakdown categories, mean over GPUs):
+    one bar per iteration of one run file, or one per configuration (row) of a study's run
+    table (its `<category>_s` columns, labelled by `by` or the axes that vary)."""
+    df, runs = _study_or_runs(sources, "run")
+    if df is not None:
+        d = _done(df)
+        cats = _category_columns(d)
+        if not cats:
+            raise SipsimError("the study table has no breakdown columns (forward_s, ...): "
+                              "not a training study")
+        labels, xlabel, _ = _study_labels(d, by)
+        cols = xlabel.split(", ")
+        if len(cols) > 1:  # "tp=2, dp=8": a tick names its values' keys (last path part)
+            parts = labels.str.split(", ")
+            labels = parts.apply(lambda vs: ", ".join(f"{c.split('.')[-1]}={v}"
+                                                      for c, v in zip(cols, vs)))
+        table = pd.DataFrame(d[cats].values, index=labels.values, columns=cats)
+        where = df.attrs.get("path", "")
+        what = f"study {os.path.dirname(where) or where}" if where else "study"
+        what += " (mean over iterations and GPUs)"
+    else:
+        if len(runs) != 1:
+            raise SipsimError("breakdown plots one run file (one bar per iteration) or a study")
+        b = runs[0].breakdown()
+        cats = _category_columns(b)
+        table = b.groupby("iteration")[cats].mean()
+        table.index = [str(i) for i in table.index]
+        xlabel = "iteration"
+        what = f"{_name(runs[0])} (mean over {b['gpu'].nunique()} GPUs)"
+    table = table.loc[:, (table != 0).any(axis=0)]  # empty categories only crowd the legend
+    unit, scale = _time_unit(float(table.sum(axis=1).max()) if len(table) else 1.0)
+    fig, ax = _figure()
+    bottom = np.zeros(len(table))
+    x = np.arange(len(table))
+    for c in table.columns:
+        h = table[c].values / scale
+        ax.bar(x, h, 0.6, bottom=bottom, label=c[:-2], color=CATEGORY_COLORS[c[:-2]])
+        bottom += h
+    ax.set_xticks(x)
+    ax.set_xticklabels(table.index, rotation=30 if len(table) > 6 else 0,
+                       ha="right" if len(table) > 6 else "center")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(f"time ({unit})")
+    ax.set_title(title or f"training time breakdown: {what}")
+    ax.legend(title="category", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    _save(fig, output)
+    return fig
+
+
+def _unit_rate_gbps(description: str) -> Optional[float]:
+    """The circuit unit's rate from a circuit fabric's description ("circuits of 24.98Gbps")."""
+    m = re.search(r"circuits of ([0-9.]+)\s*([GT])bps", description)
+    if not m:
+        return None
+    return float(m.group(1)) * (1000.0 if m.group(2) == "T" else 1.0)
+
+
+def circuit_matrix(run: Run) -> np.ndarray:
+    """Time-averaged circuit units from src to dst over [first plan, end of run], from
+    /fabric/plans (a pair's units hold from its row to its next row)."""
+    return _circuit_matrix(run)[0]
+
+
+def _circuit_matrix(run: Run):
+    """(matrix, first plan's time in ps, run's end in ps)."""
+    import h5py
+
+    with h5py.File(run.path, "r") as f:
+        plans = f.get("/fabric/plans")
+        if plans is None:
+            kind = run.fabric.get("type", "?") if run.has("fabric") else "none"
+            raise MissingDataError(
+                f"{run.path} has no /fabric/plans (fabric {kind}): sipsim records no per-pair "
+                f"traffic; only circuit fabrics (sip-ring, sip-ocs) with log_plans: true log "
+                f"their circuits, which the traffic plot shows")
+        p = pd.DataFrame({k: plans[k][()] for k in ("time_ps", "src", "dst", "units")})
+    end = int(run.meta["end_time_ps"])
+    n = int(max(p["src"].max(), p["dst"].max())) + 1 if len(p) else 0
+    n = max(n, int(run.meta.get("gpus", 0) or 0))
+    m = np.zeros((n, n))
+    if len(p) == 0:
+        return m, end, end
+    start = int(p["time_ps"].min())
+    span = max(end - start, 1)
+    p = p.sort_values("time_ps", kind="stable")
+    for (s, d), g in p.groupby(["src", "dst"], sort=False):
+        times = g["time_ps"].to_numpy(dtype=np.int64)
+        until = np.append(times[1:], max(end, int(times[-1])))
+        m[s, d] = float(np.sum(g["units"].to_numpy(dtype=np.float64) * (until - times))) / span
+    return m, start, end
+
+
+@_styled
+def traffic(sources, output=None, title: Optional[str] = None):
+    """A circuit fabric's traffic matrix as a heat map: the mean bandwidth of the circuits from
+    each src to each dst GPU over the run (from /fabric/plans; sipsim records no per-pair bytes)."""
+    _, runs = _study_or_runs(sources, "run")
+    if len(runs) != 1:
+        raise SipsimError("traffic plots one run file")
+    run = runs[0]
+    m, start, end = _circuit_matrix(run)
+    rate = _unit_rate_gbps(str(run.fabric.get("description", "")))
+    if rate is not None:
+        m = m * rate
+        what, label = "mean circuit bandwidth", "circuit bandwidth (Gb/s, time-averaged)"
+    else:
+        what, label = "mean circuit units", "circuit units (time-averaged)"
+    fig, ax = _figure()
+    shown = np.ma.masked_equal(m, 0.0)
+    cmap = matplotlib.colormaps["viridis"].copy()
+    cmap.set_bad("white")
+    im = ax.imshow(shown, cmap=cmap, origin="upper", aspect="equal", interpolation="nearest",
+                   vmin=0.0, vmax=max(float(m.max()), 1e-12))
+    fig.colorbar(im, ax=ax, label=label)
+    ax.set_xlabel("destination GPU")
+    ax.set_ylabel("source GPU")
+    kind = run.fabric.get("type", "?")
+    ax.set_title(title or f"{_name(run)} ({kind}): {what} src -> dst from /fabric/plans,\n"
+                          f"averaged from the first plan to the run's end, "
+                          f"{start / PS_PER_S * 1e3:.4g} to {end / PS_PER_S * 1e3:.4g} ms "
+                          f"(white: no circuit)")
+    fig.tight_layout()
+    _save(fig, output)
+    return fig
+
+
+PLOTS = {"busbw": busbw, "completion": completion, "breakdown": breakdown, "traffic": traffic}
+
+
+# -- command line --------------------------------------------------------------------------
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(
+        prog="python -m sipsim.plot",
+        description="Plot sipsim runs or studies (docs/python.md, \"Plots\").")
+    ap.add_argument("kind", choices=KINDS)
+    ap.add_argument("inputs", nargs="+", help="run files (.h5), or one study directory or results CSV")
+    ap.add_argument("-o", "--output", action="append",
+                    help="output file, .png or .svg (repeat for both; default KIND.png)")
+    ap.add_argument("--by", help="group by: fabric, file, algorithm, op (run files) or a study column")
+    ap.add_argument("--baseline", help="completion: the group the speed-ups are over (default: the first)")
+    ap.add_argument("--title", help="the figure's title (default: says what is shown)")
+    a = ap.parse_args(argv)
+    if a.kind != "completion" and a.baseline is not None:
+        ap.error("--baseline is for completion")
+    if a.kind == "traffic" and a.by is not None:
+        ap.error("--by is not for traffic")
+    outputs = a.output or [f"{a.kind}.png"]
+    kwargs = {"output": outputs, "title": a.title}
+    if a.kind != "traffic":
+        kwargs["by"] = a.by
+    if a.kind == "completion":
+        kwargs["baseline"] = a.baseline
+    try:
+        PLOTS[a.kind](a.inputs, **kwargs)
+    except (SipsimError, FileNotFoundError) as e:
+        print(f"sipsim.plot: error: {e}", file=sys.stderr)
+        return 2
+    for o in outputs:
+        print(f"wrote {o}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
