@@ -118,7 +118,8 @@ if ! ls kill/runs/0001.h5.*.partial > /dev/null 2>&1; then
   squeue
 fi
 status=$("$sipsim" sweep kill.yaml --status)
-[[ $status == *" 1 running,"* ]] || fail "kill: --status while 0001 runs: $status"
+# Other tasks may run beside it where the node has more than 2 CPUs.
+[[ $status =~ \ [1-4]\ running, ]] || fail "kill: --status while 0001 runs: $status"
 sleep 1
 scancel "${job}_1" || fail "kill: scancel ${job}_1 failed"
 wait "$waiter" && fail "kill: sbatch --wait succeeded though task 1 was cancelled"
