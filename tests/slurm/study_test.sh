@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# sipsim sweep on a real single-node Slurm (docs/studies.md, "On Slurm"):
+# starts munged, slurmctld and slurmd (start.sh), runs a 4-run study of
+# 2-rank collectives with `sbatch --wait submit.sh` (srun --mpi=pmix), checks
+# the run files, --status and collect (against a --local run of the same
+# study); then submits a second study, cancels one task mid-run with scancel,
+# checks that --status reports it failed, that resubmitting reruns only it
+# (the other run files keep their inode and mtime) and that collect lists all
+# four done. Stops the daemons it started.
+# Skips (exit 77) unless root with slurm-wlm and munge installed.
+# Usage: study_test.sh SIPSIM SOURCE_DIR
+set -uo pipefail
+sipsim=$(realpath "$1")
+src=$(realpath "$2")
+if [ "$(id -u)" != 0 ]; then
+  echo "SKIP: the Slurm test starts slurmctld/slurmd/munged and must run as root (CI does)"
+  exit 77
+fi
+for b in munged slurmctld slurmd sinfo sbatch squeue scancel srun; do
+  if ! command -v "$b" > /dev/null; then
+    echo "SKIP: $b not found; apt-get install slurm-wlm munge to run the Slurm test"
+    exit 77
+  fi
+done
+work=$(mktemp -d /tmp/sipsim-slurm-test.XXXXXX)
+slurm="$work/slurm"
+cleanup() {
+  bash "$src/tests/slurm/stop.sh" "$slurm"
+  if [ "${failures:-1}" = 0 ]; then rm -rf "$work"; else echo "kept $work"; fi
+}
+trap cleanup EXIT
+if ! bash "$src/tests/slurm/start.sh" "$slurm" > /dev/null; then
+  echo "FAIL: tests/slurm/start.sh could not start Slurm"
+  tail -n 30 "$slurm"/log/*.log 2> /dev/null
+  exit 1
+fi
+source "$slurm/env.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+cd "$work"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+# same NAME GOT WANT
+same() {
+  if [ "$2" != "$3" ]; then
+    fail "$1"
+    echo "  got:"
+    printf '%s\n' "$2" | sed 's/^/    /'
+    echo "  want:"
+    printf '%s\n' "$3" | sed 's/^/    /'
+  fi
+}
+# The results without the wall-time column (the only one that varies).
+no_wall() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s") w = i }
+  { s = ""; for (i = 1; i <= NF; i++) if (i != w) s = s (s == "" && i == 1 ? "" : ",") $i; print s }' "$1"; }
+stamp() { stat -c '%i %Y' "$@"; }
+show_logs() {
+  for f in "$1"/logs/*; do echo "== $f"; tail -n 5 "$f"; done
+}
+
+cat > base.yaml <<'YAML'
+fabric: {type: elect-flat, nodes: 8, bandwidth: 400Gbps, latency: 700ns}
+workload:
+  type: collectives
+  op: all-reduce
+  algorithm: ring
+  sizes: {min: 1KiB, max: 64KiB, factor: 8}
+  iterations: 2
+YAML
+
+# --- 1: a 4-run study, sbatch --wait -------------------------------------
+cat > bw.yaml <<'YAML'
+scenario: base.yaml
+axes:
+  fabric.bandwidth: [100Gbps, 200Gbps, 400Gbps, 800Gbps]
+ranks: 2
+time_limit: "00:05:00"
+YAML
+"$sipsim" sweep bw.yaml > /dev/null || fail "bw: sweep failed"
+start=$(date +%s)
+sbatch --wait bw/submit.sh > bw.sbatch 2>&1 || { fail "bw: sbatch --wait failed"; cat bw.sbatch; show_logs bw; }
+echo "bw: 4 runs on Slurm in $(($(date +%s) - start)) s"
+for id in 0000 0001 0002 0003; do
+  [ -f "bw/runs/$id.h5" ] || fail "bw: no run file runs/$id.h5"
+  [ "$(cat "bw/logs/$id.rc" 2> /dev/null)" = 0 ] || fail "bw: run $id exit status is not 0"
+done
+grep -q '2 ranks' bw/logs/0000.out || fail "bw: run 0000 did not run on 2 ranks"
+ls bw/logs/slurm-*_3.out > /dev/null 2>&1 || fail "bw: no Slurm log of task 3"
+same "bw: status" "$("$sipsim" sweep bw.yaml --status)" "$work/bw: 4 runs: 4 done, 0 running, 0 failed, 0 pending"
+"$sipsim" collect bw > /dev/null || fail "bw: collect failed"
+# The same study here, with --local: the same table but for wall times.
+"$sipsim" sweep bw.yaml -o bw-local --local -j 1 > /dev/null || fail "bw: --local sweep failed"
+"$sipsim" collect bw-local > /dev/null || fail "bw: --local collect failed"
+same "bw: collect on Slurm vs --local" "$(no_wall bw/results.csv)" "$(no_wall bw-local/results.csv)"
+
+# --- 2: one task cancelled mid-run, then resubmitted ----------------------
+# Run 0001 is long (about 5 s at 2 ranks): scancel lands while it runs.
+cat > kill.yaml <<'YAML'
+scenario: base.yaml
+axes:
+  workload.iterations: [2, 20000, 3, 4]
+ranks: 2
+time_limit: "00:05:00"
+YAML
+"$sipsim" sweep kill.yaml > /dev/null || fail "kill: sweep failed"
+sbatch --wait kill/submit.sh > kill.sbatch 2>&1 &
+waiter=$!
+for _ in $(seq 600); do
+  ls kill/runs/0001.h5.*.partial > /dev/null 2>&1 && break
+  sleep 0.1
+done
+job=$(squeue -h --name=kill -o %F | head -n 1)
+if ! ls kill/runs/0001.h5.*.partial > /dev/null 2>&1; then
+  fail "kill: run 0001 did not start within 60 s (job '$job')"
+  squeue
+fi
+status=$("$sipsim" sweep kill.yaml --status)
+# Other tasks may run beside it where the node has more than 2 CPUs.
+[[ $status =~ \ [1-4]\ running, ]] || fail "kill: --status while 0001 runs: $status"
+sleep 1
+scancel "${job}_1" || fail "kill: scancel ${job}_1 failed"
+wait "$waiter" && fail "kill: sbatch --wait succeeded though task 1 was cancelled"
+[ -f kill/runs/0001.h5 ] && fail "kill: run 0001 finished before scancel (make it longer)"
+ls kill/runs/0001.h5.*.partial > /dev/null 2>&1 && fail "kill: the cancelled run left its partial file"
+status=$("$sipsim" sweep kill.yaml --status)
+same "kill: status after scancel" "$(head -n 1 <<< "$status")" \
+  "$work/kill: 4 runs: 3 done, 0 running, 1 failed, 0 pending"
+grep -q '^  0001: .*\(143\|CANCELLED\|SIGTERM\)' <<< "$status" || fail "kill: --status does not list 0001 as killed: $status"
+"$sipsim" collect kill > /dev/null || fail "kill: collect of the failed study failed"
+same "kill: collect lists the failed run" "$(cut -d, -f1-3 kill/results.csv)" \
+"run,workload.iterations,status
+0000,2,done
+0001,20000,failed
+0002,3,done
+0003,4,done"
+before=$(stamp kill/runs/0000.h5 kill/runs/0002.h5 kill/runs/0003.h5)
+sleep 1 # a rewritten file would show a new mtime
+sbatch --wait kill/submit.sh > kill.sbatch 2>&1 || { fail "kill: resubmission failed"; cat kill.sbatch; show_logs kill; }
+same "kill: status after resubmission" "$("$sipsim" sweep kill.yaml --status)" \
+  "$work/kill: 4 runs: 4 done, 0 running, 0 failed, 0 pending"
+same "kill: the other runs' files (inode, mtime)" \
+  "$(stamp kill/runs/0000.h5 kill/runs/0002.h5 kill/runs/0003.h5)" "$before"
+for t in 0 2 3; do
+  grep -q "done already" kill/logs/slurm-*_$t.out 2> /dev/null || fail "kill: task $t ran again"
+done
+"$sipsim" collect kill > /dev/null || fail "kill: collect failed"
+same "kill: collect after resubmission" "$(cut -d, -f1-3,7-11 kill/results.csv)" \
+"run,workload.iterations,status,events,ranks,collectives,coll_op,coll_algorithm
+0000,2,done,3024,2,9,all-reduce,ring
+0001,20000,done,20161008,2,60003,all-reduce,ring
+0002,3,done,4032,2,12,all-reduce,ring
+0003,4,done,5040,2,15,all-reduce,ring"
+
+if [ "$failures" -eq 0 ]; then echo "PASS"; else echo "$failures failure(s)"; exit 1; fi
