@@ -128,9 +128,21 @@ def _done(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["status"] == "done"] if "status" in df.columns else df
 
 
-def _collectives(sources, by: Optional[str]):
+def _collectives(sources, by: Optional[str], ops: Optional[Iterable[str]] = None):
     """Measured collective rows as (DataFrame[group, op, bytes, time_s, busbw_GBps], group
-    name, what the input is called)."""
+    name, what the input is called); only the collectives `ops` names, when given."""
+    out, group, what = _all_collectives(sources, by)
+    if ops is not None:
+        ops = list(ops)
+        unknown = [o for o in ops if o not in set(out["op"])]
+        if unknown:
+            raise SipsimError(f"--op {','.join(unknown)}: no such collective in {what} (it has "
+                              f"{', '.join(dict.fromkeys(out['op']))})")
+        out = out[out["op"].isin(ops)]
+    return out, group, what
+
+
+def _all_collectives(sources, by: Optional[str]):
     df, runs = _study_or_runs(sources, "collective")
     if df is not None:
         d = _done(df)
@@ -176,6 +188,19 @@ def _size_label(n: float) -> str:
     return f"{n} B"
 
 
+_SIZE_UNITS = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "KB": 10**3,
+               "MB": 10**6, "GB": 10**9}
+
+
+def parse_size(text: str) -> int:
+    """Bytes from "1GiB", "64 KiB", "1048576" (the scenario's size units)."""
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG]i?B|B)?\s*", text)
+    if not m or (m.group(2) or "") not in _SIZE_UNITS:
+        raise SipsimError(f"--sizes {text}: not a size (bytes, or a number with B, KiB, MiB, "
+                          f"GiB, KB, MB or GB)")
+    return int(m.group(1)) * _SIZE_UNITS[m.group(2) or ""]
+
+
 # -- output --------------------------------------------------------------------------------
 
 def _figure():
@@ -205,11 +230,13 @@ def _styled(fn):
 # -- kinds ---------------------------------------------------------------------------------
 
 @_styled
-def busbw(sources, by: Optional[str] = None, output=None, title: Optional[str] = None):
+def busbw(sources, by: Optional[str] = None, output=None, title: Optional[str] = None,
+          ops: Optional[Iterable[str]] = None):
     """The nccl-tests curve: mean busbw (GB/s) of the measured iterations vs message size (log2
     x axis), one line per group (`by`: fabric (default for run files), file, algorithm, op, or
-    any study columns, comma-separated; a study's default is its label.* axes that vary)."""
-    df, group, what = _collectives(sources, by)
+    any study columns, comma-separated; a study's default is its label.* axes that vary) and
+    collective (`ops`: only these)."""
+    df, group, what = _collectives(sources, by, ops)
     if df.empty:
         raise SipsimError("no measured collectives to plot")
     fig, ax = _figure()
@@ -251,23 +278,42 @@ def _time_unit(seconds: float):
     return "ns", 1e-9
 
 
+def _ratio(r: float) -> str:
+    """A speed-up as the bars show it: 2 decimals, whole numbers from 100x, 2 digits below 0.01x."""
+    if r >= 100:
+        return f"{r:.0f}x"
+    return f"{r:.2f}x" if r >= 0.01 else f"{r:.2g}x"
+
+
 @_styled
 def completion(sources, by: Optional[str] = None, baseline: Optional[str] = None, output=None,
-               title: Optional[str] = None, sizes: Optional[Iterable[int]] = None):
+               title: Optional[str] = None, sizes: Optional[Iterable[int]] = None,
+               ops: Optional[Iterable[str]] = None, speedup_of: Optional[str] = None):
     """RAMP Fig. 18 style: mean completion time of each collective and size, one bar per group
     side by side, each bar annotated with the baseline's time / its time (the speed-up over the
-    first group, or `baseline`)."""
-    df, group, what = _collectives(sources, by)
+    first group, or `baseline`), or with `speedup_of`: its time / that group's time (that
+    group's speed-up over each bar, as Fig. 18 gives RAMP's); only the message `sizes` (bytes)
+    and collectives `ops` given."""
+    if baseline is not None and speedup_of is not None:
+        raise SipsimError("give --baseline or --speedup-of, not both")
+    df, group, what = _collectives(sources, by, ops)
     if sizes is not None:
-        df = df[df["bytes"].isin(list(sizes))]
+        sizes = [int(b) for b in sizes]
+        absent = [b for b in sizes if b not in set(df["bytes"])]
+        if absent:
+            raise SipsimError(f"--sizes {','.join(_size_label(b) for b in absent)}: no such "
+                              f"message size (there are "
+                              f"{', '.join(_size_label(b) for b in sorted(set(df['bytes'])))})")
+        df = df[df["bytes"].isin(sizes)]
     if df.empty:
         raise SipsimError("no measured collectives to plot")
     t = df.groupby(["op", "bytes", "group"], sort=False)["time_s"].mean().unstack("group")
     groups = list(dict.fromkeys(df["group"]))
     t = t[groups].sort_index(level=["op", "bytes"])
-    base = baseline if baseline is not None else groups[0]
+    base = speedup_of or baseline or groups[0]
     if base not in groups:
-        raise SipsimError(f"--baseline {base}: no such {group} (there are {', '.join(groups)})")
+        flag = "--speedup-of" if speedup_of is not None else "--baseline"
+        raise SipsimError(f"{flag} {base}: no such {group} (there are {', '.join(groups)})")
     unit, scale = _time_unit(float(np.nanmax(t.values)))
     fig, ax = _figure()
     x = np.arange(len(t.index))
@@ -277,7 +323,7 @@ def completion(sources, by: Optional[str] = None, baseline: Optional[str] = None
         bars = ax.bar(x + (i - (len(groups) - 1) / 2) * width, heights, width, label=g)
         for bar, h, b in zip(bars, t[g].values, t[base].values):
             if np.isfinite(h) and h > 0 and np.isfinite(b):
-                ax.annotate(f"{b / h:.2f}x", (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                ax.annotate(_ratio(h / b if speedup_of else b / h), (bar.get_x() + bar.get_width() / 2, bar.get_height()),
                             ha="center", va="bottom", fontsize=11 if len(groups) <= 4 else 9,
                             xytext=(0, 2),
                             textcoords="offset points", rotation=90 if len(groups) > 3 else 0)
@@ -291,7 +337,8 @@ def completion(sources, by: Optional[str] = None, baseline: Optional[str] = None
     lo, hi = np.nanmin(t.values) / scale, np.nanmax(t.values) / scale
     ax.set_ylim(lo / 2, hi * 4)  # room above the tallest bar for its label
     ops = ", ".join(t.index.get_level_values("op").unique())
-    ax.set_title(title or f"{ops} completion time: {what} (speed-up over {base} on each bar)")
+    said = f"{base}'s speed-up over each bar" if speedup_of else f"speed-up over {base} on each bar"
+    ax.set_title(title or f"{ops} completion time: {what} ({said})")
     ax.legend(title=group, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="y", which="both", alpha=0.3)
     fig.tight_layout()
@@ -448,8 +495,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="output file, .png or .svg (repeat for both; default KIND.png)")
     ap.add_argument("--by", help="group by: fabric, file, algorithm, op (run files) or a study column")
     ap.add_argument("--baseline", help="completion: the group the speed-ups are over (default: the first)")
+    ap.add_argument("--speedup-of", help="completion: annotate each bar with this group's speed-up "
+                                         "over it (instead of --baseline's over each bar)")
+    ap.add_argument("--op", help="busbw, completion: only these collectives (comma-separated)")
+    ap.add_argument("--sizes", help="completion: only these message sizes (comma-separated, "
+                                    "e.g. 1MiB,1GiB)")
     ap.add_argument("--title", help="the figure's title (default: says what is shown)")
     a = ap.parse_args(argv)
+    if a.kind not in ("busbw", "completion") and a.op is not None:
+        ap.error("--op is for busbw and completion")
+    if a.kind != "completion" and (a.sizes is not None or a.speedup_of is not None):
+        ap.error("--sizes and --speedup-of are for completion")
     if a.kind != "completion" and a.baseline is not None:
         ap.error("--baseline is for completion")
     if a.kind == "traffic" and a.by is not None:
@@ -458,9 +514,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     kwargs = {"output": outputs, "title": a.title}
     if a.kind != "traffic":
         kwargs["by"] = a.by
-    if a.kind == "completion":
-        kwargs["baseline"] = a.baseline
+    if a.op is not None:
+        kwargs["ops"] = [o.strip() for o in a.op.split(",")]
     try:
+        if a.kind == "completion":
+            kwargs["baseline"] = a.baseline
+            kwargs["speedup_of"] = a.speedup_of
+            if a.sizes is not None:
+                kwargs["sizes"] = [parse_size(t) for t in a.sizes.split(",")]
         PLOTS[a.kind](a.inputs, **kwargs)
     except (SipsimError, FileNotFoundError) as e:
         print(f"sipsim.plot: error: {e}", file=sys.stderr)

@@ -171,6 +171,70 @@ def test_completion_from_a_study_with_several_ops(tmp_path):
         plot.completion(df, baseline="nope")
 
 
+def _two_op_study():
+    df = pd.DataFrame({
+        "run": ["0", "0", "0", "1", "1", "1"],
+        "label.fabric": ["ramp"] * 3 + ["superpod"] * 3,
+        "status": "done",
+        "op": ["all-reduce", "all-reduce", "all-to-all"] * 2,
+        "bytes": [1 << 20, 1 << 30, 1 << 30] * 2,
+        "warmup": 0,
+        "time_s": [1e-4, 2e-3, 4e-3, 1e-3, 5e-2, 10.0],
+        "busbw_gbps": [10.0, 20.0, 30.0, 1.0, 2.0, 3.0],
+    })
+    df.attrs["axes"] = ["label.fabric"]
+    return df
+
+
+def test_completion_of_some_sizes_and_ops_with_one_groups_speedup():
+    df = _two_op_study()
+    fig = plot.completion(df, sizes=[1 << 30], ops=["all-reduce", "all-to-all"],
+                          speedup_of="ramp")
+    ax = fig.axes[0]
+    bars = {c.get_label(): [p.get_height() for p in c.patches] for c in ax.containers}
+    assert ax.get_ylabel() == "completion time (s)"  # the tallest bar's unit
+    np.testing.assert_allclose(bars["ramp"], [2e-3, 4e-3])  # only the 1 GiB rows
+    np.testing.assert_allclose(bars["superpod"], [0.05, 10.0])
+    # ramp's speed-up over each bar: 1x over itself, 25x and 2,500x over superpod.
+    assert [t.get_text() for t in ax.texts] == ["1.00x", "1.00x", "25.00x", "2500x"]
+    assert "ramp's speed-up over each bar" in ax.get_title()
+    fig = plot.completion(df, ops=["all-reduce"], baseline="superpod")
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["1 MiB", "1 GiB"]
+    assert [t.get_text() for t in fig.axes[0].texts] == ["10.00x", "25.00x", "1.00x", "1.00x"]
+    with pytest.raises(sipsim.SipsimError, match="--sizes 4 MiB: no such message size"):
+        plot.completion(df, sizes=[4 << 20])
+    with pytest.raises(sipsim.SipsimError, match="--op gather: no such collective"):
+        plot.completion(df, ops=["gather"])
+    with pytest.raises(sipsim.SipsimError, match="--speedup-of nope: no such label.fabric"):
+        plot.completion(df, speedup_of="nope")
+    with pytest.raises(sipsim.SipsimError, match="not both"):
+        plot.completion(df, speedup_of="ramp", baseline="ramp")
+
+
+def test_busbw_of_one_op():
+    fig = plot.busbw(_two_op_study(), ops=["all-reduce"])
+    lines = _lines(fig)
+    assert set(lines) == {"ramp", "superpod"}  # one op: lines named by group alone
+    np.testing.assert_allclose(lines["superpod"].get_ydata(), [1.0, 2.0])
+
+
+def test_sizes_on_the_command_line(tmp_path, capsys):
+    assert plot.parse_size("1GiB") == 1 << 30 and plot.parse_size("64 KiB") == 64 << 10
+    assert plot.parse_size("1MB") == 10**6 and plot.parse_size("4096") == 4096
+    with pytest.raises(sipsim.SipsimError, match="--sizes 1 TiB: not a size"):
+        plot.parse_size("1 TiB")
+    csv = tmp_path / "results-collective.csv"
+    _two_op_study().to_csv(csv, index=False)
+    out = tmp_path / "c.png"
+    assert plot.main(["completion", str(csv), "--sizes", "1GiB", "--op", "all-to-all",
+                      "--speedup-of", "ramp", "-o", str(out)]) == 0
+    assert out.stat().st_size > 10_000
+    assert plot.main(["completion", str(csv), "--sizes", "2GiB"]) == 2
+    assert "--sizes 2 GiB: no such message size (there are 1 MiB, 1 GiB)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        plot.main(["busbw", str(csv), "--sizes", "1GiB"])
+
+
 # -- breakdown -------------------------------------------------------------------------------
 
 def test_breakdown_per_iteration_of_a_run(tmp_path, training_run):

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Regenerates the figures of docs/validation.md from the studies in
+# scenarios/studies/validation/: runs each study here (`sipsim sweep
+# --local`), collects it (`sipsim collect`), plots it (`python -m
+# sipsim.plot`) into $OUT/validation-<study>-*.png, and prints the numbers
+# the document quotes. ~3 minutes on 2 cores (ramp-baselines-1024: 95 s;
+# ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines).
+# Every run is fresh unless KEEP=1, which keeps a study's finished runs
+# (`sweep` is restartable) to redraw its figures only.
+# Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown"] [OUT=docs/img]
+#        [STUDIES=build/validation-studies] [KEEP=1] [CORES=n]
+#        scripts/validation-figures.sh [build dir]   (default build/release)
+set -euo pipefail
+source "$(dirname "$0")/bench-common.sh"
+out=${OUT:-docs/img}
+studies=${STUDIES:-build/validation-studies}
+cores=${CORES:-$(nproc)}
+read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown}"
+python=${PYTHON:-/usr/bin/python3}  # Debian's, with h5py, pandas and matplotlib
+export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
+mkdir -p "$out" "$studies"
+
+# study NAME [LEVEL]: sweeps scenarios/studies/validation/NAME.yaml into
+# $studies/NAME (as many runs at a time as the cores hold their ranks) and
+# collects it (per run, or per LEVEL: collective, iteration).
+study() {
+  local name=$1 file=scenarios/studies/validation/$1.yaml dir=$studies/$1 ranks jobs
+  ranks=$(awk '$1 == "ranks:" {print $2}' "$file")
+  jobs=$((cores / ${ranks:-1} > 0 ? cores / ${ranks:-1} : 1))
+  # Only a study directory is removed (its manifest says so), never what OUT names.
+  if [ "${KEEP:-0}" != 1 ] && [ -f "$dir/manifest.csv" ]; then rm -rf "$dir"; fi
+  echo "== $name: sweep --local -j $jobs" >&2
+  "$sipsim" sweep "$file" -o "$dir" >/dev/null
+  "$sipsim" sweep "$file" -o "$dir" --local -j "$jobs" >&2
+  "$sipsim" collect "$dir" ${2:+--level "$2"} >&2
+}
+plot() { "$python" -m sipsim.plot "$@" >&2; }
+# table DIR LEVEL EXPR: prints a pandas expression over the study's table `d`.
+table() {
+  "$python" - "$1" "$2" "$3" <<'EOF'
+import sys
+import pandas as pd
+import sipsim
+import sipsim.plot
+pd.set_option("display.width", 200)
+d = sipsim.study(sys.argv[1], level=sys.argv[2])
+# The /breakdown categories (docs/output.md): exposed communication, and all of them.
+comm = [c for c in ("tp-comm_s", "pp-comm_s", "dp-comm_s", "ep-comm_s", "collective_s")
+        if c in d.columns]
+cats = [c for c in d.columns if c[:-2] in sipsim.plot.CATEGORY_COLORS and c.endswith("_s")]
+print(eval(sys.argv[3]).to_string())
+EOF
+}
+
+for f in "${figures[@]}"; do
+  dir=$studies/$f
+  case $f in
+    ramp-baselines-1024)
+      study "$f" collective
+      for op in all-reduce all-to-all; do
+        plot busbw "$dir" --op "$op" -o "$out/validation-$f-$op-busbw.png" \
+          --title "$op busbw at 1,024 nodes, simulated: RAMP against the baselines (best algorithm)"
+      done
+      plot completion "$dir" --sizes 1GiB --speedup-of "RAMP 12.8 Tb/s" \
+        -o "$out/validation-$f-completion.png" \
+        --title "1 GiB at 1,024 nodes, simulated (RAMP's speed-up over each fabric on its bar)"
+      echo "# $f: time (ms) and busbw (GB/s) per fabric, collective and size"
+      table "$dir" collective \
+        'd.assign(time_ms=d.time_s * 1e3).pivot_table(index=["op", "bytes"], columns="label.fabric", values=["time_ms"], sort=False).round(4)'
+      table "$dir" collective \
+        'd[d.bytes == 2**30][["op", "label.fabric", "algorithm", "time_s", "busbw_GBps"]]'
+      ;;
+    ramp-table9-breakdown)
+      study "$f"
+      plot breakdown "$dir" -o "$out/validation-$f.png" \
+        --title "RAMP Table 9, one Megatron iteration: compute and exposed communication (mean GPU)"
+      echo "# $f: iteration (s), exposed communication share (mean GPU), the others' time / RAMP's"
+      table "$dir" run \
+        'd.assign(comm=lambda t: t[comm].sum(axis=1) / t[cats].sum(axis=1), speedup=lambda t: t.groupby("label.ce").iteration_s.transform(lambda s: s / s.iloc[0]))[["label.ce", "label.network", "iteration_s", "comm", "speedup", "wall_s"]].round(4)'
+      ;;
+    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown)" >&2; exit 2 ;;
+  esac
+done
