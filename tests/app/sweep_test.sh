@@ -13,21 +13,8 @@ trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 cd "$work"
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-# same NAME GOT WANT
-same() {
-  if [ "$2" != "$3" ]; then
-    fail "$1"
-    echo "  got:"
-    printf '%s\n' "$2" | sed 's/^/    /'
-    echo "  want:"
-    printf '%s\n' "$3" | sed 's/^/    /'
-  fi
-}
+# fail, same
+source "$src/tests/support/check.sh"
 
 cat > base.yaml <<'EOF'
 fabric: {type: elect-flat, nodes: 8, bandwidth: 400Gbps, latency: 700ns}

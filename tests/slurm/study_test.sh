@@ -38,21 +38,8 @@ source "$slurm/env.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 cd "$work"
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-# same NAME GOT WANT
-same() {
-  if [ "$2" != "$3" ]; then
-    fail "$1"
-    echo "  got:"
-    printf '%s\n' "$2" | sed 's/^/    /'
-    echo "  want:"
-    printf '%s\n' "$3" | sed 's/^/    /'
-  fi
-}
+# fail, same
+source "$src/tests/support/check.sh"
 # The results without the wall-time column (the only one that varies).
 no_wall() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "wall_s") w = i }
   { s = ""; for (i = 1; i <= NF; i++) if (i != w) s = s (s == "" && i == 1 ? "" : ",") $i; print s }' "$1"; }
