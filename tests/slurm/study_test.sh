@@ -6,7 +6,8 @@
 # study); then submits a second study, cancels one task mid-run with scancel,
 # checks that --status reports it failed, that resubmitting reruns only it
 # (the other run files keep their inode and mtime) and that collect lists all
-# four done. Stops the daemons it started.
+# four done; last, a run past its one-minute time limit, which Slurm ends
+# (no run file, --status lists it failed). Stops the daemons it started.
 # Skips (exit 77) unless root with slurm-wlm and munge installed.
 # Usage: study_test.sh SIPSIM SOURCE_DIR
 set -uo pipefail
@@ -140,5 +141,35 @@ same "kill: collect after resubmission" "$(cut -d, -f1-3,7-11 kill/results.csv)"
 0001,20000,done,20161008,2,60003,all-reduce,ring
 0002,3,done,4032,2,12,all-reduce,ring
 0003,4,done,5040,2,15,all-reduce,ring"
+
+# --- 3: a run past its time limit -----------------------------------------
+# time_limit is one minute (Slurm's smallest); the run would take minutes.
+# slurmctld checks limits about every 30 s, so Slurm ends it 60-90 s in, as
+# scancel does (SIGTERM, then SIGKILL after KillWait = 5 s).
+# PHOLD on 1,024 LPs: ~0.06 s per simulated ms here, in constant memory.
+cat > phold.yaml <<'YAML'
+workload: {type: phold, lps: 1024, start_events_per_lp: 1, remote_fraction: 0.25,
+           lookahead: 1us, mean_increment: 1us}
+YAML
+cat > slow.yaml <<'YAML'
+scenario: phold.yaml
+axes:
+  simulation.end_time: [10s]
+time_limit: "1"
+YAML
+"$sipsim" sweep slow.yaml > /dev/null || fail "slow: sweep failed"
+grep -q '^#SBATCH --time=1$' slow/submit.sh || fail "slow: submit.sh does not ask for --time=1"
+start=$(date +%s)
+sbatch --wait slow/submit.sh > slow.sbatch 2>&1 && fail "slow: sbatch --wait succeeded past the time limit"
+took=$(($(date +%s) - start))
+echo "slow: ended by its time limit after $took s"
+[ "$took" -ge 60 ] || fail "slow: the run ended after $took s, before its one-minute limit"
+[ -f slow/runs/0000.h5 ] && fail "slow: the run finished (make it longer)"
+ls slow/runs/0000.h5.*.partial > /dev/null 2>&1 && fail "slow: the timed-out run left its partial file"
+grep -q 'DUE TO TIME LIMIT' slow/logs/slurm-*_0.out || fail "slow: Slurm's log does not say TIME LIMIT"
+status=$("$sipsim" sweep slow.yaml --status)
+same "slow: status" "$(head -n 1 <<< "$status")" "$work/slow: 1 runs: 0 done, 0 running, 1 failed, 0 pending"
+grep -q '^  0000: ' <<< "$status" || fail "slow: --status does not list 0000: $status"
+echo "$status" | tail -n 1
 
 if [ "$failures" -eq 0 ]; then echo "PASS"; else echo "$failures failure(s)"; exit 1; fi
