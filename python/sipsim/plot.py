@@ -493,8 +493,8 @@ def _y_label(y: str, scale_unit: Optional[str]) -> str:
     if scale_unit is not None:  # a time in seconds, shown in scale_unit
         what = y[:-2]
         return f"{what if what.endswith('time') else what + ' time'} ({scale_unit})"
-    if y.endswith("_GBps"):
-        return f"{y[:-5]} (GB/s = 10^9 bytes/s)"
+    if "_GBps" in y:  # busbw_GBps, busbw_GBps_largest
+        return f"{y.replace('_GBps', '')} (GB/s = 10^9 bytes/s)"
     return y
 
 

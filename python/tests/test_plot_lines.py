@@ -104,6 +104,13 @@ def test_x_with_units_and_explicit_groups():
     # Times as x: a readable unit.
     df["fabric.latency"] = ["100ns", "1us"] * 6
     assert plot.lines(df, x="fabric.latency").axes[0].get_xlabel() == "fabric.latency (µs)"
+    # Sizes in bytes; a rate result in GB/s.
+    df["workload.bytes"] = ["1KiB", "1MiB"] * 6
+    df["busbw_GBps_largest"] = 1.0
+    fig = plot.lines(df, x="workload.bytes", y="busbw_GBps_largest", by="label.fabric")
+    np.testing.assert_array_equal(_lines(fig)["flat"].get_xdata(), [1024, 1 << 20])
+    assert fig.axes[0].get_xlabel() == "workload.bytes (bytes)"
+    assert fig.axes[0].get_ylabel() == "busbw_largest (GB/s = 10^9 bytes/s)"
 
 
 def test_errors_name_the_column():
