@@ -538,8 +538,9 @@ def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = Non
         skipped.index = df["run"][~keep].astype(str).values
     d = df[keep].assign(group=groups[keep], x=xs[keep], y=ys[keep])
     if d.empty:
-        raise SipsimError(f"nothing to plot: no run has both {x} and {y} "
-                          f"({len(skipped)} runs: {', '.join(f'{k} {n}' for k, n in _counts(skipped))})")
+        why = ", ".join(f"{k} {n}" for k, n in _counts(skipped))
+        raise SipsimError(f"nothing to plot: no run has both {x} and {y} ({len(skipped)} runs: "
+                          f"{why})")
     cell = d.groupby(["group", "x"], sort=False)
     n = cell["y"].transform("size")
     marks = []
@@ -547,7 +548,7 @@ def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = Non
         if mark is not None:
             marks = _columns_of(df, "--mark", mark)
         else:  # the axes that differ between the rows of one point
-            candidates = [a for a in df.attrs.get("axes", []) + ["seed"]
+            candidates = [a for a in dict.fromkeys(df.attrs.get("axes", []) + ["seed"])
                           if a in d.columns and a not in cols and a != x]
             marks = [a for a in candidates
                      if (cell[a].nunique(dropna=False) > 1).any()]
@@ -644,7 +645,8 @@ def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
     xv = np.sort(t["x"].unique())
     if len(xv) <= 16:
         ax.set_xticks(xv)
-        ax.set_xticklabels([f"{v:g}" for v in xv])
+        sizes = info["x_unit"] == "bytes" and np.all(xv == np.round(xv))
+        ax.set_xticklabels([_size_label(v) if sizes else f"{v:g}" for v in xv])
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     x_unit = info["x_unit"] or _unit_in_name(x)
     ax.set_xlabel(f"{x} ({x_unit})" if x_unit else x)

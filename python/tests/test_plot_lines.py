@@ -83,6 +83,10 @@ def test_best_min_takes_the_fastest_row_and_marks_it():
     texts = sorted(t.get_text() for lg in legends for t in lg.get_texts())
     assert texts == ["flat", "mp=1", "mp=2", "ring"]
     assert "the fastest of each point's runs (they differ in workload.mp)" in ax.get_title()
+    seeds = df.assign(seed=[1, 2] * 6)
+    seeds.attrs["axes"] = ["label.fabric", "label.gbps_per_gpu", "seed"]
+    table, info = plot.lines_table(seeds, x="label.gbps_per_gpu", best="min")
+    assert info["marks"] == ["seed"] and table["winner"][0] == "seed=1"
     best_max = plot.lines_table(df, x="label.gbps_per_gpu", best="max")[0]
     np.testing.assert_allclose(best_max["y"], [0.40, 0.20, 0.10, 0.50, 0.30])
 
@@ -110,6 +114,7 @@ def test_x_with_units_and_explicit_groups():
     fig = plot.lines(df, x="workload.bytes", y="busbw_GBps_largest", by="label.fabric")
     np.testing.assert_array_equal(_lines(fig)["flat"].get_xdata(), [1024, 1 << 20])
     assert fig.axes[0].get_xlabel() == "workload.bytes (bytes)"
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["1 KiB", "1 MiB"]
     assert fig.axes[0].get_ylabel() == "busbw_largest (GB/s = 10^9 bytes/s)"
 
 
