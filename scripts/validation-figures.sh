@@ -3,11 +3,12 @@
 # scenarios/studies/validation/: runs each study here (`sipsim sweep
 # --local`), collects it (`sipsim collect`), plots it (`python -m
 # sipsim.plot`) into $OUT/validation-<study>-*.png, and prints the numbers
-# the document quotes. ~3 minutes on 2 cores (ramp-baselines-1024: 95 s;
-# ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines).
+# the document quotes. ~5 minutes on 2 cores (ramp-baselines-1024: 95 s;
+# ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines;
+# sipml-fig5: 2 min, most of it SiP-Ring at mp 16).
 # Every run is fresh unless KEEP=1, which keeps a study's finished runs
 # (`sweep` is restartable) to redraw its figures only.
-# Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown"] [OUT=docs/img]
+# Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5"] [OUT=docs/img]
 #        [STUDIES=build/validation-studies] [KEEP=1] [CORES=n]
 #        scripts/validation-figures.sh [build dir]   (default build/release)
 set -euo pipefail
@@ -15,7 +16,7 @@ source "$(dirname "$0")/bench-common.sh"
 out=${OUT:-docs/img}
 studies=${STUDIES:-build/validation-studies}
 cores=${CORES:-$(nproc)}
-read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown}"
+read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown sipml-fig5}"
 python=${PYTHON:-/usr/bin/python3}  # Debian's, with h5py, pandas and matplotlib
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 mkdir -p "$out" "$studies"
@@ -78,6 +79,17 @@ for f in "${figures[@]}"; do
       table "$dir" run \
         'd.assign(comm=lambda t: t[comm].sum(axis=1) / t[cats].sum(axis=1), speedup=lambda t: t.groupby("label.ce").iteration_s.transform(lambda s: s / s.iloc[0]))[["label.ce", "label.network", "iteration_s", "comm", "speedup", "wall_s"]].round(4)'
       ;;
-    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown)" >&2; exit 2 ;;
+    sipml-fig5)
+      # SiP-ML §4.2 keeps the fastest strategy per case: --best min, the marker says its mp.
+      study "$f"
+      plot lines "$dir" --x label.gbps_per_gpu --best min --mark workload.mp --logx --logy \
+        -o "$out/validation-$f.png" \
+        --title "SiP-ML Fig. 5, Transformer, 64 GPUs, simulated: iteration time vs bandwidth per GPU
+the fastest strategy mp x dp (dp = 64 / mp) per point, as scripts/validate-sipml-fig5.sh"
+      echo "# $f: iteration time (ms) of the fastest strategy per fabric and B (Gb/s per GPU), and its mp"
+      table "$dir" run \
+        '(lambda t: t.assign(B=t.x.astype(int), v=t.y.mul(1e3).map("{:.2f}".format) + " (mp " + t["workload.mp"].astype(str) + ")").pivot(index="B", columns="group", values="v")[list(dict.fromkeys(t.group))])(sipsim.plot.lines_table(d, "label.gbps_per_gpu", best="min")[0])'
+      ;;
+    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5)" >&2; exit 2 ;;
   esac
 done

@@ -21,7 +21,9 @@ from typing import Iterable, List, Optional, Sequence, Union
 import matplotlib
 
 matplotlib.use("Agg")  # headless: CI and Slurm nodes have no display
+import matplotlib.lines  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -29,8 +31,13 @@ from .errors import MissingDataError, SipsimError  # noqa: E402
 from .run import PS_PER_S, Run  # noqa: E402
 from .run import open as open_run  # noqa: E402
 from .study import study as read_study  # noqa: E402
+from .units import SIZE_UNITS as _SIZE_UNITS  # noqa: E402
+from .units import natural_key as _natural  # noqa: E402
+from .units import numbers as _numbers  # noqa: E402
+from .units import time_unit as _time_unit  # noqa: E402
+from .units import unit_in_name as _unit_in_name  # noqa: E402
 
-KINDS = ("busbw", "completion", "breakdown", "traffic")
+KINDS = ("busbw", "completion", "breakdown", "traffic", "lines")
 FIGSIZE = (16, 10)  # 1600 x 1000 pixels at DPI
 DPI = 100
 STYLE = {"font.size": 15, "axes.titlesize": 17, "axes.labelsize": 16, "legend.fontsize": 13,
@@ -103,21 +110,31 @@ def _col(df: pd.DataFrame, *names: str) -> str:
                       f"(it has {', '.join(map(str, df.columns))})")
 
 
+def _columns_of(df: pd.DataFrame, flag: str, names: str) -> List[str]:
+    """The comma-separated columns `names` of `df`; a SipsimError names those it lacks."""
+    cols = [c.strip() for c in names.split(",")]
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise SipsimError(f"{flag} {names}: no column {', '.join(missing)} (the table has "
+                          f"{', '.join(map(str, df.columns))})")
+    return cols
+
+
+def _group_columns(df: pd.DataFrame, by: Optional[str], exclude: Sequence[str] = ()) -> List[str]:
+    """The columns `by` names, else the study's `label.*` axes that vary (but `exclude`), else
+    all its axes that vary (but `exclude`); may be empty."""
+    if by is not None:
+        return _columns_of(df, "--by", by)
+    varying = [a for a in df.attrs.get("axes", [])
+               if a in df.columns and a not in exclude and df[a].nunique(dropna=True) > 1]
+    return [a for a in varying if a.startswith("label.")] or varying
+
+
 def _study_labels(df: pd.DataFrame, by: Optional[str]):
     """(each row's group label, the legend's title) for a study: the columns `by` names
     (comma-separated), else its `label.*` axes that vary, else all its axes that vary, else
     `run`; a label joins the row's values with ", "."""
-    if by is not None:
-        cols = [c.strip() for c in by.split(",")]
-        missing = [c for c in cols if c not in df.columns]
-        if missing:
-            raise SipsimError(f"--by {by}: no column {', '.join(missing)} (the table has "
-                              f"{', '.join(map(str, df.columns))})")
-    else:
-        varying = [a for a in df.attrs.get("axes", [])
-                   if a in df.columns and df[a].nunique(dropna=True) > 1]
-        cols = [a for a in varying if a.startswith("label.")] or varying
-        cols = cols or (["run"] if "run" in df.columns else [df.columns[0]])
+    cols = _group_columns(df, by) or (["run"] if "run" in df.columns else [df.columns[0]])
     text = df[cols].astype(object).where(df[cols].notna(), "-").astype(str)  # an empty cell: "-"
     labels = text.agg(", ".join, axis=1) if len(cols) > 1 else text[cols[0]]
     family = text[cols[0]] if len(cols) > 1 else None
@@ -186,10 +203,6 @@ def _size_label(n: float) -> str:
         if n >= scale and n % scale == 0:
             return f"{n // scale} {unit}"
     return f"{n} B"
-
-
-_SIZE_UNITS = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "KB": 10**3,
-               "MB": 10**6, "GB": 10**9}
 
 
 def parse_size(text: str) -> int:
@@ -269,13 +282,6 @@ def busbw(sources, by: Optional[str] = None, output=None, title: Optional[str] =
     fig.tight_layout()
     _save(fig, output)
     return fig
-
-
-def _time_unit(seconds: float):
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if seconds >= scale:
-            return unit, scale
-    return "ns", 1e-9
 
 
 def _ratio(r: float) -> str:
@@ -480,7 +486,202 @@ def traffic(sources, output=None, title: Optional[str] = None):
     return fig
 
 
-PLOTS = {"busbw": busbw, "completion": completion, "breakdown": breakdown, "traffic": traffic}
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<", ">", "p")
+
+
+def _y_label(y: str, scale_unit: Optional[str]) -> str:
+    if scale_unit is not None:  # a time in seconds, shown in scale_unit
+        what = y[:-2]
+        return f"{what if what.endswith('time') else what + ' time'} ({scale_unit})"
+    if "_GBps" in y:  # busbw_GBps, busbw_GBps_largest
+        return f"{y.replace('_GBps', '')} (GB/s = 10^9 bytes/s)"
+    return y
+
+
+def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
+                best: Optional[str] = None, mark: Optional[str] = None):
+    """What `lines` draws, as (DataFrame, info): one row per (group, x) with columns `group`,
+    `x`, `y` (the mean of the rows there, or with `best` "min"/"max" the best row's value),
+    `n` (rows there), `winner` (with `best`: the `mark` columns' values of the row that won,
+    "mp=2"), and, with `best`, the winning row's columns; info holds the axis units, the
+    group and mark columns, and the runs not drawn (`skipped`: failed or missing, or no x or
+    y value)."""
+    if best not in (None, "min", "max"):
+        raise SipsimError(f"--best {best}: min or max")
+    df, runs = _study_or_runs(sources, "run")
+    if df is None:
+        raise SipsimError("lines plots a study (directory, results CSV or DataFrame), not run "
+                          "files")
+    for flag, col in (("--x", x), ("--y", y)):
+        if col not in df.columns:
+            raise SipsimError(f"{flag} {col}: no such column (the table has "
+                              f"{', '.join(map(str, df.columns))})")
+    xs, x_unit = _numbers(df[x], "--x", x)
+    ys = pd.to_numeric(df[y], errors="coerce") if not pd.api.types.is_numeric_dtype(df[y]) \
+        else df[y].astype(float)
+    if ys.notna().sum() == 0 and df[y].notna().any():
+        raise SipsimError(f"--y {y}: not a numeric column (values like {df[y].dropna().iloc[0]!r})")
+    cols = _group_columns(df, by, exclude=[x])
+    if cols:
+        text = df[cols].astype(object).where(df[cols].notna(), "-").astype(str)
+        groups = text.agg(", ".join, axis=1) if len(cols) > 1 else text[cols[0]]
+    else:
+        groups = pd.Series("all", index=df.index)
+    status = df["status"] if "status" in df.columns else pd.Series("done", index=df.index)
+    reasons = pd.Series("", index=df.index, dtype=object)
+    reasons[ys.isna()] = f"no {y}"
+    reasons[xs.isna()] = f"no {x}"
+    reasons[status != "done"] = status[status != "done"].astype(str)
+    keep = reasons == ""
+    skipped = reasons[~keep]
+    if "run" in df.columns:
+        skipped.index = df["run"][~keep].astype(str).values
+    d = df[keep].assign(group=groups[keep], x=xs[keep], y=ys[keep])
+    if d.empty:
+        why = ", ".join(f"{k} {n}" for k, n in _counts(skipped))
+        raise SipsimError(f"nothing to plot: no run has both {x} and {y} ({len(skipped)} runs: "
+                          f"{why})")
+    cell = d.groupby(["group", "x"], sort=False)
+    n = cell["y"].transform("size")
+    marks = []
+    if best is not None:
+        if mark is not None:
+            marks = _columns_of(df, "--mark", mark)
+        else:  # the axes that differ between the rows of one point
+            candidates = [a for a in dict.fromkeys(df.attrs.get("axes", []) + ["seed"])
+                          if a in d.columns and a not in cols and a != x]
+            marks = [a for a in candidates
+                     if (cell[a].nunique(dropna=False) > 1).any()]
+        won = cell["y"].idxmin() if best == "min" else cell["y"].idxmax()
+        t = d.loc[won.values].assign(n=n[won.values])
+        if marks:
+            t["winner"] = t[marks].astype(object).where(t[marks].notna(), "-").astype(str).apply(
+                lambda r: ", ".join(f"{c.split('.')[-1]}={v}" for c, v in zip(marks, r)), axis=1)
+        else:
+            t["winner"] = ""
+        t = t.reset_index(drop=True)
+    else:
+        t = cell["y"].agg(["mean", "size"]).reset_index().rename(columns={"mean": "y",
+                                                                            "size": "n"})
+    first = list(dict.fromkeys(d["group"]))
+    t["_g"] = t["group"].map({g: i for i, g in enumerate(first)})
+    t = t.sort_values(["_g", "x"], kind="stable").drop(columns="_g").reset_index(drop=True)
+    lead = ["group", "x", "y", "n"] + (["winner"] if best is not None else [])
+    t = t[lead + [c for c in t.columns if c not in lead]]
+    info = {"x_unit": x_unit, "groups": cols, "marks": marks, "skipped": skipped,
+            "what": _what(df)}
+    return t, info
+
+
+def _counts(reasons: pd.Series):
+    """(reason, runs) pairs, by reason."""
+    return sorted(reasons.value_counts().items())
+
+
+def _what(df: pd.DataFrame) -> str:
+    where = df.attrs.get("path", "")
+    return f"study {os.path.dirname(where) or where}" if where else "study"
+
+
+@_styled
+def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
+          best: Optional[str] = None, mark: Optional[str] = None, logx: bool = False,
+          logy: bool = False, output=None, title: Optional[str] = None):
+    """A study's result `y` (a numeric column; times in a readable unit) against its column
+    `x` (numbers, or numbers with a unit: 400Gbps is 400 on a Gb/s axis), one line per group
+    (`by`, comma-separated columns; default the label.* axes that vary other than x). Several
+    rows at one (group, x) (strategies, seeds): their mean, or with `best` "min"/"max" the
+    best one, whose `mark` columns (default: the axes that differ there) the marker shape
+    says (second legend). Failed or missing runs, and rows without x or y, are not drawn but
+    counted in the title and on stderr."""
+    t, info = lines_table(sources, x, y, by, best, mark)
+    skipped = info["skipped"]
+    if len(skipped):
+        ids = {k: ", ".join(g.index[:8]) + (", ..." if len(g) > 8 else "")
+               for k, g in skipped.groupby(skipped)}
+        listed = "; ".join(f"{k} {n}: {ids[k]}" for k, n in _counts(skipped))
+        print(f"sipsim.plot: warning: {len(skipped)} runs not drawn ({listed})", file=sys.stderr)
+    y_unit, scale = None, 1.0
+    if y.endswith("_s"):
+        y_unit, scale = _time_unit(float(t["y"].abs().max()))
+    fig, ax = _figure()
+    groups = list(dict.fromkeys(t["group"]))
+    winners = sorted(set(t["winner"]), key=_natural) if best is not None else []
+    shapes = {w: MARKERS[i] for i, w in enumerate(winners)} if len(winners) <= len(MARKERS) else {}
+    for i, g in enumerate(groups):
+        d = t[t["group"] == g]
+        color = f"C{i % 10}"
+        # A line style per group, and the first groups drawn wider and larger, so that the
+        # lines and points that lie on top of each other stay visible.
+        wide = len(groups) - 1 - i
+        size = 8 + 2 * wide
+        ax.plot(d["x"].values, d["y"].values / scale, color=color, linewidth=2 + wide,
+                linestyle=LINE_STYLES[i % len(LINE_STYLES)], marker="o" if best is None else None,
+                markersize=size, label=str(g))
+        if best is None or not info["marks"]:
+            continue
+        for w, p in d.groupby("winner", sort=False):
+            if shapes:
+                ax.plot(p["x"].values, p["y"].values / scale, linestyle="none", color=color,
+                        marker=shapes[w], markersize=size, markeredgecolor="black",
+                        label=f"_{g} {w}")
+            else:  # too many to tell apart by shape: their values beside the points
+                for xv, yv in zip(p["x"].values, p["y"].values / scale):
+                    ax.annotate(w, (xv, yv), xytext=(4, 4), textcoords="offset points",
+                                fontsize=9, color=color)
+                ax.plot(p["x"].values, p["y"].values / scale, linestyle="none", color=color,
+                        marker="o", label=f"_{g} {w}")
+    if logx:
+        pos = t["x"][t["x"] > 0]
+        pow2 = len(pos) == len(t) and np.allclose(np.log2(pos), np.round(np.log2(pos)))
+        ax.set_xscale("log", base=2 if pow2 else 10)
+    if logy:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+        lo, hi = t["y"].min() / scale, t["y"].max() / scale
+        digits = "23456789" if lo > 0 and hi / lo < 30 else "25"  # label what fits
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
+            lambda v, _: f"{v:g}" if f"{v:g}"[0] in digits else ""))
+    xv = np.sort(t["x"].unique())
+    if len(xv) <= 16:
+        ax.set_xticks(xv)
+        sizes = info["x_unit"] == "bytes" and np.all(xv == np.round(xv))
+        ax.set_xticklabels([_size_label(v) if sizes else f"{v:g}" for v in xv])
+        ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
+    x_unit = info["x_unit"] or _unit_in_name(x)
+    ax.set_xlabel(f"{x} ({x_unit})" if x_unit else x)
+    ax.set_ylabel(_y_label(y, y_unit))
+    if title is None:
+        how = ""
+        if best is not None:
+            over = ", ".join(info["marks"]) or "the rows"
+            how = f"\nthe {'fastest' if best == 'min' and y.endswith('_s') else best} " \
+                  f"of each point's runs (they differ in {over})"
+        elif (t["n"] > 1).any():
+            how = f"\nmean of up to {int(t['n'].max())} runs per point"
+        title = f"{y} vs {x}: {info['what']}{how}"
+    if len(skipped):
+        title += f"\n({len(skipped)} of {len(skipped) + int(t['n'].sum())} runs not drawn: " \
+                 f"{', '.join(f'{k} {n}' for k, n in _counts(skipped))})"
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    legend = ax.legend(title=", ".join(info["groups"]) or None, loc="upper left",
+                       bbox_to_anchor=(1.01, 1.0))
+    if shapes and info["marks"]:
+        ax.add_artist(legend)
+        handles = [matplotlib.lines.Line2D([], [], linestyle="none", marker=shapes[w],
+                                           markersize=11, color="grey", markeredgecolor="black",
+                                           label=w) for w in winners]
+        ax.legend(handles=handles, title=f"the {best} of {y} at a point:\n"
+                                         f"{', '.join(info['marks'])}",
+                  loc="lower left", bbox_to_anchor=(1.01, 0.0))
+    fig.tight_layout()
+    _save(fig, output)
+    return fig
+
+
+PLOTS = {"busbw": busbw, "completion": completion, "breakdown": breakdown, "traffic": traffic,
+         "lines": lines}
 
 
 # -- command line --------------------------------------------------------------------------
@@ -500,8 +701,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--op", help="busbw, completion: only these collectives (comma-separated)")
     ap.add_argument("--sizes", help="completion: only these message sizes (comma-separated, "
                                     "e.g. 1MiB,1GiB)")
+    ap.add_argument("--x", help="lines: the x column (numbers, or numbers with a unit)")
+    ap.add_argument("--y", default="iteration_s", help="lines: the y column (default iteration_s)")
+    ap.add_argument("--best", choices=("min", "max"),
+                    help="lines: the best row per point instead of the mean")
+    ap.add_argument("--mark", help="lines --best: the columns the markers name (default: the "
+                                   "axes that differ at a point)")
+    ap.add_argument("--logx", action="store_true", help="lines: log x axis")
+    ap.add_argument("--logy", action="store_true", help="lines: log y axis")
     ap.add_argument("--title", help="the figure's title (default: says what is shown)")
     a = ap.parse_args(argv)
+    if a.kind != "lines" and (a.x is not None or a.y != "iteration_s" or a.best is not None
+                              or a.mark is not None or a.logx or a.logy):
+        ap.error("--x, --y, --best, --mark, --logx and --logy are for lines")
+    if a.kind == "lines" and a.x is None:
+        ap.error("lines needs --x COLUMN")
+    if a.mark is not None and a.best is None:
+        ap.error("--mark names the winner of --best")
     if a.kind not in ("busbw", "completion") and a.op is not None:
         ap.error("--op is for busbw and completion")
     if a.kind != "completion" and (a.sizes is not None or a.speedup_of is not None):
@@ -522,6 +738,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             kwargs["speedup_of"] = a.speedup_of
             if a.sizes is not None:
                 kwargs["sizes"] = [parse_size(t) for t in a.sizes.split(",")]
+        if a.kind == "lines":
+            kwargs.update(x=a.x, y=a.y, best=a.best, mark=a.mark, logx=a.logx, logy=a.logy)
         PLOTS[a.kind](a.inputs, **kwargs)
     except (SipsimError, FileNotFoundError) as e:
         print(f"sipsim.plot: error: {e}", file=sys.stderr)
