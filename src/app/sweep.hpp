@@ -14,7 +14,10 @@ namespace sipsim::app {
 struct StudyRun {
   std::string id;                   // "0000", "0001", ...: its manifest row and file names
   std::vector<std::string> values;  // one per Study::columns, as YAML text ("" when unset)
-  std::string seed;                 // "" when the study sets no seeds
+  // The columns in the order the run applies them: a point's keys as written (a whole
+  // section, then one of its keys); empty: Study::columns' order (axes).
+  std::vector<std::size_t> order;
+  std::string seed;  // "" when the study sets no seeds
 };
 
 struct Study {

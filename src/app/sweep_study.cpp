@@ -5,9 +5,11 @@
 #include <spdlog/fmt/fmt.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <new>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 
@@ -113,7 +115,12 @@ using Point = std::vector<AxisValue>;
 
 std::vector<std::string> run_overrides(const Study& study, const StudyRun& run) {
   std::vector<std::string> out;
-  for (std::size_t c = 0; c < study.columns.size(); ++c) {
+  std::vector<std::size_t> order = run.order;
+  if (order.empty()) {
+    order.resize(study.columns.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+  }
+  for (const std::size_t c : order) {
     // label.* columns only name the point in the tables.
     if (study.columns[c].starts_with("label.")) continue;
     if (!run.values[c].empty()) out.push_back(study.columns[c] + "=" + run.values[c]);
@@ -146,6 +153,7 @@ Study read_study(const std::string& path) {
 
   // The points: from the axes (product or zip) or given one by one.
   std::vector<Point> points;
+  std::vector<std::vector<std::size_t>> orders;  // per point of points:, its keys' columns
   const auto axes_value = root.optional("axes");
   const auto points_value = root.optional("points");
   const std::string combine = root.has("combine")
@@ -214,11 +222,15 @@ Study read_study(const std::string& path) {
       points_value->fail("no points: give at least one map of key paths to values");
     for (const auto& g : given) {
       Point p(study.columns.size());
+      std::vector<std::size_t> order;
       for (const auto& [key, value] : g) {
-        p[std::find(study.columns.begin(), study.columns.end(), key) - study.columns.begin()] =
-            value;
+        const auto c = static_cast<std::size_t>(
+            std::find(study.columns.begin(), study.columns.end(), key) - study.columns.begin());
+        p[c] = value;
+        order.push_back(c);
       }
       points.push_back(std::move(p));
+      orders.push_back(std::move(order));
     }
   } else {
     points.emplace_back();  // the base scenario alone (with seeds, repetitions of it)
@@ -238,11 +250,13 @@ Study read_study(const std::string& path) {
 
   const std::size_t total = points.size() * std::max<std::size_t>(seeds.size(), 1);
   const int width = std::max(4, static_cast<int>(std::to_string(total - 1).size()));
-  for (const Point& p : points) {
+  for (std::size_t pi = 0; pi < points.size(); ++pi) {
+    const Point& p = points[pi];
     for (std::size_t k = 0; k < std::max<std::size_t>(seeds.size(), 1); ++k) {
       StudyRun run;
       run.id = fmt::format("{:0{}}", study.runs.size(), width);
       for (const AxisValue& v : p) run.values.push_back(v.text);
+      if (!orders.empty()) run.order = orders[pi];
       if (!seeds.empty()) run.seed = seeds[k];
       study.runs.push_back(std::move(run));
     }

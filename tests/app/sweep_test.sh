@@ -115,6 +115,17 @@ grep -q '^0001,"odd, quoted",,"{type: collectives, op: broadcast, algorithm: bin
   points/manifest.csv || fail "points: row 0001 not quoted as CSV: $(sed -n 3p points/manifest.csv)"
 grep -q 'label' points/scenarios/0000.yaml && grep -v '^#' points/scenarios/0000.yaml | grep -q label &&
   fail "points: a label.* key reached the scenario"
+# A point's keys apply in the order it writes them, whatever order other
+# points gave them: run 0001 replaces fabric, then sets its bandwidth.
+cat > order.yaml <<'EOF'
+scenario: base.yaml
+points:
+  - {fabric.bandwidth: 128Gbps}
+  - {fabric: {type: elect-flat, nodes: 8, bandwidth: 1024Gbps, latency: 700ns}, fabric.bandwidth: 256Gbps}
+EOF
+"$sipsim" sweep order.yaml > /dev/null || fail "order: sweep failed"
+same "order: run 0001's bandwidth" \
+  "$(grep -v '^#' order/scenarios/0001.yaml | grep -o 'bandwidth: [0-9A-Za-z]*')" "bandwidth: 256Gbps"
 
 # --- located errors; nothing written --------------------------------------
 # expect NAME MESSAGE STUDY-TEXT
