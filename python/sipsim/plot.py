@@ -499,13 +499,16 @@ def _y_label(y: str, scale_unit: Optional[str]) -> str:
 
 
 def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
-                best: Optional[str] = None, mark: Optional[str] = None):
+                best: Optional[str] = None, mark: Optional[str] = None,
+                ref: Optional[str] = None):
     """What `lines` draws, as (DataFrame, info): one row per (group, x) with columns `group`,
     `x`, `y` (the mean of the rows there, or with `best` "min"/"max" the best row's value),
     `n` (rows there), `winner` (with `best`: the `mark` columns' values of the row that won,
     "mp=2"), and, with `best`, the winning row's columns; info holds the axis units, the
     group and mark columns, and the runs not drawn (`skipped`: failed or missing, or no x or
-    y value)."""
+    y value). With `ref` "COL=VALUE", the rows whose COL is VALUE (a reference such as
+    Elect-Flat, which has no x) are not a line but one value per group, reduced the same way:
+    info["ref"], a table like the first without `x` (None without `ref`)."""
     if best not in (None, "min", "max"):
         raise SipsimError(f"--best {best}: min or max")
     df, runs = _study_or_runs(sources, "run")
@@ -516,12 +519,23 @@ def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = Non
         if col not in df.columns:
             raise SipsimError(f"{flag} {col}: no such column (the table has "
                               f"{', '.join(map(str, df.columns))})")
-    xs, x_unit = _numbers(df[x], "--x", x)
+    is_ref = pd.Series(False, index=df.index)
+    ref_col = None
+    if ref is not None:
+        ref_col, eq, ref_value = ref.partition("=")
+        if not eq or ref_col not in df.columns:
+            raise SipsimError(f"--ref {ref}: COLUMN=VALUE with a column of the table")
+        is_ref = df[ref_col].astype(str) == ref_value
+        if not is_ref.any():
+            raise SipsimError(f"--ref {ref}: no row has {ref_col} {ref_value} (it has "
+                              f"{', '.join(map(str, df[ref_col].dropna().unique()))})")
+    xs, x_unit = _numbers(df[x][~is_ref], "--x", x)
+    xs = xs.reindex(df.index)
     ys = pd.to_numeric(df[y], errors="coerce") if not pd.api.types.is_numeric_dtype(df[y]) \
         else df[y].astype(float)
     if ys.notna().sum() == 0 and df[y].notna().any():
         raise SipsimError(f"--y {y}: not a numeric column (values like {df[y].dropna().iloc[0]!r})")
-    cols = _group_columns(df, by, exclude=[x])
+    cols = _group_columns(df, by, exclude=[x] + ([ref_col] if ref_col else []))
     if cols:
         text = df[cols].astype(object).where(df[cols].notna(), "-").astype(str)
         groups = text.agg(", ".join, axis=1) if len(cols) > 1 else text[cols[0]]
@@ -530,19 +544,19 @@ def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = Non
     status = df["status"] if "status" in df.columns else pd.Series("done", index=df.index)
     reasons = pd.Series("", index=df.index, dtype=object)
     reasons[ys.isna()] = f"no {y}"
-    reasons[xs.isna()] = f"no {x}"
+    reasons[xs.isna() & ~is_ref] = f"no {x}"  # a reference row has no x
     reasons[status != "done"] = status[status != "done"].astype(str)
-    keep = reasons == ""
-    skipped = reasons[~keep]
+    skipped = reasons[reasons != ""]
     if "run" in df.columns:
-        skipped.index = df["run"][~keep].astype(str).values
+        skipped.index = df["run"][reasons != ""].astype(str).values
+    keep = (reasons == "") & ~is_ref
+    refs = df[(reasons == "") & is_ref].assign(group=groups, y=ys)
     d = df[keep].assign(group=groups[keep], x=xs[keep], y=ys[keep])
     if d.empty:
         why = ", ".join(f"{k} {n}" for k, n in _counts(skipped))
         raise SipsimError(f"nothing to plot: no run has both {x} and {y} ({len(skipped)} runs: "
                           f"{why})")
     cell = d.groupby(["group", "x"], sort=False)
-    n = cell["y"].transform("size")
     marks = []
     if best is not None:
         if mark is not None:
@@ -552,25 +566,40 @@ def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = Non
                           if a in d.columns and a not in cols and a != x]
             marks = [a for a in candidates
                      if (cell[a].nunique(dropna=False) > 1).any()]
-        won = cell["y"].idxmin() if best == "min" else cell["y"].idxmax()
-        t = d.loc[won.values].assign(n=n[won.values])
-        if marks:
-            t["winner"] = t[marks].astype(object).where(t[marks].notna(), "-").astype(str).apply(
-                lambda r: ", ".join(f"{c.split('.')[-1]}={v}" for c, v in zip(marks, r)), axis=1)
-        else:
-            t["winner"] = ""
-        t = t.reset_index(drop=True)
-    else:
-        t = cell["y"].agg(["mean", "size"]).reset_index().rename(columns={"mean": "y",
-                                                                            "size": "n"})
+    t = _reduce(d, ["group", "x"], best, marks)
+    ref_t = _reduce(refs, ["group"], best, marks) if ref is not None and len(refs) else None
     first = list(dict.fromkeys(d["group"]))
     t["_g"] = t["group"].map({g: i for i, g in enumerate(first)})
     t = t.sort_values(["_g", "x"], kind="stable").drop(columns="_g").reset_index(drop=True)
     lead = ["group", "x", "y", "n"] + (["winner"] if best is not None else [])
     t = t[lead + [c for c in t.columns if c not in lead]]
+    if ref_t is not None:  # the lines' order, then references without a line
+        order = {g: i for i, g in enumerate(first + list(refs["group"].unique()))}
+        ref_t = ref_t.sort_values("group", key=lambda s: s.map(order), kind="stable")
+        ref_t = ref_t.reset_index(drop=True)
+        ref_t = ref_t[[c for c in lead if c != "x"] + [c for c in ref_t.columns
+                                                       if c not in lead]]
     info = {"x_unit": x_unit, "groups": cols, "marks": marks, "skipped": skipped,
-            "what": _what(df)}
+            "what": _what(df), "ref": ref_t, "ref_name": ref_value if ref else None}
     return t, info
+
+
+def _reduce(d: pd.DataFrame, keys: List[str], best: Optional[str], marks: List[str]):
+    """One row per `keys` of d: the mean y and the row count n, or with `best` the best row
+    (with n, and `winner` naming its `marks` values)."""
+    cell = d.groupby(keys, sort=False)
+    if best is None:
+        return cell["y"].agg(["mean", "size"]).reset_index().rename(columns={"mean": "y",
+                                                                             "size": "n"})
+    n = cell["y"].transform("size")
+    won = cell["y"].idxmin() if best == "min" else cell["y"].idxmax()
+    t = d.loc[won.values].assign(n=n[won.values])
+    if marks:
+        t["winner"] = t[marks].astype(object).where(t[marks].notna(), "-").astype(str).apply(
+            lambda r: ", ".join(f"{c.split('.')[-1]}={v}" for c, v in zip(marks, r)), axis=1)
+    else:
+        t["winner"] = ""
+    return t.reset_index(drop=True)
 
 
 def _counts(reasons: pd.Series):
@@ -586,15 +615,19 @@ def _what(df: pd.DataFrame) -> str:
 @_styled
 def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
           best: Optional[str] = None, mark: Optional[str] = None, logx: bool = False,
-          logy: bool = False, output=None, title: Optional[str] = None):
+          logy: bool = False, ref: Optional[str] = None, output=None,
+          title: Optional[str] = None):
     """A study's result `y` (a numeric column; times in a readable unit) against its column
     `x` (numbers, or numbers with a unit: 400Gbps is 400 on a Gb/s axis), one line per group
     (`by`, comma-separated columns; default the label.* axes that vary other than x). Several
     rows at one (group, x) (strategies, seeds): their mean, or with `best` "min"/"max" the
     best one, whose `mark` columns (default: the axes that differ there) the marker shape
     says (second legend). Failed or missing runs, and rows without x or y, are not drawn but
-    counted in the title and on stderr."""
-    t, info = lines_table(sources, x, y, by, best, mark)
+    counted in the title and on stderr. `ref` "COL=VALUE": the rows whose COL is VALUE (a
+    reference without x, such as the paper's Elect-Flat) are drawn as a dash-dot-dot
+    horizontal line per group, in the group's colour, their winner named in the legend."""
+    t, info = lines_table(sources, x, y, by, best, mark, ref)
+    refs = info["ref"] if info["ref"] is not None else pd.DataFrame(columns=["group", "y", "n"])
     skipped = info["skipped"]
     if len(skipped):
         ids = {k: ", ".join(g.index[:8]) + (", ..." if len(g) > 8 else "")
@@ -603,9 +636,9 @@ def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
         print(f"sipsim.plot: warning: {len(skipped)} runs not drawn ({listed})", file=sys.stderr)
     y_unit, scale = None, 1.0
     if y.endswith("_s"):
-        y_unit, scale = _time_unit(float(t["y"].abs().max()))
+        y_unit, scale = _time_unit(float(pd.concat([t["y"], refs["y"]]).abs().max()))
     fig, ax = _figure()
-    groups = list(dict.fromkeys(t["group"]))
+    groups = list(dict.fromkeys(list(t["group"]) + list(refs["group"])))
     winners = sorted(set(t["winner"]), key=_natural) if best is not None else []
     shapes = {w: MARKERS[i] for i, w in enumerate(winners)} if len(winners) <= len(MARKERS) else {}
     for i, g in enumerate(groups):
@@ -631,6 +664,12 @@ def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
                                 fontsize=9, color=color)
                 ax.plot(p["x"].values, p["y"].values / scale, linestyle="none", color=color,
                         marker="o", label=f"_{g} {w}")
+    for r in refs.itertuples(index=False):
+        i = groups.index(r.group)
+        won = f" ({r.winner})" if best is not None and info["marks"] else ""
+        # dash-dot-dot: none of LINE_STYLES, so a reference never looks like a group's line
+        ax.axhline(r.y / scale, color=f"C{i % 10}", linestyle=(0, (8, 2, 1, 2, 1, 2)),
+                   linewidth=1.8, label=f"{info['ref_name']}, {r.group}{won}")
     if logx:
         pos = t["x"][t["x"] > 0]
         pow2 = len(pos) == len(t) and np.allclose(np.log2(pos), np.round(np.log2(pos)))
@@ -638,7 +677,8 @@ def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
     if logy:
         ax.set_yscale("log")
         ax.yaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-        lo, hi = t["y"].min() / scale, t["y"].max() / scale
+        ally = pd.concat([t["y"], refs["y"]])
+        lo, hi = ally.min() / scale, ally.max() / scale
         digits = "23456789" if lo > 0 and hi / lo < 30 else "25"  # label what fits
         ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
             lambda v, _: f"{v:g}" if f"{v:g}"[0] in digits else ""))
@@ -661,7 +701,8 @@ def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
             how = f"\nmean of up to {int(t['n'].max())} runs per point"
         title = f"{y} vs {x}: {info['what']}{how}"
     if len(skipped):
-        title += f"\n({len(skipped)} of {len(skipped) + int(t['n'].sum())} runs not drawn: " \
+        drawn = int(t["n"].sum()) + int(refs["n"].sum())
+        title += f"\n({len(skipped)} of {len(skipped) + drawn} runs not drawn: " \
                  f"{', '.join(f'{k} {n}' for k, n in _counts(skipped))})"
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
@@ -709,11 +750,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                    "axes that differ at a point)")
     ap.add_argument("--logx", action="store_true", help="lines: log x axis")
     ap.add_argument("--logy", action="store_true", help="lines: log y axis")
+    ap.add_argument("--ref", help="lines: COLUMN=VALUE, the rows drawn as a horizontal "
+                                  "line per group (a reference without x)")
     ap.add_argument("--title", help="the figure's title (default: says what is shown)")
     a = ap.parse_args(argv)
     if a.kind != "lines" and (a.x is not None or a.y != "iteration_s" or a.best is not None
-                              or a.mark is not None or a.logx or a.logy):
-        ap.error("--x, --y, --best, --mark, --logx and --logy are for lines")
+                              or a.mark is not None or a.logx or a.logy or a.ref is not None):
+        ap.error("--x, --y, --best, --mark, --logx, --logy and --ref are for lines")
     if a.kind == "lines" and a.x is None:
         ap.error("lines needs --x COLUMN")
     if a.mark is not None and a.best is None:
@@ -739,7 +782,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if a.sizes is not None:
                 kwargs["sizes"] = [parse_size(t) for t in a.sizes.split(",")]
         if a.kind == "lines":
-            kwargs.update(x=a.x, y=a.y, best=a.best, mark=a.mark, logx=a.logx, logy=a.logy)
+            kwargs.update(x=a.x, y=a.y, best=a.best, mark=a.mark, logx=a.logx, logy=a.logy,
+                          ref=a.ref)
         PLOTS[a.kind](a.inputs, **kwargs)
     except (SipsimError, FileNotFoundError) as e:
         print(f"sipsim.plot: error: {e}", file=sys.stderr)

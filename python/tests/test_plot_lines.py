@@ -161,3 +161,59 @@ def test_command_line(tmp_path, capsys):
     with pytest.raises(SystemExit):
         plot.main(["busbw", str(d), "--best", "min"])
     assert "are for lines" in capsys.readouterr().err
+
+
+def _with_reference():
+    """A SiP-ML Fig. 8 style table: SiP-OCS at Q 4 and 8 switches, and Elect-Flat (no Q, the
+    reference), at 2 bandwidths x 2 strategies; one Elect-Flat run failed."""
+    rows = []
+    t = {("ocs", 4): [0.30, 0.20], ("ocs", 8): [0.25, 0.18], ("flat", None): [0.22, 0.21]}
+    for b in (128, 256):
+        for (fab, q), ys in t.items():
+            for mp, y in zip((1, 2), ys):
+                rows.append({"run": f"{len(rows):04d}", "label.fabric": fab,
+                             "label.gbps_per_gpu": b, "fabric.switches": q, "workload.mp": mp,
+                             "status": "done", "iteration_s": y * 128 / b})
+    df = pd.DataFrame(rows)
+    df.loc[11, ["status", "iteration_s"]] = ["failed", np.nan]  # flat, 256, mp 2
+    df.attrs["axes"] = ["label.fabric", "label.gbps_per_gpu", "fabric.switches", "workload.mp"]
+    return df
+
+
+def test_ref_rows_are_a_horizontal_line_per_group(tmp_path):
+    df = _with_reference()
+    table, info = plot.lines_table(df, x="fabric.switches", best="min",
+                                   ref="label.fabric=flat")
+    assert info["groups"] == ["label.gbps_per_gpu"]  # the ref column is not a group
+    assert list(table["y"]) == [0.20, 0.18, 0.10, 0.09]  # the references are not lines
+    ref = info["ref"]
+    assert list(ref["group"]) == ["128", "256"]
+    np.testing.assert_allclose(ref["y"], [0.21, 0.11])  # 256: mp 2 failed, mp 1 is the best
+    assert list(ref["winner"]) == ["mp=2", "mp=1"] and list(ref["n"]) == [2, 1]
+    fig = plot.lines(df, x="fabric.switches", best="min", ref="label.fabric=flat",
+                     output=tmp_path / "r.png")
+    lines = _lines(fig)
+    assert set(lines) == {"128", "256", "flat, 128 (mp=2)", "flat, 256 (mp=1)"}
+    h = lines["flat, 128 (mp=2)"]
+    np.testing.assert_allclose(h.get_ydata(), [210.0, 210.0])  # ms, across the axis
+    assert h.get_color() == lines["128"].get_color()  # the group's colour
+    assert h.get_linestyle() != lines["128"].get_linestyle()
+    lo, hi = fig.axes[0].get_ylim()
+    assert lo < 90.0 and hi > 210.0
+    # The failed reference run is counted, the reference rows without x are not.
+    assert "(1 of 12 runs not drawn: failed 1)" in fig.axes[0].get_title()
+    # Means without --best.
+    _, info = plot.lines_table(df, x="fabric.switches", ref="label.fabric=flat")
+    np.testing.assert_allclose(info["ref"]["y"], [0.215, 0.11])
+    with pytest.raises(sipsim.SipsimError, match="--ref label.fabric=ring: no row has "
+                                                 "label.fabric ring \\(it has ocs, flat\\)"):
+        plot.lines(df, x="fabric.switches", ref="label.fabric=ring")
+    with pytest.raises(sipsim.SipsimError, match="--ref nope: COLUMN=VALUE"):
+        plot.lines(df, x="fabric.switches", ref="nope")
+    d = tmp_path / "study"
+    d.mkdir()
+    df.to_csv(d / "results.csv", index=False)
+    assert plot.main(["lines", str(d), "--x", "fabric.switches", "--best", "min", "--ref",
+                      "label.fabric=flat", "-o", str(tmp_path / "c.png")]) == 0
+    with pytest.raises(SystemExit):
+        plot.main(["busbw", str(d), "--ref", "label.fabric=flat"])
