@@ -6,9 +6,11 @@
 # the document quotes. ~5 minutes on 2 cores (ramp-baselines-1024: 95 s;
 # ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines;
 # sipml-fig5: 2 min, most of it SiP-Ring at mp 16).
+# sipml-fig8: 15 s (84 runs); sipml-fig9: ~2 min (60 runs, most of it d = 1
+# and 3 us, which re-plan every 5 and 15 us).
 # Every run is fresh unless KEEP=1, which keeps a study's finished runs
 # (`sweep` is restartable) to redraw its figures only.
-# Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5"] [OUT=docs/img]
+# Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-fig8 sipml-fig9"] [OUT=docs/img]
 #        [STUDIES=build/validation-studies] [KEEP=1] [CORES=n]
 #        scripts/validation-figures.sh [build dir]   (default build/release)
 set -euo pipefail
@@ -16,7 +18,7 @@ source "$(dirname "$0")/bench-common.sh"
 out=${OUT:-docs/img}
 studies=${STUDIES:-build/validation-studies}
 cores=${CORES:-$(nproc)}
-read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown sipml-fig5}"
+read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-fig8 sipml-fig9}"
 python=${PYTHON:-/usr/bin/python3}  # Debian's, with h5py, pandas and matplotlib
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 mkdir -p "$out" "$studies"
@@ -90,6 +92,32 @@ the fastest strategy mp x dp (dp = 64 / mp) per point, as scripts/validate-sipml
       table "$dir" run \
         '(lambda t: t.assign(B=t.x.astype(int), v=t.y.mul(1e3).map("{:.2f}".format) + " (mp " + t["workload.mp"].astype(str) + ")").pivot(index="B", columns="group", values="v")[list(dict.fromkeys(t.group))])(sipsim.plot.lines_table(d, "label.gbps_per_gpu", best="min")[0])'
       ;;
-    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5)" >&2; exit 2 ;;
+    sipml-fig8)
+      # The fastest strategy per (B, Q) as in fig5; Elect-Flat (no Q) at each B is the
+      # paper's dashed line: --ref draws it as a horizontal line in that B's colour.
+      study "$f"
+      plot lines "$dir" --x fabric.switches --best min --mark workload.mp \
+        --ref label.fabric=elect-flat -o "$out/validation-$f.png" \
+        --title "SiP-ML Fig. 8, Transformer, 64 GPUs, simulated: iteration time vs OCSs Q, one-shot SiP-OCS
+one line per B (Gb/s per GPU), Elect-Flat at that B dash-dot-dotted; the fastest mp x dp (dp = 64 / mp)
+per point, as scripts/validate-sipml-fig8.sh"
+      echo "# $f: iteration time (ms) of the fastest strategy per B (Gb/s per GPU) and Q, its mp, and its time / Elect-Flat's at that B"
+      table "$dir" run \
+        '(lambda t, r: t.assign(v=t.y.mul(1e3).map("{:.2f}".format) + " (mp" + t["workload.mp"].astype(str) + ") " + (t.y / t.group.map(r.set_index("group").y)).map("{:.2f}x".format)).pivot(index="group", columns="x", values="v").rename(columns=lambda q: f"Q {q:g}").join((r.y.mul(1e3).map("{:.2f}".format) + " (mp" + r["workload.mp"].astype(str) + ")").set_axis(r.group).rename("Elect-Flat")).rename_axis("B"))(*(lambda p: (p[0], p[1]["ref"]))(sipsim.plot.lines_table(d, "fabric.switches", best="min", ref="label.fabric=elect-flat")))'
+      ;;
+    sipml-fig9)
+      # The fastest strategy per (B, d) against d; the one-shot allocation (no d) at each B
+      # as a horizontal line in that B's colour.
+      study "$f"
+      plot lines "$dir" --x fabric.reconfiguration_delay --best min --mark workload.mp --logx \
+        --ref label.mode=one-shot -o "$out/validation-$f.png" \
+        --title "SiP-ML Fig. 9, Transformer, 64 GPUs, simulated: iteration time vs reconfiguration delay d,
+dynamic SiP-OCS (16 OCSs, re-planned every 5d), one line per B (Gb/s per GPU), one-shot at that B
+dash-dot-dotted; the fastest mp x dp (dp = 64 / mp) per point, as scripts/validate-sipml-fig9.sh"
+      echo "# $f: iteration time (ms) of the fastest strategy per d and B (Gb/s per GPU), its mp, and dynamic / one-shot"
+      table "$dir" run \
+        '(lambda t, r: pd.concat([t.assign(d=t["fabric.reconfiguration_delay"]), r.assign(d="one-shot")]).assign(v=lambda u: u.y.mul(1e3).map("{:.2f}".format) + " (mp" + u["workload.mp"].astype(str) + ") " + (u.y / u.group.map(r.set_index("group").y)).map("{:.3f}".format)).pivot(index="d", columns="group", values="v").loc[list(dict.fromkeys(t["fabric.reconfiguration_delay"])) + ["one-shot"]])(*(lambda p: (p[0], p[1]["ref"]))(sipsim.plot.lines_table(d, "fabric.reconfiguration_delay", best="min", ref="label.mode=one-shot")))'
+      ;;
+    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-fig8, sipml-fig9)" >&2; exit 2 ;;
   esac
 done
