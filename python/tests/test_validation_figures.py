@@ -62,3 +62,25 @@ def test_the_table9_figure_is_drawn_from_its_study(tmp_path):
     assert [(r.stat().st_ino, r.stat().st_mtime_ns) for r in runs] == stamps
     assert png.stat().st_size > 20_000
     assert _printed_table(again.stdout).equals(printed)
+
+
+def test_the_sipml_fig8_figure_and_table_equal_the_validate_script(tmp_path):
+    """84 runs, ~16 s on 2 cores: the study's fastest time per (B, Q), its mp, and Elect-Flat
+    (the --ref rows) as docs/validation.md's table from scripts/validate-sipml-fig8.sh."""
+    binary = sipsim_binary()
+    if binary is None:
+        pytest.skip("no sipsim binary: build it or set SIPSIM=path/to/sipsim")
+    e = dict(os.environ, OUT=str(tmp_path / "img"), STUDIES=str(tmp_path / "studies"),
+             FIGURES="sipml-fig8", PYTHON="/usr/bin/python3")
+    done = subprocess.run(["bash", str(ROOT / "scripts" / "validation-figures.sh"),
+                           str(binary.parent)], capture_output=True, text=True, env=e,
+                          timeout=600)
+    assert done.returncode == 0, f"validation-figures.sh failed:\n{done.stdout}\n{done.stderr}"
+    png = tmp_path / "img" / "validation-sipml-fig8.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()
+            if line.split() and line.split()[0] in ("1024", "2048", "8192")}
+    assert rows["1024"].split() == ["1024"] + "57.52 (mp2) 1.17x 57.52 (mp2) 1.17x 57.52 (mp2) " \
+        "1.17x 56.14 (mp2) 1.14x 56.55 (mp2) 1.15x 56.77 (mp2) 1.16x 49.04 (mp2)".split()
+    assert rows["8192"].split()[7:9] == ["42.62", "(mp4)"]  # Q 12: mp 4 wins
+    assert rows["8192"].split()[-2:] == ["40.93", "(mp4)"]  # Elect-Flat
