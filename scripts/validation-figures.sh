@@ -6,7 +6,7 @@
 # the document quotes. ~5 minutes on 2 cores (ramp-baselines-1024: 95 s;
 # ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines;
 # sipml-fig5: 2 min, most of it SiP-Ring at mp 16).
-# sipml-fig8: 15 s (84 runs); sipml-fig9: ~2 min (60 runs, most of it d = 1
+# sipml-fig8: 16 s (84 runs); sipml-fig9: 70-90 s (60 runs, most of it d = 1
 # and 3 us, which re-plan every 5 and 15 us).
 # Every run is fresh unless KEEP=1, which keeps a study's finished runs
 # (`sweep` is restartable) to redraw its figures only.
