@@ -5,10 +5,10 @@
 # sipsim.plot`) into $OUT/validation-<study>-*.png, and prints the numbers
 # the document quotes. ~5 minutes on 2 cores (ramp-baselines-1024: 95 s;
 # ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines;
-# sipml-fig5: 2 min, most of it SiP-Ring at mp 16).
+# sipml-fig5: 2 min, most of it SiP-Ring at mp 16; sipml-table1: 1 min).
 # Every run is fresh unless KEEP=1, which keeps a study's finished runs
 # (`sweep` is restartable) to redraw its figures only.
-# Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5"] [OUT=docs/img]
+# Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-table1"] [OUT=docs/img]
 #        [STUDIES=build/validation-studies] [KEEP=1] [CORES=n]
 #        scripts/validation-figures.sh [build dir]   (default build/release)
 set -euo pipefail
@@ -16,7 +16,7 @@ source "$(dirname "$0")/bench-common.sh"
 out=${OUT:-docs/img}
 studies=${STUDIES:-build/validation-studies}
 cores=${CORES:-$(nproc)}
-read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown sipml-fig5}"
+read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-table1}"
 python=${PYTHON:-/usr/bin/python3}  # Debian's, with h5py, pandas and matplotlib
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 mkdir -p "$out" "$studies"
@@ -90,6 +90,36 @@ the fastest strategy mp x dp (dp = 64 / mp) per point, as scripts/validate-sipml
       table "$dir" run \
         '(lambda t: t.assign(B=t.x.astype(int), v=t.y.mul(1e3).map("{:.2f}".format) + " (mp " + t["workload.mp"].astype(str) + ")").pivot(index="B", columns="group", values="v")[list(dict.fromkeys(t.group))])(sipsim.plot.lines_table(d, "label.gbps_per_gpu", best="min")[0])'
       ;;
-    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5)" >&2; exit 2 ;;
+    sipml-table1)
+      # SiP-ML Table 1: the fastest strategy per case (--best min) as a speed-up over 32 GPUs at
+      # 1 us (`lines --speedup-over 32@1`), with the paper's Table 1 drawn over it; and as times.
+      study "$f"
+      "$python" - "$dir" "$out/validation-$f.png" <<'EOF' >&2
+import sys
+from sipsim import plot
+# SiP-ML (paper 000) Table 1, as scripts/validate-sipml-table1.sh prints it beside ours.
+paper = {"32": [1.00, 0.99, 0.83, 0.73, 0.64], "128": [2.11, 2.10, 1.52, 1.36, 1.29],
+         "512": [4.27, 4.04, 3.03, 2.49, 2.03]}
+fig = plot.lines(sys.argv[1], x="label.latency_us", best="min", mark="workload.mp", logx=True,
+                 speedup_over="32@1", title="SiP-ML Table 1, Transformer, Elect-Flat at 10 Tb/s per GPU: "
+                 "speed-up over 32 GPUs at 1 us\nsimulated, the fastest mp x dp (dp = N / mp) per "
+                 "point (marker: its mp); thin, x: the paper's")
+ax = fig.axes[0]
+color = {line.get_label(): line.get_color() for line in ax.get_lines()}
+for g, s in paper.items():
+    ax.plot([1, 3, 10, 30, 100], s, color=color[g], linewidth=1.2, alpha=0.7, marker="x",
+            markersize=13, markeredgewidth=3, label=f"_{g}, paper")
+fig.savefig(sys.argv[2], dpi=plot.DPI)
+print(f"wrote {sys.argv[2]}")
+EOF
+      plot lines "$dir" --x label.latency_us --best min --mark workload.mp --logx \
+        -o "$out/validation-$f-time.png" \
+        --title "SiP-ML Table 1, Transformer, Elect-Flat at 10 Tb/s per GPU: iteration time
+simulated, 64 sequences at every scale, the fastest mp x dp (dp = N / mp) per point (marker: its mp)"
+      echo "# $f: speed-up over 32 GPUs at 1 us (the fastest mp, its iteration time in ms) per GPUs and latency (us)"
+      table "$dir" run \
+        '(lambda t: t.assign(lat=t.x.astype(int), v=t.y.map("{:.2f}".format) + " (mp " + t["workload.mp"].astype(str) + ", " + t.iteration_s.mul(1e3).map("{:.2f}".format) + ")").pivot(index="group", columns="lat", values="v").loc[list(dict.fromkeys(t.group))])(sipsim.plot.lines_table(d, "label.latency_us", best="min", speedup_over="32@1")[0])'
+      ;;
+    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-table1)" >&2; exit 2 ;;
   esac
 done
