@@ -3,14 +3,16 @@
 # scenarios/studies/validation/: runs each study here (`sipsim sweep
 # --local`), collects it (`sipsim collect`), plots it (`python -m
 # sipsim.plot`) into $OUT/validation-<study>-*.png, and prints the numbers
-# the document quotes. ~5 minutes on 2 cores (ramp-baselines-1024: 95 s;
+# the document quotes. ~8 minutes on 2 cores (ramp-baselines-1024: 95 s;
 # ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines;
-# sipml-fig5: 2 min, most of it SiP-Ring at mp 16).
-# sipml-fig8: 16 s (84 runs); sipml-fig9: 70-90 s (60 runs, most of it d = 1
-# and 3 us, which re-plan every 5 and 15 us).
+# sipml-fig5: 2 min, most of it SiP-Ring at mp 16; sipml-table1: 1 min;
+# sipac-fig4a: 13 s, 12 runs; sipac-fig4b: 36 s, 96 runs, two per point,
+# whose times it adds; sipml-fig8: 16 s, 84 runs; sipml-fig9: 70-90 s, 60
+# runs, most of it d = 1 and 3 us, which re-plan every 5 and 15 us).
 # Every run is fresh unless KEEP=1, which keeps a study's finished runs
 # (`sweep` is restartable) to redraw its figures only.
-# Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-fig8 sipml-fig9"] [OUT=docs/img]
+# Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-table1
+#        sipac-fig4a sipac-fig4b sipml-fig8 sipml-fig9"] [OUT=docs/img]
 #        [STUDIES=build/validation-studies] [KEEP=1] [CORES=n]
 #        scripts/validation-figures.sh [build dir]   (default build/release)
 set -euo pipefail
@@ -18,7 +20,7 @@ source "$(dirname "$0")/bench-common.sh"
 out=${OUT:-docs/img}
 studies=${STUDIES:-build/validation-studies}
 cores=${CORES:-$(nproc)}
-read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-fig8 sipml-fig9}"
+read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-table1 sipac-fig4a sipac-fig4b sipml-fig8 sipml-fig9}"
 python=${PYTHON:-/usr/bin/python3}  # Debian's, with h5py, pandas and matplotlib
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 mkdir -p "$out" "$studies"
@@ -92,6 +94,85 @@ the fastest strategy mp x dp (dp = 64 / mp) per point, as scripts/validate-sipml
       table "$dir" run \
         '(lambda t: t.assign(B=t.x.astype(int), v=t.y.mul(1e3).map("{:.2f}".format) + " (mp " + t["workload.mp"].astype(str) + ")").pivot(index="B", columns="group", values="v")[list(dict.fromkeys(t.group))])(sipsim.plot.lines_table(d, "label.gbps_per_gpu", best="min")[0])'
       ;;
+    sipml-table1)
+      # SiP-ML Table 1: the fastest strategy per case (--best min) as a speed-up over 32 GPUs at
+      # 1 us (`lines --speedup-over 32@1`), with the paper's Table 1 drawn over it; and as times.
+      study "$f"
+      "$python" - "$dir" "$out/validation-$f.png" <<'EOF' >&2
+import sys
+from sipsim import plot
+# SiP-ML (paper 000) Table 1, as scripts/validate-sipml-table1.sh prints it beside ours.
+paper = {"32": [1.00, 0.99, 0.83, 0.73, 0.64], "128": [2.11, 2.10, 1.52, 1.36, 1.29],
+         "512": [4.27, 4.04, 3.03, 2.49, 2.03]}
+fig = plot.lines(sys.argv[1], x="label.latency_us", best="min", mark="workload.mp", logx=True,
+                 speedup_over="32@1", title="SiP-ML Table 1, Transformer, Elect-Flat at 10 Tb/s per GPU: "
+                 "speed-up over 32 GPUs at 1 us\nsimulated, the fastest mp x dp (dp = N / mp) per "
+                 "point (marker: its mp); thin, x: the paper's")
+ax = fig.axes[0]
+color = {line.get_label(): line.get_color() for line in ax.get_lines()}
+for g, s in paper.items():
+    ax.plot([1, 3, 10, 30, 100], s, color=color[g], linewidth=1.2, alpha=0.7, marker="x",
+            markersize=13, markeredgewidth=3, label=f"_{g}, paper")
+fig.savefig(sys.argv[2], dpi=plot.DPI)
+print(f"wrote {sys.argv[2]}")
+EOF
+      plot lines "$dir" --x label.latency_us --best min --mark workload.mp --logx \
+        -o "$out/validation-$f-time.png" \
+        --title "SiP-ML Table 1, Transformer, Elect-Flat at 10 Tb/s per GPU: iteration time
+simulated, 64 sequences at every scale, the fastest mp x dp (dp = N / mp) per point (marker: its mp)"
+      echo "# $f: speed-up over 32 GPUs at 1 us (the fastest mp, its iteration time in ms) per GPUs and latency (us)"
+      table "$dir" run \
+        '(lambda t: t.assign(lat=t.x.astype(int), v=t.y.map("{:.2f}".format) + " (mp " + t["workload.mp"].astype(str) + ", " + t.iteration_s.mul(1e3).map("{:.2f}".format) + ")").pivot(index="group", columns="lat", values="v").loc[list(dict.fromkeys(t.group))])(sipsim.plot.lines_table(d, "label.latency_us", best="min", speedup_over="32@1")[0])'
+      ;;
+    sipac-fig4a)
+      # Incast is `gather`: 1 MiB from each unit, the root's 512 MiB p-part buffer; the
+      # all-to-all's 512 MiB send buffer is 1 MiB per pair. SiPAC's speed-up as the paper's.
+      study "$f" collective
+      plot completion "$dir" --speedup-of SiPAC -o "$out/validation-$f.png" \
+        --title "SiPAC Fig. 4a, 512 units at 2048 Gb/s, 1 MiB per flow, simulated (best algorithm)
+incast = gather (512 MiB: 1 MiB from each unit), broadcast 1 MiB, all-to-all (1 MiB per pair); SiPAC's speed-up over each bar"
+      echo "# $f: time (us) per collective and fabric, and SiPAC's speed-up over each"
+      table "$dir" collective \
+        '(lambda p: p.join(p.drop(columns="SiPAC").div(p.SiPAC, axis=0).add_prefix("vs ")))(d.assign(time_us=d.time_s * 1e6).pivot_table(index="op", columns="label.fabric", values="time_us", sort=False)[list(dict.fromkeys(d["label.fabric"]))]).round(3)'
+      table "$dir" collective \
+        'd.assign(time_us=d.time_s * 1e6)[["op", "label.fabric", "algorithm", "time_us"]].round(3)'
+      ;;
+    sipac-fig4b)
+      # The hybrid's time is the sum of its two runs (all-reduce, then all-to-all), as
+      # scripts/validate-sipac.sh adds them: results-sum.csv holds one row per (units, B,
+      # fabric), and hybrid-<units>.csv the rows of each figure.
+      study "$f"
+      "$python" - "$dir" <<'EOF' >&2
+import os, sys
+import pandas as pd
+import sipsim
+d = sipsim.study(sys.argv[1])
+keys = ["label.units", "label.gbps_per_unit", "label.fabric"]
+g = d.groupby(keys, sort=False)
+s = g.agg(run=("run", "+".join), n=("run", "size"),
+          status=("status", lambda v: "done" if (v == "done").all() else v[v != "done"].iloc[0]),
+          time_s=("coll_time_s", lambda v: v.sum(min_count=len(v))),
+          coll_algorithm=("coll_algorithm", lambda v: "/".join(v.fillna("-").astype(str))),
+          events=("events", "sum"), wall_s=("wall_s", "sum")).reset_index()
+assert (s.n == 2).all() and (g["label.op"].agg(tuple) == ("all-reduce", "all-to-all")).all()
+s = s[["run"] + keys + ["status", "time_s", "coll_algorithm", "events", "wall_s"]]
+s.to_csv(os.path.join(sys.argv[1], "results-sum.csv"), index=False)
+for units, t in s.groupby("label.units"):
+    t.to_csv(os.path.join(sys.argv[1], f"hybrid-{units}.csv"), index=False)
+print(f"{sys.argv[1]}/results-sum.csv: {len(s)} sums of 2 runs")
+EOF
+      for units in 64 512; do
+        plot lines "$dir/hybrid-$units.csv" --x label.gbps_per_unit --y time_s --by label.fabric \
+          --logx --logy -o "$out/validation-$f-$units.png" \
+          --title "SiPAC Fig. 4b, $units units, simulated: all-reduce + all-to-all of 100 MiB per unit (the sum of the two runs)
+against the bandwidth per unit (every link of each fabric scaled with it), best algorithm of each"
+      done
+      echo "# $f: all-reduce + all-to-all time (ms) per units, B (Gb/s per unit) and fabric"
+      table "$dir/results-sum.csv" run \
+        'd.assign(time_ms=d.time_s * 1e3).pivot_table(index=["label.units", "label.gbps_per_unit"], columns="label.fabric", values="time_ms", sort=False)[list(dict.fromkeys(d["label.fabric"]))].round(3)'
+      table "$dir/results-sum.csv" run \
+        'd.assign(time_us=d.time_s * 1e6)[["label.units", "label.gbps_per_unit", "label.fabric", "coll_algorithm", "time_us", "events", "wall_s"]].round(3)'
+      ;;
     sipml-fig8)
       # The fastest strategy per (B, Q) as in fig5; Elect-Flat (no Q) at each B is the
       # paper's dashed line: --ref draws it as a horizontal line in that B's colour.
@@ -118,6 +199,6 @@ dash-dot-dotted; the fastest mp x dp (dp = 64 / mp) per point, as scripts/valida
       table "$dir" run \
         '(lambda t, r: pd.concat([t.assign(d=t["fabric.reconfiguration_delay"]), r.assign(d="one-shot")]).assign(v=lambda u: u.y.mul(1e3).map("{:.2f}".format) + " (mp" + u["workload.mp"].astype(str) + ") " + (u.y / u.group.map(r.set_index("group").y)).map("{:.3f}".format)).pivot(index="d", columns="group", values="v").rename_axis(columns="B").loc[list(dict.fromkeys(t["fabric.reconfiguration_delay"])) + ["one-shot"]])(*(lambda p: (p[0], p[1]["ref"]))(sipsim.plot.lines_table(d, "fabric.reconfiguration_delay", best="min", ref="label.mode=one-shot")))'
       ;;
-    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-fig8, sipml-fig9)" >&2; exit 2 ;;
+    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-table1, sipac-fig4a, sipac-fig4b, sipml-fig8, sipml-fig9)" >&2; exit 2 ;;
   esac
 done

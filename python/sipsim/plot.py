@@ -500,15 +500,19 @@ def _y_label(y: str, scale_unit: Optional[str]) -> str:
 
 def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
                 best: Optional[str] = None, mark: Optional[str] = None,
-                ref: Optional[str] = None):
+                speedup_over: Optional[str] = None, ref: Optional[str] = None):
     """What `lines` draws, as (DataFrame, info): one row per (group, x) with columns `group`,
     `x`, `y` (the mean of the rows there, or with `best` "min"/"max" the best row's value),
     `n` (rows there), `winner` (with `best`: the `mark` columns' values of the row that won,
     "mp=2"), and, with `best`, the winning row's columns; info holds the axis units, the
     group and mark columns, and the runs not drawn (`skipped`: failed or missing, or no x or
-    y value). With `ref` "COL=VALUE", the rows whose COL is VALUE (a reference such as
-    Elect-Flat, which has no x) are not a line but one value per group, reduced the same way:
-    info["ref"], a table like the first without `x` (None without `ref`)."""
+    y value). With `speedup_over` "GROUP@X" (a group's legend label and an x value in the
+    axis's unit), `y` is that point's y divided by each point's (a speed-up when y is a
+    time; `best` picks before the division) and info["speedup"] holds the point and its y.
+    With `ref` "COL=VALUE", the rows whose COL is VALUE (a reference such as Elect-Flat,
+    which has no x) are not a line but one value per group, reduced the same way (and divided
+    likewise with `speedup_over`): info["ref"], a table like the first without `x` (None
+    without `ref`)."""
     if best not in (None, "min", "max"):
         raise SipsimError(f"--best {best}: min or max")
     df, runs = _study_or_runs(sources, "run")
@@ -580,7 +584,12 @@ def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = Non
         ref_t = ref_t[[c for c in lead if c != "x"] + [c for c in ref_t.columns
                                                        if c not in lead]]
     info = {"x_unit": x_unit, "groups": cols, "marks": marks, "skipped": skipped,
-            "what": _what(df), "ref": ref_t, "ref_name": ref_value if ref else None}
+            "what": _what(df), "speedup": None, "ref": ref_t,
+            "ref_name": ref_value if ref else None}
+    if speedup_over is not None:
+        info["speedup"] = _speedup(t, speedup_over)
+        if ref_t is not None:
+            ref_t["y"] = info["speedup"]["y"] / ref_t["y"]
     return t, info
 
 
@@ -602,6 +611,23 @@ def _reduce(d: pd.DataFrame, keys: List[str], best: Optional[str], marks: List[s
     return t.reset_index(drop=True)
 
 
+def _speedup(t: pd.DataFrame, ref: str) -> dict:
+    """Divides the y of the point `ref` ("GROUP@X") by every point's y, in place."""
+    group, at, xtext = ref.rpartition("@")
+    try:
+        xr = float(xtext)
+    except ValueError:
+        xr = None
+    there = t[(t["group"] == group) & np.isclose(t["x"], xr)] if at and xr is not None else []
+    if len(there) != 1:
+        points = ", ".join(f"{g}@{v:g}" for g, v in zip(t["group"], t["x"]))
+        raise SipsimError(f"--speedup-over {ref}: no such point GROUP@X (the points are "
+                          f"{points})")
+    yr = float(there["y"].iloc[0])
+    t["y"] = yr / t["y"]
+    return {"group": group, "x": xr, "y": yr}
+
+
 def _counts(reasons: pd.Series):
     """(reason, runs) pairs, by reason."""
     return sorted(reasons.value_counts().items())
@@ -615,18 +641,19 @@ def _what(df: pd.DataFrame) -> str:
 @_styled
 def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
           best: Optional[str] = None, mark: Optional[str] = None, logx: bool = False,
-          logy: bool = False, ref: Optional[str] = None, output=None,
-          title: Optional[str] = None):
+          logy: bool = False, output=None, title: Optional[str] = None,
+          speedup_over: Optional[str] = None, ref: Optional[str] = None):
     """A study's result `y` (a numeric column; times in a readable unit) against its column
     `x` (numbers, or numbers with a unit: 400Gbps is 400 on a Gb/s axis), one line per group
     (`by`, comma-separated columns; default the label.* axes that vary other than x). Several
     rows at one (group, x) (strategies, seeds): their mean, or with `best` "min"/"max" the
     best one, whose `mark` columns (default: the axes that differ there) the marker shape
     says (second legend). Failed or missing runs, and rows without x or y, are not drawn but
-    counted in the title and on stderr. `ref` "COL=VALUE": the rows whose COL is VALUE (a
-    reference without x, such as the paper's Elect-Flat) are drawn as a dash-dot-dot
+    counted in the title and on stderr. `speedup_over` "GROUP@X" draws that point's y over
+    each point's instead of y (lines_table). `ref` "COL=VALUE": the rows whose COL is VALUE
+    (a reference without x, such as the paper's Elect-Flat) are drawn as a dash-dot-dot
     horizontal line per group, in the group's colour, their winner named in the legend."""
-    t, info = lines_table(sources, x, y, by, best, mark, ref)
+    t, info = lines_table(sources, x, y, by, best, mark, speedup_over=speedup_over, ref=ref)
     refs = info["ref"] if info["ref"] is not None else pd.DataFrame(columns=["group", "y", "n"])
     skipped = info["skipped"]
     if len(skipped):
@@ -635,7 +662,8 @@ def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
         listed = "; ".join(f"{k} {n}: {ids[k]}" for k, n in _counts(skipped))
         print(f"sipsim.plot: warning: {len(skipped)} runs not drawn ({listed})", file=sys.stderr)
     y_unit, scale = None, 1.0
-    if y.endswith("_s"):
+    speedup = info["speedup"]  # with speedup_over
+    if y.endswith("_s") and speedup is None:
         y_unit, scale = _time_unit(float(pd.concat([t["y"], refs["y"]]).abs().max()))
     fig, ax = _figure()
     groups = list(dict.fromkeys(list(t["group"]) + list(refs["group"])))
@@ -690,7 +718,16 @@ def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
         ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     x_unit = info["x_unit"] or _unit_in_name(x)
     ax.set_xlabel(f"{x} ({x_unit})" if x_unit else x)
-    ax.set_ylabel(_y_label(y, y_unit))
+    if speedup is None:
+        ax.set_ylabel(_y_label(y, y_unit))
+    else:
+        where = ", ".join(info["groups"]) or "group"
+        value = f"{speedup['y']:.6g}"
+        if y.endswith("_s"):
+            unit, s = _time_unit(abs(speedup["y"]))
+            value = f"{speedup['y'] / s:.4g} {unit}"
+        ax.set_ylabel(f"speed-up over {where} {speedup['group']} at {x} {speedup['x']:g}\n"
+                      f"(its {y[:-2] if y.endswith('_s') else y} {value} / each point's)")
     if title is None:
         how = ""
         if best is not None:
@@ -699,7 +736,8 @@ def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
                   f"of each point's runs (they differ in {over})"
         elif (t["n"] > 1).any():
             how = f"\nmean of up to {int(t['n'].max())} runs per point"
-        title = f"{y} vs {x}: {info['what']}{how}"
+        shown = y if speedup is None else f"speed-up ({y})"
+        title = f"{shown} vs {x}: {info['what']}{how}"
     if len(skipped):
         drawn = int(t["n"].sum()) + int(refs["n"].sum())
         title += f"\n({len(skipped)} of {len(skipped) + drawn} runs not drawn: " \
@@ -748,6 +786,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="lines: the best row per point instead of the mean")
     ap.add_argument("--mark", help="lines --best: the columns the markers name (default: the "
                                    "axes that differ at a point)")
+    ap.add_argument("--speedup-over", metavar="GROUP@X",
+                    help="lines: draw this point's y / each point's (GROUP: a legend label; X: "
+                         "an x value in the axis's unit), e.g. a speed-up over 32 GPUs at 1 us")
     ap.add_argument("--logx", action="store_true", help="lines: log x axis")
     ap.add_argument("--logy", action="store_true", help="lines: log y axis")
     ap.add_argument("--ref", help="lines: COLUMN=VALUE, the rows drawn as a horizontal "
@@ -755,8 +796,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--title", help="the figure's title (default: says what is shown)")
     a = ap.parse_args(argv)
     if a.kind != "lines" and (a.x is not None or a.y != "iteration_s" or a.best is not None
-                              or a.mark is not None or a.logx or a.logy or a.ref is not None):
-        ap.error("--x, --y, --best, --mark, --logx, --logy and --ref are for lines")
+                              or a.mark is not None or a.logx or a.logy
+                              or a.speedup_over is not None or a.ref is not None):
+        ap.error("--x, --y, --best, --mark, --speedup-over, --ref, --logx and --logy are for "
+                 "lines")
     if a.kind == "lines" and a.x is None:
         ap.error("lines needs --x COLUMN")
     if a.mark is not None and a.best is None:
@@ -783,7 +826,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 kwargs["sizes"] = [parse_size(t) for t in a.sizes.split(",")]
         if a.kind == "lines":
             kwargs.update(x=a.x, y=a.y, best=a.best, mark=a.mark, logx=a.logx, logy=a.logy,
-                          ref=a.ref)
+                          speedup_over=a.speedup_over, ref=a.ref)
         PLOTS[a.kind](a.inputs, **kwargs)
     except (SipsimError, FileNotFoundError) as e:
         print(f"sipsim.plot: error: {e}", file=sys.stderr)

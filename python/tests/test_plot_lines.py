@@ -163,6 +163,42 @@ def test_command_line(tmp_path, capsys):
     assert "are for lines" in capsys.readouterr().err
 
 
+def test_speedup_over_one_point(tmp_path, capsys):
+    """--speedup-over GROUP@X: that point's y / each point's, after --best picks (SiP-ML
+    Table 1: speed-ups over 32 GPUs at 1 us)."""
+    df = _study()
+    table, info = plot.lines_table(df, x="label.gbps_per_gpu", best="min",
+                                   speedup_over="flat@128")
+    assert info["speedup"] == {"group": "flat", "x": 128.0, "y": 0.30}
+    np.testing.assert_allclose(table["y"], [1.0, 2.0, 3.75, 0.30 / 0.35, 0.30 / 0.25])
+    assert list(table["winner"]) == ["mp=1, dp=64", "mp=2, dp=32", "mp=2, dp=32",
+                                     "mp=1, dp=64", "mp=1, dp=64"]  # the fastest still wins
+    mean = plot.lines_table(df, x="label.gbps_per_gpu", speedup_over="ring@256")[0]
+    np.testing.assert_allclose(mean["y"], 0.275 / np.array([0.35, 0.175, 0.09, 0.425, 0.275]))
+    fig = plot.lines(df, x="label.gbps_per_gpu", best="min", speedup_over="flat@128")
+    np.testing.assert_allclose(_lines(fig)["flat"].get_ydata(), [1.0, 2.0, 3.75])  # no unit
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == ("speed-up over label.fabric flat at label.gbps_per_gpu 128\n"
+                               "(its iteration 300 ms / each point's)")
+    assert ax.get_title().startswith("speed-up (iteration_s) vs label.gbps_per_gpu")
+    for bad in ("flat@100", "nope@128", "flat", "flat@x"):
+        with pytest.raises(sipsim.SipsimError, match=f"--speedup-over {bad}: no such point "
+                                                     r"GROUP@X \(the points are flat@128, "):
+            plot.lines_table(df, x="label.gbps_per_gpu", speedup_over=bad)
+    d = tmp_path / "study"
+    d.mkdir()
+    cols = ["run"] + df.attrs["axes"] + ["status"] + ["iteration_s", "wall_s"]
+    df[cols].to_csv(d / "results.csv", index=False)
+    png = tmp_path / "speedup.png"
+    assert plot.main(["lines", str(d), "--x", "label.gbps_per_gpu", "--best", "min",
+                      "--speedup-over", "ring@128", "-o", str(png)]) == 0
+    assert png.stat().st_size > 10_000
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        plot.main(["busbw", str(d), "--speedup-over", "ring@128"])
+    assert "are for lines" in capsys.readouterr().err
+
+
 def _with_reference():
     """A SiP-ML Fig. 8 style table: SiP-OCS at Q 4 and 8 switches, and Elect-Flat (no Q, the
     reference), at 2 bandwidths x 2 strategies; one Elect-Flat run failed."""
@@ -205,6 +241,11 @@ def test_ref_rows_are_a_horizontal_line_per_group(tmp_path):
     # Means without --best.
     _, info = plot.lines_table(df, x="fabric.switches", ref="label.fabric=flat")
     np.testing.assert_allclose(info["ref"]["y"], [0.215, 0.11])
+    # With --speedup-over, the references are divided likewise (128 at Q 4: 0.20 s).
+    t, info = plot.lines_table(df, x="fabric.switches", best="min", ref="label.fabric=flat",
+                               speedup_over="128@4")
+    np.testing.assert_allclose(t["y"], [1.0, 0.20 / 0.18, 2.0, 0.20 / 0.09])
+    np.testing.assert_allclose(info["ref"]["y"], [0.20 / 0.21, 0.20 / 0.11])
     with pytest.raises(sipsim.SipsimError, match="--ref label.fabric=ring: no row has "
                                                  "label.fabric ring \\(it has ocs, flat\\)"):
         plot.lines(df, x="fabric.switches", ref="label.fabric=ring")
