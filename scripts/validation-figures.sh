@@ -3,7 +3,7 @@
 # scenarios/studies/validation/: runs each study here (`sipsim sweep
 # --local`), collects it (`sipsim collect`), plots it (`python -m
 # sipsim.plot`) into $OUT/validation-<study>-*.png, and prints the numbers
-# the document quotes. ~7 minutes on 2 cores (6 min 42 s measured quiet) (ramp-baselines-1024: 95 s;
+# the document quotes. 6 min 42 s on 2 quiet cores (ramp-baselines-1024: 95 s;
 # ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines;
 # sipml-fig5: 2 min, most of it SiP-Ring at mp 16; sipml-table1: 1 min;
 # sipac-fig4a: 13 s, 12 runs; sipac-fig4b: 36 s, 96 runs, two per point,
