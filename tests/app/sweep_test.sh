@@ -16,15 +16,7 @@ cd "$work"
 # fail, same
 source "$src/tests/support/check.sh"
 
-cat > base.yaml <<'EOF'
-fabric: {type: elect-flat, nodes: 8, bandwidth: 400Gbps, latency: 700ns}
-workload:
-  type: collectives
-  op: all-reduce
-  algorithm: ring
-  sizes: {min: 1KiB, max: 64KiB, factor: 8}
-  iterations: 2
-EOF
+cp "$src/tests/support/study-base.yaml" base.yaml
 
 # --- expansion -------------------------------------------------------------
 cat > product.yaml <<'EOF'

@@ -49,15 +49,7 @@ show_logs() {
   for f in "$1"/logs/*; do echo "== $f"; tail -n 5 "$f"; done
 }
 
-cat > base.yaml <<'YAML'
-fabric: {type: elect-flat, nodes: 8, bandwidth: 400Gbps, latency: 700ns}
-workload:
-  type: collectives
-  op: all-reduce
-  algorithm: ring
-  sizes: {min: 1KiB, max: 64KiB, factor: 8}
-  iterations: 2
-YAML
+cp "$src/tests/support/study-base.yaml" base.yaml
 
 # --- 1: a 4-run study, sbatch --wait -------------------------------------
 cat > bw.yaml <<'YAML'
