@@ -13,6 +13,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "export_h5.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/output/h5.hpp"
 #include "sweep.hpp"
@@ -66,43 +67,6 @@ Handle fixed_string(std::size_t size) {
   H5Tset_size(t.get(), size);
   H5Tset_strpad(t.get(), H5T_STR_NULLTERM);
   return t;
-}
-
-struct CollectiveRow {
-  std::uint64_t id;
-  char op[32];
-  char algorithm[32];
-  std::uint32_t group_size;
-  std::uint64_t bytes;
-  std::uint32_t iteration;
-  std::uint8_t warmup;
-  std::uint64_t start_ps, end_ps;
-  double algbw_gbps, busbw_gbps;
-};
-
-std::vector<CollectiveRow> read_collectives(hid_t file) {
-  if (!has(file, "/collectives")) return {};
-  Handle d(H5Dopen2(file, "/collectives", H5P_DEFAULT));
-  Handle space(H5Dget_space(d.get()));
-  std::vector<CollectiveRow> rows(
-      static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
-  Handle str = fixed_string(32);
-  Handle t(H5Tcreate(H5T_COMPOUND, sizeof(CollectiveRow)));
-  // Members matched by name: the file's other columns are not read.
-  H5Tinsert(t.get(), "id", HOFFSET(CollectiveRow, id), H5T_NATIVE_UINT64);
-  H5Tinsert(t.get(), "op", HOFFSET(CollectiveRow, op), str.get());
-  H5Tinsert(t.get(), "algorithm", HOFFSET(CollectiveRow, algorithm), str.get());
-  H5Tinsert(t.get(), "group_size", HOFFSET(CollectiveRow, group_size), H5T_NATIVE_UINT32);
-  H5Tinsert(t.get(), "bytes", HOFFSET(CollectiveRow, bytes), H5T_NATIVE_UINT64);
-  H5Tinsert(t.get(), "iteration", HOFFSET(CollectiveRow, iteration), H5T_NATIVE_UINT32);
-  H5Tinsert(t.get(), "warmup", HOFFSET(CollectiveRow, warmup), H5T_NATIVE_UINT8);
-  H5Tinsert(t.get(), "start_ps", HOFFSET(CollectiveRow, start_ps), H5T_NATIVE_UINT64);
-  H5Tinsert(t.get(), "end_ps", HOFFSET(CollectiveRow, end_ps), H5T_NATIVE_UINT64);
-  H5Tinsert(t.get(), "algbw_gbps", HOFFSET(CollectiveRow, algbw_gbps), H5T_NATIVE_DOUBLE);
-  H5Tinsert(t.get(), "busbw_gbps", HOFFSET(CollectiveRow, busbw_gbps), H5T_NATIVE_DOUBLE);
-  if (!rows.empty())
-    check(H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()), "/collectives");
-  return rows;
 }
 
 struct IterationRow {
@@ -171,14 +135,17 @@ double mean(const std::vector<double>& v) {
 }
 
 // The run-level results of one run file (docs/studies.md lists the columns).
-void run_results(hid_t file, const std::string& level, const Row& key, std::vector<Row>& out) {
+void run_results(const run_file::Reader& in, const std::string& level, const Row& key,
+                 std::vector<Row>& out) {
+  const hid_t file = in.id();
   Handle meta(H5Gopen2(file, "/meta", H5P_DEFAULT));
   if (!meta) throw ReadError("no /meta");
-  const auto colls = read_collectives(file);
+  const auto colls =
+      in.has("/collectives") ? in.collectives() : std::vector<run_file::CollectiveRow>{};
   const auto iters = read_iterations(file);
   const Breakdown bd = read_breakdown(file);
   if (level == "collective") {
-    for (const CollectiveRow& c : colls) {
+    for (const run_file::CollectiveRow& c : colls) {
       Row r = key;
       const double t = static_cast<double>(c.end_ps - c.start_ps) / 1e12;
       r.insert(r.end(), {{"id", std::to_string(c.id)},
@@ -223,10 +190,10 @@ void run_results(hid_t file, const std::string& level, const Row& key, std::vect
     std::vector<double> time, alg, bus, bus_top;
     std::set<std::string> algos;
     std::uint64_t top = 0;
-    for (const CollectiveRow& c : colls) {
+    for (const run_file::CollectiveRow& c : colls) {
       if (c.op == op && !c.warmup) top = std::max(top, c.bytes);
     }
-    for (const CollectiveRow& c : colls) {
+    for (const run_file::CollectiveRow& c : colls) {
       if (c.op != op || c.warmup) continue;
       time.push_back(static_cast<double>(c.end_ps - c.start_ps) / 1e12);
       alg.push_back(c.algbw_gbps);
@@ -357,12 +324,15 @@ int collect_command(const std::string& dir_arg, const std::string& level) {
     std::vector<Row> results;
     if (s.state == RunState::kDone) {
       try {
-        Handle file(H5Fopen((dir / f[header.size() - 2]).c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-        if (!file) throw ReadError("cannot open it as HDF5");
+        const run_file::Reader file((dir / f[header.size() - 2]).string());
         Row k = key;
         k.emplace_back("status", "done");
         k.emplace_back("error", "");
-        run_results(file.get(), level, k, results);
+        run_results(file, level, k, results);
+      } catch (const run_file::Error& e) {  // names the file itself
+        status = "failed";
+        error = e.what();
+        results.clear();
       } catch (const std::exception& e) {
         status = "failed";
         error = f[header.size() - 2] + ": " + e.what();

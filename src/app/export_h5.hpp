@@ -1,5 +1,5 @@
 #pragma once
-// Reading a run file for `sipsim export`: serial, read-only, one rank.
+// Reading a run file for `sipsim export` and `collect`: serial, read-only, one rank.
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -53,6 +53,8 @@ class Reader {
   // /trace/events in file order, `batch` rows at a time (bounded memory).
   void for_each_trace_batch(const std::function<void(std::span<const TraceRow>)>& f) const;
   std::vector<CollectiveRow> collectives() const;
+  // The open file, for readers of the tables this class does not read (collect.cpp).
+  hid_t id() const { return file_.get(); }
 
  private:
   std::string path_;

@@ -220,6 +220,13 @@ grep -q '4 runs, 1 done already, 3 to run' restart.log || fail "restart: did not
 [ "$(stat -c %Y.%s four/runs/0000.h5)" = "$stamp" ] || fail "restart: rewrote runs/0000.h5"
 ls four/runs/*.partial > /dev/null 2>&1 && fail "restart: left a partial file"
 same "status after restart" "$("$sipsim" sweep four.yaml --status)" "$work/four: 4 runs: 4 done, 0 running, 0 failed, 0 pending"
+# A run file that is not one (replaced by hand, say): collect lists the run as
+# failed, with the reader's reason, and still writes the table.
+cp -r four broken
+echo "not HDF5" > broken/runs/0001.h5
+"$sipsim" collect broken > /dev/null || fail "collect (broken file) failed"
+same "collect, broken file" "$(cut -d, -f1,4,5 broken/results.csv | sed -n 3p)" \
+  "0001,failed,broken/runs/0001.h5: not a sipsim run file (not HDF5; 'sipsim run' writes one)"
 
 # A changed study refuses a directory with runs of the old one.
 sed -i 's/100Gbps/200Gbps/' four.yaml
