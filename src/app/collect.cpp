@@ -10,12 +10,18 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <new>
+#include <regex>
 #include <set>
 #include <stdexcept>
 
+#include "csv.hpp"
 #include "export_h5.hpp"
 #include "sipsim/app/commands.hpp"
+#include "sipsim/base/files.hpp"
+#include "sipsim/base/text.hpp"
 #include "sipsim/output/h5.hpp"
+#include "study_dir.hpp"
 #include "sweep.hpp"
 
 namespace sipsim::app {
@@ -37,94 +43,12 @@ struct ReadError : std::runtime_error {
 };
 
 void check(herr_t rc, const std::string& what) {
-  if (rc < 0) throw ReadError("cannot read " + what);
+  if (rc < 0) throw ReadError("cannot write " + what);
 }
 
-bool has(hid_t loc, const char* path) {
-  return H5Lexists(loc, path, H5P_DEFAULT) > 0;
-}
-
-std::string string_attr(hid_t obj, const char* name) {
-  if (H5Aexists(obj, name) <= 0) return "";
-  Handle a(H5Aopen(obj, name, H5P_DEFAULT));
-  Handle t(H5Aget_type(a.get()));
-  if (H5Tget_class(t.get()) != H5T_STRING || H5Tis_variable_str(t.get()) > 0) return "";
-  std::string s(H5Tget_size(t.get()), '\0');
-  check(H5Aread(a.get(), t.get(), s.data()), name);
-  return s.substr(0, s.find('\0'));
-}
-
-double number_attr(hid_t obj, const char* name) {
-  if (H5Aexists(obj, name) <= 0) return NAN;
-  Handle a(H5Aopen(obj, name, H5P_DEFAULT));
-  double v = NAN;
-  check(H5Aread(a.get(), H5T_NATIVE_DOUBLE, &v), name);
-  return v;
-}
-
-Handle fixed_string(std::size_t size) {
-  Handle t(H5Tcopy(H5T_C_S1));
-  H5Tset_size(t.get(), size);
-  H5Tset_strpad(t.get(), H5T_STR_NULLTERM);
-  return t;
-}
-
-struct IterationRow {
-  std::uint32_t iteration;
-  std::uint64_t start_ps, end_ps;
-  double tflops_per_gpu;
-};
-
-std::vector<IterationRow> read_iterations(hid_t file) {
-  if (!has(file, "/iterations")) return {};
-  Handle d(H5Dopen2(file, "/iterations", H5P_DEFAULT));
-  Handle space(H5Dget_space(d.get()));
-  std::vector<IterationRow> rows(
-      static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get())));
-  Handle t(H5Tcreate(H5T_COMPOUND, sizeof(IterationRow)));
-  H5Tinsert(t.get(), "iteration", HOFFSET(IterationRow, iteration), H5T_NATIVE_UINT32);
-  H5Tinsert(t.get(), "start_ps", HOFFSET(IterationRow, start_ps), H5T_NATIVE_UINT64);
-  H5Tinsert(t.get(), "end_ps", HOFFSET(IterationRow, end_ps), H5T_NATIVE_UINT64);
-  H5Tinsert(t.get(), "tflops_per_gpu", HOFFSET(IterationRow, tflops_per_gpu), H5T_NATIVE_DOUBLE);
-  if (!rows.empty())
-    check(H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()), "/iterations");
-  return rows;
-}
-
-// /breakdown: per iteration, per category, the mean over GPUs in seconds.
-struct Breakdown {
-  std::vector<std::string> categories;
-  std::vector<std::vector<double>> mean_s;  // [iteration][category]
-};
-
-Breakdown read_breakdown(hid_t file) {
-  Breakdown b;
-  if (!has(file, "/breakdown")) return b;
-  Handle d(H5Dopen2(file, "/breakdown", H5P_DEFAULT));
-  const std::string cats = string_attr(d.get(), "categories");
-  for (std::size_t p = 0; p <= cats.size();) {
-    const std::size_t q = std::min(cats.find(',', p), cats.size());
-    b.categories.push_back(cats.substr(p, q - p));
-    p = q + 1;
-  }
-  Handle space(H5Dget_space(d.get()));
-  hsize_t dims[3] = {0, 0, 0};
-  if (H5Sget_simple_extent_ndims(space.get()) != 3) return {};
-  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-  if (dims[2] != b.categories.size()) return {};
-  std::vector<double> v(dims[0] * dims[1] * dims[2]);
-  if (!v.empty())
-    check(H5Dread(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
-          "/breakdown");
-  for (hsize_t i = 0; i < dims[0]; ++i) {
-    std::vector<double> m(dims[2], 0.0);
-    for (hsize_t g = 0; g < dims[1]; ++g) {
-      for (hsize_t c = 0; c < dims[2]; ++c) m[c] += v[(i * dims[1] + g) * dims[2] + c];
-    }
-    for (double& x : m) x = dims[1] == 0 ? NAN : x / static_cast<double>(dims[1]) / 1e12;
-    b.mean_s.push_back(std::move(m));
-  }
-  return b;
+// Text from a run file as a cell: one line, cut short, no control bytes.
+std::string cell_text(const std::string& s) {
+  return base::excerpt(s, 200);
 }
 
 double mean(const std::vector<double>& v) {
@@ -137,20 +61,24 @@ double mean(const std::vector<double>& v) {
 // The run-level results of one run file (docs/studies.md lists the columns).
 void run_results(const run_file::Reader& in, const std::string& level, const Row& key,
                  std::vector<Row>& out) {
-  const hid_t file = in.id();
-  Handle meta(H5Gopen2(file, "/meta", H5P_DEFAULT));
-  if (!meta) throw ReadError("no /meta");
   const auto colls =
       in.has("/collectives") ? in.collectives() : std::vector<run_file::CollectiveRow>{};
-  const auto iters = read_iterations(file);
-  const Breakdown bd = read_breakdown(file);
+  const auto iters = in.iterations();
+  const run_file::BreakdownMeans bd = in.breakdown_means();
+  for (const std::string& c : bd.categories) {
+    // Each becomes a column name, in results.h5 too.
+    if (!std::regex_match(c, std::regex("[A-Za-z0-9_-]{1,64}"))) {
+      throw run_file::Error(in.path() + ": /breakdown has a category named '" + base::excerpt(c) +
+                            "' (damaged, or not a sipsim run file)");
+    }
+  }
   if (level == "collective") {
     for (const run_file::CollectiveRow& c : colls) {
       Row r = key;
       const double t = static_cast<double>(c.end_ps - c.start_ps) / 1e12;
       r.insert(r.end(), {{"id", std::to_string(c.id)},
-                         {"op", c.op},
-                         {"algorithm", c.algorithm},
+                         {"op", cell_text(c.op)},
+                         {"algorithm", cell_text(c.algorithm)},
                          {"group_size", std::to_string(c.group_size)},
                          {"bytes", std::to_string(c.bytes)},
                          {"iteration", std::to_string(c.iteration)},
@@ -179,10 +107,10 @@ void run_results(const run_file::Reader& in, const std::string& level, const Row
     return;
   }
   Row r = key;
-  r.insert(r.end(), {{"sim_time_s", num(number_attr(meta.get(), "end_time_ps") / 1e12)},
-                     {"wall_s", num(number_attr(meta.get(), "wall_seconds"))},
-                     {"events", num(number_attr(meta.get(), "committed_events"))},
-                     {"ranks", num(number_attr(meta.get(), "ranks"))}});
+  r.insert(r.end(), {{"sim_time_s", num(in.number_attr("/meta", "end_time_ps") / 1e12)},
+                     {"wall_s", num(in.number_attr("/meta", "wall_seconds"))},
+                     {"events", num(in.number_attr("/meta", "committed_events"))},
+                     {"ranks", num(in.number_attr("/meta", "ranks"))}});
   if (!colls.empty()) {
     // The first collective kind's measured (not warm-up) rows: their means, and
     // the mean at its largest size.
@@ -204,8 +132,8 @@ void run_results(const run_file::Reader& in, const std::string& level, const Row
     std::string algo;
     for (const std::string& a : algos) algo += (algo.empty() ? "" : "+") + a;
     r.insert(r.end(), {{"collectives", std::to_string(colls.size())},
-                       {"coll_op", op},
-                       {"coll_algorithm", algo},
+                       {"coll_op", cell_text(op)},
+                       {"coll_algorithm", cell_text(algo)},
                        {"coll_time_s", num(mean(time))},
                        {"algbw_gbps", num(mean(alg))},
                        {"busbw_gbps", num(mean(bus))},
@@ -214,7 +142,7 @@ void run_results(const run_file::Reader& in, const std::string& level, const Row
   }
   if (!iters.empty()) {
     std::vector<double> it, tf;
-    for (const IterationRow& i : iters) {
+    for (const run_file::IterationRow& i : iters) {
       it.push_back(static_cast<double>(i.end_ps - i.start_ps) / 1e12);
       tf.push_back(i.tflops_per_gpu);
     }
@@ -239,114 +167,191 @@ bool numeric(const std::string& s) {
 
 // /results/<column>: float64 (NaN for an empty cell) when every cell is a
 // number, else fixed-length strings; /results@columns lists them in order.
+// Column names are key paths or result names (letters, digits, '_', '-',
+// '.'), so each is a dataset name of its own. Written to a temporary file of
+// a unique name, removed unless renamed into place.
 void write_h5(const fs::path& path, const std::vector<std::string>& columns,
               const std::vector<std::vector<std::string>>& cells) {
-  const fs::path tmp = path.string() + ".tmp";
-  fs::remove(tmp);
-  Handle f(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
-  if (!f) throw std::runtime_error(tmp.string() + ": cannot create");
-  Handle g(H5Gcreate2(f.get(), "/results", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
-  std::string names;
-  for (std::size_t c = 0; c < columns.size(); ++c) {
-    std::string name = columns[c];
-    std::replace(name.begin(), name.end(), '/', '_');
-    names += (c ? "," : "") + name;
-    const hsize_t n = cells.size();
-    Handle space(H5Screate_simple(1, &n, nullptr));
-    bool all_numeric = true;
-    std::size_t width = 1;
-    for (const auto& row : cells) {
-      all_numeric = all_numeric && numeric(row[c]);
-      width = std::max(width, row[c].size());
+  base::TempFile tmp(path, 0644, false);
+  {
+    Handle f(H5Fcreate(tmp.path().c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT));
+    if (!f) throw std::runtime_error(tmp.path().string() + ": cannot create");
+    Handle g(H5Gcreate2(f.get(), "/results", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    std::string names;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const std::string& name = columns[c];
+      names += (c ? "," : "") + name;
+      const hsize_t n = cells.size();
+      Handle space(H5Screate_simple(1, &n, nullptr));
+      bool all_numeric = true;
+      std::size_t width = 1;
+      for (const auto& row : cells) {
+        all_numeric = all_numeric && numeric(row[c]);
+        width = std::max(width, row[c].size());
+      }
+      if (all_numeric) {
+        std::vector<double> v;
+        for (const auto& row : cells)
+          v.push_back(row[c].empty() ? NAN : std::strtod(row[c].c_str(), nullptr));
+        Handle d(H5Dcreate2(g.get(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                            H5P_DEFAULT, H5P_DEFAULT));
+        check(H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), name);
+      } else {
+        std::string buf(cells.size() * width, '\0');
+        for (std::size_t i = 0; i < cells.size(); ++i)
+          std::memcpy(&buf[i * width], cells[i][c].data(), cells[i][c].size());
+        Handle t(H5Tcopy(H5T_C_S1));
+        H5Tset_size(t.get(), width);
+        H5Tset_strpad(t.get(), H5T_STR_NULLPAD);
+        Handle d(H5Dcreate2(g.get(), name.c_str(), t.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                            H5P_DEFAULT));
+        check(H5Dwrite(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), name);
+      }
     }
-    if (all_numeric) {
-      std::vector<double> v;
-      for (const auto& row : cells)
-        v.push_back(row[c].empty() ? NAN : std::strtod(row[c].c_str(), nullptr));
-      Handle d(H5Dcreate2(g.get(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
-                          H5P_DEFAULT, H5P_DEFAULT));
-      check(H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), name);
-    } else {
-      std::string buf(cells.size() * width, '\0');
-      for (std::size_t i = 0; i < cells.size(); ++i)
-        std::memcpy(&buf[i * width], cells[i][c].data(), cells[i][c].size());
-      Handle t = fixed_string(width);
-      H5Tset_strpad(t.get(), H5T_STR_NULLPAD);
-      Handle d(H5Dcreate2(g.get(), name.c_str(), t.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                          H5P_DEFAULT));
-      check(H5Dwrite(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()), name);
+    output::h5::write_attr(g.get(), "columns", names);
+    if (H5Fclose(f.release()) < 0) throw std::runtime_error(tmp.path().string() + ": cannot write");
+  }
+  tmp.commit();
+}
+
+// The manifest's rows, checked: a run id of digits, the scenario and output
+// columns naming that run's own files, no id twice, every cell one line.
+struct Manifest {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+Manifest read_manifest(const fs::path& dir) {
+  const fs::path path = dir / "manifest.csv";
+  const std::string text = read_regular_file(path, std::size_t{1} << 30);
+  Manifest m;
+  std::set<std::string> ids;
+  std::size_t at = 0, lineno = 0;
+  const auto fail = [&](const std::string& why) {
+    throw std::runtime_error(fmt::format("{}:{}: {}", path.string(), lineno, why));
+  };
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line(text.data() + at, end - at);
+    at = end + 1;
+    ++lineno;
+    if (line.empty() || line == "\r") continue;
+    std::vector<std::string> f;
+    try {
+      f = csv_split(line);
+    } catch (const std::invalid_argument& e) {
+      fail(std::string("not CSV: ") + e.what());
+    }
+    for (const std::string& cell : f) {
+      if (const std::string problem = base::one_line_problem(cell); !problem.empty()) {
+        fail("a cell " + problem);
+      }
+    }
+    if (m.header.empty()) {
+      const std::size_t n = f.size();
+      if (n < 5 || f.front() != "run" || f[n - 4] != "seed" || f[n - 3] != "scenario" ||
+          f[n - 2] != "output" || f[n - 1] != "ranks") {
+        fail(
+            "not a study manifest (its header must be run, the axes, seed, scenario, output, "
+            "ranks)");
+      }
+      for (std::size_t c = 1; c + 4 < n; ++c) {
+        if (!std::regex_match(f[c], std::regex(R"([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)"))) {
+          fail("column '" + base::excerpt(f[c]) + "' is not a key path");
+        }
+      }
+      m.header = std::move(f);
+      continue;
+    }
+    if (f.size() != m.header.size()) {
+      fail(fmt::format("expected {} fields, got {}", m.header.size(), f.size()));
+    }
+    const std::string& id = f.front();
+    if (!std::regex_match(id, std::regex("[0-9]{1,12}"))) fail("the run id must be digits");
+    if (!ids.insert(id).second) fail("run " + id + " is listed twice");
+    const std::size_t n = f.size();
+    if (f[n - 3] != "scenarios/" + id + ".yaml" || f[n - 2] != "runs/" + id + ".h5") {
+      fail("run " + id + ": its scenario and output must be scenarios/" + id + ".yaml and runs/" +
+           id + ".h5 (a study reads only its own files)");
+    }
+    m.rows.push_back(std::move(f));
+  }
+  if (m.header.empty()) {
+    lineno = 1;
+    fail("empty: not a study manifest");
+  }
+  return m;
+}
+
+// The rows of one run: its results, or a row saying why it has none. One
+// bad run file never stops the others.
+std::vector<Row> run_rows(const fs::path& dir, const std::vector<std::string>& header,
+                          const std::vector<std::string>& f, const std::string& level,
+                          const std::set<std::string>& partial, std::string& status) {
+  Row key;
+  for (std::size_t c = 0; c + 3 < header.size(); ++c) key.emplace_back(header[c], f[c]);
+  const std::string& id = f.front();
+  const RunStatus s = run_status(dir, id, partial);
+  status = s.state == RunState::kDone     ? "done"
+           : s.state == RunState::kFailed ? "failed"
+                                          : "missing";
+  std::string error = s.last_error;
+  std::vector<Row> results;
+  if (s.state == RunState::kDone) {
+    const std::string file = "runs/" + id + ".h5";
+    try {
+      const run_file::Reader in((dir / file).string(), {.allow_symlink = false});
+      Row k = key;
+      k.emplace_back("status", "done");
+      k.emplace_back("error", "");
+      run_results(in, level, k, results);
+    } catch (const run_file::Error& e) {  // names the file itself
+      error = e.what();
+    } catch (const std::bad_alloc&) {
+      error = file + ": not enough memory to read it";
+    } catch (const std::exception& e) {
+      error = file + ": " + e.what();
+    }
+    if (!error.empty()) {
+      status = "failed";
+      results.clear();
+      if (error.starts_with(dir.string() + "/")) error.erase(0, dir.string().size() + 1);
     }
   }
-  output::h5::write_attr(g.get(), "columns", names);
-  f.reset();
-  fs::rename(tmp, path);
+  if (results.empty()) {
+    Row r = key;
+    r.emplace_back("status", status);
+    r.emplace_back("error", base::excerpt(error, 300));
+    results.push_back(std::move(r));
+  }
+  return results;
 }
 
 }  // namespace
 
 int collect_command(const std::string& dir_arg, const std::string& level) {
   const fs::path dir = dir_arg;
-  std::ifstream in(dir / "manifest.csv");
-  if (!in) {
-    std::cerr
-        << "sipsim: error: " << (dir / "manifest.csv").string()
-        << ": cannot read the manifest (is this a study directory written by sipsim sweep?)\n";
+  Manifest manifest;
+  try {
+    manifest = read_manifest(dir);
+  } catch (const base::FileError& e) {
+    std::cerr << "sipsim: error: " << e.what()
+              << " (is this a study directory written by sipsim sweep?)\n";
     return kExitBadInput;
-  }
-  std::string line;
-  std::getline(in, line);
-  const auto header = csv_split(line);
-  if (header.size() < 5 || header.front() != "run" || header[header.size() - 4] != "seed") {
-    std::cerr << "sipsim: error: " << (dir / "manifest.csv").string()
-              << ":1: not a study manifest\n";
+  } catch (const std::exception& e) {
+    std::cerr << "sipsim: error: " << e.what() << "\n";
     return kExitBadInput;
   }
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported per run below
+  const std::set<std::string> partial = partial_runs(dir);
   std::vector<Row> rows;
-  std::size_t done = 0, failed = 0, missing = 0, lineno = 1;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (line.empty()) continue;
-    const auto f = csv_split(line);
-    if (f.size() != header.size()) {
-      std::cerr << "sipsim: error: " << (dir / "manifest.csv").string() << ":" << lineno
-                << ": expected " << header.size() << " fields, got " << f.size() << "\n";
-      return kExitBadInput;
-    }
-    Row key;
-    for (std::size_t c = 0; c + 3 < header.size(); ++c) key.emplace_back(header[c], f[c]);
-    const std::string& id = f.front();
-    const RunStatus s = run_status(dir, id);
-    std::string status = s.state == RunState::kDone     ? "done"
-                         : s.state == RunState::kFailed ? "failed"
-                                                        : "missing";
-    std::string error = s.last_error;
-    std::vector<Row> results;
-    if (s.state == RunState::kDone) {
-      try {
-        const run_file::Reader file((dir / f[header.size() - 2]).string());
-        Row k = key;
-        k.emplace_back("status", "done");
-        k.emplace_back("error", "");
-        run_results(file, level, k, results);
-      } catch (const run_file::Error& e) {  // names the file itself
-        status = "failed";
-        error = e.what();
-        results.clear();
-      } catch (const std::exception& e) {
-        status = "failed";
-        error = f[header.size() - 2] + ": " + e.what();
-        results.clear();
-      }
-    }
-    if (results.empty()) {
-      Row r = key;
-      r.emplace_back("status", status);
-      r.emplace_back("error", error);
-      results.push_back(std::move(r));
+  std::size_t done = 0, failed = 0, missing = 0;
+  for (const std::vector<std::string>& f : manifest.rows) {
+    std::string status;
+    for (Row& r : run_rows(dir, manifest.header, f, level, partial, status)) {
+      rows.push_back(std::move(r));
     }
     (status == "done" ? done : status == "failed" ? failed : missing) += 1;
-    for (Row& r : results) rows.push_back(std::move(r));
   }
 
   // The columns: every name any row has, in order of first appearance; seed
@@ -373,20 +378,9 @@ int collect_command(const std::string& dir_arg, const std::string& level) {
   }
   const std::string stem = level == "run" ? "results" : "results-" + level;
   try {
-    std::string csv;
-    for (std::size_t c = 0; c < columns.size(); ++c) csv += (c ? "," : "") + csv_field(columns[c]);
-    csv += "\n";
-    for (const auto& row : cells) {
-      for (std::size_t c = 0; c < row.size(); ++c) csv += (c ? "," : "") + csv_field(row[c]);
-      csv += "\n";
-    }
-    const fs::path tmp = dir / (stem + ".csv.tmp");
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << csv;
-      if (!out.flush()) throw std::runtime_error(tmp.string() + ": cannot write");
-    }
-    fs::rename(tmp, dir / (stem + ".csv"));
+    std::string csv = csv_row(columns);
+    for (const auto& row : cells) csv += csv_row(row);
+    base::write_file_atomic(dir / (stem + ".csv"), csv);
     write_h5(dir / (stem + ".h5"), columns, cells);
   } catch (const std::exception& e) {
     std::cerr << "sipsim: error: " << e.what() << "\n";

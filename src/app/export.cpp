@@ -15,12 +15,14 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <new>
 #include <numeric>
 #include <vector>
 
 #include "export_h5.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/common.hpp"
+#include "sipsim/base/files.hpp"
 
 namespace sipsim::app {
 
@@ -312,14 +314,22 @@ std::string export_on_rank0(const ExportArgs& args) {
     const std::string partial = fmt::format("{}.{}.partial", output, ::getpid());
     Summary sum;
     try {
-      std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-      if (!out) return partial + ": cannot create it (" + std::strerror(errno) + ")";
-      sum = write_chrome(in, args, out);
-      out.close();
-      if (!out) {
+      // Created anew (O_EXCL | O_NOFOLLOW): never written through a link.
+      base::Fd fd = base::create_fresh(partial);
+      bool ok = false;
+      {
+        base::FdStream out(fd.get());
+        sum = write_chrome(in, args, out);
+        ok = static_cast<bool>(out.flush());
+      }
+      fd.close(partial);
+      if (!ok) {
         fs::remove(partial, ec);
         return partial + ": write failed (disk full?)";
       }
+    } catch (const base::FileError& e) {
+      fs::remove(partial, ec);
+      return e.what();
     } catch (...) {
       fs::remove(partial, ec);
       throw;
@@ -340,6 +350,8 @@ std::string export_on_rank0(const ExportArgs& args) {
     return "";
   } catch (const run_file::Error& e) {
     return e.what();
+  } catch (const std::bad_alloc&) {
+    return args.run_file + ": not enough memory to export it";
   }
 }
 

@@ -1,10 +1,18 @@
 #include "export_h5.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
+#include <limits>
+#include <new>
 #include <system_error>
+
+#include "sipsim/base/files.hpp"
+#include "sipsim/base/text.hpp"
 
 namespace sipsim::app::run_file {
 
@@ -109,20 +117,123 @@ void read_rows(const std::string& path, hid_t dataset, const char* name, hid_t m
   if (!ok) throw Error(path + ": cannot read " + name + " (damaged, or not format_version 1)");
 }
 
+struct LinkCheck {
+  std::string problem;  // the first link or object refused
+};
+
+// H5Lvisit: every link must be a hard link (an external link to a FIFO would
+// hang the reader, one to another file would report that file's data; the
+// visit itself follows none), and no dataset virtual (it maps other files'
+// data).
+herr_t check_link(hid_t group, const char* name, const H5L_info_t* info, void* data) {
+  auto& check = *static_cast<LinkCheck*>(data);
+  const std::string shown = base::excerpt(name);
+  if (info->type == H5L_TYPE_EXTERNAL) {
+    check.problem = "/" + shown + " is an external link (to another file)";
+  } else if (info->type == H5L_TYPE_SOFT) {
+    check.problem = "/" + shown + " is a soft link";
+  } else if (info->type != H5L_TYPE_HARD) {
+    check.problem = "/" + shown + " is a user-defined link";
+  } else {
+    Handle object(H5Oopen(group, name, H5P_DEFAULT));
+    if (!object) {
+      check.problem = "/" + shown + " cannot be opened";
+    } else if (H5Iget_type(object.get()) == H5I_DATASET) {
+      Handle dcpl(H5Dget_create_plist(object.get()));
+      if (!dcpl || H5Pget_layout(dcpl.get()) == H5D_VIRTUAL) {
+        check.problem = "/" + shown + " is a virtual dataset (it maps other files' data)";
+      }
+    }
+  }
+  return check.problem.empty() ? 0 : 1;
+}
+
+// The bytes a dataset declares (elements x the file type's size), or
+// nullopt when that does not fit 64 bits.
+std::optional<std::uint64_t> declared_bytes(hid_t dataset) {
+  Handle space(H5Dget_space(dataset));
+  Handle type(H5Dget_type(dataset));
+  if (!space || !type) return std::nullopt;
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  if (rank < 0 || rank > 32) return std::nullopt;
+  hsize_t dims[32] = {};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  std::uint64_t bytes = H5Tget_size(type.get());
+  for (int i = 0; i < rank; ++i) {
+    if (dims[i] != 0 && bytes > std::numeric_limits<std::uint64_t>::max() / dims[i]) {
+      return std::nullopt;
+    }
+    bytes *= dims[i];
+  }
+  return bytes;
+}
+
+// "" when the compound type of `dataset` has every member of `mem_type`
+// with the same type class (what H5Dread converts), else the first that it
+// lacks. Checked before rows are allocated.
+std::string missing_member(hid_t dataset, hid_t mem_type) {
+  Handle file_type(H5Dget_type(dataset));
+  if (!file_type || H5Tget_class(file_type.get()) != H5T_COMPOUND) return "its columns";
+  const int n = H5Tget_nmembers(mem_type);
+  for (int i = 0; i < n; ++i) {
+    char* name = H5Tget_member_name(mem_type, static_cast<unsigned>(i));
+    const std::string member = name ? name : "";
+    H5free_memory(name);
+    const int at = H5Tget_member_index(file_type.get(), member.c_str());
+    if (at < 0 || H5Tget_member_class(file_type.get(), static_cast<unsigned>(at)) !=
+                      H5Tget_member_class(mem_type, static_cast<unsigned>(i))) {
+      return "column " + member;
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
-Reader::Reader(std::string path) : path_(std::move(path)) {
+Reader::Reader(std::string path, ReaderOptions options) : path_(std::move(path)) {
   // Missing objects are normal here (has()); HDF5's own stack traces would
   // only hide the message below.
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  std::error_code ec;
-  if (!std::filesystem::exists(path_, ec)) throw Error(path_ + ": no such file");
-  if (std::filesystem::is_directory(path_, ec)) throw Error(path_ + ": is a directory");
+  // What is at the path is checked before anything opens it: a FIFO would
+  // block the open.
+  namespace fs = std::filesystem;
+  switch (base::file_kind(path_)) {
+    case base::FileKind::kMissing:
+      throw Error(path_ + ": no such file");
+    case base::FileKind::kDirectory:
+      throw Error(path_ + ": is a directory");
+    case base::FileKind::kRegular:
+      break;
+    case base::FileKind::kSymlink: {
+      std::error_code ec;
+      if (!options.allow_symlink) {
+        throw Error(path_ + ": is a symbolic link; a study's run files must be its own files");
+      }
+      if (!fs::is_regular_file(path_, ec)) {
+        throw Error(path_ + ": is a symbolic link to " +
+                    (fs::exists(path_, ec) ? "something that is not a regular file" : "nothing"));
+      }
+      break;
+    }
+    case base::FileKind::kOther:
+      throw Error(path_ + ": is " + base::describe_file(path_) + ", not a run file");
+  }
   if (H5Fis_hdf5(path_.c_str()) <= 0) {
     throw Error(path_ + ": not a sipsim run file (not HDF5; 'sipsim run' writes one)");
   }
   file_ = Handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!file_) throw Error(path_ + ": cannot open the HDF5 file");
+  if (!file_) throw Error(path_ + ": cannot open the HDF5 file (damaged or truncated?)");
+  hsize_t size = 0;
+  if (H5Fget_filesize(file_.get(), &size) < 0) throw Error(path_ + ": cannot read its size");
+  file_bytes_ = size;
+  LinkCheck check;
+  if (H5Lvisit(file_.get(), H5_INDEX_NAME, H5_ITER_NATIVE, check_link, &check) < 0 &&
+      check.problem.empty()) {
+    check.problem = "its links cannot be read";
+  }
+  if (!check.problem.empty()) {
+    throw Error(path_ + ": not a sipsim run file: " + check.problem);
+  }
   if (string_attr("/", "format") != "sipsim") {
     throw Error(path_ + ": not a sipsim run file (no /@format = \"sipsim\")");
   }
@@ -147,8 +258,14 @@ std::string Reader::string_attr(const std::string& object, const std::string& na
     return fallback;
   }
   Handle attr(H5Aopen_by_name(file_.get(), object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
-  Handle type(H5Aget_type(attr.get()));
-  if (!attr || !type || H5Tget_class(type.get()) != H5T_STRING) return fallback;
+  Handle type(attr ? H5Aget_type(attr.get()) : -1);
+  Handle space(attr ? H5Aget_space(attr.get()) : -1);
+  // One string, of no more bytes than the file has (a crafted size would be
+  // allocated below; more than one element would be written past it).
+  if (!attr || !type || !space || H5Tget_class(type.get()) != H5T_STRING ||
+      H5Sget_simple_extent_npoints(space.get()) != 1 || H5Tget_size(type.get()) > file_bytes_) {
+    return fallback;
+  }
   if (H5Tis_variable_str(type.get()) > 0) {
     char* value = nullptr;
     Handle mem(H5Tcopy(H5T_C_S1));
@@ -165,21 +282,48 @@ std::string Reader::string_attr(const std::string& object, const std::string& na
   return s;
 }
 
-std::uint64_t Reader::rows(const std::string& dataset) const {
+Handle Reader::open_checked(const std::string& dataset, int rank) const {
   Handle d(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT));
   Handle space(d ? H5Dget_space(d.get()) : -1);
+  if (!space || H5Sget_simple_extent_ndims(space.get()) != rank) {
+    throw Error(path_ + ": " + dataset + " is not a " +
+                (rank == 1 ? std::string("table") : std::to_string(rank) + "-D array") +
+                " (damaged, or not format_version 1)");
+  }
+  const std::optional<std::uint64_t> bytes = declared_bytes(d.get());
+  if (!bytes || *bytes > file_bytes_) {
+    throw Error(path_ + ": " + dataset + " declares " +
+                (bytes ? std::to_string(*bytes) : std::string("more than 2^64")) +
+                " bytes, more than the whole file holds (" + std::to_string(file_bytes_) +
+                "): damaged or not a run file");
+  }
+  return d;
+}
+
+std::uint64_t Reader::rows(const std::string& dataset) const {
+  Handle d = open_checked(dataset, 1);
+  Handle space(H5Dget_space(d.get()));
   hsize_t n = 0;
-  if (!space || H5Sget_simple_extent_ndims(space.get()) != 1 ||
-      H5Sget_simple_extent_dims(space.get(), &n, nullptr) < 0) {
+  if (H5Sget_simple_extent_dims(space.get(), &n, nullptr) < 0) {
     throw Error(path_ + ": " + dataset + " is not a table");
   }
   return n;
 }
 
+std::uint64_t Reader::table_rows(const std::string& dataset, hid_t mem_type) const {
+  const std::uint64_t n = rows(dataset);
+  Handle d(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT));
+  if (const std::string lacks = missing_member(d.get(), mem_type); !lacks.empty()) {
+    throw Error(path_ + ": " + dataset + " lacks " + lacks +
+                " of the schema (damaged, or not format_version 1)");
+  }
+  return n;
+}
+
 std::vector<std::uint32_t> Reader::trace_nodes() const {
-  const hsize_t n = rows("/trace/events");
-  Handle d(H5Dopen2(file_.get(), "/trace/events", H5P_DEFAULT));
   Handle type = trace_type(true);
+  const hsize_t n = table_rows("/trace/events", type.get());
+  Handle d(H5Dopen2(file_.get(), "/trace/events", H5P_DEFAULT));
   std::vector<std::uint32_t> nodes(n);
   for (hsize_t first = 0; first < n; first += kBatch) {
     const hsize_t count = std::min(kBatch, n - first);
@@ -189,9 +333,9 @@ std::vector<std::uint32_t> Reader::trace_nodes() const {
 }
 
 void Reader::for_each_trace_batch(const std::function<void(std::span<const TraceRow>)>& f) const {
-  const hsize_t n = rows("/trace/events");
-  Handle d(H5Dopen2(file_.get(), "/trace/events", H5P_DEFAULT));
   Handle type = trace_type(false);
+  const hsize_t n = table_rows("/trace/events", type.get());
+  Handle d(H5Dopen2(file_.get(), "/trace/events", H5P_DEFAULT));
   std::vector<RawTrace> raw(std::min(kBatch, n));
   std::vector<TraceRow> batch;
   for (hsize_t first = 0; first < n; first += kBatch) {
@@ -208,9 +352,9 @@ void Reader::for_each_trace_batch(const std::function<void(std::span<const Trace
 }
 
 std::vector<CollectiveRow> Reader::collectives() const {
-  const hsize_t n = rows("/collectives");
-  Handle d(H5Dopen2(file_.get(), "/collectives", H5P_DEFAULT));
   Handle type = collective_type();
+  const hsize_t n = table_rows("/collectives", type.get());
+  Handle d(H5Dopen2(file_.get(), "/collectives", H5P_DEFAULT));
   std::vector<RawCollective> raw(n);
   if (n > 0) read_rows(path_, d.get(), "/collectives", type.get(), 0, n, raw.data());
   std::vector<CollectiveRow> out;
@@ -221,6 +365,94 @@ std::vector<CollectiveRow> Reader::collectives() const {
                    r.algbw_gbps, r.busbw_gbps});
   }
   return out;
+}
+
+std::vector<IterationRow> Reader::iterations() const {
+  if (!has("/iterations")) return {};
+  Handle type(H5Tcreate(H5T_COMPOUND, sizeof(IterationRow)));
+  insert(type.get(), "iteration", offsetof(IterationRow, iteration), H5T_NATIVE_UINT32);
+  insert(type.get(), "start_ps", offsetof(IterationRow, start_ps), H5T_NATIVE_UINT64);
+  insert(type.get(), "end_ps", offsetof(IterationRow, end_ps), H5T_NATIVE_UINT64);
+  insert(type.get(), "tflops_per_gpu", offsetof(IterationRow, tflops_per_gpu), H5T_NATIVE_DOUBLE);
+  const hsize_t n = table_rows("/iterations", type.get());
+  Handle d(H5Dopen2(file_.get(), "/iterations", H5P_DEFAULT));
+  std::vector<IterationRow> rows(n);
+  if (n > 0) read_rows(path_, d.get(), "/iterations", type.get(), 0, n, rows.data());
+  return rows;
+}
+
+BreakdownMeans Reader::breakdown_means() const {
+  BreakdownMeans b;
+  if (!has("/breakdown")) return b;
+  Handle d = open_checked("/breakdown", 3);
+  Handle file_type(H5Dget_type(d.get()));
+  if (H5Tget_class(file_type.get()) != H5T_FLOAT) {
+    throw Error(path_ + ": /breakdown is not an array of numbers (damaged?)");
+  }
+  const std::string cats = string_attr("/breakdown", "categories");
+  for (std::size_t p = 0; p <= cats.size();) {
+    const std::size_t q = std::min(cats.find(',', p), cats.size());
+    b.categories.push_back(cats.substr(p, q - p));
+    p = q + 1;
+  }
+  Handle space(H5Dget_space(d.get()));
+  hsize_t dims[3] = {0, 0, 0};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  if (dims[2] != b.categories.size()) {
+    throw Error(path_ + ": /breakdown has " + std::to_string(dims[2]) +
+                " categories but its attribute names " + std::to_string(b.categories.size()));
+  }
+  // One iteration at a time: open_checked bounded the whole by the file's size.
+  const hsize_t per_iteration = dims[1] * dims[2];
+  std::vector<double> v(per_iteration);
+  for (hsize_t i = 0; i < dims[0]; ++i) {
+    if (per_iteration > 0) {
+      const hsize_t start[3] = {i, 0, 0}, count[3] = {1, dims[1], dims[2]};
+      Handle file_space(H5Dget_space(d.get()));
+      Handle mem_space(H5Screate_simple(1, &per_iteration, nullptr));
+      if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) <
+              0 ||
+          H5Dread(d.get(), H5T_NATIVE_DOUBLE, mem_space.get(), file_space.get(), H5P_DEFAULT,
+                  v.data()) < 0) {
+        throw Error(path_ + ": cannot read /breakdown (damaged?)");
+      }
+    }
+    std::vector<double> m(dims[2], 0.0);
+    for (hsize_t g = 0; g < dims[1]; ++g) {
+      for (hsize_t c = 0; c < dims[2]; ++c) m[c] += v[g * dims[2] + c];
+    }
+    for (double& x : m) x = dims[1] == 0 ? NAN : x / static_cast<double>(dims[1]) / 1e12;
+    b.mean_s.push_back(std::move(m));
+  }
+  return b;
+}
+
+double Reader::number_attr(const std::string& object, const std::string& name) const {
+  if (!has(object) ||
+      H5Aexists_by_name(file_.get(), object.c_str(), name.c_str(), H5P_DEFAULT) <= 0) {
+    return NAN;
+  }
+  Handle attr(H5Aopen_by_name(file_.get(), object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+  Handle type(attr ? H5Aget_type(attr.get()) : -1);
+  Handle space(attr ? H5Aget_space(attr.get()) : -1);
+  if (!type || !space) return NAN;
+  const H5T_class_t cls = H5Tget_class(type.get());
+  if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || H5Sget_simple_extent_npoints(space.get()) != 1) {
+    return NAN;
+  }
+  double v = NAN;
+  if (H5Aread(attr.get(), H5T_NATIVE_DOUBLE, &v) < 0) return NAN;
+  return v;
+}
+
+std::string Reader::unfinished_reason() const {
+  if (!has("/meta")) return "it has no /meta (a run writes it when it finishes)";
+  for (const char* name : {"run_id", "end_time_ps", "committed_events"}) {
+    if (H5Aexists_by_name(file_.get(), "/meta", name, H5P_DEFAULT) <= 0) {
+      return std::string("/meta lacks ") + name + " (a run writes it when it finishes)";
+    }
+  }
+  return "";
 }
 
 }  // namespace sipsim::app::run_file

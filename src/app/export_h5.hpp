@@ -1,7 +1,13 @@
 #pragma once
-// Reading a run file for `sipsim export` and `collect`: serial, read-only, one rank.
+// Reading a run file for `sipsim export`, `collect` and `validate --done`:
+// serial, read-only, one rank. A run file may come from anywhere, so before
+// anything is read the reader refuses what could hang it, point it at other
+// files or make it allocate more than the file holds: non-regular files,
+// links other than hard ones (external links, soft links), virtual datasets,
+// and tables that declare more bytes than the file has.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -38,10 +44,30 @@ struct CollectiveRow {
   double algbw_gbps = 0, busbw_gbps = 0;
 };
 
+// A /iterations row (the columns collect reads).
+struct IterationRow {
+  std::uint32_t iteration = 0;
+  std::uint64_t start_ps = 0, end_ps = 0;
+  double tflops_per_gpu = 0;
+};
+
+// /breakdown: per iteration and category, the mean over GPUs in seconds.
+struct BreakdownMeans {
+  std::vector<std::string> categories;
+  std::vector<std::vector<double>> mean_s;  // [iteration][category]
+};
+
+struct ReaderOptions {
+  // A symbolic link to a regular file is opened (export); a study's own run
+  // files must be regular files themselves (collect, --status).
+  bool allow_symlink = true;
+};
+
 class Reader {
  public:
-  // Opens `path` read-only and checks `/@format` is "sipsim".
-  explicit Reader(std::string path);
+  // Opens `path` read-only and checks `/@format` is "sipsim" and that the
+  // file holds only hard links and no virtual dataset. Throws Error.
+  explicit Reader(std::string path, ReaderOptions options = {});
   const std::string& path() const { return path_; }
   bool has(const std::string& object) const;
   // A string attribute of `object` ("/meta"), or `fallback` when it is absent.
@@ -53,12 +79,30 @@ class Reader {
   // /trace/events in file order, `batch` rows at a time (bounded memory).
   void for_each_trace_batch(const std::function<void(std::span<const TraceRow>)>& f) const;
   std::vector<CollectiveRow> collectives() const;
+  // /iterations (empty when the file has none).
+  std::vector<IterationRow> iterations() const;
+  // /breakdown's means (empty when the file has none or it does not match
+  // its categories).
+  BreakdownMeans breakdown_means() const;
+  // A numeric attribute, NaN when absent or not a number.
+  double number_attr(const std::string& object, const std::string& name) const;
+  // "" when the file is a finished run (/meta holds what a run writes last:
+  // run_id, end_time_ps, committed_events), else why not.
+  std::string unfinished_reason() const;
   // The open file, for readers of the tables this class does not read (collect.cpp).
   hid_t id() const { return file_.get(); }
 
  private:
+  // Opens `dataset`, checking that it has `rank` dimensions and declares no
+  // more bytes than the whole file holds (sipsim writes no compressed
+  // tables, so a larger one is damaged or crafted). Throws Error.
+  output::h5::Handle open_checked(const std::string& dataset, int rank) const;
+  // rows(), after checking that the table has every column of `mem_type`.
+  std::uint64_t table_rows(const std::string& dataset, hid_t mem_type) const;
+
   std::string path_;
   output::h5::Handle file_;
+  std::uint64_t file_bytes_ = 0;
 };
 
 }  // namespace sipsim::app::run_file

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
+#include <charconv>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -19,13 +20,16 @@
 namespace {
 
 // A whole number in [min, max], as `sipsim: error: --ranks: must be ...`.
+// Parsed exactly: a number past 2^64 - 1 is refused, not saturated.
 CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
   return CLI::Validator(
       [min, max](std::string& input) -> std::string {
         std::uint64_t v = 0;
+        const char* end = input.data() + input.size();
+        const auto [ptr, ec] = std::from_chars(input.data(), end, v);
         const bool whole = !input.empty() &&
                            input.find_first_not_of("0123456789") == std::string::npos &&
-                           CLI::detail::lexical_cast(input, v);
+                           ec == std::errc() && ptr == end;
         if (whole && v >= min && v <= max) return "";
         return "must be a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
                ", got '" + input + "'";
@@ -64,13 +68,20 @@ int main(int argc, char** argv) {
       ->take_all()
       ->allow_extra_args(false);
 
-  std::string validate_path;
+  std::string validate_path, validate_done;
   std::vector<std::string> validate_overrides;
   CLI::App* validate_cmd =
       cli.add_subcommand("validate", "load and check a scenario without running it");
   validate_cmd->add_option("scenario", validate_path, "scenario YAML file")->required();
-  validate_cmd->add_option("--set", validate_overrides, "override a scenario key: key.path=value")
-      ->allow_extra_args(false);
+  CLI::Option* validate_set =
+      validate_cmd
+          ->add_option("--set", validate_overrides, "override a scenario key: key.path=value")
+          ->allow_extra_args(false);
+  validate_cmd
+      ->add_option("--done", validate_done,
+                   "only check that this run file is a finished run of the scenario (exit 0) "
+                   "or not (exit 1, saying why); submit.sh asks this")
+      ->excludes(validate_set);
 
   std::string analyze_path;
   std::vector<std::string> analyze_overrides;
@@ -141,6 +152,11 @@ int main(int argc, char** argv) {
       ->needs(local);
   sweep_cmd->add_flag("--status", sweep.status, "count done, running, failed and pending runs")
       ->excludes(local);
+  sweep_cmd
+      ->add_option(
+          "--max-runs", sweep.max_runs,
+          "most runs the study may expand to (default " + std::to_string(kDefaultMaxRuns) + ")")
+      ->check(whole_number(1, ~std::uint64_t{0}));
   std::string collect_dir, collect_level = "run";
   CLI::App* collect_cmd =
       cli.add_subcommand("collect", "merge a study's run files into results.csv and results.h5");
@@ -185,6 +201,8 @@ int main(int argc, char** argv) {
   // Studies only read and write files and start other sipsim processes: no MPI.
   if (*sweep_cmd) return sweep_command(sweep);
   if (*collect_cmd) return collect_command(collect_dir, collect_level);
+  // A run file's check needs no MPI either (submit.sh runs it outside srun).
+  if (*validate_cmd && !validate_done.empty()) return done_command(validate_path, validate_done);
 
   // Declared before the environment, so removed after MPI_Finalize.
   const SingletonSession session = prefer_light_singleton();

@@ -3,25 +3,20 @@
 // with --status (docs/studies.md).
 #include "sweep.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <spdlog/fmt/fmt.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
-#include <chrono>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
+#include <set>
+#include <stdexcept>
 
+#include "csv.hpp"
 #include "sipsim/app/commands.hpp"
+#include "sipsim/base/files.hpp"
 #include "sipsim/base/yaml_reader.hpp"
-
-extern char** environ;
+#include "study_dir.hpp"
 
 namespace sipsim::app {
 
@@ -33,93 +28,43 @@ void error(const std::string& message) {
   std::cerr << "sipsim: error: " << message << "\n";
 }
 
-// Written whole or not at all: a temporary file renamed over the target.
-void write_file(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) throw std::runtime_error(tmp.string() + ": cannot write");
-  }
-  fs::rename(tmp, path);
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
-// The line of a log that says what went wrong: the last one naming an error,
-// else the last one with any letter or digit (not a rule of dashes).
-std::string last_line(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line, last, last_error;
-  while (std::getline(in, line)) {
-    std::string lower = line;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (lower.find("error") != std::string::npos) last_error = line;
-    if (std::any_of(line.begin(), line.end(), [](unsigned char c) { return std::isalnum(c); })) {
-      last = line;
-    }
-  }
-  return last_error.empty() ? last : last_error;
-}
-
 std::string manifest_text(const Study& study) {
-  std::string out = "run";
-  for (const std::string& c : study.columns) out += "," + csv_field(c);
-  out += ",seed,scenario,output,ranks\n";
+  std::vector<std::string> header = {"run"};
+  header.insert(header.end(), study.columns.begin(), study.columns.end());
+  header.insert(header.end(), {"seed", "scenario", "output", "ranks"});
+  std::string out = csv_row(header);
   for (const StudyRun& r : study.runs) {
-    out += r.id;
-    for (const std::string& v : r.values) out += "," + csv_field(v);
-    out += fmt::format(",{},scenarios/{}.yaml,runs/{}.h5,{}\n", r.seed, r.id, r.id, study.ranks);
+    std::vector<std::string> row = {r.id};
+    row.insert(row.end(), r.values.begin(), r.values.end());
+    row.insert(row.end(), {r.seed, "scenarios/" + r.id + ".yaml", "runs/" + r.id + ".h5",
+                           std::to_string(study.ranks)});
+    out += csv_row(row);
   }
   return out;
+}
+
+// The study's identity: FNV-1a (64 bits) over its manifest and every run's
+// expanded scenario. Not a defence against forgery, a guard against mixing
+// two studies' runs in one directory.
+std::string study_id(const std::string& manifest, const std::vector<std::string>& bodies) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto add = [&h](const std::string& s) {
+    for (const char c : s) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 0x100000001b3ull;
+    }
+    h ^= 0xff;  // a separator no text holds (they are UTF-8)
+    h *= 0x100000001b3ull;
+  };
+  add(manifest);
+  for (const std::string& b : bodies) add(b);
+  return fmt::format("{:016x}", h);
 }
 
 std::string self_path() {
   std::error_code ec;
   const fs::path p = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string("sipsim") : p.string();
-}
-
-// The job array: task i runs the manifest's row i (line i + 2), unless its run
-// file is already there (a resubmission reruns only what is missing).
-std::string submit_text(const Study& study, const fs::path& dir) {
-  const std::size_t n = study.runs.size();
-  std::string array = fmt::format("0-{}", n - 1);
-  if (study.max_parallel > 0) array += fmt::format("%{}", study.max_parallel);
-  return fmt::format(R"(#!/bin/bash
-# Slurm job array of study '{name}' ({n} runs), written by sipsim sweep.
-# Submit: sbatch {dir}/submit.sh   Then: sipsim sweep {study} --status
-#SBATCH --job-name={name}
-#SBATCH --array={array}
-#SBATCH --ntasks={ranks}
-#SBATCH --time={time}
-#SBATCH --output={dir}/logs/slurm-%A_%a.out
-set -u
-cd '{dir}' || exit 1
-sipsim=${{SIPSIM:-'{self}'}}
-line=$(sed -n "$((SLURM_ARRAY_TASK_ID + 2))p" manifest.csv)
-id=${{line%%,*}}
-[ -n "$id" ] || {{ echo "no manifest row for task $SLURM_ARRAY_TASK_ID" >&2; exit 2; }}
-if [ -f "runs/$id.h5" ]; then echo "run $id: done already"; exit 0; fi
-# A run killed earlier may have left its partial file: this task replaces it.
-rm -f "runs/$id.h5".*.partial "logs/$id.rc"
-trap 'echo 143 > "logs/$id.rc"' TERM
-srun --mpi=pmix "$sipsim" run "scenarios/$id.yaml" -o "runs/$id.h5" -q \
-  >"logs/$id.out" 2>"logs/$id.err"
-rc=$?
-echo "$rc" > "logs/$id.rc"
-exit "$rc"
-)",
-                     fmt::arg("name", study.name), fmt::arg("n", n), fmt::arg("dir", dir.string()),
-                     fmt::arg("study", fs::absolute(study.file).lexically_normal().string()),
-                     fmt::arg("array", array), fmt::arg("ranks", study.ranks),
-                     fmt::arg("time", study.time_limit), fmt::arg("self", self_path()));
 }
 
 fs::path study_dir(const SweepArgs& args) {
@@ -129,10 +74,16 @@ fs::path study_dir(const SweepArgs& args) {
 }
 
 int status(const Study& study, const fs::path& dir) {
+  if (base::file_kind(dir) != base::FileKind::kDirectory ||
+      base::file_kind(dir / "manifest.csv") != base::FileKind::kRegular) {
+    error(dir.string() + ": no study directory here (sipsim sweep writes it; -o names another)");
+    return kExitBadInput;
+  }
   std::map<RunState, int> count;
   std::vector<std::string> failures;
+  const std::set<std::string> partial = partial_runs(dir);
   for (const StudyRun& r : study.runs) {
-    const RunStatus s = run_status(dir, r.id);
+    const RunStatus s = run_status(dir, r.id, partial);
     ++count[s.state];
     if (s.state == RunState::kFailed) failures.push_back("  " + r.id + ": " + s.last_error);
   }
@@ -144,158 +95,63 @@ int status(const Study& study, const fs::path& dir) {
   return kExitOk;
 }
 
-struct Child {
-  std::string id;
-  std::chrono::steady_clock::time_point start;
-};
+// "" when the directory may take this study: it is new, or it holds this
+// same study (its manifest and scenarios unchanged), or it holds no run,
+// partial run or log of another. Else why not.
+std::string other_study(const fs::path& dir, const std::string& manifest, const Study& study,
+                        const std::vector<std::string>& bodies) {
+  const fs::path old = dir / "manifest.csv";
+  if (base::file_kind(old) == base::FileKind::kMissing) return "";
+  bool same = true;
+  try {
+    same = read_regular_file(old, manifest.size() + 1) == manifest;
+    for (std::size_t i = 0; same && i < study.runs.size(); ++i) {
+      const fs::path f = dir / "scenarios" / (study.runs[i].id + ".yaml");
+      same = scenario_body(read_regular_file(f, bodies[i].size() + (1 << 16))) == bodies[i];
+    }
+  } catch (const base::FileError&) {
+    same = false;
+  }
+  if (same) return "";
+  std::size_t runs = 0, partial = 0, logs = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir / "runs", ec)) {
+    const std::string f = e.path().filename().string();
+    (f.ends_with(".partial") ? partial : runs) += 1;
+  }
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir / "logs", ec)) ++logs;
+  if (runs + partial + logs == 0) return "";
+  return fmt::format(
+      "{}: holds runs of a different study (its manifest.csv or scenarios differ): {} run "
+      "files, {} partial (running) and {} logs; use -o for a new directory, or remove {} and {}",
+      dir.string(), runs, partial, logs, (dir / "runs").string(), (dir / "logs").string());
+}
 
-// Runs every run not done, `jobs` at a time, in the study directory.
-int run_local(const Study& study, const fs::path& dir, unsigned jobs) {
-  fs::current_path(dir);
-  const std::string sipsim = self_path();
-  std::vector<const StudyRun*> todo;
-  for (const StudyRun& r : study.runs) {
-    if (run_status(".", r.id).state != RunState::kDone) todo.push_back(&r);
+// The study's files, written whole each; the manifest last, since a
+// manifest means the directory is complete.
+void write_study(const Study& study, const fs::path& dir, const std::string& manifest,
+                 const std::vector<std::string>& bodies, const std::string& id) {
+  for (const char* sub : {"scenarios", "runs", "logs"}) {
+    fs::create_directories(dir / sub);
+    if (base::file_kind(dir / sub) != base::FileKind::kDirectory) {
+      throw std::runtime_error((dir / sub).string() +
+                               " is not a directory of its own (a symbolic link?)");
+    }
   }
-  const std::size_t skipped = study.runs.size() - todo.size();
-  std::cout << fmt::format("{}: {} runs, {} done already, {} to run, {} at a time\n", dir.string(),
-                           study.runs.size(), skipped, todo.size(), jobs)
-            << std::flush;
-  std::map<pid_t, Child> running;
-  std::size_t next = 0, finished = 0, failed = 0;
-  while (next < todo.size() || !running.empty()) {
-    while (next < todo.size() && running.size() < jobs) {
-      const std::string& id = todo[next++]->id;
-      std::error_code ec;
-      for (const auto& e : fs::directory_iterator("runs", ec)) {
-        const std::string f = e.path().filename().string();
-        if (f.starts_with(id + ".h5.") && f.ends_with(".partial")) fs::remove(e.path(), ec);
-      }
-      fs::remove("logs/" + id + ".rc", ec);
-      std::vector<std::string> argv;
-      if (study.ranks > 1) {
-        argv = {"mpirun", "-n", std::to_string(study.ranks), "--oversubscribe"};
-      }
-      argv.insert(argv.end(),
-                  {sipsim, "run", "scenarios/" + id + ".yaml", "-o", "runs/" + id + ".h5", "-q"});
-      std::vector<char*> cargv;
-      for (std::string& a : argv) cargv.push_back(a.data());
-      cargv.push_back(nullptr);
-      posix_spawn_file_actions_t actions;
-      posix_spawn_file_actions_init(&actions);
-      const std::string out = "logs/" + id + ".out", err = "logs/" + id + ".err";
-      posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                       0644);
-      posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                       0644);
-      pid_t pid = 0;
-      const int rc = posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(), environ);
-      posix_spawn_file_actions_destroy(&actions);
-      if (rc != 0) {
-        error(fmt::format("run {}: cannot start {}: {}", id, cargv[0], std::strerror(rc)));
-        write_file("logs/" + id + ".rc", "127\n");
-        ++failed;
-        ++finished;
-        continue;
-      }
-      running[pid] = {id, std::chrono::steady_clock::now()};
-    }
-    if (running.empty()) break;
-    int wstatus = 0;
-    const pid_t pid = ::waitpid(-1, &wstatus, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    const auto it = running.find(pid);
-    if (it == running.end()) continue;
-    const Child child = it->second;
-    running.erase(it);
-    const int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-    write_file("logs/" + child.id + ".rc", std::to_string(code) + "\n");
-    ++finished;
-    const double s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - child.start).count();
-    if (code == 0 && fs::exists("runs/" + child.id + ".h5")) {
-      std::cout << fmt::format("[{}/{}] run {} done in {:.1f} s\n", finished, todo.size(), child.id,
-                               s);
-    } else {
-      ++failed;
-      std::cout << fmt::format("[{}/{}] run {} failed (exit {}): {}\n", finished, todo.size(),
-                               child.id, code, last_line("logs/" + child.id + ".err"));
-    }
-    std::cout << std::flush;
+  for (std::size_t i = 0; i < study.runs.size(); ++i) {
+    base::write_file_atomic(dir / "scenarios" / (study.runs[i].id + ".yaml"),
+                            scenario_header(study, study.runs[i], id) + bodies[i]);
   }
-  std::cout << fmt::format("{}: {} done, {} failed\n", dir.string(), study.runs.size() - failed,
-                           failed);
-  return failed == 0 ? kExitOk : kExitRunFailed;
+  base::write_file_atomic(dir / "submit.sh", submit_text(study, dir, self_path()), 0755);
+  base::write_file_atomic(dir / "manifest.csv", manifest);
 }
 
 }  // namespace
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::vector<std::string> csv_split(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else if (c != '\r') {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
-RunStatus run_status(const fs::path& dir, const std::string& id) {
-  std::error_code ec;
-  if (fs::is_regular_file(dir / "runs" / (id + ".h5"), ec)) return {RunState::kDone, ""};
-  bool partial = false;
-  for (const auto& e : fs::directory_iterator(dir / "runs", ec)) {
-    const std::string f = e.path().filename().string();
-    if (f.starts_with(id + ".h5.") && f.ends_with(".partial")) partial = true;
-  }
-  const fs::path rc = dir / "logs" / (id + ".rc"), err = dir / "logs" / (id + ".err");
-  const bool started = fs::exists(err, ec);
-  std::string why = started ? last_line(err) : "";
-  if (fs::exists(rc, ec)) {
-    const std::string code = last_line(rc);
-    if (why.empty()) why = code == "0" ? "exit 0 but no run file" : "exit " + code;
-    return {RunState::kFailed, why};
-  }
-  if (partial) return {RunState::kRunning, ""};
-  if (started) {
-    return {RunState::kFailed,
-            why.empty() ? "stopped without a run file or exit status (killed?)" : why};
-  }
-  return {RunState::kPending, ""};
-}
-
 int sweep_command(const SweepArgs& args) {
   Study study;
   try {
-    study = read_study(args.study);
+    study = read_study(args.study, args.max_runs);
   } catch (const base::ScenarioError& e) {
     error(e.what());
     return kExitBadInput;
@@ -304,12 +160,18 @@ int sweep_command(const SweepArgs& args) {
   if (args.status) return status(study, dir);
 
   // Every run is expanded and checked before anything is written.
-  const std::string base_text = read_text(study.scenario);
-  std::vector<std::string> texts;
+  std::string base_text;
+  try {
+    base_text = read_regular_file(study.scenario, std::size_t{64} << 20);
+  } catch (const base::FileError& e) {
+    error(e.what());
+    return kExitBadInput;
+  }
+  std::vector<std::string> bodies;
   std::size_t invalid = 0;
   for (const StudyRun& r : study.runs) {
     try {
-      texts.push_back(expand_and_check(study, r, base_text));
+      bodies.push_back(expand_and_check(study, r, base_text));
     } catch (const base::ScenarioError& e) {
       if (++invalid <= 10) {
         std::string values;
@@ -326,31 +188,16 @@ int sweep_command(const SweepArgs& args) {
     return kExitBadInput;
   }
 
+  std::optional<StudyLock> lock;
   try {
     const std::string manifest = manifest_text(study);
-    std::error_code ec;
-    const fs::path old = dir / "manifest.csv";
-    if (fs::exists(old, ec) && read_text(old) != manifest) {
-      for (const auto& e : fs::directory_iterator(dir / "runs", ec)) {
-        if (e.path().extension() == ".h5") {
-          error(dir.string() +
-                ": holds runs of a different study (its manifest.csv differs); use -o for a new "
-                "directory, or remove " +
-                (dir / "runs").string());
-          return kExitBadInput;
-        }
-      }
+    fs::create_directories(dir);
+    lock.emplace(dir);
+    if (const std::string why = other_study(dir, manifest, study, bodies); !why.empty()) {
+      error(why);
+      return kExitBadInput;
     }
-    fs::create_directories(dir / "scenarios");
-    fs::create_directories(dir / "runs");
-    fs::create_directories(dir / "logs");
-    for (std::size_t i = 0; i < study.runs.size(); ++i) {
-      write_file(dir / "scenarios" / (study.runs[i].id + ".yaml"), texts[i]);
-    }
-    write_file(dir / "submit.sh", submit_text(study, dir));
-    fs::permissions(dir / "submit.sh", fs::perms::owner_exec | fs::perms::group_exec,
-                    fs::perm_options::add);
-    write_file(old, manifest);  // last: a manifest means the directory is complete
+    write_study(study, dir, manifest, bodies, study_id(manifest, bodies));
   } catch (const std::exception& e) {
     error(dir.string() + ": " + e.what());
     return kExitBadInput;
@@ -363,6 +210,16 @@ int sweep_command(const SweepArgs& args) {
     return kExitOk;
   }
   return run_local(study, dir, std::max(1u, args.jobs));
+}
+
+int done_command(const std::string& scenario, const std::string& run_file) {
+  const std::string why = done_problem(run_file, scenario, true);
+  if (why.empty()) {
+    std::cout << run_file << ": a finished run of " << scenario << "\n";
+    return kExitOk;
+  }
+  std::cerr << "sipsim: " << why << "\n";
+  return kExitRunFailed;
 }
 
 }  // namespace sipsim::app

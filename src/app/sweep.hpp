@@ -1,8 +1,10 @@
 #pragma once
 // Parameter studies (docs/studies.md): a study file expanded into runs
-// (sweep_study.cpp), `sipsim sweep` (sweep.cpp) and `sipsim collect`
-// (collect.cpp). Both commands run before MPI starts: they only read and
-// write files and start other processes.
+// (sweep_study.cpp), `sipsim sweep` (sweep.cpp), its Slurm script
+// (submit_script.cpp), `--local` (sweep_local.cpp) and `sipsim collect`
+// (collect.cpp), over a study directory (study_dir.cpp). These commands run
+// before MPI starts: they only read and write files and start other
+// processes.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -10,15 +12,23 @@
 
 namespace sipsim::app {
 
-// One run of a study: the base scenario with `values` applied as --set overrides.
+// One run of a study: the base scenario with `yaml` applied as --set overrides.
 struct StudyRun {
-  std::string id;                   // "0000", "0001", ...: its manifest row and file names
-  std::vector<std::string> values;  // one per Study::columns, as YAML text ("" when unset)
+  std::string id;  // "0000", "0001", ...: its manifest row and file names
+  // One per Study::columns ("" when unset): as the manifest shows it (a
+  // string as its text), and as YAML that --set reads back as the same value
+  // (a quoted string stays a string: "exp #1" is not cut at its #).
+  std::vector<std::string> values;
+  std::vector<std::string> yaml;
   // The columns in the order the run applies them: a point's keys as written (a whole
   // section, then one of its keys); empty: Study::columns' order (axes).
   std::vector<std::size_t> order;
   std::string seed;  // "" when the study sets no seeds
 };
+
+// Most runs a study may expand to unless `sweep --max-runs` allows more:
+// each run is a scenario file, a log and a run file.
+inline constexpr std::uint64_t kDefaultMaxRuns = 100'000;
 
 struct Study {
   std::filesystem::path file;        // the study file as given
@@ -32,31 +42,28 @@ struct Study {
 };
 
 // Reads and expands the study file; throws base::ScenarioError located at the
-// study file's key on any problem.
-Study read_study(const std::string& path);
+// study file's key on any problem (more than `max_runs` runs among them).
+Study read_study(const std::string& path, std::uint64_t max_runs = kDefaultMaxRuns);
 
 // key.path=value for every value the run sets, then seed=N: the --set
 // overrides that make its scenario.
 std::vector<std::string> run_overrides(const Study& study, const StudyRun& run);
 
-// The expanded scenario of a run as YAML text, after checking it as
-// `sipsim validate` would at the study's rank count; throws
-// base::ScenarioError (located at the override that caused it, or the base
-// scenario's line) when it is invalid.
+// The expanded scenario of a run as YAML text (without its header of
+// comments), after checking it as `sipsim validate` would at the study's rank
+// count; throws base::ScenarioError (located at the override that caused it,
+// or the base scenario's line) when it is invalid.
 std::string expand_and_check(const Study& study, const StudyRun& run, const std::string& base_text);
+// The comment lines above a run's scenario: where it came from, and the
+// study's identity (study_dir.hpp).
+std::string scenario_header(const Study& study, const StudyRun& run, const std::string& study_id);
 
-// The state of one run in a study directory, from its run file, partial files
-// and logs (docs/studies.md, "Status").
-enum class RunState { kDone, kRunning, kFailed, kPending };
-struct RunStatus {
-  RunState state = RunState::kPending;
-  std::string last_error;  // kFailed: the last line of logs/<id>.err, or why
-};
-RunStatus run_status(const std::filesystem::path& dir, const std::string& id);
-
-// CSV: one field quoted when it needs it; a line split into fields.
-std::string csv_field(const std::string& s);
-std::vector<std::string> csv_split(const std::string& line);
+// submit.sh: the Slurm job array of the study in `dir` (submit_script.cpp);
+// `sipsim` is the binary that tasks run. Every value is quoted for the shell
+// or escaped for sbatch; throws std::invalid_argument for a directory that
+// cannot be named in the script (a control character in its path).
+std::string submit_text(const Study& study, const std::filesystem::path& dir,
+                        const std::string& sipsim);
 
 struct SweepArgs {
   std::string study;
@@ -64,9 +71,16 @@ struct SweepArgs {
   bool local = false;
   unsigned jobs = 1;
   bool status = false;
+  std::uint64_t max_runs = kDefaultMaxRuns;
 };
 int sweep_command(const SweepArgs& args);
+// Runs every run of the study in `dir` that is not done, `jobs` at a time
+// (sweep_local.cpp); the caller holds the directory's lock.
+int run_local(const Study& study, const std::filesystem::path& dir, unsigned jobs);
 // level: run, collective or iteration.
 int collect_command(const std::string& dir, const std::string& level);
+// `sipsim validate SCENARIO --done RUN_FILE`: 0 when the run file is a
+// finished run of the scenario, 1 (saying why) when not.
+int done_command(const std::string& scenario, const std::string& run_file);
 
 }  // namespace sipsim::app

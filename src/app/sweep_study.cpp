@@ -10,9 +10,11 @@
 #include <fstream>
 #include <new>
 #include <numeric>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
+#include "sipsim/base/text.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/scenario/scenario.hpp"
 #include "sipsim/setup/setup.hpp"
@@ -24,26 +26,54 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// One value of an axis: its YAML text and where the study file gave it.
+// One value of an axis: as the manifest shows it, as YAML for --set, and
+// where the study file gave it.
 struct AxisValue {
   std::string text;
+  std::string yaml;
   std::string location;
 };
+
+// A name, label or value is one line of printable UTF-8: it reaches CSV
+// rows, comments in scenario files and submit.sh, and Python.
+void check_one_line(const base::Value& where, const std::string& text, const char* what) {
+  if (const std::string problem = base::one_line_problem(text); !problem.empty()) {
+    where.fail(std::string(what) + " " + problem +
+               "; studies take one line of printable UTF-8 text");
+  }
+}
 
 struct Axis {
   std::string key;
   std::vector<AxisValue> values;
 };
 
-// The YAML text of a value: a scalar as written, anything else in flow style
-// (so that it fits on a --set and in a CSV cell).
-std::string yaml_text(const YAML::Node& node) {
-  if (node.IsScalar()) return node.Scalar();
-  YAML::Emitter out;
-  out.SetMapFormat(YAML::Flow);
-  out.SetSeqFormat(YAML::Flow);
-  out << node;
-  return out.c_str();
+// A value as the manifest shows it and as YAML for --set: a plain scalar as
+// written; a quoted one as its text, and double-quoted for --set (so that
+// --set reads the same string back); anything else in flow style (so that it
+// fits on a --set and in a CSV cell). Both must be one line.
+AxisValue axis_value(const base::Value& v) {
+  const YAML::Node& node = v.yaml();
+  AxisValue out{"", "", v.location()};
+  if (node.IsScalar()) {
+    out.text = node.Scalar();
+    check_one_line(v, out.text, "the value");
+    if (node.Tag() == "!") {  // quoted in the study file
+      YAML::Emitter e;
+      e << YAML::DoubleQuoted << node.Scalar();
+      out.yaml = e.c_str();
+    } else {
+      out.yaml = out.text;
+    }
+    return out;
+  }
+  YAML::Emitter e;
+  e.SetMapFormat(YAML::Flow);
+  e.SetSeqFormat(YAML::Flow);
+  e << node;
+  out.text = out.yaml = e.c_str();
+  check_one_line(v, out.text, "the value");
+  return out;
 }
 
 std::string number_text(double v) {
@@ -63,6 +93,10 @@ std::vector<AxisValue> numeric_axis(const base::Value& v) {
         "{geometric: [start, stop, factor]}");
   const base::Value spec = m.required(range ? "range" : "geometric");
   const std::string unit = m.get_string("unit", "");
+  if (unit.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/") !=
+      std::string::npos) {
+    m.required("unit").fail("expected a unit of letters, such as Gbps or ns");
+  }
   m.finish();
   const auto items = spec.as_list();
   if (items.size() != 3) spec.fail("expected three numbers: [start, stop, step or factor]");
@@ -80,7 +114,7 @@ std::vector<AxisValue> numeric_axis(const base::Value& v) {
                            : start * std::pow(step, static_cast<double>(i));
     if (x > stop + slack) break;
     if (out.size() >= 100000) spec.fail("more than 100,000 values");
-    out.push_back({number_text(x) + unit, spec.location()});
+    out.push_back({number_text(x) + unit, number_text(x) + unit, spec.location()});
   }
   return out;
 }
@@ -93,23 +127,173 @@ std::vector<AxisValue> axis_values(const base::Value& v) {
         "{geometric: [start, stop, factor]}");
   }
   std::vector<AxisValue> out;
-  for (const base::Value& item : v.as_list())
-    out.push_back({yaml_text(item.yaml()), item.location()});
+  for (const base::Value& item : v.as_list()) out.push_back(axis_value(item));
   if (out.empty()) v.fail("an axis needs at least one value");
   return out;
 }
 
-// A key path of the scenario: dot-separated names.
+// A key path of the scenario: names of letters, digits, '_' and '-' joined
+// by dots (so that a column name is safe in CSV, HDF5 and a shell).
 void check_key(const base::Value& where, const std::string& key) {
-  if (key.empty() || key.front() == '.' || key.back() == '.' ||
-      key.find("..") != std::string::npos || key.find_first_of(" =,\"") != std::string::npos) {
-    where.fail("'" + key + "' is not a key path (names joined by dots, e.g. fabric.line_rate)");
+  static const std::regex kKeyPath(R"([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)");
+  if (key.size() > 200 || !std::regex_match(key, kKeyPath)) {
+    where.fail("'" + base::excerpt(key) +
+               "' is not a key path (names of letters, digits, '_' and '-' joined by dots, e.g. "
+               "fabric.line_rate or label.fabric)");
   }
   if (key == "seed") where.fail("set seeds with the study's seeds: key, not as an axis");
 }
 
 // Each combination: per column, its value ("" text: unset).
 using Point = std::vector<AxisValue>;
+
+// A Slurm time (sbatch --time): minutes, minutes:seconds, hours:minutes:
+// seconds, days-hours, days-hours:minutes or days-hours:minutes:seconds.
+bool slurm_time(const std::string& t) {
+  static const std::regex kTime(R"(\d{1,9}(:\d{1,2}){0,2}|\d{1,9}-\d{1,2}(:\d{1,2}){0,2})");
+  return std::regex_match(t, kTime);
+}
+
+// The study's own keys: name, scenario, ranks, max_parallel, time_limit.
+void read_settings(base::MapReader& root, const base::Value& doc_root, Study& study) {
+  if (auto n = root.optional("name")) {
+    study.name = n->as_string();
+    check_one_line(*n, study.name, "the name");
+    if (study.name.empty() || study.name.size() > 200) n->fail("expected 1 to 200 characters");
+  } else {
+    study.name = study.file.stem().string();
+    if (!base::one_line_problem(study.name).empty() || study.name.empty()) {
+      doc_root.fail("the study file's name '" + base::excerpt(study.name) +
+                    "' cannot name the study (it must be one line of printable UTF-8); give "
+                    "it a name: key");
+    }
+  }
+  const base::Value scenario = root.required("scenario");
+  const std::string given = scenario.as_string();
+  check_one_line(scenario, given, "the path");
+  study.scenario = study.file.parent_path() / given;
+  if (std::error_code ec; !fs::is_regular_file(study.scenario, ec)) {
+    scenario.fail("no scenario file " + study.scenario.string() +
+                  " (paths are relative to the study file's directory)");
+  }
+  study.ranks = root.get_u32("ranks", 1, 1, 1u << 20);
+  study.max_parallel = root.get_u32("max_parallel", 0, 0, 1u << 20);
+  if (auto t = root.optional("time_limit")) {
+    study.time_limit = t->as_string();
+    if (!slurm_time(study.time_limit)) {
+      t->fail("expected a Slurm time: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS");
+    }
+  }
+}
+
+// Most runs a study may have (sweep --max-runs), as points x seeds.
+struct RunLimit {
+  std::uint64_t max_runs = 0, repeats = 1;
+  std::uint64_t max_points() const { return max_runs / repeats; }
+  [[noreturn]] void fail(const base::Value& where) const {
+    where.fail(fmt::format(
+        "the study expands to more than {} runs (points x seeds), the limit: each run is a "
+        "scenario, a log and a run file (sipsim sweep --max-runs N allows more)",
+        max_runs));
+  }
+};
+
+// The points of axes: (product or zip), each a value per column.
+std::vector<Point> axes_points(const base::Value& axes_value, const std::string& combine,
+                               const RunLimit& limit, Study& study) {
+  base::MapReader axes = axes_value.as_map();
+  std::vector<Axis> list;
+  for (const auto& kv : axes_value.yaml()) {
+    const std::string key = kv.first.as<std::string>();
+    const base::Value v = axes.required(key);
+    check_key(v, key);
+    list.push_back({key, axis_values(v)});
+    study.columns.push_back(key);
+  }
+  if (list.empty()) axes_value.fail("no axes: give at least one key path and its values");
+  std::vector<Point> points;
+  if (combine == "zip") {
+    for (const Axis& a : list) {
+      if (a.values.size() != list.front().values.size()) {
+        axes.required(a.key).fail(
+            fmt::format("combine: zip needs axes of one length: {} has {} values, {} has {}", a.key,
+                        a.values.size(), list.front().key, list.front().values.size()));
+      }
+    }
+    if (list.front().values.size() > limit.max_points()) limit.fail(axes_value);
+    for (std::size_t i = 0; i < list.front().values.size(); ++i) {
+      Point p;
+      for (const Axis& a : list) p.push_back(a.values[i]);
+      points.push_back(std::move(p));
+    }
+    return points;
+  }
+  std::uint64_t total = 1;
+  for (const Axis& a : list) {
+    total *= a.values.size();  // each axis has at most 100,000 values: no overflow below
+    if (total > limit.max_points()) limit.fail(axes_value);
+  }
+  for (std::size_t i = 0; i < total; ++i) {
+    Point p(list.size());
+    std::size_t rest = i;  // the first axis varies slowest
+    for (std::size_t a = list.size(); a-- > 0;) {
+      p[a] = list[a].values[rest % list[a].values.size()];
+      rest /= list[a].values.size();
+    }
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+// The points of points:, one by one; `orders` gets each point's keys' columns.
+std::vector<Point> listed_points(const base::Value& points_value, Study& study,
+                                 std::vector<std::vector<std::size_t>>& orders) {
+  std::vector<std::vector<std::pair<std::string, AxisValue>>> given;
+  for (const base::Value& item : points_value.as_list()) {
+    base::MapReader m = item.as_map();
+    std::vector<std::pair<std::string, AxisValue>> p;
+    for (const auto& kv : item.yaml()) {
+      const std::string key = kv.first.as<std::string>();
+      const base::Value v = m.required(key);
+      check_key(v, key);
+      p.emplace_back(key, axis_value(v));
+      if (std::find(study.columns.begin(), study.columns.end(), key) == study.columns.end()) {
+        study.columns.push_back(key);
+      }
+    }
+    given.push_back(std::move(p));
+  }
+  if (given.empty()) points_value.fail("no points: give at least one map of key paths to values");
+  std::vector<Point> points;
+  for (const auto& g : given) {
+    Point p(study.columns.size());
+    std::vector<std::size_t> order;
+    for (const auto& [key, value] : g) {
+      const auto c = static_cast<std::size_t>(
+          std::find(study.columns.begin(), study.columns.end(), key) - study.columns.begin());
+      p[c] = value;
+      order.push_back(c);
+    }
+    points.push_back(std::move(p));
+    orders.push_back(std::move(order));
+  }
+  return points;
+}
+
+std::vector<std::string> read_seeds(base::MapReader& root) {
+  std::vector<std::string> seeds;
+  if (auto s = root.optional("seeds")) {
+    if (s->is_list()) {
+      for (const base::Value& v : s->as_list()) seeds.push_back(std::to_string(v.as_uint()));
+      if (seeds.empty()) s->fail("expected a count or a list of seeds");
+      if (seeds.size() > 100000) s->fail("at most 100,000 seeds");
+    } else {
+      const std::uint32_t n = s->as_u32(1, 100000);
+      for (std::uint32_t i = 1; i <= n; ++i) seeds.push_back(std::to_string(i));
+    }
+  }
+  return seeds;
+}
 
 }  // namespace
 
@@ -123,34 +307,28 @@ std::vector<std::string> run_overrides(const Study& study, const StudyRun& run) 
   for (const std::size_t c : order) {
     // label.* columns only name the point in the tables.
     if (study.columns[c].starts_with("label.")) continue;
-    if (!run.values[c].empty()) out.push_back(study.columns[c] + "=" + run.values[c]);
+    if (!run.yaml[c].empty()) out.push_back(study.columns[c] + "=" + run.yaml[c]);
   }
   if (!run.seed.empty()) out.push_back("seed=" + run.seed);
   return out;
 }
 
-Study read_study(const std::string& path) {
+Study read_study(const std::string& path, std::uint64_t max_runs) {
   Study study;
   study.file = path;
+  if (const std::string problem = base::one_line_problem(fs::absolute(path).string());
+      !problem.empty()) {
+    throw base::ScenarioError(base::excerpt(path), "",
+                              "the study file's path " + problem +
+                                  "; it is named in every run's scenario and in submit.sh");
+  }
   const base::Document doc = base::Document::load_file(path);
   base::MapReader root = doc.root().as_map();
-  study.name = root.get_string("name", fs::path(path).stem().string());
-  const base::Value scenario = root.required("scenario");
-  study.scenario = fs::path(path).parent_path() / scenario.as_string();
-  if (std::error_code ec; !fs::is_regular_file(study.scenario, ec)) {
-    scenario.fail("no scenario file " + study.scenario.string() +
-                  " (paths are relative to the study file's directory)");
-  }
-  study.ranks = root.get_u32("ranks", 1, 1, 1u << 20);
-  study.max_parallel = root.get_u32("max_parallel", 0, 0, 1u << 20);
-  if (auto t = root.optional("time_limit")) {
-    study.time_limit = t->as_string();
-    if (study.time_limit.empty() ||
-        study.time_limit.find_first_not_of("0123456789:-") != std::string::npos) {
-      t->fail("expected a Slurm time: minutes, HH:MM:SS or D-HH:MM:SS");
-    }
-  }
+  read_settings(root, doc.root(), study);
 
+  std::vector<std::string> seeds = read_seeds(root);
+  const std::uint64_t repeats = std::max<std::uint64_t>(seeds.size(), 1);
+  const RunLimit limit{max_runs, repeats};
   // The points: from the axes (product or zip) or given one by one.
   std::vector<Point> points;
   std::vector<std::vector<std::size_t>> orders;  // per point of points:, its keys' columns
@@ -161,101 +339,30 @@ Study read_study(const std::string& path) {
                                   : std::string("product");
   if (axes_value && points_value) points_value->fail("give either axes: or points:, not both");
   if (axes_value) {
-    base::MapReader axes = axes_value->as_map();
-    std::vector<Axis> list;
-    for (const auto& kv : axes_value->yaml()) {
-      const std::string key = kv.first.as<std::string>();
-      const base::Value v = axes.required(key);
-      check_key(v, key);
-      list.push_back({key, axis_values(v)});
-      study.columns.push_back(key);
-    }
-    if (list.empty()) axes_value->fail("no axes: give at least one key path and its values");
-    if (combine == "zip") {
-      for (const Axis& a : list) {
-        if (a.values.size() != list.front().values.size()) {
-          axes.required(a.key).fail(
-              fmt::format("combine: zip needs axes of one length: {} has {} values, {} has {}",
-                          a.key, a.values.size(), list.front().key, list.front().values.size()));
-        }
-      }
-      for (std::size_t i = 0; i < list.front().values.size(); ++i) {
-        Point p;
-        for (const Axis& a : list) p.push_back(a.values[i]);
-        points.push_back(std::move(p));
-      }
-    } else {
-      std::size_t total = 1;
-      for (const Axis& a : list) {
-        total *= a.values.size();
-        if (total > 1000000) axes_value->fail("the product has more than 1,000,000 runs");
-      }
-      for (std::size_t i = 0; i < total; ++i) {
-        Point p(list.size());
-        std::size_t rest = i;  // the first axis varies slowest
-        for (std::size_t a = list.size(); a-- > 0;) {
-          p[a] = list[a].values[rest % list[a].values.size()];
-          rest /= list[a].values.size();
-        }
-        points.push_back(std::move(p));
-      }
-    }
+    points = axes_points(*axes_value, combine, limit, study);
   } else if (points_value) {
     if (root.has("combine"))
       root.required("combine").fail("combine: applies to axes:, not points:");
-    std::vector<std::vector<std::pair<std::string, AxisValue>>> given;
-    for (const base::Value& item : points_value->as_list()) {
-      base::MapReader m = item.as_map();
-      std::vector<std::pair<std::string, AxisValue>> p;
-      for (const auto& kv : item.yaml()) {
-        const std::string key = kv.first.as<std::string>();
-        const base::Value v = m.required(key);
-        check_key(v, key);
-        p.emplace_back(key, AxisValue{yaml_text(v.yaml()), v.location()});
-        if (std::find(study.columns.begin(), study.columns.end(), key) == study.columns.end()) {
-          study.columns.push_back(key);
-        }
-      }
-      given.push_back(std::move(p));
-    }
-    if (given.empty())
-      points_value->fail("no points: give at least one map of key paths to values");
-    for (const auto& g : given) {
-      Point p(study.columns.size());
-      std::vector<std::size_t> order;
-      for (const auto& [key, value] : g) {
-        const auto c = static_cast<std::size_t>(
-            std::find(study.columns.begin(), study.columns.end(), key) - study.columns.begin());
-        p[c] = value;
-        order.push_back(c);
-      }
-      points.push_back(std::move(p));
-      orders.push_back(std::move(order));
-    }
+    points = listed_points(*points_value, study, orders);
   } else {
     points.emplace_back();  // the base scenario alone (with seeds, repetitions of it)
   }
-
-  std::vector<std::string> seeds;
-  if (auto s = root.optional("seeds")) {
-    if (s->is_list()) {
-      for (const base::Value& v : s->as_list()) seeds.push_back(std::to_string(v.as_uint()));
-      if (seeds.empty()) s->fail("expected a count or a list of seeds");
-    } else {
-      const std::uint32_t n = s->as_u32(1, 100000);
-      for (std::uint32_t i = 1; i <= n; ++i) seeds.push_back(std::to_string(i));
-    }
+  if (points.size() > limit.max_points()) {
+    limit.fail(axes_value ? *axes_value : points_value ? *points_value : root.required("seeds"));
   }
   root.finish();
 
-  const std::size_t total = points.size() * std::max<std::size_t>(seeds.size(), 1);
+  const std::size_t total = points.size() * repeats;
   const int width = std::max(4, static_cast<int>(std::to_string(total - 1).size()));
   for (std::size_t pi = 0; pi < points.size(); ++pi) {
     const Point& p = points[pi];
-    for (std::size_t k = 0; k < std::max<std::size_t>(seeds.size(), 1); ++k) {
+    for (std::size_t k = 0; k < repeats; ++k) {
       StudyRun run;
       run.id = fmt::format("{:0{}}", study.runs.size(), width);
-      for (const AxisValue& v : p) run.values.push_back(v.text);
+      for (const AxisValue& v : p) {
+        run.values.push_back(v.text);
+        run.yaml.push_back(v.yaml);
+      }
       if (!orders.empty()) run.order = orders[pi];
       if (!seeds.empty()) run.seed = seeds[k];
       study.runs.push_back(std::move(run));
@@ -315,18 +422,27 @@ std::string expand_and_check(const Study& study, const StudyRun& run,
           fs::absolute(study.scenario.parent_path() / g).lexically_normal().string();
     }
   }
-  std::ostringstream text;
-  text << "# Run " << run.id << " of study '" << study.name << "' (" << study.file.string()
-       << "): " << name;
-  for (const std::string& o : overrides) text << " --set " << o;
-  text << "\n# Written by sipsim sweep; edit the study, not this file.\n";
   YAML::Emitter out;
   out << root;
-  text << out.c_str() << "\n";
+  const std::string body = std::string(out.c_str()) + "\n";
   // The merged text must read back as the same scenario.
-  const base::Document again = base::Document::load_string(text.str(), name);
+  const base::Document again = base::Document::load_string(body, name);
   setup::read(scenario::load_scenario(again));
-  return text.str();
+  return body;
+}
+
+std::string scenario_header(const Study& study, const StudyRun& run, const std::string& study_id) {
+  // Every value here is one line (read_study checks them), so none can end
+  // the comment.
+  const auto absolute = [](const fs::path& p) {
+    return fs::absolute(p).lexically_normal().string();
+  };
+  std::string text = "# Run " + run.id + " of study '" + study.name + "' (" + absolute(study.file) +
+                     "): " + absolute(study.scenario);
+  for (const std::string& o : run_overrides(study, run)) text += " --set " + o;
+  text += "\n# Written by sipsim sweep; edit the study, not this file.\n";
+  text += "# study-id: " + study_id + "\n";
+  return text;
 }
 
 }  // namespace sipsim::app

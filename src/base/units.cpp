@@ -8,6 +8,8 @@
 #include <optional>
 #include <span>
 
+#include "sipsim/base/text.hpp"
+
 namespace sipsim::base {
 namespace {
 
@@ -131,7 +133,7 @@ std::uint64_t parse(std::string_view text, Dimension dim) {
   std::string_view s = text;
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  const std::string shown(s);
+  const std::string shown = excerpt(s);  // for messages only
   if (s.empty()) {
     throw UnitError("empty value; expected " + std::string(di.noun) + " such as " +
                     std::string(di.example));

@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "sipsim/base/text.hpp"
 #include "sipsim/base/units.hpp"
 
 namespace sipsim::base {
@@ -77,7 +78,7 @@ std::string describe(const YAML::Node& node) {
     case YAML::NodeType::Sequence:
       return "a list";
     case YAML::NodeType::Scalar:
-      return "'" + node.Scalar() + "'";
+      return "'" + excerpt(node.Scalar()) + "'";
     default:
       return "an empty value";
   }
@@ -106,7 +107,7 @@ void check_keys(const YAML::Node& node, const std::string& path, const Source& s
       auto [it, inserted] = first_line.emplace(key.Scalar(), key.Mark().line + 1);
       if (!inserted) {
         throw ScenarioError(mark_location(src.name, key.Mark()), child,
-                            "duplicate key '" + key.Scalar() + "' (first at line " +
+                            "duplicate key '" + excerpt(key.Scalar()) + "' (first at line " +
                                 std::to_string(it->second) + ")");
       }
       check_keys(kv.second, child, src);
@@ -388,7 +389,7 @@ std::int64_t Value::as_int() const {
     fail("expected an integer, got " + describe(node_));
   }
   if (out_of_range) {
-    fail("integer " + node_.Scalar() + " is out of range: between " +
+    fail("integer " + excerpt(node_.Scalar()) + " is out of range: between " +
          std::to_string(std::numeric_limits<std::int64_t>::min()) + " and " +
          std::to_string(std::numeric_limits<std::int64_t>::max()));
   }
@@ -410,7 +411,7 @@ std::uint64_t Value::as_uint() const {
     fail("expected an integer, got " + describe(node_));
   }
   if (ec == std::errc::result_out_of_range) {
-    fail("integer " + node_.Scalar() + " is out of range: at most " +
+    fail("integer " + excerpt(node_.Scalar()) + " is out of range: at most " +
          std::to_string(std::numeric_limits<std::uint64_t>::max()));
   }
   return v;
@@ -439,7 +440,7 @@ double Value::as_double() const {
   if (special) fail("expected a finite number, got " + describe(node_));
   if (!complete) fail("expected a number, got " + describe(node_));
   if (ec == std::errc::result_out_of_range || !std::isfinite(v)) {
-    fail("number " + node_.Scalar() +
+    fail("number " + excerpt(node_.Scalar()) +
          " is out of range: its magnitude must be 0 or between 2.2e-308 and 1.8e308");
   }
   return v;
@@ -476,7 +477,7 @@ std::string Value::as_enum(const std::vector<std::string>& choices) const {
   if (!is_scalar()) fail(expected + ", got " + describe(node_));
   const std::string& s = node_.Scalar();
   if (std::find(choices.begin(), choices.end(), s) != choices.end()) return s;
-  std::string message = "unknown value '" + s + "'; " + expected;
+  std::string message = "unknown value '" + excerpt(s) + "'; " + expected;
   if (std::string guess = closest_match(s, choices); !guess.empty()) {
     message += "; did you mean '" + guess + "'?";
   }
@@ -600,6 +601,11 @@ Document Document::load_file(const std::string& path, const std::vector<std::str
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw ScenarioError(path, "", "is a directory, not a scenario file");
+  }
+  // A FIFO or a device would block the read or never end.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+    throw ScenarioError(path, "",
+                        "is not a regular file (a FIFO or a device?), not a scenario file");
   }
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) {

@@ -226,7 +226,7 @@ cp -r four broken
 echo "not HDF5" > broken/runs/0001.h5
 "$sipsim" collect broken > /dev/null || fail "collect (broken file) failed"
 same "collect, broken file" "$(cut -d, -f1,4,5 broken/results.csv | sed -n 3p)" \
-  "0001,failed,broken/runs/0001.h5: not a sipsim run file (not HDF5; 'sipsim run' writes one)"
+  "0001,failed,runs/0001.h5: not a sipsim run file (not HDF5; 'sipsim run' writes one)"
 
 # A changed study refuses a directory with runs of the old one.
 sed -i 's/100Gbps/200Gbps/' four.yaml
