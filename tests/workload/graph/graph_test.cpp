@@ -737,6 +737,20 @@ TEST_F(GraphConfig, Errors) {
             0u);
   EXPECT_NE(error_of("  gpus: 4\n  global_batch: 8\n  mp: 2\n").find("unknown key"),
             std::string::npos);
+  // A file over the limit is refused at the key, before it is read (a sparse file).
+  std::ofstream(dir_ / "graphs" / "huge.json").put('{');
+  std::filesystem::resize_file(dir_ / "graphs" / "huge.json", kMaxGraphFileBytes + 1);
+  try {
+    setup::read(base::Document::load_string(
+        "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n"
+        "workload: {type: graph, graph: graphs/huge.json, gpus: 2, global_batch: 2}\n",
+        (dir_ / "s.yaml").string()));
+    ADD_FAILURE();
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir_ / "s.yaml").string() +
+                                         ":2:32: workload.graph: the graph file has 1073741825 "
+                                         "bytes, more than the 1GiB a graph file may have");
+  }
   const std::string text =
       "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n"
       "workload: {type: graph, graph: graphs/none.json, gpus: 2, global_batch: 2}\n";
