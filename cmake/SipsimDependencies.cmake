@@ -17,6 +17,8 @@ endif()
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(spdlog REQUIRED)
 find_package(yaml-cpp REQUIRED)
+# The op-graph reader streams JSON through its SAX parser (header-only).
+find_package(nlohmann_json 3 REQUIRED)
 find_package(CLI11 REQUIRED)
 if(SIPSIM_BUILD_TESTS)
   find_package(GTest REQUIRED)

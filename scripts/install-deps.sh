@@ -6,7 +6,7 @@ packages=(
   build-essential cmake git
   openmpi-bin libopenmpi-dev libboost-mpi-dev
   libhdf5-openmpi-dev hdf5-tools
-  libeigen3-dev libspdlog-dev libyaml-cpp-dev libcli11-dev
+  libeigen3-dev libspdlog-dev libyaml-cpp-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
   libglpk-dev
   liblemon-dev

@@ -504,6 +504,13 @@ class DlrmSetup final : public WorkloadSetup {
     FabricSetup& fabric = *ctx.fabric;
     workload::dlrm::Config& c = config_;
     c.accelerator = ctx.accelerator;
+    // The shards must fit the device, not only the partitioner's bound.
+    if (c.memory_share > c.accelerator.memory_capacity_bytes) {
+      w.required("memory_share")
+          .fail(fmt::format("{} exceeds the {}'s {} of memory", base::format_bytes(c.memory_share),
+                            c.accelerator.name,
+                            base::format_bytes(c.accelerator.memory_capacity_bytes)));
+    }
     if (c.gpus > fabric.nodes()) {
       w.required("gpus").fail(
           fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus, fabric.nodes()));

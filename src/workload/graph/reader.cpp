@@ -1,40 +1,126 @@
 // The op-graph file (docs/models.md, "Op graphs and SiP-ML placement") and
 // the keys of a `workload: {type: graph}` section (docs/scenarios.md). The
-// graph is JSON read through base::Document (YAML 1.2 reads JSON), so every
-// error names the file, line, column and key.
+// file is parsed in one streaming pass (json_reader.cpp); this file resolves
+// the dependencies and orders the ops. Every error names the file, line,
+// column and key.
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "json_reader.hpp"
+#include "sipsim/base/units.hpp"
 #include "sipsim/workload/graph/graph.hpp"
 
 namespace sipsim::workload::graph {
 
 namespace {
 
-// Each op's numbers stay below 2^56 so that scaling by a batch ratio and
-// summing over a few thousand ops stays well inside 64 bits (setup checks
-// the scaled costs again).
-constexpr std::uint64_t kMaxNumber = std::uint64_t{1} << 56;
-
-std::uint64_t read_number(base::MapReader& m, std::string_view key, bool required) {
-  if (!required && !m.has(key)) return 0;
-  const base::Value v = m.required(key);
-  const std::uint64_t x = v.as_uint();
-  if (x > kMaxNumber) v.fail(fmt::format("must be at most 2^56 ({})", kMaxNumber));
-  return x;
+std::string too_large(std::uint64_t bytes) {
+  return fmt::format("the graph file has {} bytes, more than the {} a graph file may have", bytes,
+                     base::format_bytes(kMaxGraphFileBytes));
 }
 
-compute::Precision read_precision(const base::Value& v) {
-  const std::vector<std::string> names = {"fp32", "tf32", "fp16", "bf16", "fp8"};
-  const std::string name = v.as_enum(names);
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) return static_cast<compute::Precision>(i);
+// A dependency's target: by name (names win), else a plain integer as an index.
+std::uint32_t resolve(const ParsedGraph& p, const JsonText& text, const WrittenDep& d) {
+  if (const auto it = p.index.find(d.text); it != p.index.end()) return it->second;
+  const auto fail = [&](const std::string& message) {
+    text.fail(d.at, fmt::format("ops[{}].deps[{}]", d.op, d.slot), message);
+  };
+  const std::size_t n = p.graph.ops.size();
+  if (d.number && d.text.find_first_not_of("0123456789") == std::string::npos) {
+    std::uint64_t x = 0;
+    const auto [end, ec] = std::from_chars(d.text.data(), d.text.data() + d.text.size(), x);
+    if (ec != std::errc() || x >= n) {
+      fail(fmt::format("no op has index {} (there are {} ops)", clip(d.text), n));
+    }
+    return static_cast<std::uint32_t>(x);
   }
-  return compute::Precision::kFp16;
+  fail(fmt::format("unknown op '{}'", clip(d.text)));
+  return 0;
+}
+
+// "a -> b -> c -> a", at most a dozen names.
+std::string cycle_text(const Graph& g, const std::vector<std::uint32_t>& cycle) {
+  constexpr std::size_t kShown = 12;
+  std::string out;
+  for (std::size_t j = 0; j < cycle.size(); ++j) {
+    if (cycle.size() > kShown && j == kShown / 2) {
+      out += fmt::format("… ({} more) -> ", cycle.size() - kShown);
+      j = cycle.size() - kShown / 2;
+    }
+    out += clip(g.ops[cycle[j]].name) + (j + 1 < cycle.size() ? " -> " : "");
+  }
+  return out;
+}
+
+// Kahn's topological order, the file's order among ready ops; a cycle is
+// reported at the dependency that closes it.
+void order(Graph& g, const JsonText& text, const std::vector<WrittenDep>& deps) {
+  const std::size_t n = g.ops.size();
+  std::vector<std::uint32_t> pending(n);
+  std::vector<std::vector<std::uint32_t>> users(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    pending[i] = static_cast<std::uint32_t>(g.ops[i].deps.size());
+    for (const std::uint32_t d : g.ops[i].deps) users[d].push_back(i);
+  }
+  std::vector<std::uint32_t> ready;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (pending[i] == 0) ready.push_back(i);
+  }
+  // A min-heap over indices keeps the file's order where the graph allows it.
+  std::make_heap(ready.begin(), ready.end(), std::greater<>());
+  g.order.reserve(n);
+  while (!ready.empty()) {
+    std::pop_heap(ready.begin(), ready.end(), std::greater<>());
+    const std::uint32_t i = ready.back();
+    ready.pop_back();
+    g.order.push_back(i);
+    for (const std::uint32_t u : users[i]) {
+      if (--pending[u] == 0) {
+        ready.push_back(u);
+        std::push_heap(ready.begin(), ready.end(), std::greater<>());
+      }
+    }
+  }
+  if (g.order.size() == n) return;
+  // Walk from an op left over along left-over dependencies until one repeats.
+  std::uint32_t at = 0;
+  while (pending[at] == 0) ++at;
+  std::vector<char> seen(n, 0);
+  std::vector<std::uint32_t> path;
+  while (!seen[at]) {
+    seen[at] = 1;
+    path.push_back(at);
+    for (const std::uint32_t d : g.ops[at].deps) {
+      if (pending[d] != 0) {
+        at = d;
+        break;
+      }
+    }
+  }
+  // path[j] depends on path[j + 1]; the last one depends on `at`, closing the cycle.
+  std::vector<std::uint32_t> cycle(std::find(path.begin(), path.end(), at), path.end());
+  cycle.push_back(at);
+  const std::uint32_t last = path.back();
+  const auto& last_deps = g.ops[last].deps;
+  const auto slot = static_cast<std::uint32_t>(std::find(last_deps.begin(), last_deps.end(), at) -
+                                               last_deps.begin());
+  // The written dependencies are in file order: by op, then slot.
+  const auto d =
+      std::lower_bound(deps.begin(), deps.end(), std::pair{last, slot},
+                       [](const WrittenDep& w, const std::pair<std::uint32_t, std::uint32_t>& k) {
+                         return std::pair{w.op, w.slot} < k;
+                       });
+  text.fail(d->at, fmt::format("ops[{}].deps[{}]", last, slot),
+            "dependency cycle (each op depends on the next): " + cycle_text(g, cycle));
 }
 
 }  // namespace
@@ -53,136 +139,52 @@ double Graph::flops() const {
   return total;
 }
 
-Graph read_graph(const base::Document& document) {
-  base::MapReader root = document.root().as_map();
-  Graph g;
-  g.name = root.get_string("name", std::filesystem::path(document.name()).stem().string());
-  root.get_string("description", "");
-  g.batch = root.get_u32("batch", 1, 1, 1u << 20);
-  if (auto p = root.optional("precision")) g.precision = read_precision(*p);
-  const base::Value ops_value = root.required("ops");
-  if (!ops_value.is_list()) ops_value.fail("must be a list of ops");
-  const std::vector<base::Value> items = ops_value.as_list();
-  if (items.empty()) ops_value.fail("must list at least one op");
-  if (items.size() > (1u << 20)) ops_value.fail("at most 2^20 ops");
-  root.finish();
-
-  // First pass: names, numbers; the dependencies' values kept for errors.
-  std::unordered_map<std::string, std::uint32_t> index;
-  std::vector<std::vector<base::Value>> dep_values(items.size());
-  g.ops.resize(items.size());
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    base::MapReader m = items[i].as_map();
-    GraphOp& op = g.ops[i];
-    const base::Value name = m.required("name");
-    op.name = name.as_string();
-    if (op.name.empty()) name.fail("must not be empty");
-    if (!index.emplace(op.name, static_cast<std::uint32_t>(i)).second) {
-      name.fail(fmt::format("duplicate op name '{}' (ops[{}] has it)", op.name, index[op.name]));
+Graph read_graph(std::string_view json, const std::string& name) {
+  const JsonText text(json, name);
+  if (json.size() > kMaxGraphFileBytes) text.fail(0, "", too_large(json.size()));
+  ParsedGraph p = parse_graph_json(text);
+  Graph& g = p.graph;
+  for (const WrittenDep& d : p.deps) {
+    const std::uint32_t dep = resolve(p, text, d);
+    std::vector<std::uint32_t>& deps = g.ops[d.op].deps;
+    if (std::find(deps.begin(), deps.end(), dep) != deps.end()) {
+      text.fail(d.at, fmt::format("ops[{}].deps[{}]", d.op, d.slot),
+                fmt::format("'{}' is listed twice", clip(g.ops[dep].name)));
     }
-    if (auto k = m.optional("kind")) {
-      const std::string kind = k->as_enum({"matmul", "elementwise", "nonlinear"});
-      op.kind = kind == "matmul"        ? compute::OpKind::kMatmul
-                : kind == "elementwise" ? compute::OpKind::kElementwise
-                                        : compute::OpKind::kNonlinear;
-    }
-    op.flops = read_number(m, "flops", true);
-    op.bytes = read_number(m, "bytes", true);
-    op.output_bytes = read_number(m, "output_bytes", true);
-    op.params_bytes = read_number(m, "params_bytes", false);
-    op.gathers = m.get_bool("gathers", op.params_bytes > 0);
-    op.backward_flops =
-        m.has("backward_flops") ? read_number(m, "backward_flops", true) : 2 * op.flops;
-    if (auto d = m.optional("deps")) {
-      if (!d->is_list()) d->fail("must be a list of op names or indices");
-      dep_values[i] = d->as_list();
-    }
-    m.finish();
+    deps.push_back(dep);
   }
-  // Second pass: dependencies by name (a string) or index (a plain integer).
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    for (const base::Value& d : dep_values[i]) {
-      if (!d.is_scalar()) d.fail("expected an op name or index");
-      const std::string& s = d.yaml().Scalar();
-      const bool quoted = d.yaml().Tag() == "!";
-      std::uint32_t dep = 0;
-      if (auto it = index.find(s); it != index.end()) {
-        dep = it->second;
-      } else if (!quoted && !s.empty() && s.find_first_not_of("0123456789") == std::string::npos) {
-        const std::uint64_t x = d.as_uint();
-        if (x >= items.size()) {
-          d.fail(fmt::format("no op has index {} (there are {} ops)", x, items.size()));
-        }
-        dep = static_cast<std::uint32_t>(x);
-      } else {
-        d.fail(fmt::format("unknown op '{}'", s));
-      }
-      for (const std::uint32_t earlier : g.ops[i].deps) {
-        if (earlier == dep) d.fail(fmt::format("'{}' is listed twice", g.ops[dep].name));
-      }
-      g.ops[i].deps.push_back(dep);
-    }
-  }
-  // Kahn's topological order, the file's order among ready ops.
-  const std::size_t n = g.ops.size();
-  std::vector<std::uint32_t> pending(n);
-  std::vector<std::vector<std::uint32_t>> users(n);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    pending[i] = static_cast<std::uint32_t>(g.ops[i].deps.size());
-    for (const std::uint32_t d : g.ops[i].deps) users[d].push_back(i);
-  }
-  std::vector<std::uint32_t> ready;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (pending[i] == 0) ready.push_back(i);
-  }
-  // A min-heap over indices keeps the file's order where the graph allows it.
-  std::make_heap(ready.begin(), ready.end(), std::greater<>());
-  while (!ready.empty()) {
-    std::pop_heap(ready.begin(), ready.end(), std::greater<>());
-    const std::uint32_t i = ready.back();
-    ready.pop_back();
-    g.order.push_back(i);
-    for (const std::uint32_t u : users[i]) {
-      if (--pending[u] == 0) {
-        ready.push_back(u);
-        std::push_heap(ready.begin(), ready.end(), std::greater<>());
-      }
-    }
-  }
-  if (g.order.size() != n) {
-    // Walk from an op left over along left-over dependencies until one repeats.
-    std::uint32_t at = 0;
-    while (pending[at] == 0) ++at;
-    std::vector<char> seen(n, 0);
-    std::vector<std::uint32_t> path;
-    while (!seen[at]) {
-      seen[at] = 1;
-      path.push_back(at);
-      for (const std::uint32_t d : g.ops[at].deps) {
-        if (pending[d] != 0) {
-          at = d;
-          break;
-        }
-      }
-    }
-    // path[j] depends on path[j + 1]; the last one depends on `at`, closing the cycle.
-    std::size_t t = 0;
-    while (path[t] != at) ++t;
-    std::string cycle;
-    for (std::size_t j = t; j < path.size(); ++j) cycle += g.ops[path[j]].name + " -> ";
-    cycle += g.ops[at].name;
-    const std::uint32_t last = path.back();
-    for (std::size_t j = 0; j < g.ops[last].deps.size(); ++j) {
-      if (g.ops[last].deps[j] == at) {
-        dep_values[last][j].fail("dependency cycle (each op depends on the next): " + cycle);
-      }
-    }
-  }
-  return g;
+  order(g, text, p.deps);
+  return std::move(p.graph);
 }
 
 Graph read_graph_file(const std::string& path) {
-  return read_graph(base::Document::load_file(path));
+  const std::string start = path + ":1:1";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw base::ScenarioError(start, "", "is a directory, not a graph file");
+  }
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"),
+                                                          &std::fclose);
+  if (!f)
+    throw base::ScenarioError(start, "", "cannot read file: " + std::string(std::strerror(errno)));
+  std::string text;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec) {
+    if (size > kMaxGraphFileBytes) throw base::ScenarioError(start, "", too_large(size));
+    text.reserve(size);
+  }
+  char buf[65536];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) {
+    text.append(buf, n);
+    // A file that grew, or one without a size (a pipe).
+    if (text.size() > kMaxGraphFileBytes)
+      throw base::ScenarioError(start, "", too_large(text.size()));
+  }
+  if (std::ferror(f.get()) != 0) {
+    throw base::ScenarioError(start, "", "cannot read file: " + std::string(std::strerror(errno)));
+  }
+  return read_graph(text, path);
 }
 
 Config read_graph_workload(base::MapReader& w, const std::string& scenario_path) {
@@ -196,6 +198,10 @@ Config read_graph_workload(base::MapReader& w, const std::string& scenario_path)
     if (!std::filesystem::is_regular_file(c.graph_path, ec)) {
       v.fail(fmt::format("no graph file {} (paths are relative to the scenario's directory)",
                          c.graph_path));
+    }
+    if (const std::uintmax_t size = std::filesystem::file_size(c.graph_path, ec);
+        !ec && size > kMaxGraphFileBytes) {
+      v.fail(too_large(size));
     }
     c.graph = read_graph_file(c.graph_path);
   }

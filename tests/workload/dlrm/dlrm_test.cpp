@@ -177,11 +177,10 @@ TEST(Dlrm, GpusWithoutShardsFinish) {
 }
 
 // The reader: every bad key is an error at that key.
-std::string error_of(const std::string& workload) {
+std::string error_of(const std::string& workload, const std::string& compute = "") {
   const std::string text =
-      "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n"
-      "workload:\n  type: dlrm\n" +
-      workload;
+      "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n" + compute +
+      "workload:\n  type: dlrm\n" + workload;
   try {
     setup::read(base::Document::load_string(text, "t.yaml"));
   } catch (const base::ScenarioError& e) {
@@ -218,6 +217,16 @@ TEST(DlrmConfig, Errors) {
   EXPECT_EQ(error_of("  gpus: 8\n" + model(", global_batch: 64") + "  memory_share: 1KiB\n")
                 .rfind("workload.memory_share:", 0),
             0u);
+  // A share larger than the accelerator's memory (the a100's 40 GiB by default).
+  EXPECT_EQ(error_of("  gpus: 8\n" + model(", global_batch: 64") + "  memory_share: 256TiB\n"),
+            "workload.memory_share: 256TiB exceeds the a100's 40GiB of memory");
+  EXPECT_EQ(error_of("  gpus: 8\n" + model(", global_batch: 64") + "  memory_share: 40GiB\n"), "");
+  EXPECT_EQ(error_of("  gpus: 8\n" + model(", global_batch: 64") + "  memory_share: 64GiB\n",
+                     "compute: {preset: h100}\n"),
+            "");
+  EXPECT_EQ(error_of("  gpus: 8\n" + model(", global_batch: 64") + "  memory_share: 81GiB\n",
+                     "compute: {preset: h100}\n"),
+            "workload.memory_share: 81GiB exceeds the h100's 80GiB of memory");
   EXPECT_EQ(
       error_of("  gpus: 8\n" + model(", global_batch: 64") + "  algorithms: {all_to_all: foo}\n")
           .rfind("workload.algorithms.all_to_all:", 0),

@@ -29,7 +29,7 @@ using pdes::Time;
 using testing::LinearDevice;
 
 Graph parse(const std::string& json) {
-  return read_graph(base::Document::load_string(json, "g.json"));
+  return read_graph(json, "g.json");
 }
 
 // "key: message" of the reader's error, or "".
@@ -44,6 +44,16 @@ std::string error_of(const std::string& json) {
 
 std::string ops(const std::string& body) {
   return "{\"batch\": 1, \"ops\": [\n" + body + "\n]}";
+}
+
+// The whole error, location first, or "".
+std::string what_of(const std::string& json) {
+  try {
+    parse(json);
+  } catch (const base::ScenarioError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 TEST(GraphReader, Reads) {
@@ -97,6 +107,212 @@ TEST(GraphReader, ErrorsAreLocatedAtTheKey) {
   } catch (const base::ScenarioError& e) {
     EXPECT_EQ(e.location().rfind("g.json:3:", 0), 0u) << e.location();
   }
+}
+
+// The file is JSON, not YAML: indentation by tabs is fine, and a column
+// counts a tab as one character.
+TEST(GraphReader, TabIndentedJson) {
+  const Graph g = parse(
+      "{\n\t\"batch\": 2,\n\t\"ops\": [\n\t\t{\n\t\t\t\"name\": \"a\",\n\t\t\t\"flops\": 1,\n"
+      "\t\t\t\"bytes\": 1,\n\t\t\t\"output_bytes\": 1\n\t\t}\n\t]\n}\n");
+  ASSERT_EQ(g.ops.size(), 1u);
+  EXPECT_EQ(g.batch, 2u);
+  EXPECT_EQ(g.name, "g");  // the file's stem
+  EXPECT_EQ(what_of("{\n\t\"batch\": 0,\n\t\"ops\": []\n}"),
+            "g.json:2:11: batch: must be between 1 and 1048576");
+}
+
+// Every error at the line and column where the offending key or value
+// starts, with its key path. Op b is on line 3: `  {"name": "b", "flops": ...`.
+TEST(GraphReader, EachErrorIsLocated) {
+  const std::string a = R"(  {"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1})";
+  const auto two = [&a](const std::string& b) {
+    return "{\"ops\": [\n" + a + ",\n  " + b + "\n]}";
+  };
+  const std::string b = R"({"name": "b", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": )";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {two(R"({"name": "b", "flop": 1, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:17: ops[1].flop: unknown key; did you mean 'flops'?"},
+      {two(R"({"name": "b", "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:3: ops[1].flops: missing required key"},
+      {two(R"({"name": "b", "flops": 72057594037927937, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:26: ops[1].flops: must be at most 2^56 (72057594037927936)"},
+      {two(R"({"name": "b", "flops": 99999999999999999999, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:26: ops[1].flops: must be at most 2^56 (72057594037927936)"},
+      {two(R"({"name": "b", "flops": -5, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:26: ops[1].flops: must not be negative"},
+      {two(R"({"name": "b", "flops": 1.5, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:26: ops[1].flops: expected an integer, got 1.5"},
+      {two(R"({"name": "b", "flops": "10", "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:26: ops[1].flops: expected an integer, got \"10\""},
+      {two(R"({"name": "b", "flops": {"x": 1}, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:26: ops[1].flops: expected an integer, got an object"},
+      {two(R"({"name": "b", "kind": "matmull", "flops": 1, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:25: ops[1].kind: unknown value 'matmull'; expected one of matmul, elementwise, "
+       "nonlinear; did you mean 'matmul'?"},
+      {two(R"({"name": "b", "gathers": 1, "flops": 1, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:28: ops[1].gathers: expected true or false, got 1"},
+      {two(R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:12: ops[1].name: duplicate op name 'a' (ops[0] has it)"},
+      {two(R"({"name": "", "flops": 1, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:12: ops[1].name: must not be empty"},
+      {two(R"({"name": "b", "flops": 1, "flops": 2, "bytes": 1, "output_bytes": 1})"),
+       "g.json:3:29: ops[1].flops: duplicate key 'flops' (first at line 3)"},
+      {two(b + R"(["x"]})"), "g.json:3:69: ops[1].deps[0]: unknown op 'x'"},
+      {two(b + R"(["0"]})"), "g.json:3:69: ops[1].deps[0]: unknown op '0'"},
+      {two(b + R"([0, "x\"y"]})"), "g.json:3:72: ops[1].deps[1]: unknown op 'x\"y'"},
+      {two(b + R"([7]})"), "g.json:3:69: ops[1].deps[0]: no op has index 7 (there are 2 ops)"},
+      {two(b + R"(["a", 0]})"), "g.json:3:74: ops[1].deps[1]: 'a' is listed twice"},
+      {two(b + R"([null]})"),
+       "g.json:3:69: ops[1].deps[0]: expected an op name or index, got null"},
+      {two(b + R"("a"})"),
+       "g.json:3:68: ops[1].deps: must be a list of op names or indices, got \"a\""},
+      {two(b + R"(["b"]})"),
+       "g.json:3:69: ops[1].deps[0]: dependency cycle (each op depends on the next): b -> b"},
+      {"{\"ops\": [\n  {\"name\": \"a\", \"flops\": 1, \"bytes\": 1, \"output_bytes\": 1, "
+       "\"deps\": [\"b\"]},\n  " +
+           b + R"(["a"]})" + "\n]}",
+       "g.json:3:69: ops[1].deps[0]: dependency cycle (each op depends on the next): a -> b -> a"},
+      {R"({"precision": "fp12", "ops": []})",
+       "g.json:1:15: precision: unknown value 'fp12'; expected one of fp32, tf32, fp16, bf16, fp8; "
+       "did you mean 'fp32'?"},
+      {R"({"batch": 1, "ops": []})", "g.json:1:21: ops: must list at least one op"},
+      {R"({"batch": 1})", "g.json:1:1: ops: missing required key"},
+      {R"({"batch": 1, "batch": 2})",
+       "g.json:1:14: batch: duplicate key 'batch' (first at line 1)"},
+      {R"({"ops": [1]})", "g.json:1:10: ops[0]: expected an op (an object), got 1"},
+      {R"({"ops": {}})", "g.json:1:9: ops: must be a list of ops, got an object"},
+      {R"({"opps": []})", "g.json:1:2: opps: unknown key; did you mean 'ops'?"},
+      // JSON syntax: the token where it goes wrong, and why.
+      {"{\"ops\": [\n  {\"name\": \"a\" \"flops\": 1}\n]}",
+       "g.json:2:16: ops[0]: not JSON: unexpected string literal; expected '}' (while parsing an "
+       "object)"},
+      {"{\"ops\": [\n  {\"name\": \"a\",}\n]}",
+       "g.json:2:16: ops[0]: not JSON: unexpected '}'; expected string literal (while parsing an "
+       "object key)"},
+      {"{\"ops\": [",
+       "g.json:1:10: ops[0]: not JSON: unexpected end of input; expected '[', '{', "
+       "or a literal (while parsing a value)"},
+      {"{\"ops\": [" + a.substr(2) + "]} x",
+       "g.json:1:69: not JSON: invalid literal; expected end of input (while parsing a value)"},
+  };
+  for (const auto& [json, expected] : cases) EXPECT_EQ(what_of(json), expected) << json;
+}
+
+// A message quotes at most one short line of the file: not a whole file
+// that was never a graph (`--set workload.graph=/etc/passwd`).
+TEST(GraphReader, QuotesAtMostOneShortLine) {
+  const std::string long_line(200, 'x');
+  EXPECT_EQ(
+      what_of("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1\n"),
+      "g.json:1:1: not JSON: expected '{' at the start (got 'root:x:0:0:root:/root:/bin/bash')");
+  EXPECT_EQ(
+      what_of("\n  " + long_line + "\n" + long_line),
+      "g.json:2:3: not JSON: expected '{' at the start (got '" + std::string(60, 'x') + "…')");
+  // Control characters and bytes that are not UTF-8 (a binary file) as '?'.
+  EXPECT_EQ(what_of(std::string("\x7f"
+                                "ELF\x02\x01\xc3\xa9\xff\xc3\n{",
+                                11)),
+            "g.json:1:1: not JSON: expected '{' at the start (got '?ELF?"
+            "?\xc3\xa9?"
+            "?')");
+  EXPECT_EQ(what_of(""),
+            "g.json:1:1: the graph file is empty; it needs a JSON object with a list of ops");
+  // An unterminated string, a name, a key and a cycle of long names.
+  const std::string name(100000, 'n');
+  for (const std::string& json :
+       {"{\"ops\": [{\"name\": \"" + name + "\n" + name, "{\"" + name + "\": 1}",
+        ops("{\"name\": \"" + name +
+            "\", \"flops\": 1, \"bytes\": 1, \"output_bytes\": 1, "
+            "\"deps\": [\"" +
+            name + "\"]}"),
+        ops("{\"name\": \"a\", \"kind\": \"" + name + "\"}")}) {
+    const std::string what = what_of(json);
+    EXPECT_NE(what, "");
+    EXPECT_LT(what.size(), 400u) << what.substr(0, 400);
+  }
+}
+
+// deps: a JSON string is always a name (a quoted "1" too); a plain integer
+// is an index, unless an op has it as its name (names win).
+TEST(GraphReader, QuotedIndexIsAName) {
+  const std::string a = R"({"name": "a", "flops": 1, "bytes": 1, "output_bytes": 1})";
+  const std::string one = R"({"name": "1", "flops": 1, "bytes": 1, "output_bytes": 1})";
+  const auto with = [](const std::string& deps) {
+    return R"({"name": "c", "flops": 1, "bytes": 1, "output_bytes": 1, "deps": )" + deps + "}";
+  };
+  EXPECT_EQ(parse(ops(a + ",\n" + a.substr(0, 10) + "b" + a.substr(11) + ",\n" + with("[1]")))
+                .ops[2]
+                .deps,
+            (std::vector<std::uint32_t>{1}));
+  EXPECT_EQ(
+      error_of(ops(a + ",\n" + a.substr(0, 10) + "b" + a.substr(11) + ",\n" + with("[\"1\"]"))),
+      "ops[2].deps[0]: unknown op '1'");
+  // Op 0 is named "1": both spellings name it, and index 1 is unreachable.
+  EXPECT_EQ(parse(ops(one + ",\n" + a + ",\n" + with("[\"1\"]"))).ops[2].deps,
+            (std::vector<std::uint32_t>{0}));
+  EXPECT_EQ(parse(ops(one + ",\n" + a + ",\n" + with("[1]"))).ops[2].deps,
+            (std::vector<std::uint32_t>{0}));
+}
+
+// A large graph, built here (about 17 MB of JSON): every op, dependency and
+// number read back.
+TEST(GraphReader, LargeGraph) {
+  constexpr std::uint32_t kOps = 200'000;
+  std::string json = "{\"name\": \"large\", \"ops\": [\n";
+  for (std::uint32_t i = 0; i < kOps; ++i) {
+    const std::string n = std::to_string(i);
+    std::string deps;
+    if (i > 0) deps = "\"op" + std::to_string(i - 1) + "\"";
+    if (i > 0 && i % 5 == 0) deps += ", " + std::to_string(i - 3);
+    json += (i == 0 ? "  {\"name\": \"op" : ",\n  {\"name\": \"op") + n + "\", \"kind\": \"" +
+            (i % 2 == 0 ? "matmul" : "elementwise") + "\", \"flops\": " + std::to_string(1000 + i) +
+            ", \"bytes\": " + std::to_string(2 * i) +
+            ", \"output_bytes\": " + std::to_string(3 * i) +
+            ", \"params_bytes\": " + std::to_string(i % 4) + ", \"deps\": [" + deps + "]}";
+  }
+  json += "\n]}\n";
+  const Graph g = parse(json);
+  EXPECT_EQ(g.name, "large");
+  ASSERT_EQ(g.ops.size(), kOps);
+  ASSERT_EQ(g.order.size(), kOps);
+  std::uint64_t params = 0;
+  for (std::uint32_t i = 0; i < kOps; ++i) {
+    const GraphOp& op = g.ops[i];
+    ASSERT_EQ(op.name, "op" + std::to_string(i));
+    ASSERT_EQ(op.kind, i % 2 == 0 ? compute::OpKind::kMatmul : compute::OpKind::kElementwise);
+    ASSERT_EQ(op.flops, 1000u + i);
+    ASSERT_EQ(op.backward_flops, 2 * (1000u + i));
+    ASSERT_EQ(op.bytes, 2u * i);
+    ASSERT_EQ(op.output_bytes, 3u * i);
+    ASSERT_EQ(op.gathers, i % 4 != 0);
+    std::vector<std::uint32_t> deps;
+    if (i > 0) deps.push_back(i - 1);
+    if (i > 0 && i % 5 == 0) deps.push_back(i - 3);
+    ASSERT_EQ(op.deps, deps) << i;
+    ASSERT_EQ(g.order[i], i);  // a chain: the file's order
+    params += i % 4;
+  }
+  EXPECT_EQ(g.params_bytes(), params);
+}
+
+// A graph file may hold at most 1 GiB; the size is checked before reading
+// (a sparse file here).
+TEST(GraphReader, SizeLimit) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("sipsim-graph-large-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path).put('{');
+  std::filesystem::resize_file(path, kMaxGraphFileBytes + 1);
+  try {
+    read_graph_file(path.string());
+    ADD_FAILURE();
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path.string() +
+                  ":1:1: the graph file has 1073741825 bytes, more than the 1GiB a graph file "
+                  "may have");
+  }
+  std::filesystem::remove(path);
 }
 
 // SiP-ML Fig. 4's shape (k = 4, l = 2, D = 3, Delta = 2): four sequential
@@ -521,6 +737,20 @@ TEST_F(GraphConfig, Errors) {
             0u);
   EXPECT_NE(error_of("  gpus: 4\n  global_batch: 8\n  mp: 2\n").find("unknown key"),
             std::string::npos);
+  // A file over the limit is refused at the key, before it is read (a sparse file).
+  std::ofstream(dir_ / "graphs" / "huge.json").put('{');
+  std::filesystem::resize_file(dir_ / "graphs" / "huge.json", kMaxGraphFileBytes + 1);
+  try {
+    setup::read(base::Document::load_string(
+        "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n"
+        "workload: {type: graph, graph: graphs/huge.json, gpus: 2, global_batch: 2}\n",
+        (dir_ / "s.yaml").string()));
+    ADD_FAILURE();
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir_ / "s.yaml").string() +
+                                         ":2:32: workload.graph: the graph file has 1073741825 "
+                                         "bytes, more than the 1GiB a graph file may have");
+  }
   const std::string text =
       "fabric: {type: elect-flat, nodes: 8, bandwidth: 100Gbps, latency: 1us}\n"
       "workload: {type: graph, graph: graphs/none.json, gpus: 2, global_batch: 2}\n";

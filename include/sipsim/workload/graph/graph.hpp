@@ -1,13 +1,14 @@
 #pragma once
 // `workload: graph` (docs/models.md, "Op graphs and SiP-ML placement"): a
-// per-op graph of one forward pass (a JSON file, read with yaml-cpp so that
-// every error is located), trained with data parallelism or with SiP-ML's
+// per-op graph of one forward pass (a JSON file, streamed so that a large
+// one stays cheap, every error located), trained with data parallelism or with SiP-ML's
 // degree-aware hybrid MP x DP placement (§3.2, Algorithm 1). One program per
 // MP position (k roles, shared by the l DP groups); the program interpreter
 // runs them on the fabric, GraphResults reports each iteration.
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sipsim/base/yaml_reader.hpp"
@@ -48,10 +49,15 @@ struct Graph {
   double flops() const;
 };
 
-// Reads a graph document (docs/models.md, "Op graphs"): duplicate names,
-// unknown dependencies, cycles and negative or out-of-range numbers are
-// base::ScenarioError located at the key (file:line:col: ops[3].deps[0]: ...).
-Graph read_graph(const base::Document& document);
+// The most a graph file may hold (docs/models.md): its text is kept in
+// memory while it is read.
+constexpr std::uint64_t kMaxGraphFileBytes = std::uint64_t{1} << 30;
+
+// Reads a graph (docs/models.md, "Op graphs"), JSON (RFC 8259) named `name`
+// in errors: syntax errors, unknown keys, duplicate names, unknown
+// dependencies, cycles and negative or out-of-range numbers are
+// base::ScenarioError located at the key (name:line:col: ops[3].deps[0]: ...).
+Graph read_graph(std::string_view json, const std::string& name);
 Graph read_graph_file(const std::string& path);
 
 enum class Placement : std::uint8_t { kDataParallel, kDegreeAware };
