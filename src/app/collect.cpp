@@ -223,7 +223,7 @@ struct Manifest {
 
 Manifest read_manifest(const fs::path& dir) {
   const fs::path path = dir / "manifest.csv";
-  const std::string text = read_regular_file(path, std::size_t{1} << 30);
+  const std::string text = base::read_regular_file(path, std::size_t{1} << 30);
   Manifest m;
   std::set<std::string> ids;
   std::size_t at = 0, lineno = 0;

@@ -7,6 +7,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "sipsim/base/files.hpp"
+
 namespace sipsim::app {
 
 namespace mpi = boost::mpi;
@@ -25,15 +27,15 @@ std::optional<setup::Setup> load(const std::string& path, const std::vector<std:
   std::string text, problem;
   if (comm.rank() == 0) {
     std::error_code ec;
-    std::ifstream in(path, std::ios::binary);
     if (std::filesystem::is_directory(path, ec)) {
       problem = path + ": is a directory, not a scenario file";
-    } else if (!in) {
-      problem = path + ": cannot read the scenario file";
     } else {
-      std::ostringstream buf;
-      buf << in.rdbuf();
-      text = buf.str();
+      // A FIFO is refused, not waited for; so is a file past the limit.
+      try {
+        text = base::read_regular_file(path, base::kMaxScenarioBytes);
+      } catch (const base::FileError& e) {
+        problem = e.what();
+      }
     }
   }
   problem = agree(comm, problem);

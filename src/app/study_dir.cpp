@@ -13,6 +13,7 @@
 
 #include "export_h5.hpp"
 #include "sipsim/base/text.hpp"
+#include "sipsim/base/yaml_reader.hpp"
 
 namespace sipsim::app {
 
@@ -21,8 +22,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kStudyIdLine = "# study-id: ";
-// Scenario files sipsim sweep writes are small; a larger one is not ours.
-constexpr std::size_t kMaxScenarioBytes = std::size_t{64} << 20;
 constexpr std::size_t kLogTailBytes = 64 * 1024;
 
 }  // namespace
@@ -48,30 +47,6 @@ std::string scenario_body(const std::string& text) {
   return text.substr(at);
 }
 
-std::string read_regular_file(const fs::path& path, std::size_t max) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw base::FileError(path.string() + ": cannot read (" + std::strerror(errno) + ")");
-  base::Fd owned(fd);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    throw base::FileError(path.string() + ": is " + base::describe_file(path) +
-                          ", not a regular file");
-  }
-  if (static_cast<std::uint64_t>(st.st_size) > max) {
-    throw base::FileError(path.string() + ": larger than " + std::to_string(max) + " bytes");
-  }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  text.resize(got);
-  return text;
-}
-
 std::string done_problem(const fs::path& run_file, const fs::path& scenario_file,
                          bool allow_symlink) {
   const std::string name = run_file.string();
@@ -84,7 +59,7 @@ std::string done_problem(const fs::path& run_file, const fs::path& scenario_file
       return name + ": was run with --set overrides, not as " + scenario_file.string();
     }
     const std::string ran = in.string_attr("/meta", "scenario_yaml");
-    const std::string wanted = read_regular_file(scenario_file, kMaxScenarioBytes);
+    const std::string wanted = base::read_regular_file(scenario_file, base::kMaxScenarioBytes);
     if (scenario_body(ran) != scenario_body(wanted)) {
       return name + ": is a run of another scenario than " + scenario_file.string() +
              " (its /meta@scenario_yaml differs)";

@@ -26,10 +26,6 @@ std::string study_id_of(const std::string& scenario_text);
 // The text after the leading comment lines.
 std::string scenario_body(const std::string& scenario_text);
 
-// A file's text, at most `max` bytes, from a regular file only (a FIFO would
-// block); throws base::FileError.
-std::string read_regular_file(const std::filesystem::path& path, std::size_t max);
-
 // The line of a log that says what went wrong (the last one naming an error,
 // else the last with a letter or digit), from the log's last 64 KiB, made
 // safe to print: one line, cut short, control characters shown as \xNN.

@@ -35,23 +35,22 @@ bool word_char(char c) {
          c == '-' || c == '.';
 }
 
-// An #SBATCH value: sbatch reads these lines itself, taking a backslash as
-// an escape of the next character and quotes and '#' as syntax, so every
-// other character is escaped. For a file name, '%' (Slurm's pattern
-// character, as in %A) is doubled first: "%%" is a literal '%'.
-std::string sbatch_path(const std::string& s) {
-  std::string out;
+// An #SBATCH file name: sbatch reads these lines itself, splitting at
+// spaces and taking '#' as a comment, but a double-quoted value is one word
+// in which a backslash escapes '"' and '\\'. '%' (Slurm's pattern character,
+// as in %A) is doubled: "%%" is a literal '%'.
+// `pattern` is appended as it is, inside the quotes.
+std::string sbatch_path(const std::string& s, const std::string& pattern) {
+  std::string out = "\"";
   for (const char c : s) {
     if (c == '%') {
       out += "%%";
-    } else if (word_char(c) || c == '/') {
-      out += c;
     } else {
-      out += '\\';
+      if (c == '"' || c == '\\') out += '\\';
       out += c;
     }
   }
-  return out;
+  return out + pattern + "\"";
 }
 
 // The job name Slurm shows (squeue, sacct): the study's name with every
@@ -88,7 +87,7 @@ std::string submit_text(const Study& study, const fs::path& dir, const std::stri
 #SBATCH --array={array}
 #SBATCH --ntasks={ranks}
 #SBATCH --time={time}
-#SBATCH --output={out}/logs/slurm-%A_%a.out
+#SBATCH --output={out}
 set -u
 cd {qdir} || exit 1
 sipsim=${{SIPSIM:-{self}}}
@@ -116,7 +115,8 @@ exit "$rc"
       fmt::arg("name", study.name), fmt::arg("n", n), fmt::arg("qdir", shell_quote(where)),
       fmt::arg("qstudy", shell_quote(study_file)), fmt::arg("job", job_name(study.name)),
       fmt::arg("array", array), fmt::arg("ranks", study.ranks), fmt::arg("time", study.time_limit),
-      fmt::arg("out", sbatch_path(where)), fmt::arg("self", shell_quote(sipsim)));
+      fmt::arg("out", sbatch_path(where, "/logs/slurm-%A_%a.out")),
+      fmt::arg("self", shell_quote(sipsim)));
 }
 
 }  // namespace sipsim::app

@@ -104,10 +104,10 @@ std::string other_study(const fs::path& dir, const std::string& manifest, const 
   if (base::file_kind(old) == base::FileKind::kMissing) return "";
   bool same = true;
   try {
-    same = read_regular_file(old, manifest.size() + 1) == manifest;
+    same = base::read_regular_file(old, manifest.size() + 1) == manifest;
     for (std::size_t i = 0; same && i < study.runs.size(); ++i) {
       const fs::path f = dir / "scenarios" / (study.runs[i].id + ".yaml");
-      same = scenario_body(read_regular_file(f, bodies[i].size() + (1 << 16))) == bodies[i];
+      same = scenario_body(base::read_regular_file(f, bodies[i].size() + (1 << 16))) == bodies[i];
     }
   } catch (const base::FileError&) {
     same = false;
@@ -162,7 +162,7 @@ int sweep_command(const SweepArgs& args) {
   // Every run is expanded and checked before anything is written.
   std::string base_text;
   try {
-    base_text = read_regular_file(study.scenario, std::size_t{64} << 20);
+    base_text = base::read_regular_file(study.scenario, base::kMaxScenarioBytes);
   } catch (const base::FileError& e) {
     error(e.what());
     return kExitBadInput;

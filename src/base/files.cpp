@@ -97,6 +97,29 @@ void write_file_atomic(const fs::path& path, std::string_view text, mode_t mode)
   tmp.commit();
 }
 
+std::string read_regular_file(const fs::path& path, std::size_t max) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw FileError(path.string() + ": cannot read (" + std::strerror(errno) + ")");
+  Fd owned(fd);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    throw FileError(path.string() + ": is " + describe_file(path) + ", not a regular file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max) {
+    throw FileError(path.string() + ": larger than " + std::to_string(max) + " bytes");
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
 FileKind file_kind(const fs::path& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return FileKind::kMissing;

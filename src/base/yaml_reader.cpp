@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "sipsim/base/files.hpp"
 #include "sipsim/base/text.hpp"
 #include "sipsim/base/units.hpp"
 
@@ -602,23 +603,14 @@ Document Document::load_file(const std::string& path, const std::vector<std::str
   if (std::filesystem::is_directory(path, ec)) {
     throw ScenarioError(path, "", "is a directory, not a scenario file");
   }
-  // A FIFO or a device would block the read or never end.
-  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
-    throw ScenarioError(path, "",
-                        "is not a regular file (a FIFO or a device?), not a scenario file");
-  }
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    throw ScenarioError(path, "", "cannot read file: " + std::string(std::strerror(errno)));
-  }
   std::string text;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) throw ScenarioError(path, "", "cannot read file: " + std::string(std::strerror(err)));
+  try {
+    // A FIFO or a device would block the read or never end: refused.
+    text = read_regular_file(path, kMaxScenarioBytes);
+  } catch (const FileError& e) {
+    const std::string what = e.what();
+    throw ScenarioError(path, "", what.substr(std::min(what.size(), path.size() + 2)));
+  }
   return load_string(text, path, overrides);
 }
 

@@ -78,7 +78,7 @@ expect missing-workload 2 "sipsim: error: nowork.yaml:1:1: workload: missing req
 printf 'workload: [1, 2\n' > syntax.yaml
 expect yaml-syntax 2 "sipsim: error: syntax.yaml:2:1: end of sequence flow not found" -- run syntax.yaml
 
-expect missing-file 2 "sipsim: error: nothere.yaml: cannot read the scenario file" -- run nothere.yaml
+expect missing-file 2 "sipsim: error: nothere.yaml: cannot read (No such file or directory)" -- run nothere.yaml
 
 expect set-bad-value 2 "sipsim: error: --set workload.lookahead=abc: workload.lookahead: 'abc' is not a number with a unit; expected a time such as 1.3us" -- run good.yaml --set workload.lookahead=abc
 

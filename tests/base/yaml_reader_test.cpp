@@ -97,7 +97,7 @@ TEST(YamlReader, LoadFileKeepsNameAndText) {
 
 TEST(YamlReader, LoadFileMissing) {
   EXPECT_EQ(error_of([] { Document::load_file("/nonexistent/s.yaml"); }),
-            "/nonexistent/s.yaml: cannot read file: No such file or directory");
+            "/nonexistent/s.yaml: cannot read (No such file or directory)");
   const std::string dir = std::filesystem::temp_directory_path().string();
   EXPECT_EQ(error_of([&] { Document::load_file(dir); }),
             dir + ": is a directory, not a scenario file");

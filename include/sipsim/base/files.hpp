@@ -80,6 +80,10 @@ class TempFile {
 void write_file_atomic(const std::filesystem::path& path, std::string_view text,
                        mode_t mode = 0644);
 
+// A file's text, from a regular file only (opened without blocking, so a
+// FIFO is refused, not waited for) of at most `max` bytes; throws FileError.
+std::string read_regular_file(const std::filesystem::path& path, std::size_t max);
+
 // What is at `path`, without following a final symbolic link.
 enum class FileKind { kMissing, kRegular, kDirectory, kSymlink, kOther };
 FileKind file_kind(const std::filesystem::path& path);

@@ -26,6 +26,10 @@
 
 namespace sipsim::base {
 
+// The largest scenario or study file read (docs/scenarios.md): a larger one
+// is refused before it is read.
+inline constexpr std::size_t kMaxScenarioBytes = std::size_t{64} << 20;
+
 class ScenarioError : public std::runtime_error {
  public:
   ScenarioError(std::string location, std::string key_path, std::string message);
