@@ -8,9 +8,10 @@
 docs/python.md describes every column.
 """
 
-from .errors import MissingDataError, NotARunError, SipsimError
+from .errors import MissingDataError, NotARunError, RunFileNotFound, SipsimError
 from .run import Run, open  # noqa: A004 - sipsim.open is the package's entry point
 from .study import study
 
-__all__ = ["open", "study", "Run", "SipsimError", "NotARunError", "MissingDataError"]
+__all__ = ["open", "study", "Run", "SipsimError", "NotARunError", "MissingDataError",
+           "RunFileNotFound"]
 __version__ = "0.1.0"

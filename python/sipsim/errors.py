@@ -11,3 +11,7 @@ class NotARunError(SipsimError, ValueError):
 
 class MissingDataError(SipsimError, LookupError):
     """The run file lacks a table (e.g. /iterations in a collectives run)."""
+
+
+class RunFileNotFound(SipsimError, FileNotFoundError):
+    """No file at the path given to sipsim.open (also a FileNotFoundError, as it was before)."""

@@ -24,6 +24,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # headless: CI and Slurm nodes have no display
 import matplotlib.lines  # noqa: E402
+import matplotlib.text  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
@@ -48,7 +49,8 @@ KINDS = ("busbw", "completion", "breakdown", "traffic", "lines")
 FIGSIZE = (16, 10)  # 1600 x 1000 pixels at DPI
 DPI = 100
 STYLE = {"font.size": 15, "axes.titlesize": 17, "axes.labelsize": 16, "legend.fontsize": 13,
-         "xtick.labelsize": 13, "ytick.labelsize": 13}
+         "xtick.labelsize": 13, "ytick.labelsize": 13,
+         "text.usetex": False}  # texts hold study data: never run them through TeX
 
 # The 12 /breakdown categories (docs/output.md): compute in blues/greens, exposed communication
 # in warm colours, waiting in greys.
@@ -61,6 +63,7 @@ CATEGORY_COLORS = {
 }
 
 LINE_STYLES = ("-", "--", ":", "-.")
+MAX_TRAFFIC_NODES = 4096  # a 4096 x 4096 heat map is 128 MB, and finer than the figure
 
 Source = Union[str, os.PathLike, Run, pd.DataFrame]
 
@@ -90,6 +93,27 @@ def _figure():
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=FIGSIZE, dpi=DPI)
     return fig, ax
+
+
+def _literal(fig) -> None:
+    """Shows the figure's titles, axis labels, legends, annotations and fixed tick labels as
+    written: they hold study data (group names, file names, column names), in which `$5 vs
+    $10` is not mathtext and `$\\badcmd{$` must not fail the plot. Tick labels that a number
+    formatter makes (10^3 on a log axis) keep their mathtext; set_xticklabels' are data."""
+    numeric = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            numeric.add(id(axis.offsetText))
+            # get_*_ticks makes every tick of the current locations (findobj would too)
+            for ticks, formatter in ((axis.get_major_ticks(), axis.get_major_formatter()),
+                                     (axis.get_minor_ticks(), axis.get_minor_formatter())):
+                if isinstance(formatter, (matplotlib.ticker.ScalarFormatter,
+                                          matplotlib.ticker.LogFormatter)):
+                    numeric.update(id(t) for tick in ticks for t in (tick.label1, tick.label2))
+    for t in fig.findobj(matplotlib.text.Text):
+        if id(t) not in numeric:
+            t.set_parse_math(False)
+            t.set_usetex(False)
 
 
 def _save(fig, output) -> None:
@@ -149,6 +173,7 @@ def busbw(sources, by: Optional[str] = None, output=None, title: Optional[str] =
     ax.set_title(title or f"{ops} busbw vs size: {what}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(title=group)
+    _literal(fig)
     fig.tight_layout()
     _save(fig, output)
     return fig
@@ -217,6 +242,7 @@ def completion(sources, by: Optional[str] = None, baseline: Optional[str] = None
     ax.set_title(title or f"{ops} completion time: {what} ({said})")
     ax.legend(title=group, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="y", which="both", alpha=0.3)
+    _literal(fig)
     fig.tight_layout()
     _save(fig, output)
     return fig
@@ -274,6 +300,7 @@ def breakdown(sources, by: Optional[str] = None, output=None, title: Optional[st
     ax.set_title(title or f"training time breakdown: {what}")
     ax.legend(title="category", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="y", alpha=0.3)
+    _literal(fig)
     fig.tight_layout()
     _save(fig, output)
     return fig
@@ -295,20 +322,20 @@ def circuit_matrix(run: Run) -> np.ndarray:
 
 def _circuit_matrix(run: Run):
     """(matrix, first plan's time in ps, run's end in ps)."""
-    import h5py
-
-    with h5py.File(run.path, "r") as f:
-        plans = f.get("/fabric/plans")
-        if plans is None:
-            kind = run.fabric.get("type", "?") if run.has("fabric") else "none"
-            raise MissingDataError(
-                f"{run.path} has no /fabric/plans (fabric {kind}): sipsim records no per-pair "
-                f"traffic; only circuit fabrics (sip-ring, sip-ocs) with log_plans: true log "
-                f"their circuits, which the traffic plot shows")
-        p = pd.DataFrame({k: plans[k][()] for k in ("time_ps", "src", "dst", "units")})
+    p = run._plans()
+    if p is None:
+        kind = run.fabric.get("type", "?") if run.has("fabric") else "none"
+        raise MissingDataError(
+            f"{run.path} has no /fabric/plans (fabric {kind}): sipsim records no per-pair "
+            f"traffic; only circuit fabrics (sip-ring, sip-ocs) with log_plans: true log "
+            f"their circuits, which the traffic plot shows")
     end = int(run.meta["end_time_ps"])
     n = int(max(p["src"].max(), p["dst"].max())) + 1 if len(p) else 0
     n = max(n, int(run.meta.get("gpus", 0) or 0))
+    low = int(min(p["src"].min(), p["dst"].min())) if len(p) else 0
+    if n > MAX_TRAFFIC_NODES or low < 0:  # the matrix is n x n doubles
+        raise SipsimError(f"{run.path}: /fabric/plans names GPUs {low} to {n - 1}: the traffic "
+                          f"plot draws GPUs 0 to {MAX_TRAFFIC_NODES - 1}")
     m = np.zeros((n, n))
     if len(p) == 0:
         return m, end, end
@@ -351,6 +378,7 @@ def traffic(sources, output=None, title: Optional[str] = None):
                           f"averaged from the first plan to the run's end, "
                           f"{start / PS_PER_S * 1e3:.4g} to {end / PS_PER_S * 1e3:.4g} ms "
                           f"(white: no circuit)")
+    _literal(fig)
     fig.tight_layout()
     _save(fig, output)
     return fig
@@ -484,6 +512,7 @@ def lines(sources, x: str, y: str = "iteration_s", by: Optional[str] = None,
         ax.legend(handles=handles, title=f"the {best} of {y} at a point:\n"
                                          f"{', '.join(info['marks'])}",
                   loc="lower left", bbox_to_anchor=(1.01, 0.0))
+    _literal(fig)
     fig.tight_layout()
     _save(fig, output)
     return fig

@@ -8,8 +8,9 @@ HDF5 attributes of a table are in the DataFrame's `attrs`.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 try:
     import h5py
@@ -19,7 +20,8 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 import numpy as np
 import pandas as pd
 
-from .errors import MissingDataError, NotARunError
+from . import checks
+from .errors import MissingDataError, SipsimError
 
 PS_PER_S = 1e12
 
@@ -37,22 +39,10 @@ _WHY_MISSING = {
 # /meta attributes that a run writes when it finishes; a file without them is not committed.
 _COMMITTED_META = ("run_id", "end_time_ps", "committed_events")
 
-
-def _decode(value: Any) -> Any:
-    """HDF5 attribute -> Python: fixed-length strings to str, scalars to int/float."""
-    if isinstance(value, (bytes, np.bytes_)):
-        return value.decode("utf-8", errors="replace")
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind == "S":
-            return np.char.decode(value, "utf-8")
-        return value
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def _attrs(obj: Any) -> Dict[str, Any]:
-    return {k: _decode(v) for k, v in obj.attrs.items()}
+# The most a table read may allocate, in bytes: a file can declare far more than it holds
+# (checks refuses what exceeds the file's size), and even a real table this large is better
+# read in parts with h5py. Raise it to read larger ones.
+MAX_TABLE_BYTES = 16 << 30
 
 
 def _column_name(name: str) -> str:
@@ -69,7 +59,8 @@ def _table(arr: np.ndarray) -> pd.DataFrame:
     for name in arr.dtype.names:
         col = arr[name]
         if col.dtype.kind == "S":
-            columns[name] = pd.Series(np.char.decode(col, "utf-8"), dtype=object)
+            columns[name] = pd.Series(np.char.decode(col, "utf-8", errors="replace"),
+                                      dtype=object)
         elif name.endswith("_ps"):
             columns[_column_name(name)] = col.astype(np.float64) / PS_PER_S
         else:
@@ -127,13 +118,46 @@ class Run:
     def _missing(self, name: str) -> None:
         raise MissingDataError(f"{self.path} has no {name}: {_WHY_MISSING[name]}")
 
+    @contextlib.contextmanager
+    def _reading(self, name: str):
+        """Turns what h5py, numpy or pandas raise on a damaged table into a SipsimError naming
+        the file and the table."""
+        try:
+            yield
+        except SipsimError:
+            raise
+        except MemoryError as e:
+            raise SipsimError(f"{self.path}: not enough memory to read {name}") from e
+        except checks.H5_ERRORS as e:
+            raise SipsimError(f"{self.path}: cannot read {name}: {e}") from e
+
     def _read(self, name: str):
-        """(data, decoded attrs) of a dataset, or MissingDataError."""
+        """(data, decoded attrs) of a dataset, or MissingDataError. The file is opened and the
+        dataset checked again: the path may name another file by now."""
         if name not in self.tables:
             self._missing(name)
-        with h5py.File(self.path, "r") as f:
-            ds = f[name]
-            return ds[()], _attrs(ds)
+        with self._reading(name):
+            f, size = checks.open_hdf5(self.path)
+            with f:
+                ds = checks.table(f, name, self.path, size)
+                if ds is None:
+                    raise SipsimError(f"{self.path} no longer has {name}: the file changed since "
+                                      f"sipsim.open read it")
+                checks.within(ds, name, self.path, MAX_TABLE_BYTES)
+                return ds[()], checks.attrs(ds, name, self.path, size)
+
+    def _plans(self) -> Optional[pd.DataFrame]:
+        """/fabric/plans's time_ps, src, dst and units (sipsim.plot.traffic's input), or None
+        when the file has none."""
+        with self._reading("/fabric/plans"):
+            f, size = checks.open_hdf5(self.path)
+            with f:
+                cols = checks.plans(f, self.path, size)
+                if cols is None:
+                    return None
+                for ds in cols:
+                    checks.within(ds, ds.name, self.path, MAX_TABLE_BYTES)
+                return pd.DataFrame({k: ds[()] for k, ds in zip(checks.PLANS, cols)})
 
     # -- tables ----------------------------------------------------------------------------
 
@@ -141,8 +165,9 @@ class Run:
         """One row per collective instance: id, op, algorithm, group_size, bytes, iteration,
         warmup (bool), start_s, end_s, time_s, h2h_s, h2t_s, compute_s, algbw_GBps, busbw_GBps."""
         arr, attrs = self._read("/collectives")
-        df = _with_duration(_table(arr), arr, "end_s")
-        df["warmup"] = df["warmup"].astype(bool)
+        with self._reading("/collectives"):
+            df = _with_duration(_table(arr), arr, "end_s")
+            df["warmup"] = df["warmup"].astype(bool)
         df.attrs = attrs
         return df
 
@@ -150,7 +175,8 @@ class Run:
         """One row per training iteration: iteration, start_s, end_s, time_s, tflops_per_gpu,
         model_tflops_per_gpu (transformer), energy_j, device_energy_j, fabric_energy_j."""
         arr, attrs = self._read("/iterations")
-        df = _with_duration(_table(arr), arr, "end_s")
+        with self._reading("/iterations"):
+            df = _with_duration(_table(arr), arr, "end_s")
         df.attrs = attrs
         return df
 
@@ -162,18 +188,17 @@ class Run:
         if form not in ("wide", "long"):
             raise ValueError(f"breakdown(form=...) takes 'wide' or 'long', not {form!r}")
         data, attrs = self._read("/breakdown")
-        categories = attrs["categories"].split(",")
-        iterations, gpus, ncat = data.shape
-        if ncat != len(categories):
-            raise NotARunError(f"{self.path}: /breakdown has {ncat} columns but its categories "
-                               f"attribute names {len(categories)}")
-        df = pd.DataFrame(data.reshape(iterations * gpus, ncat) / PS_PER_S,
-                          columns=[c + "_s" for c in categories])
-        df.insert(0, "iteration", np.repeat(np.arange(iterations, dtype=np.uint32), gpus))
-        df.insert(1, "gpu", np.tile(np.arange(gpus, dtype=np.uint32), iterations))
-        if form == "long":
-            df = df.melt(id_vars=["iteration", "gpu"], var_name="category", value_name="time_s")
-            df["category"] = df["category"].str[:-2]
+        with self._reading("/breakdown"):
+            categories = attrs["categories"].split(",")  # checked: one per column
+            iterations, gpus, ncat = data.shape
+            df = pd.DataFrame(data.reshape(iterations * gpus, ncat) / PS_PER_S,
+                              columns=[c + "_s" for c in categories])
+            df.insert(0, "iteration", np.repeat(np.arange(iterations, dtype=np.uint32), gpus))
+            df.insert(1, "gpu", np.tile(np.arange(gpus, dtype=np.uint32), iterations))
+            if form == "long":
+                df = df.melt(id_vars=["iteration", "gpu"], var_name="category",
+                             value_name="time_s")
+                df["category"] = df["category"].str[:-2]
         df.attrs = attrs
         return df
 
@@ -181,7 +206,8 @@ class Run:
         """/trace/events: node, iteration, op, step (-1 for an op's row), kind, category,
         start_s, end_s, time_s. `attrs["level"]` is the trace level."""
         arr, attrs = self._read("/trace/events")
-        df = _with_duration(_table(arr), arr, "end_s")
+        with self._reading("/trace/events"):
+            df = _with_duration(_table(arr), arr, "end_s")
         df.attrs = attrs
         return df
 
@@ -189,20 +215,22 @@ class Run:
         """Each GPU's peak memory (transformer): gpu, weights_bytes, ..., total_bytes;
         `attrs["capacity_bytes"]` is the accelerator's memory."""
         data, attrs = self._read("/memory")
-        df = pd.DataFrame(data, columns=[c + "_bytes" for c in attrs["columns"].split(",")])
-        df.insert(0, "gpu", np.arange(data.shape[0], dtype=np.uint32))
+        with self._reading("/memory"):
+            df = pd.DataFrame(data, columns=[c + "_bytes" for c in attrs["columns"].split(",")])
+            df.insert(0, "gpu", np.arange(data.shape[0], dtype=np.uint32))
         df.attrs = attrs
         return df
 
     def gpu_energy(self) -> pd.DataFrame:
         """Each GPU's device energy per iteration (training): iteration, gpu, energy_j."""
         data, attrs = self._read("/gpu_energy")
-        iterations, gpus = data.shape
-        df = pd.DataFrame({
-            "iteration": np.repeat(np.arange(iterations, dtype=np.uint32), gpus),
-            "gpu": np.tile(np.arange(gpus, dtype=np.uint32), iterations),
-            "energy_j": data.reshape(-1),
-        })
+        with self._reading("/gpu_energy"):
+            iterations, gpus = data.shape
+            df = pd.DataFrame({
+                "iteration": np.repeat(np.arange(iterations, dtype=np.uint32), gpus),
+                "gpu": np.tile(np.arange(gpus, dtype=np.uint32), iterations),
+                "energy_j": data.reshape(-1),
+            })
         df.attrs = attrs
         return df
 
@@ -211,35 +239,46 @@ _TABLES = ("/collectives", "/iterations", "/breakdown", "/memory", "/trace/event
 
 
 def open(path: "str | os.PathLike[str]") -> Run:  # noqa: A001 - the package's entry point
-    """Opens a finished sipsim run file, or raises NotARunError saying why it is not one."""
-    p = os.fspath(path)
-    if not os.path.exists(p):
-        raise FileNotFoundError(f"{p}: no such run file")
-
-    def refuse(reason: str) -> None:
-        raise NotARunError(f"{p} is not a finished sipsim run file: {reason}")
-
+    """Opens a finished sipsim run file, or raises NotARunError saying why it is not one
+    (RunFileNotFound, also a FileNotFoundError, when there is no file)."""
+    p = os.fsdecode(os.fspath(path))
+    checks.regular(p)  # before opening: a FIFO would block, a device could act
     if p.endswith(".partial"):
-        refuse("its name ends in .partial: a run still writing it, or one that crashed, left it "
-               "(a run renames its file to its final name when it finishes; docs/output.md)")
-    try:
-        f = h5py.File(p, "r")
-    except OSError as e:
-        refuse(f"not an HDF5 file ({e})")
+        checks.refuse(p, "its name ends in .partial: a run still writing it, or one that "
+                         "crashed, left it (a run renames its file to its final name when it "
+                         "finishes; docs/output.md)")
+    f, size = checks.open_hdf5(p)
     with f:
-        root = _attrs(f)
-        fmt = root.get("format")
-        if fmt != "sipsim":
-            refuse("it has no / attribute format" if fmt is None
-                   else f"its / attribute format is {fmt!r}, not 'sipsim'")
-        meta_group = f.get("/meta")
-        if not isinstance(meta_group, h5py.Group):
-            refuse("it has no /meta (a run writes it when it finishes)")
-        meta = _attrs(meta_group)
-        lacking = [k for k in _COMMITTED_META if k not in meta]
-        if lacking:
-            refuse(f"/meta lacks {', '.join(lacking)} (a run writes them when it finishes)")
-        fabric = _attrs(f["/fabric"]) if isinstance(f.get("/fabric"), h5py.Group) else None
-        tables = [t for t in _TABLES if isinstance(f.get(t), h5py.Dataset)]
-    return Run(p, meta, fabric, root, tables)
+        try:
+            return _inspect(f, p, size)
+        except SipsimError:
+            raise
+        except (*checks.H5_ERRORS, MemoryError) as e:
+            checks.refuse(p, f"it cannot be read ({e})")
 
+
+def _inspect(f: h5py.File, p: str, size: int) -> Run:
+    """The Run of an open file, after checking it (sipsim.checks)."""
+    root = checks.attrs(f, "/", p, size)
+    fmt = root.get("format")
+    if not isinstance(fmt, str) or fmt != "sipsim":  # an array would compare elementwise
+        checks.refuse(p, "it has no / attribute format" if fmt is None
+                      else f"its / attribute format is {fmt!r:.60}, not 'sipsim'")
+    checks.typed(root, {"format_version": int}, "/", p)
+    checks.walk(f, p, size)  # every link hard, no virtual or external data, no inflated size
+    meta_group = checks.member(f, "/meta", p)
+    if not isinstance(meta_group, h5py.Group):
+        checks.refuse(p, "it has no /meta (a run writes it when it finishes)")
+    meta = checks.attrs(meta_group, "/meta", p, size)
+    lacking = [k for k in _COMMITTED_META if k not in meta]
+    if lacking:
+        checks.refuse(p, f"/meta lacks {', '.join(lacking)} (a run writes them when it finishes)")
+    checks.typed(meta, checks.META_TYPES, "/meta", p)
+    fabric_group = checks.member(f, "/fabric", p)
+    fabric = None
+    if isinstance(fabric_group, h5py.Group):
+        fabric = checks.attrs(fabric_group, "/fabric", p, size)
+        checks.typed(fabric, checks.FABRIC_TYPES, "/fabric", p)
+    tables = [t for t in _TABLES if checks.table(f, t, p, size) is not None]
+    checks.plans(f, p, size)
+    return Run(p, meta, fabric, root, tables)
