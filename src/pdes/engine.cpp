@@ -392,8 +392,19 @@ class Progress {
     } else if (end_time_ != kTimeMax) {
       frac = static_cast<double>(sim_time) / static_cast<double>(end_time_);
     }
+    // The ETA is the rest at the pace since the last line, not since the
+    // start: a run whose work stalls (an op waiting on a fabric far slower
+    // than its compute) must not be promised its early pace.
     std::string eta = "unknown";
-    if (frac > 0 && frac < 1) eta = fmt::format("{:.0f} s", now * (1 - frac) / frac);
+    if (frac > last_frac_) last_progress_ = now;
+    if (frac > 0 && frac < 1) {
+      const double dfrac = frac - last_frac_, dt = now - last_report_;
+      eta = dfrac > 0 && dt > 0
+                ? fmt::format("{:.0f} s", dt * (1 - frac) / dfrac)
+                : fmt::format("unknown (no progress in {:.0f} s)", now - last_progress_);
+    }
+    last_frac_ = std::max(last_frac_, frac);
+    last_report_ = now;
     spdlog::info("sim {}{} | {} events | {:.3g} M events/s | ETA {} | imbalance {:.2f}",
                  base::format_time_ps(sim_time),
                  frac >= 0 ? fmt::format(" ({:.1f}% done)", 100.0 * frac) : std::string(),
@@ -403,6 +414,7 @@ class Progress {
  private:
   Clock::time_point start_ = Clock::now();
   double last_ = 0;
+  double last_report_ = 0, last_frac_ = 0, last_progress_ = 0;
   double interval_s_;
   Time end_time_;
   std::uint64_t work_total_;

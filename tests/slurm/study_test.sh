@@ -3,7 +3,8 @@
 # starts munged, slurmctld and slurmd (start.sh), runs a 4-run study of
 # 2-rank collectives with `sbatch --wait submit.sh` (srun --mpi=pmix), checks
 # the run files, --status and collect (against a --local run of the same
-# study); then submits a second study, cancels one task mid-run with scancel,
+# study), and the same in a directory whose path holds quotes, $(),
+# backticks, '#' and '%A'; then submits a second study, cancels one task mid-run with scancel,
 # checks that --status reports it failed, that resubmitting reruns only it
 # (the other run files keep their inode and mtime) and that collect lists all
 # four done; last, a run past its one-minute time limit, which Slurm ends
@@ -75,6 +76,22 @@ same "bw: status" "$("$sipsim" sweep bw.yaml --status)" "$work/bw: 4 runs: 4 don
 "$sipsim" sweep bw.yaml -o bw-local --local -j 1 > /dev/null || fail "bw: --local sweep failed"
 "$sipsim" collect bw-local > /dev/null || fail "bw: --local collect failed"
 same "bw: collect on Slurm vs --local" "$(no_wall bw/results.csv)" "$(no_wall bw-local/results.csv)"
+
+# --- 1b: the same study where every path and the name hold what a shell or
+# sbatch would take for syntax: quotes, spaces, $(), backticks, '#', '%A'.
+odd="$work/it's a \$(touch PWNED) \`touch PWNED\` #%A dir"
+mkdir -p "$odd"
+cp base.yaml "$odd/"
+printf 'name: "x'"'"'; touch PWNED #"\nscenario: base.yaml\naxes: {fabric.bandwidth: [100Gbps, 200Gbps]}\nranks: 2\n' \
+  > "$odd/bob's study.yaml"
+(cd "$odd" && "$sipsim" sweep "bob's study.yaml" > /dev/null) || fail "odd: sweep failed"
+sbatch --wait "$odd/bob's study/submit.sh" > odd.sbatch 2>&1 ||
+  { fail "odd: sbatch --wait failed"; cat odd.sbatch; show_logs "$odd/bob's study"; }
+same "odd: status" "$("$sipsim" sweep "$odd/bob's study.yaml" --status | head -1)" \
+  "$odd/bob's study: 2 runs: 2 done, 0 running, 0 failed, 0 pending"
+ls "$odd/bob's study/logs/"slurm-*_0.out > /dev/null 2>&1 || fail "odd: no Slurm log under logs/"
+find "$work" / -maxdepth 1 -name PWNED 2> /dev/null | grep -q . && fail "odd: a path or name ran a command"
+find "$odd" -name PWNED | grep -q . && fail "odd: a path or name ran a command"
 
 # --- 2: one task cancelled mid-run, then resubmitted ----------------------
 # Run 0001 is long (about 5 s at 2 ranks): scancel lands while it runs.

@@ -2,8 +2,11 @@
 // relayed along the plan's circuits, re-planned at epochs (DESIGN.md §2).
 #include "sipsim/fabric/circuit/circuit_network.hpp"
 
+#include <spdlog/fmt/fmt.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <map>
@@ -681,6 +684,27 @@ CircuitFabricSpec read_circuit_transport(base::MapReader& f, std::uint64_t defau
   }
   t.log_plans = f.get_bool("log_plans", true);
   return t;
+}
+
+std::string periods_per_chunk_problem(std::uint64_t rate_bps, std::uint64_t chunk_bytes,
+                                      pdes::Time period, const char* circuit) {
+  if (period == 0 || rate_bps == 0) return "";
+  // In picoseconds, as the transport times a chunk: bits x 10^12 / rate.
+  const long double chunk_ps =
+      static_cast<long double>(chunk_bytes) * 8.0L * 1e12L / static_cast<long double>(rate_bps);
+  const long double periods = chunk_ps / static_cast<long double>(period);
+  if (periods <= static_cast<long double>(kMaxPeriodsPerChunk)) return "";
+  const long double least_bps = static_cast<long double>(chunk_bytes) * 8.0L * 1e12L /
+                                (static_cast<long double>(period) * kMaxPeriodsPerChunk);
+  return fmt::format(
+      "at {} one {} chunk takes {} on a {}, {:.3g} re-planning periods of {}: the run would "
+      "need that many epochs per chunk. A chunk may span at most {} periods; here the rate must "
+      "be at least {} (or the chunk smaller, or the period longer)",
+      base::format_bandwidth_bps(rate_bps), base::format_bytes(chunk_bytes),
+      chunk_ps < 1.8e19L ? base::format_time_ps(static_cast<pdes::Time>(chunk_ps))
+                         : fmt::format("{:.3g} s", static_cast<double>(chunk_ps / 1e12L)),
+      circuit, static_cast<double>(periods), base::format_time_ps(period), kMaxPeriodsPerChunk,
+      base::format_bandwidth_bps(static_cast<std::uint64_t>(std::ceil(least_bps))));
 }
 
 std::unique_ptr<Network> make_circuit_network(const CircuitFabricSpec& spec,

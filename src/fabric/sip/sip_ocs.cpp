@@ -156,6 +156,12 @@ SipOcsSpec read_sip_ocs(base::MapReader& f) {
   if (s.dynamic && s.reconfiguration_delay == 0) {
     f.required("reconfiguration_delay").fail("must be > 0 in dynamic mode (the period is 5d)");
   }
+  if (s.dynamic) {
+    const std::string why =
+        periods_per_chunk_problem(sip_ocs_circuit_rate_bps(s), s.transport.chunk_bytes,
+                                  5 * s.reconfiguration_delay, "circuit");
+    if (!why.empty()) f.required("bandwidth").fail(why);
+  }
   return s;
 }
 

@@ -181,6 +181,11 @@ SipRingSpec read_sip_ring(base::MapReader& f) {
     f.required(f.has("reconfiguration_delay") ? "reconfiguration_delay" : "period")
         .fail("the reconfiguration delay must be shorter than the period");
   }
+  if (const std::string why = periods_per_chunk_problem(
+          s.wavelength_rate_bps, s.transport.chunk_bytes, s.period, "wavelength");
+      !why.empty()) {
+    (f.has("wavelength_rate") ? f.required("wavelength_rate") : f.value()).fail(why);
+  }
   s.loss_per_node_db = f.get_double("loss_per_node", s.loss_per_node_db);
   s.power_budget_db = f.get_double("power_budget", s.power_budget_db);
   if (!(s.loss_per_node_db > 0)) f.required("loss_per_node").fail("must be > 0 dB");

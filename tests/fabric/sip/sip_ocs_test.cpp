@@ -190,6 +190,18 @@ std::string At(const std::string& section, const std::string& key) {
   return testing::located_at(section, key);
 }
 
+// Dynamic mode re-plans every 5d: a circuit rate at which one chunk spans
+// more than 10,000 periods is refused at bandwidth.
+TEST(SipOcsConfig, RefusesARateOfBillionsOfEpochs) {
+  const std::string slow =
+      "{nodes: 16, bandwidth: 16bps, latency: 1us, mode: dynamic, reconfiguration_delay: 1us}";
+  const std::string e = ErrorOf(slow);
+  EXPECT_EQ(e.rfind(At(slow, "bandwidth"), 0), 0u) << e;
+  EXPECT_NE(e.find("re-planning periods of 5us"), std::string::npos) << e;
+  // One-shot mode has no epochs: the same rate is accepted.
+  (void)Read("{nodes: 16, bandwidth: 16bps, latency: 1us}");
+}
+
 TEST(SipOcsConfig, ReadsTheKeys) {
   const SipOcsSpec d = Read("{nodes: 16, bandwidth: 400Gbps, latency: 1us}");
   EXPECT_EQ(d.gpus, 16u);

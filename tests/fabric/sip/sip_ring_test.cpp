@@ -331,6 +331,21 @@ TEST(SipRingConfig, ReadsTheKeys) {
   EXPECT_EQ(sip_ring_reach(s), 3u);  // 12 / 2.5 = 4.8: 4 interfaces
 }
 
+// Every period is an epoch of the run: a rate at which one chunk spans more
+// than 10,000 periods is refused, with the least rate that would do.
+TEST(SipRingConfig, RefusesARateOfBillionsOfEpochs) {
+  const std::string e = ErrorOf("{nodes: 16, latency: 1us, wavelength_rate: 1bps}");
+  EXPECT_EQ(e.rfind(At("{nodes: 16, latency: 1us, wavelength_rate: 1bps}", "wavelength_rate"), 0),
+            0u)
+      << e;
+  EXPECT_NE(e.find("2.1e+10 re-planning periods of 100us"), std::string::npos) << e;
+  EXPECT_NE(e.find("at least 2.097Mbps"), std::string::npos) << e;
+  // At the least rate the run is accepted; a longer period or smaller chunk also helps.
+  (void)Read("{nodes: 16, latency: 1us, wavelength_rate: 2098kbps}");
+  (void)Read("{nodes: 16, latency: 1us, wavelength_rate: 1Mbps, period: 1ms}");
+  EXPECT_NE(ErrorOf("{nodes: 16, latency: 1us, wavelength_rate: 2097kbps}"), "(no error)");
+}
+
 TEST(SipRingConfig, EachKeysErrorIsLocated) {
   const std::pair<std::string, std::string> bad[] = {
       {"{nodes: 1, latency: 1us}", "nodes"},

@@ -89,6 +89,16 @@ struct CircuitFabricSpec {
 // `default_chunk`) and log_plans (default true). The caller fills the rest.
 CircuitFabricSpec read_circuit_transport(base::MapReader& section, std::uint64_t default_chunk);
 
+// Most re-planning periods one chunk may span on one circuit: each period is
+// an epoch of the whole run (DESIGN.md §2), so a rate at which a chunk takes
+// thousands of periods makes a run of billions of epochs that never ends.
+inline constexpr std::uint64_t kMaxPeriodsPerChunk = 10'000;
+// Why one chunk taking more than kMaxPeriodsPerChunk periods on a circuit of
+// `rate_bps` is refused, with the least rate that would do; "" when it takes
+// fewer, or when period is 0 (one plan). The reader fails at its rate key.
+std::string periods_per_chunk_problem(std::uint64_t rate_bps, std::uint64_t chunk_bytes,
+                                      pdes::Time period, const char* circuit);
+
 std::unique_ptr<Network> make_circuit_network(const CircuitFabricSpec& spec,
                                               std::unique_ptr<CircuitController> controller);
 
