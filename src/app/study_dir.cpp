@@ -26,6 +26,12 @@ constexpr std::size_t kLogTailBytes = 64 * 1024;
 
 }  // namespace
 
+std::string sipsim_binary() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("sipsim") : p.string();
+}
+
 std::string study_id_of(const std::string& text) {
   std::size_t at = 0;
   while (at < text.size() && text[at] == '#') {

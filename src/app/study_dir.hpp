@@ -31,6 +31,9 @@ std::string scenario_body(const std::string& scenario_text);
 // safe to print: one line, cut short, control characters shown as \xNN.
 std::string last_line(const std::filesystem::path& path);
 
+// This sipsim binary's path (what --local and submit.sh run), or "sipsim".
+std::string sipsim_binary();
+
 enum class RunState { kDone, kRunning, kFailed, kPending };
 struct RunStatus {
   RunState state = RunState::kPending;

@@ -61,12 +61,6 @@ std::string study_id(const std::string& manifest, const std::vector<std::string>
   return fmt::format("{:016x}", h);
 }
 
-std::string self_path() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("sipsim") : p.string();
-}
-
 fs::path study_dir(const SweepArgs& args) {
   if (!args.output.empty()) return fs::absolute(args.output).lexically_normal();
   const fs::path f = fs::absolute(args.study).lexically_normal();
@@ -142,7 +136,7 @@ void write_study(const Study& study, const fs::path& dir, const std::string& man
     base::write_file_atomic(dir / "scenarios" / (study.runs[i].id + ".yaml"),
                             scenario_header(study, study.runs[i], id) + bodies[i]);
   }
-  base::write_file_atomic(dir / "submit.sh", submit_text(study, dir, self_path()), 0755);
+  base::write_file_atomic(dir / "submit.sh", submit_text(study, dir, sipsim_binary()), 0755);
   base::write_file_atomic(dir / "manifest.csv", manifest);
 }
 

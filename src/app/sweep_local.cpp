@@ -35,12 +35,6 @@ struct Child {
   std::chrono::steady_clock::time_point start;
 };
 
-std::string self_binary() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("sipsim") : p.string();
-}
-
 // Starts one run with its output and errors in logs/<id>.out and .err;
 // returns its pid. Throws base::FileError when the logs cannot be created.
 pid_t start_run(const Study& study, const std::string& id, const std::string& sipsim) {
@@ -81,7 +75,7 @@ void record_exit(const std::string& id, int code) {
 
 int run_local(const Study& study, const fs::path& dir, unsigned jobs) {
   fs::current_path(dir);
-  const std::string sipsim = self_binary();
+  const std::string sipsim = sipsim_binary();
   const std::set<std::string> partial = partial_runs(".");
   std::vector<const StudyRun*> todo;
   for (const StudyRun& r : study.runs) {
