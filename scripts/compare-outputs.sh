@@ -8,6 +8,15 @@
 #   scripts/compare-outputs.sh snapshot SIPSIM DIR [ranks]   # ~10-15 min on 2 cores
 #   scripts/compare-outputs.sh diff DIR_BEFORE DIR_AFTER      # everything, to the byte
 #   scripts/compare-outputs.sh results DIR_BEFORE DIR_AFTER   # simulated results only
+#   scripts/compare-outputs.sh studies SIPSIM DIR             # the shipped studies (~10 min)
+#   scripts/compare-outputs.sh study-diff DIR_BEFORE DIR_AFTER
+#
+# `studies` sweeps every study of scenarios/studies/ (and validation/) with
+# --local into DIR/<study> and collects it at each level; `study-diff` then
+# compares what a user sees of them: each manifest.csv, each run's scenario
+# (without its comment lines, which name the study's path and identity), the
+# messages of sweep and collect (without timings and paths), every results
+# CSV without its wall_s column, and every run file outside /meta.
 #
 # `results` checks what a simulation computed and lets presentation change: the
 # /collectives tables and the /fabric counters must be identical; /lp must be
@@ -147,9 +156,73 @@ results() {
   return $failed
 }
 
+studies() {
+  local sipsim=$1 dir=$2
+  mkdir -p "$dir"
+  for study in scenarios/studies/*.yaml scenarios/studies/validation/*.yaml; do
+    local name
+    name=$(basename "$study" .yaml)
+    echo "study $study" >&2
+    rm -rf "${dir:?}/$name"
+    "$sipsim" sweep "$study" -o "$dir/$name" --local -j 2 > "$dir/$name.sweep.txt" 2>&1 || true
+    for level in run collective iteration; do
+      "$sipsim" collect "$dir/$name" --level "$level" >> "$dir/$name.sweep.txt" 2>&1 || true
+    done
+  done
+}
+
+# A results CSV without its wall_s column (the only one that measures the
+# machine), read as CSV (a quoted cell may hold commas).
+no_wall() {
+  python3 -c 'import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+w = rows[0].index("wall_s") if rows and "wall_s" in rows[0] else -1
+out = csv.writer(sys.stdout, lineterminator="\n")
+for r in rows: out.writerow([c for i, c in enumerate(r) if i != w])' "$1"
+}
+
+# What sweep and collect printed, without times, the directory's path and the
+# order in which runs going at once finished ("[3/10] run 0001 done").
+sweep_view() {
+  sed -E "s|$2/||; s/ in [0-9.]+ s$//; s/^\[[0-9]+\/([0-9]+)\]/[\1]/" "$1" | sort
+}
+
+study_diff() {
+  local a=$1 b=$2 failed=0 checked=0
+  for d in "$a"/*/; do
+    local name
+    name=$(basename "$d")
+    [ -d "$b/$name" ] || { echo "MISSING $b/$name"; failed=1; continue; }
+    checked=$((checked + 1))
+    diff -q "$a/$name/manifest.csv" "$b/$name/manifest.csv" > /dev/null ||
+      { echo "DIFFERS $name/manifest.csv"; failed=1; }
+    if ! diff <(sweep_view "$a/$name.sweep.txt" "$a") <(sweep_view "$b/$name.sweep.txt" "$b") > /dev/null; then
+      echo "DIFFERS $name.sweep.txt"
+      diff <(sweep_view "$a/$name.sweep.txt" "$a") <(sweep_view "$b/$name.sweep.txt" "$b") | head -6 || true
+      failed=1
+    fi
+    for f in "$a/$name"/scenarios/*.yaml; do
+      diff -q <(grep -v '^#' "$f") <(grep -v '^#' "$b/$name/scenarios/$(basename "$f")") > /dev/null ||
+        { echo "DIFFERS $name/scenarios/$(basename "$f")"; failed=1; }
+    done
+    for f in "$a/$name"/results*.csv; do
+      diff -q <(no_wall "$f") <(no_wall "$b/$name/$(basename "$f")") > /dev/null ||
+        { echo "DIFFERS $name/$(basename "$f")"; diff <(no_wall "$f") <(no_wall "$b/$name/$(basename "$f")") | head -4; failed=1; }
+    done
+    for f in "$a/$name"/runs/*.h5; do
+      h5diff --exclude-path /meta "$f" "$b/$name/runs/$(basename "$f")" > /dev/null 2>&1 ||
+        { echo "DIFFERS $name/runs/$(basename "$f") (outside /meta)"; failed=1; }
+    done
+  done
+  echo "compared $checked studies: $([ $failed = 0 ] && echo identical || echo 'differences above')"
+  return $failed
+}
+
 case "${1:-}" in
   snapshot) shift; snapshot "$@" ;;
+  studies) shift; studies "$@" ;;
+  study-diff) shift; study_diff "$@" ;;
   diff) shift; compare "$@" ;;
   results) shift; results "$@" ;;
-  *) sed -n '2,21p' "$0"; exit 2 ;;
+  *) sed -n '2,31p' "$0"; exit 2 ;;
 esac
