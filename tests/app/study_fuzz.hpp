@@ -71,6 +71,7 @@ struct Outcome {
   std::string output;
   std::string escaped;  // an exception's type and message; "" when none
   double seconds = 0;
+  int fds_left = 0;  // file descriptors open after it that were not before
 };
 
 // Runs `command` with std::cout and std::cerr captured, under the watchdog

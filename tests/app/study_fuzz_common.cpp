@@ -48,7 +48,7 @@ void write_note(const char* what) {
 #if defined(__SANITIZE_ADDRESS__)
 // AddressSanitizer reports the crash itself; this adds which input it was.
 void on_sanitizer_death() {
-  write_note("sanitizer report");
+  write_note("AddressSanitizer report");
 }
 #else
 void on_crash(int sig) {
@@ -162,6 +162,11 @@ Outcome run_case(const std::string& name, const std::function<int()>& command) {
   install_crash_note();
   note_case(name);
   Outcome o;
+  const auto open_fds = [] {
+    std::error_code ec;
+    return std::distance(fs::directory_iterator("/proc/self/fd", ec), fs::directory_iterator());
+  };
+  const auto fds = open_fds();
   const auto start = Clock::now();
   {
     Capture capture;
@@ -177,6 +182,7 @@ Outcome run_case(const std::string& name, const std::function<int()>& command) {
     o.output = capture.text();
   }
   o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  o.fds_left = static_cast<int>(open_fds() - fds);
   note_case("(between cases)");
   return o;
 }
@@ -347,3 +353,11 @@ std::vector<std::vector<std::string>> read_csv(const fs::path& path) {
 }
 
 }  // namespace sipsim::app::fuzz
+
+#if defined(__SANITIZE_ADDRESS__)
+// UBSan (a library of its own) calls this on each report, before it stops
+// the test: the same note.
+extern "C" void __ubsan_on_report() {
+  sipsim::app::fuzz::write_note("UBSan report");
+}
+#endif

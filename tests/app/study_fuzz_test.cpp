@@ -41,6 +41,7 @@ double seconds_since(Clock::time_point start) {
 void expect_sane(const Outcome& o, const std::string& what) {
   EXPECT_EQ(o.escaped, "") << what << ": an exception escaped\n" << shown(o.output);
   EXPECT_LT(o.seconds, kCaseLimitSeconds) << what << ": took " << o.seconds << " s";
+  EXPECT_EQ(o.fds_left, 0) << what << ": file descriptors left open";
 }
 
 // The peak resident memory (VmHWM), in MiB.
@@ -479,11 +480,11 @@ TEST(StudyFuzz, HostileManifestsAreCollectedOrRefusedReadingOnlyTheStudy) {
   cases.emplace_back("ok-cell-long-text", header + "0000," + std::string(1 << 20, 'x') + row1);
   cases.emplace_back("bad-line-of-commas", header + std::string(1 << 20, ',') + "\n");
   std::string many = header;
-  for (int i = 0; i < 20000; ++i) {
+  for (int i = 0; i < 5000; ++i) {
     const std::string id = std::to_string(100000 + i).substr(1);
     many += id + ",1Gbps,,scenarios/" + id + ".yaml,runs/" + id + ".h5,1\n";
   }
-  cases.emplace_back("ok-20000-rows", many);
+  cases.emplace_back("ok-5000-rows", many);
   for (const auto& [name, text] : cases) {
     collect_manifest(study, name, text, expected_code(name));
   }
