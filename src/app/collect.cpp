@@ -11,7 +11,6 @@
 #include <iostream>
 #include <map>
 #include <new>
-#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -22,6 +21,7 @@
 #include "sipsim/base/text.hpp"
 #include "sipsim/output/h5.hpp"
 #include "study_dir.hpp"
+#include "study_text.hpp"
 #include "sweep.hpp"
 
 namespace sipsim::app {
@@ -67,7 +67,7 @@ void run_results(const run_file::Reader& in, const std::string& level, const Row
   const run_file::BreakdownMeans bd = in.breakdown_means();
   for (const std::string& c : bd.categories) {
     // Each becomes a column name, in results.h5 too.
-    if (!std::regex_match(c, std::regex("[A-Za-z0-9_-]{1,64}"))) {
+    if (!name_token(c, 64)) {
       throw run_file::Error(in.path() + ": /breakdown has a category named '" + base::excerpt(c) +
                             "' (damaged, or not a sipsim run file)");
     }
@@ -222,6 +222,7 @@ struct Manifest {
 };
 
 Manifest read_manifest(const fs::path& dir) {
+  if (const std::string why = layout_problem(dir); !why.empty()) throw std::runtime_error(why);
   const fs::path path = dir / "manifest.csv";
   const std::string text = base::read_regular_file(path, std::size_t{1} << 30);
   Manifest m;
@@ -256,7 +257,7 @@ Manifest read_manifest(const fs::path& dir) {
             "ranks)");
       }
       for (std::size_t c = 1; c + 4 < n; ++c) {
-        if (!std::regex_match(f[c], std::regex(R"([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)"))) {
+        if (!key_path(f[c])) {
           fail("column '" + base::excerpt(f[c]) + "' is not a key path");
         }
       }
@@ -267,7 +268,7 @@ Manifest read_manifest(const fs::path& dir) {
       fail(fmt::format("expected {} fields, got {}", m.header.size(), f.size()));
     }
     const std::string& id = f.front();
-    if (!std::regex_match(id, std::regex("[0-9]{1,12}"))) fail("the run id must be digits");
+    if (!digits(id, 12)) fail("the run id must be 1 to 12 digits");
     if (!ids.insert(id).second) fail("run " + id + " is listed twice");
     const std::size_t n = f.size();
     if (f[n - 3] != "scenarios/" + id + ".yaml" || f[n - 2] != "runs/" + id + ".h5") {

@@ -1,15 +1,10 @@
 #include "csv.hpp"
 
-#include <regex>
+#include "study_text.hpp"
 
 namespace sipsim::app {
 
 namespace {
-
-bool plain_number(std::string_view s) {
-  static const std::regex kNumber(R"([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)");
-  return std::regex_match(s.begin(), s.end(), kNumber);
-}
 
 // Whether a spreadsheet could take the cell for a formula, or reading would
 // strip an apostrophe it did not add.

@@ -124,16 +124,17 @@ class ChromeWriter {
  public:
   explicit ChromeWriter(std::ostream& out) : out_(out) { out_ << "{\"traceEvents\":[\n"; }
 
-  void metadata(std::string_view name, int tid, std::string_view arg, std::string_view value) {
+  void metadata(std::string_view name, std::int64_t tid, std::string_view arg,
+                std::string_view value) {
     event(fmt::format(R"({{"ph":"M","pid":{},"tid":{},"name":"{}","args":{{"{}":{}}}}})", kPid, tid,
                       name, arg, value));
   }
-  void thread(int tid, const std::string& name, long sort_index) {
+  void thread(std::int64_t tid, const std::string& name, long sort_index) {
     metadata("thread_name", tid, "name", json_string(name));
     metadata("thread_sort_index", tid, "sort_index", std::to_string(sort_index));
   }
   // A complete ("X") slice; `args` is a JSON object's members.
-  void slice(int tid, std::string_view name, std::string_view cat, std::uint64_t start,
+  void slice(std::int64_t tid, std::string_view name, std::string_view cat, std::uint64_t start,
              std::uint64_t end, const std::string& args) {
     event(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"name":{},"cat":{},"ts":{},"dur":{},)"
                       R"("args":{{{}}}}})",
@@ -205,13 +206,14 @@ Summary write_chrome(const run_file::Reader& in, const ExportArgs& args, std::os
   sum.shown_nodes = shown.size();
   // Tids: GPU n's first lane is n; the collectives' lanes and further GPU
   // lanes follow the last node.
-  int next_tid = has_trace ? static_cast<int>(max_node) + 1 : 0;
+  // 64-bit: a node id may be as large as 2^32 - 1.
+  std::int64_t next_tid = has_trace ? std::int64_t{max_node} + 1 : 0;
 
   if (has_collectives) {
     const std::vector<CollectiveRow> rows = in.collectives();
     sum.collectives = rows.size();
     Lanes lanes;
-    std::vector<int> tids;
+    std::vector<std::int64_t> tids;
     for (std::size_t i : by_start(rows)) {
       const CollectiveRow& c = rows[i];
       check_times(in.path(), "/collectives", c.start_ps, c.end_ps);
@@ -241,13 +243,13 @@ Summary write_chrome(const run_file::Reader& in, const ExportArgs& args, std::os
       if (rows.empty()) return;
       const std::uint32_t node = rows.front().node;
       Lanes lanes;
-      std::vector<int> tids;
+      std::vector<std::int64_t> tids;
       for (std::size_t i : by_start(rows)) {
         const TraceRow& r = rows[i];
         check_times(in.path(), "/trace/events", r.start_ps, r.end_ps);
         const std::size_t lane = lanes.place(r.start_ps, r.end_ps);
         if (lane == tids.size()) {
-          tids.push_back(lane == 0 ? static_cast<int>(node) : next_tid++);
+          tids.push_back(lane == 0 ? std::int64_t{node} : next_tid++);
           w.thread(
               tids.back(),
               lane == 0 ? fmt::format("GPU {}", node)

@@ -123,8 +123,8 @@ struct LinkCheck {
 
 // H5Lvisit: every link must be a hard link (an external link to a FIFO would
 // hang the reader, one to another file would report that file's data; the
-// visit itself follows none), and no dataset virtual (it maps other files'
-// data).
+// visit itself follows none), and no dataset may take its data from other
+// files (virtual datasets, external storage).
 herr_t check_link(hid_t group, const char* name, const H5L_info_t* info, void* data) {
   auto& check = *static_cast<LinkCheck*>(data);
   const std::string shown = base::excerpt(name);
@@ -142,6 +142,9 @@ herr_t check_link(hid_t group, const char* name, const H5L_info_t* info, void* d
       Handle dcpl(H5Dget_create_plist(object.get()));
       if (!dcpl || H5Pget_layout(dcpl.get()) == H5D_VIRTUAL) {
         check.problem = "/" + shown + " is a virtual dataset (it maps other files' data)";
+      } else if (H5Pget_external_count(dcpl.get()) != 0) {
+        // Its data would be read from another file (a FIFO would hang the read).
+        check.problem = "/" + shown + " keeps its data in external files";
       }
     }
   }
@@ -398,6 +401,10 @@ BreakdownMeans Reader::breakdown_means() const {
   Handle space(H5Dget_space(d.get()));
   hsize_t dims[3] = {0, 0, 0};
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  if (dims[0] > 0 && dims[1] == 0) {
+    throw Error(path_ + ": /breakdown has " + std::to_string(dims[0]) +
+                " iterations of no GPU (damaged?)");
+  }
   if (dims[2] != b.categories.size()) {
     throw Error(path_ + ": /breakdown has " + std::to_string(dims[2]) +
                 " categories but its attribute names " + std::to_string(b.categories.size()));
@@ -447,6 +454,8 @@ double Reader::number_attr(const std::string& object, const std::string& name) c
 
 std::string Reader::unfinished_reason() const {
   if (!has("/meta")) return "it has no /meta (a run writes it when it finishes)";
+  Handle meta(H5Oopen(file_.get(), "/meta", H5P_DEFAULT));
+  if (!meta || H5Iget_type(meta.get()) != H5I_GROUP) return "its /meta is not a group";
   for (const char* name : {"run_id", "end_time_ps", "committed_events"}) {
     if (H5Aexists_by_name(file_.get(), "/meta", name, H5P_DEFAULT) <= 0) {
       return std::string("/meta lacks ") + name + " (a run writes it when it finishes)";

@@ -26,6 +26,17 @@ constexpr std::size_t kLogTailBytes = 64 * 1024;
 
 }  // namespace
 
+std::string layout_problem(const fs::path& dir) {
+  for (const char* sub : {"runs", "scenarios", "logs"}) {
+    const base::FileKind kind = base::file_kind(dir / sub);
+    if (kind != base::FileKind::kMissing && kind != base::FileKind::kDirectory) {
+      return (dir / sub).string() + " is " + base::describe_file(dir / sub) +
+             ", not a directory of the study's own";
+    }
+  }
+  return "";
+}
+
 std::string sipsim_binary() {
   std::error_code ec;
   const fs::path p = fs::read_symlink("/proc/self/exe", ec);

@@ -31,6 +31,11 @@ std::string scenario_body(const std::string& scenario_text);
 // safe to print: one line, cut short, control characters shown as \xNN.
 std::string last_line(const std::filesystem::path& path);
 
+// "" when the study directory's runs/, scenarios/ and logs/ are directories
+// of its own (or absent), else why not: a link there would make the study
+// read or write another's files.
+std::string layout_problem(const std::filesystem::path& dir);
+
 // This sipsim binary's path (what --local and submit.sh run), or "sipsim".
 std::string sipsim_binary();
 

@@ -73,6 +73,10 @@ int status(const Study& study, const fs::path& dir) {
     error(dir.string() + ": no study directory here (sipsim sweep writes it; -o names another)");
     return kExitBadInput;
   }
+  if (const std::string why = layout_problem(dir); !why.empty()) {
+    error(why);
+    return kExitBadInput;
+  }
   std::map<RunState, int> count;
   std::vector<std::string> failures;
   const std::set<std::string> partial = partial_runs(dir);
@@ -125,13 +129,8 @@ std::string other_study(const fs::path& dir, const std::string& manifest, const 
 // manifest means the directory is complete.
 void write_study(const Study& study, const fs::path& dir, const std::string& manifest,
                  const std::vector<std::string>& bodies, const std::string& id) {
-  for (const char* sub : {"scenarios", "runs", "logs"}) {
-    fs::create_directories(dir / sub);
-    if (base::file_kind(dir / sub) != base::FileKind::kDirectory) {
-      throw std::runtime_error((dir / sub).string() +
-                               " is not a directory of its own (a symbolic link?)");
-    }
-  }
+  if (const std::string why = layout_problem(dir); !why.empty()) throw std::runtime_error(why);
+  for (const char* sub : {"scenarios", "runs", "logs"}) fs::create_directories(dir / sub);
   for (std::size_t i = 0; i < study.runs.size(); ++i) {
     base::write_file_atomic(dir / "scenarios" / (study.runs[i].id + ".yaml"),
                             scenario_header(study, study.runs[i], id) + bodies[i]);

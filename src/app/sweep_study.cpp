@@ -10,7 +10,6 @@
 #include <fstream>
 #include <new>
 #include <numeric>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,6 +17,7 @@
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/scenario/scenario.hpp"
 #include "sipsim/setup/setup.hpp"
+#include "study_text.hpp"
 #include "sweep.hpp"
 
 namespace sipsim::app {
@@ -135,8 +135,7 @@ std::vector<AxisValue> axis_values(const base::Value& v) {
 // A key path of the scenario: names of letters, digits, '_' and '-' joined
 // by dots (so that a column name is safe in CSV, HDF5 and a shell).
 void check_key(const base::Value& where, const std::string& key) {
-  static const std::regex kKeyPath(R"([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)");
-  if (key.size() > 200 || !std::regex_match(key, kKeyPath)) {
+  if (!key_path(key)) {
     where.fail("'" + base::excerpt(key) +
                "' is not a key path (names of letters, digits, '_' and '-' joined by dots, e.g. "
                "fabric.line_rate or label.fabric)");
@@ -146,13 +145,6 @@ void check_key(const base::Value& where, const std::string& key) {
 
 // Each combination: per column, its value ("" text: unset).
 using Point = std::vector<AxisValue>;
-
-// A Slurm time (sbatch --time): minutes, minutes:seconds, hours:minutes:
-// seconds, days-hours, days-hours:minutes or days-hours:minutes:seconds.
-bool slurm_time(const std::string& t) {
-  static const std::regex kTime(R"(\d{1,9}(:\d{1,2}){0,2}|\d{1,9}-\d{1,2}(:\d{1,2}){0,2})");
-  return std::regex_match(t, kTime);
-}
 
 // The study's own keys: name, scenario, ranks, max_parallel, time_limit.
 void read_settings(base::MapReader& root, const base::Value& doc_root, Study& study) {
@@ -186,6 +178,11 @@ void read_settings(base::MapReader& root, const base::Value& doc_root, Study& st
   }
 }
 
+// A study's table: at most this many columns (keys), and points x columns
+// values, whatever --max-runs allows: each value is a manifest cell.
+constexpr std::size_t kMaxColumns = 1000;
+constexpr std::uint64_t kMaxCells = 10'000'000;
+
 // Most runs a study may have (sweep --max-runs), as points x seeds.
 struct RunLimit {
   std::uint64_t max_runs = 0, repeats = 1;
@@ -203,12 +200,27 @@ std::vector<Point> axes_points(const base::Value& axes_value, const std::string&
                                const RunLimit& limit, Study& study) {
   base::MapReader axes = axes_value.as_map();
   std::vector<Axis> list;
+  std::uint64_t product = 1;
   for (const auto& kv : axes_value.yaml()) {
     const std::string key = kv.first.as<std::string>();
     const base::Value v = axes.required(key);
     check_key(v, key);
     list.push_back({key, axis_values(v)});
     study.columns.push_back(key);
+    if (study.columns.size() > kMaxColumns) {
+      v.fail(fmt::format("more than {} axes: a study's table has a column per axis", kMaxColumns));
+    }
+    // The product so far, checked as each axis comes: no more axes are read
+    // once it passes the limit (a zip is one axis long).
+    const std::uint64_t size = list.back().values.size();
+    if (combine == "zip") {
+      product = list.front().values.size();
+    } else if (product > limit.max_points() / size) {
+      limit.fail(axes_value);
+    } else {
+      product *= size;
+    }
+    if (product > limit.max_points()) limit.fail(axes_value);
   }
   if (list.empty()) axes_value.fail("no axes: give at least one key path and its values");
   std::vector<Point> points;
@@ -220,7 +232,6 @@ std::vector<Point> axes_points(const base::Value& axes_value, const std::string&
                         a.values.size(), list.front().key, list.front().values.size()));
       }
     }
-    if (list.front().values.size() > limit.max_points()) limit.fail(axes_value);
     for (std::size_t i = 0; i < list.front().values.size(); ++i) {
       Point p;
       for (const Axis& a : list) p.push_back(a.values[i]);
@@ -228,12 +239,7 @@ std::vector<Point> axes_points(const base::Value& axes_value, const std::string&
     }
     return points;
   }
-  std::uint64_t total = 1;
-  for (const Axis& a : list) {
-    total *= a.values.size();  // each axis has at most 100,000 values: no overflow below
-    if (total > limit.max_points()) limit.fail(axes_value);
-  }
-  for (std::size_t i = 0; i < total; ++i) {
+  for (std::size_t i = 0; i < product; ++i) {
     Point p(list.size());
     std::size_t rest = i;  // the first axis varies slowest
     for (std::size_t a = list.size(); a-- > 0;) {
@@ -246,8 +252,11 @@ std::vector<Point> axes_points(const base::Value& axes_value, const std::string&
 }
 
 // The points of points:, one by one; `orders` gets each point's keys' columns.
-std::vector<Point> listed_points(const base::Value& points_value, Study& study,
-                                 std::vector<std::vector<std::size_t>>& orders) {
+std::vector<Point> listed_points(const base::Value& points_value, const RunLimit& limit,
+                                 Study& study, std::vector<std::vector<std::size_t>>& orders) {
+  if (!points_value.is_list()) points_value.fail("expected a list of maps of key paths to values");
+  // Counted before any point is expanded: a value per point and column.
+  if (points_value.yaml().size() > limit.max_points()) limit.fail(points_value);
   std::vector<std::vector<std::pair<std::string, AxisValue>>> given;
   for (const base::Value& item : points_value.as_list()) {
     base::MapReader m = item.as_map();
@@ -259,11 +268,20 @@ std::vector<Point> listed_points(const base::Value& points_value, Study& study,
       p.emplace_back(key, axis_value(v));
       if (std::find(study.columns.begin(), study.columns.end(), key) == study.columns.end()) {
         study.columns.push_back(key);
+        if (study.columns.size() > kMaxColumns) {
+          v.fail(fmt::format("more than {} different keys: a study's table has a column per key",
+                             kMaxColumns));
+        }
       }
     }
     given.push_back(std::move(p));
   }
   if (given.empty()) points_value.fail("no points: give at least one map of key paths to values");
+  if (given.size() * study.columns.size() > kMaxCells) {
+    points_value.fail(
+        fmt::format("{} points x {} keys is more than {} values: the manifest would be too large",
+                    given.size(), study.columns.size(), kMaxCells));
+  }
   std::vector<Point> points;
   for (const auto& g : given) {
     Point p(study.columns.size());
@@ -343,7 +361,7 @@ Study read_study(const std::string& path, std::uint64_t max_runs) {
   } else if (points_value) {
     if (root.has("combine"))
       root.required("combine").fail("combine: applies to axes:, not points:");
-    points = listed_points(*points_value, study, orders);
+    points = listed_points(*points_value, limit, study, orders);
   } else {
     points.emplace_back();  // the base scenario alone (with seeds, repetitions of it)
   }

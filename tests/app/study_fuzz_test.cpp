@@ -27,6 +27,15 @@
 #include "sipsim/app/export.hpp"
 #include "sweep.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+// libhdf5 1.10.8 itself leaks metadata-cache entries when H5Oopen meets
+// some damaged object headers (byte-flipped run files): its memory, not
+// sipsim's, which LeakSanitizer would otherwise report at exit.
+extern "C" const char* __lsan_default_suppressions() {
+  return "leak:libhdf5\n";
+}
+#endif
+
 namespace sipsim::app::fuzz {
 namespace {
 
@@ -505,11 +514,11 @@ TEST(StudyFuzz, HostileManifestsAreCollectedOrRefusedReadingOnlyTheStudy) {
                      -1);
   }
   // The study's runs/ itself a link to the other study's: the files in it
-  // are not the study's own either.
+  // are not the study's own either, and collect refuses the study.
   clear(study / "runs");
   fs::create_directory_symlink(other / "runs", study / "runs");
   collect_manifest(study, "runs-is-a-link-to-another-study",
-                   read_file(kCorpus / "manifests" / "ok-as-written.csv"), 0);
+                   read_file(kCorpus / "manifests" / "ok-as-written.csv"), 2);
   std::cout << cases.size() << " hostile manifests and " << n << " mutations in "
             << seconds_since(start) << " s\n";
 }
