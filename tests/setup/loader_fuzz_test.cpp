@@ -57,7 +57,9 @@ struct Base {
   bool large = false;
 };
 // gtest names a failing case's parameter by this (not the scenario's text).
-void PrintTo(const Base& base, std::ostream* out) { *out << base.name; }
+void PrintTo(const Base& base, std::ostream* out) {
+  *out << base.name;
+}
 
 struct Case {
   std::string text;
@@ -573,8 +575,8 @@ std::string test_name(const ::testing::TestParamInfo<Base>& info) {
 class LoaderFuzz : public ::testing::TestWithParam<Base> {};
 
 TEST(LoaderFuzzCorpus, ShippedScenariosFound) {
-  EXPECT_GE(shipped_scenarios().size(), 20u) << "scenarios not found under "
-                                             << SIPSIM_SCENARIOS_DIR;
+  EXPECT_GE(shipped_scenarios().size(), 20u)
+      << "scenarios not found under " << SIPSIM_SCENARIOS_DIR;
 }
 
 TEST_P(LoaderFuzz, EveryMutationEndsInALocatedErrorOrSuccess) {
@@ -610,9 +612,9 @@ TEST_P(LoaderFuzz, EveryMutationEndsInALocatedErrorOrSuccess) {
       ++accepted;
     } catch (const base::ScenarioError& e) {
       const std::string what = e.what();
-      EXPECT_TRUE(located(what, base.name)) << "case " << cases << ": unlocated error: " << what
-                                            << "\n"
-                                            << shown(c);
+      EXPECT_TRUE(located(what, base.name))
+          << "case " << cases << ": unlocated error: " << what << "\n"
+          << shown(c);
     } catch (const std::exception& e) {
       ADD_FAILURE() << "case " << cases << ": " << typeid(e).name() << ": " << e.what() << "\n"
                     << shown(c);
