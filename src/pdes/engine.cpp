@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "epochs.hpp"
 #include "messages.hpp"
 #include "scheduler.hpp"
 #include "sipsim/base/interrupt.hpp"
@@ -30,86 +31,13 @@ namespace {
 
 using detail::Clock;
 using detail::describe;
+using detail::Epochs;
 using detail::kStatsWords;
 using detail::MpiTypes;
 using detail::Scheduler;
 using detail::seconds_since;
 using detail::time_str;
 using detail::WindowStats;
-
-// The model's epochs (DESIGN.md §2): where the next one is, and running it.
-// Every call into the model is guarded: an exception becomes a model error of
-// this rank, which the engine reports at its next check like any other.
-class Epochs {
- public:
-  Epochs(Model& model, Scheduler& s, std::uint64_t seed) : model_(model), s_(s), seed_(seed) {
-    try {
-      counters_ = model_.epoch_counters();
-    } catch (const std::exception& e) {
-      s_.fail(std::string("Model::epoch_counters: ") + describe(e));
-    }
-    local_.resize(counters_ + 1);
-    totals_.resize(counters_ + 1);
-    advance(0);
-  }
-
-  Time next() const { return next_; }
-  std::uint64_t count() const { return index_; }
-  std::size_t counters() const { return counters_; }
-
-  // Runs the epoch at next(), then moves to the one after it. `sum(local,
-  // totals)` adds up the ranks' words exactly; word 0 counts the ranks whose
-  // contribution failed, and then no rank runs the planner.
-  template <class Sum>
-  void run(Sum&& sum) {
-    const Time epoch = next_;
-    std::fill(local_.begin(), local_.end(), 0);
-    guarded(epoch, [&] { model_.epoch_contribute(epoch, std::span(local_).subspan(1)); });
-    local_[0] = s_.failed() ? 1 : 0;
-    sum(local_, totals_);
-    if (totals_[0] == 0) {
-      RandomStream rng(seed_, kEpochStreamLp, static_cast<std::uint32_t>(index_));
-      const EpochInfo info{epoch, index_, rng};
-      guarded(epoch,
-              [&] { model_.epoch_plan(info, std::span<const std::uint64_t>(totals_).subspan(1)); });
-    }
-    ++index_;
-    advance(epoch);
-  }
-
- private:
-  template <class F>
-  void guarded(Time epoch, F&& f) {
-    try {
-      f();
-    } catch (const std::exception& e) {
-      s_.fail("epoch " + std::to_string(index_) + " at t=" + time_str(epoch) + ": " + describe(e));
-    }
-  }
-
-  void advance(Time after) {
-    next_ = kTimeMax;
-    try {
-      const Time next = model_.next_epoch(after);
-      if (next <= after) {
-        s_.fail("Model::next_epoch(" + time_str(after) + ") returned " + time_str(next) +
-                ", not a time after it");
-        return;
-      }
-      next_ = next;
-    } catch (const std::exception& e) {
-      s_.fail("Model::next_epoch(" + time_str(after) + "): " + describe(e));
-    }
-  }
-
-  Model& model_;
-  Scheduler& s_;
-  std::uint64_t seed_;
-  std::size_t counters_ = 0;
-  Time next_ = kTimeMax;
-  std::uint64_t index_ = 0;
-  std::vector<std::uint64_t> local_, totals_;
-};
 
 // Rank 0's progress line, at most once per interval of wall time.
 class Progress {
