@@ -18,6 +18,8 @@
 
 #include "epochs.hpp"
 #include "messages.hpp"
+#include "progress.hpp"
+#include "run_stats.hpp"
 #include "scheduler.hpp"
 #include "sipsim/base/interrupt.hpp"
 #include "sipsim/base/units.hpp"
@@ -32,104 +34,14 @@ namespace {
 using detail::Clock;
 using detail::describe;
 using detail::Epochs;
+using detail::gather_scaling;
 using detail::kStatsWords;
 using detail::MpiTypes;
+using detail::Progress;
 using detail::Scheduler;
 using detail::seconds_since;
 using detail::time_str;
 using detail::WindowStats;
-
-// Rank 0's progress line, at most once per interval of wall time.
-class Progress {
- public:
-  Progress(double interval_s, Time end_time, std::uint64_t work_total, bool enabled)
-      : interval_s_(interval_s),
-        end_time_(end_time),
-        work_total_(work_total),
-        enabled_(enabled && interval_s > 0) {}
-
-  // The ETA comes from the model's work done when it counts its work
-  // (Model::progress_total), else from the simulated time against the end time.
-  void maybe_report(Time sim_time, std::uint64_t committed, double imbalance,
-                    std::uint64_t work_done) {
-    if (!enabled_) return;
-    const double now = seconds_since(start_);
-    if (now - last_ < interval_s_) return;
-    last_ = now;
-    const double rate = now > 0 ? static_cast<double>(committed) / now : 0.0;
-    double frac = -1;
-    if (work_total_ > 0) {
-      frac = static_cast<double>(work_done) / static_cast<double>(work_total_);
-    } else if (end_time_ != kTimeMax) {
-      frac = static_cast<double>(sim_time) / static_cast<double>(end_time_);
-    }
-    // The ETA is the rest at the pace since the last line, not since the
-    // start: a run whose work stalls (an op waiting on a fabric far slower
-    // than its compute) must not be promised its early pace.
-    std::string eta = "unknown";
-    if (frac > last_frac_) last_progress_ = now;
-    if (frac > 0 && frac < 1) {
-      const double dfrac = frac - last_frac_, dt = now - last_report_;
-      eta = dfrac > 0 && dt > 0
-                ? fmt::format("{:.0f} s", dt * (1 - frac) / dfrac)
-                : fmt::format("unknown (no progress in {:.0f} s)", now - last_progress_);
-    }
-    last_frac_ = std::max(last_frac_, frac);
-    last_report_ = now;
-    spdlog::info("sim {}{} | {} events | {:.3g} M events/s | ETA {} | imbalance {:.2f}",
-                 base::format_time_ps(sim_time),
-                 frac >= 0 ? fmt::format(" ({:.1f}% done)", 100.0 * frac) : std::string(),
-                 committed, rate / 1e6, eta, imbalance);
-  }
-
- private:
-  Clock::time_point start_ = Clock::now();
-  double last_ = 0;
-  double last_report_ = 0, last_frac_ = 0, last_progress_ = 0;
-  double interval_s_;
-  Time end_time_;
-  std::uint64_t work_total_;
-  bool enabled_;
-};
-
-// Every rank's share of the scaling figures (RunResult), on every rank: its
-// events, busy time and events-per-window histogram up to the highest bucket
-// any rank used. Once per run.
-void gather_scaling(const boost::mpi::communicator& comm, const WindowHistogram& histogram,
-                    std::uint64_t events, std::uint64_t busy_ns, RunResult& result) {
-  const auto counts = histogram.counts();
-  std::uint64_t used = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] != 0) used = i + 1;
-  }
-  std::uint64_t k = 0;
-  MPI_Allreduce(&used, &k, 1, MPI_UINT64_T, MPI_MAX, MPI_Comm(comm));
-  const std::size_t row = 3 + k;
-  std::vector<std::uint64_t> mine(row);
-  mine[0] = events;
-  mine[1] = busy_ns;
-  mine[2] = histogram.max();
-  std::copy_n(counts.begin(), k, mine.begin() + 3);
-  const auto ranks = static_cast<std::size_t>(comm.size());
-  std::vector<std::uint64_t> all(row * ranks);
-  MPI_Allgather(mine.data(), static_cast<int>(row), MPI_UINT64_T, all.data(), static_cast<int>(row),
-                MPI_UINT64_T, MPI_Comm(comm));
-  result.window_histogram.assign(k, 0);
-  result.rank_window_histogram.resize(k * ranks);
-  result.rank_events.resize(ranks);
-  result.rank_window_max.resize(ranks);
-  result.rank_busy_seconds.resize(ranks);
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const std::uint64_t* p = all.data() + r * row;
-    result.rank_events[r] = p[0];
-    result.rank_busy_seconds[r] = static_cast<double>(p[1]) * 1e-9;
-    result.rank_window_max[r] = p[2];
-    for (std::size_t i = 0; i < k; ++i) {
-      result.rank_window_histogram[r * k + i] = p[3 + i];
-      result.window_histogram[i] += p[3 + i];
-    }
-  }
-}
 
 // Sequential: every event in key order, no windows, no communication. Epochs
 // are run where the windowed engine runs them; the sum is this rank's own.
