@@ -1,6 +1,5 @@
 // The sequential engine: -n 1 and the tests.
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -45,8 +44,7 @@ void run_sequential(const Model& model, Scheduler& s, Epochs& epochs,
   result.windows = 1;
   result.epochs = epochs.count();
   // One window holding every event: the scaling figures of a one-rank run.
-  const auto busy_ns = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count());
+  const std::uint64_t busy_ns = nanoseconds_since(t0);
   result.busy_seconds_max = result.busy_seconds_mean = static_cast<double>(busy_ns) * 1e-9;
   result.critical_path_events = s.committed();
   result.critical_path_seconds = result.busy_seconds_max;
