@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "messages.hpp"
+#include "window_search.hpp"
 
 namespace sipsim::pdes {
 namespace detail {
@@ -164,11 +165,8 @@ void Scheduler::receive(std::span<const Event> events) {
 
 // Visits only the pending events early enough to matter: every bound is at
 // least the event's time plus the lookahead. Of the events being sent, the
-// model is asked about the first kAsked only, the rest are bounded by their
-// time plus the lookahead: under heavy traffic across ranks (an all-to-all)
-// asking about each cost more than it gained.
+// model is asked about the first kOutboxEventsAsked (window_search.hpp).
 Time Scheduler::remote_bound(Time cap) const {
-  constexpr std::size_t kAsked = 64;
   Time best = cap;
   const auto see = [&](const Event& e) {
     best = std::min(best, std::max(model_.remote_bound(e), saturating_add(e.time, lookahead_)));
@@ -176,7 +174,7 @@ Time Scheduler::remote_bound(Time cap) const {
   std::size_t asked = 0;
   for (const auto& box : outbox_) {
     for (const Event& e : box) {
-      if (asked++ < kAsked) {
+      if (asked++ < kOutboxEventsAsked) {
         see(e);
       } else {
         best = std::min(best, saturating_add(e.time, lookahead_));
