@@ -1,5 +1,5 @@
 #pragma once
-// The windowed engine's one reduction per window (src/pdes/engine.cpp): what
+// The windowed engine's one reduction per window (src/pdes/windowed.cpp): what
 // each rank contributes, and the MPI datatypes and operation that combine it.
 #include <mpi.h>
 

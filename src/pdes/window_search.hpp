@@ -1,0 +1,83 @@
+#pragma once
+// How far the windowed engine's windows open (windowed.cpp), and every
+// number that decides it. A window runs at least to its start plus the
+// lookahead. Models that bound their remote events (Model::remote_bound) get
+// windows up to the earliest such event over every rank, found by a scan of
+// each rank's pending and outgoing events (Scheduler::remote_bound). Where
+// the scan does not widen the windows (traffic across the cut all the time),
+// it is skipped for a while: a probe of kProbeWindows windows that gains too
+// little turns it off for kRestWindows windows. The decision uses reduced
+// values only, so every rank takes it alike.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "sipsim/pdes/time.hpp"
+
+namespace sipsim::pdes::detail {
+
+// How far past a rank's next event the scan looks, in lookaheads. The scan
+// visits every pending event up to there, so without a cap it could walk the
+// whole queue each window; and windows 64 lookaheads wide already need 1/64
+// of the reductions of plain ones, so wider ones could save at most that 1/64.
+inline constexpr Time kScanLookaheads = 64;
+
+// Of the events a rank is sending, how many the model is asked to bound; the
+// rest count as their time plus the lookahead. Asking about each of the
+// thousands a 4,096-GPU all-to-all sends cost ~260 us per window for no wider
+// windows; a model whose few remote events the bound helps is asked about all.
+inline constexpr std::size_t kOutboxEventsAsked = 64;
+
+// Windows per probe of the scan: a mean gain over many windows, not one
+// lucky window, decides; and a probe where the scan does not pay is short.
+inline constexpr std::uint64_t kProbeWindows = 1024;
+
+// Windows without the scan after a probe that did not pay: 15 probes' worth,
+// so where the scan never widens a window it runs in 1 window of 16.
+inline constexpr std::uint64_t kRestWindows = 15 * kProbeWindows;
+
+// A probe pays if its windows gained lookahead / kGainDivisor (5%) or more on
+// average: below that they save under 5% of the reductions, too few to pay
+// for a scan of the outgoing and early pending events in every window.
+inline constexpr Time kGainDivisor = 20;
+
+class WindowSearch {
+ public:
+  // `sharp`: the model bounds its remote events.
+  WindowSearch(bool sharp, Time lookahead)
+      : sharp_(sharp), scanning_(sharp), lookahead_(lookahead) {}
+
+  // Whether this round's reduction carries the ranks' remote bounds.
+  bool scanning() const { return scanning_; }
+  // How far the scan looks, for a rank whose next event is at `next`.
+  Time scan_cap(Time next) const {
+    return saturating_add(
+        next, lookahead_ > kTimeMax / kScanLookaheads ? kTimeMax : kScanLookaheads * lookahead_);
+  }
+
+  // The end of the window that opens at `start`, where the reduced remote
+  // bound is `remote_bound` (before the next epoch and the end time cut it);
+  // every call is one window of the probe or of the rest.
+  Time widest(Time start, Time remote_bound) {
+    const Time plain = saturating_add(start, lookahead_);
+    const Time widest = scanning_ ? std::max<Time>(remote_bound, plain) : plain;
+    if (sharp_) {
+      gained_ += widest - plain;
+      if (++phase_windows_ == (scanning_ ? kProbeWindows : kRestWindows)) {
+        scanning_ = !scanning_ || gained_ >= kProbeWindows * lookahead_ / kGainDivisor;
+        phase_windows_ = 0;
+        gained_ = 0;
+      }
+    }
+    return widest;
+  }
+
+ private:
+  bool sharp_;
+  bool scanning_;
+  Time lookahead_;
+  std::uint64_t phase_windows_ = 0;
+  Time gained_ = 0;  // by the windows of this probe
+};
+
+}  // namespace sipsim::pdes::detail
