@@ -38,11 +38,13 @@ MEASURED_1 = """\
 measured: 1 ranks (windowed), 407767 events, 199 windows, 2049.1 events/window, 205 ns/event,
           remote fraction 0.000, critical path 407767 events (x1.000 of even), wall 0.085 s, busy 0.083 s mean, 0.083 s max, critical path 0.083 s
 """
-DEFAULT_MODEL = "model: k = {k}, collective 6 us x log2(P)/7 + payload at 10 GB/s, 1.00 us per message\n\n"
+DEFAULT_MODEL = ("model: k = {k}, collective 6 us x log2(P)/7 + payload at 10 GB/s, "
+                 "1.00 us per message\n\n")
 
 # (figures, command-line options, predict-scaling.sh's environment and arguments, its output)
 CASES = [
-    (FIGURES_2, ["--ranks", "1,2,4:1.1,16,256"], "scripts/predict-scaling.sh RUN 2 1 2 4:1.1 16 256",
+    (FIGURES_2, ["--ranks", "1,2,4:1.1,16,256"],
+     "scripts/predict-scaling.sh RUN 2 1 2 4:1.1 16 256",
      MEASURED_2.format(ns=607) + DEFAULT_MODEL.format(k="0.423") + HEADER + """\
      1  1.000       2049.1      1.000         407767      0.000      0.248      0.000      0.248      1.00    1.000
      2  1.000       1024.5      1.016         207059      0.126      0.126      0.001      0.126      1.96    0.980
@@ -169,11 +171,13 @@ def test_errors_name_the_file(tmp_path, fixtures):
     shutil.copy(fixtures[2], bad)
     with h5py.File(bad, "r+") as f:
         f["/meta"].attrs["wall_seconds"] = np.bytes_("fast")
-    with pytest.raises(sipsim.SipsimError, match=r"bad\.h5: /meta@wall_seconds is 'fast', not a number"):
+    with pytest.raises(sipsim.SipsimError,
+                       match=r"bad\.h5: /meta@wall_seconds is 'fast', not a number"):
         scaling.measured(sipsim.open(bad))
     none = tmp_path / "none-committed.h5"
     shutil.copy(fixtures[2], none)
     with h5py.File(none, "r+") as f:
         f["/meta"].attrs["windows"] = np.uint64(0)
-    with pytest.raises(sipsim.SipsimError, match=r"none-committed\.h5: the run committed no events"):
+    with pytest.raises(sipsim.SipsimError,
+                       match=r"none-committed\.h5: the run committed no events"):
         scaling.predict(scaling.measured(sipsim.open(none)), [(4, 1.0)])
