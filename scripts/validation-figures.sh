@@ -11,6 +11,13 @@
 # runs, most of it d = 1 and 3 us, which re-plan every 5 and 15 us).
 # Every run is fresh unless KEEP=1, which keeps a study's finished runs
 # (`sweep` is restartable) to redraw its figures only.
+# The other studies there make tables of docs/validation.md without a figure,
+# and run only when FIGURES names them (scripts/validate-*.sh do):
+# ramp-estimator-1024 (3 min), ramp-table9-large (about an hour),
+# ramp-table9-simulate (about an hour), sipml-fig5-resnet50 (ResNet-50 at 64
+# GPUs), sipml-fig5-256 and sipml-fig5-resnet50-256 (256 GPUs),
+# sipml-fig5-1024, sipml-fig5-resnet50-1024 and sipml-fig5-megatron-1024
+# (1,024 GPUs; an hour or more).
 # Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-table1
 #        sipac-fig4a sipac-fig4b sipml-fig8 sipml-fig9"] [OUT=docs/img]
 #        [STUDIES=build/validation-studies] [KEEP=1] [CORES=n]
@@ -56,6 +63,8 @@ cats = [c for c in d.columns if c[:-2] in sipsim.plot.CATEGORY_COLORS and c.ends
 print(eval(sys.argv[3]).to_string())
 EOF
 }
+# tables KIND DIR ARGS...: scripts/validation_tables.py's tables of a study.
+tables() { "$python" scripts/validation_tables.py "$@"; }
 
 for f in "${figures[@]}"; do
   dir=$studies/$f
@@ -82,6 +91,22 @@ for f in "${figures[@]}"; do
       echo "# $f: iteration (s), exposed communication share (mean GPU), the others' time / RAMP's"
       table "$dir" run \
         'd.assign(comm=lambda t: t[comm].sum(axis=1) / t[cats].sum(axis=1), speedup=lambda t: t.groupby("label.ce").iteration_s.transform(lambda s: s / s.iloc[0]))[["label.ce", "label.network", "iteration_s", "comm", "speedup", "wall_s"]].round(4)'
+      echo "# $f: the same with the fabric's energy per iteration (J)"
+      tables table9 "$dir"
+      ;;
+    ramp-table9-large | ramp-table9-simulate)
+      # Table 9's rows beyond the figure (CE 1.5-1.0; CE 1.7 on the SuperPod under replay),
+      # and RAMP's CE 1.7 and 1.0 with every collective simulated.
+      study "$f"
+      echo "# $f: iteration (ms), exposed communication share (mean GPU), the network's time / RAMP's, fabric energy (J)"
+      tables table9 "$dir"
+      ;;
+    ramp-estimator-1024)
+      # The simulated 1 GiB time of each fabric's best algorithm against the estimate of
+      # `sipsim analyze` for that algorithm (RAMP §7.4.1).
+      study "$f"
+      echo "# $f: 1 GiB at 1,024 nodes, simulated against the critical-path estimate (us)"
+      tables estimator "$dir" "$sipsim"
       ;;
     sipml-fig5)
       # SiP-ML §4.2 keeps the fastest strategy per case: --best min, the marker says its mp.
@@ -89,10 +114,20 @@ for f in "${figures[@]}"; do
       plot lines "$dir" --x label.gbps_per_gpu --best min --mark workload.mp --logx --logy \
         -o "$out/validation-$f.png" \
         --title "SiP-ML Fig. 5, Transformer, 64 GPUs, simulated: iteration time vs bandwidth per GPU
-the fastest strategy mp x dp (dp = 64 / mp) per point, as scripts/validate-sipml-fig5.sh"
-      echo "# $f: iteration time (ms) of the fastest strategy per fabric and B (Gb/s per GPU), and its mp"
-      table "$dir" run \
-        '(lambda t: t.assign(B=t.x.astype(int), v=t.y.mul(1e3).map("{:.2f}".format) + " (mp " + t["workload.mp"].astype(str) + ")").pivot(index="B", columns="group", values="v")[list(dict.fromkeys(t.group))])(sipsim.plot.lines_table(d, "label.gbps_per_gpu", best="min")[0])'
+the fastest strategy mp x dp (dp = 64 / mp) per point"
+      echo "# $f: the Transformer at 64 GPUs"
+      tables fig5 "$dir"
+      ;;
+    sipml-fig5-resnet50 | sipml-fig5-256 | sipml-fig5-resnet50-256 | sipml-fig5-1024 | sipml-fig5-resnet50-1024)
+      # Fig. 5 for ResNet-50, and at 256 and 1,024 GPUs: tables only.
+      study "$f"
+      echo "# $f"
+      tables fig5 "$dir"
+      ;;
+    sipml-fig5-megatron-1024)
+      study "$f"
+      echo "# $f: the strategy is tp x pp (label.strategy)"
+      tables fig5 "$dir" --mark label.strategy
       ;;
     sipml-table1)
       # SiP-ML Table 1: the fastest strategy per case (--best min) as a speed-up over 32 GPUs at
@@ -101,9 +136,9 @@ the fastest strategy mp x dp (dp = 64 / mp) per point, as scripts/validate-sipml
       "$python" - "$dir" "$out/validation-$f.png" <<'EOF' >&2
 import sys
 from sipsim import plot
-# SiP-ML (paper 000) Table 1, as scripts/validate-sipml-table1.sh prints it beside ours.
-paper = {"32": [1.00, 0.99, 0.83, 0.73, 0.64], "128": [2.11, 2.10, 1.52, 1.36, 1.29],
-         "512": [4.27, 4.04, 3.03, 2.49, 2.03]}
+sys.path.insert(0, "scripts")
+from validation_tables import SIPML_TABLE1  # the paper's Table 1
+paper = {str(n): s for n, s in SIPML_TABLE1.items()}
 fig = plot.lines(sys.argv[1], x="label.latency_us", best="min", mark="workload.mp", logx=True,
                  speedup_over="32@1", title="SiP-ML Table 1, Transformer, Elect-Flat at 10 Tb/s per GPU: "
                  "speed-up over 32 GPUs at 1 us\nsimulated, the fastest mp x dp (dp = N / mp) per "
@@ -123,6 +158,7 @@ simulated, 64 sequences at every scale, the fastest mp x dp (dp = N / mp) per po
       echo "# $f: speed-up over 32 GPUs at 1 us (the fastest mp, its iteration time in ms) per GPUs and latency (us)"
       table "$dir" run \
         '(lambda t: t.assign(lat=t.x.astype(int), v=t.y.map("{:.2f}".format) + " (mp " + t["workload.mp"].astype(str) + ", " + t.iteration_s.mul(1e3).map("{:.2f}".format) + ")").pivot(index="group", columns="lat", values="v").loc[list(dict.fromkeys(t.group))])(sipsim.plot.lines_table(d, "label.latency_us", best="min", speedup_over="32@1")[0])'
+      tables table1 "$dir"
       ;;
     sipac-fig4a)
       # Incast is `gather`: 1 MiB from each unit, the root's 512 MiB p-part buffer; the
@@ -138,8 +174,8 @@ incast = gather (512 MiB: 1 MiB from each unit), broadcast 1 MiB, all-to-all (1 
         'd.assign(time_us=d.time_s * 1e6)[["op", "label.fabric", "algorithm", "time_us"]].round(3)'
       ;;
     sipac-fig4b)
-      # The hybrid's time is the sum of its two runs (all-reduce, then all-to-all), as
-      # scripts/validate-sipac.sh adds them: results-sum.csv holds one row per (units, B,
+      # The hybrid's time is the sum of its two runs (all-reduce, then all-to-all), as the
+      # paper runs them one after the other: results-sum.csv holds one row per (units, B,
       # fabric), and hybrid-<units>.csv the rows of each figure.
       study "$f"
       "$python" - "$dir" <<'EOF' >&2
@@ -180,8 +216,10 @@ against the bandwidth per unit (every link of each fabric scaled with it), best 
       plot lines "$dir" --x fabric.switches --best min --mark workload.mp \
         --ref label.fabric=elect-flat -o "$out/validation-$f.png" \
         --title "SiP-ML Fig. 8, Transformer, 64 GPUs, simulated: iteration time vs OCSs Q, one-shot SiP-OCS
-one line per B (Gb/s per GPU), Elect-Flat at that B dash-dot-dotted; the fastest mp x dp (dp = 64 / mp)
-per point, as scripts/validate-sipml-fig8.sh"
+one line per B (Gb/s per GPU), Elect-Flat at that B dash-dot-dotted;
+the fastest mp x dp (dp = 64 / mp) per point"
+      tables strategies "$dir" fabric.switches label.gbps_per_gpu,workload.mp --where label.fabric=sip-ocs
+      tables strategies "$dir" label.fabric label.gbps_per_gpu,workload.mp --where label.fabric=elect-flat
       echo "# $f: iteration time (ms) of the fastest strategy per B (Gb/s per GPU) and Q, its mp, and its time / Elect-Flat's at that B"
       table "$dir" run \
         '(lambda t, r: t.assign(v=t.y.mul(1e3).map("{:.2f}".format) + " (mp" + t["workload.mp"].astype(str) + ") " + (t.y / t.group.map(r.set_index("group").y)).map("{:.2f}x".format)).pivot(index="group", columns="x", values="v").rename(columns=lambda q: f"Q {q:g}").join((r.y.mul(1e3).map("{:.2f}".format) + " (mp" + r["workload.mp"].astype(str) + ")").set_axis(r.group).rename("Elect-Flat")).rename_axis("B"))(*(lambda p: (p[0], p[1]["ref"]))(sipsim.plot.lines_table(d, "fabric.switches", best="min", ref="label.fabric=elect-flat")))'
@@ -194,11 +232,13 @@ per point, as scripts/validate-sipml-fig8.sh"
         --ref label.mode=one-shot -o "$out/validation-$f.png" \
         --title "SiP-ML Fig. 9, Transformer, 64 GPUs, simulated: iteration time vs reconfiguration delay d,
 dynamic SiP-OCS (16 OCSs, re-planned every 5d), one line per B (Gb/s per GPU), one-shot at that B
-dash-dot-dotted; the fastest mp x dp (dp = 64 / mp) per point, as scripts/validate-sipml-fig9.sh"
+dash-dot-dotted; the fastest mp x dp (dp = 64 / mp) per point"
+      tables strategies "$dir" fabric.reconfiguration_delay label.gbps_per_gpu,workload.mp --where label.mode=dynamic
+      tables strategies "$dir" label.mode label.gbps_per_gpu,workload.mp --where label.mode=one-shot
       echo "# $f: iteration time (ms) of the fastest strategy per d and B (Gb/s per GPU), its mp, and dynamic / one-shot"
       table "$dir" run \
         '(lambda t, r: pd.concat([t.assign(d=t["fabric.reconfiguration_delay"]), r.assign(d="one-shot")]).assign(v=lambda u: u.y.mul(1e3).map("{:.2f}".format) + " (mp" + u["workload.mp"].astype(str) + ") " + (u.y / u.group.map(r.set_index("group").y)).map("{:.3f}".format)).pivot(index="d", columns="group", values="v").rename_axis(columns="B").loc[list(dict.fromkeys(t["fabric.reconfiguration_delay"])) + ["one-shot"]])(*(lambda p: (p[0], p[1]["ref"]))(sipsim.plot.lines_table(d, "fabric.reconfiguration_delay", best="min", ref="label.mode=one-shot")))'
       ;;
-    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-table1, sipac-fig4a, sipac-fig4b, sipml-fig8, sipml-fig9)" >&2; exit 2 ;;
+    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-table1, sipac-fig4a, sipac-fig4b, sipml-fig8, sipml-fig9; tables only: ramp-estimator-1024, ramp-table9-large, ramp-table9-simulate, sipml-fig5-resnet50, sipml-fig5-256, sipml-fig5-resnet50-256, sipml-fig5-1024, sipml-fig5-resnet50-1024, sipml-fig5-megatron-1024)" >&2; exit 2 ;;
   esac
 done

@@ -59,6 +59,8 @@ REQUIRED = {
 ARRAYS = {"/breakdown": (3, "categories"), "/memory": (2, "columns"), "/gpu_energy": (2, None)}
 # /fabric/plans (docs/models.md, "Circuit fabrics"): equal-length integer columns.
 PLANS = ("time_ps", "src", "dst", "units")
+# /lp (docs/output.md): one integer per LP; events is required, digest read when present.
+LP = ("events", "digest")
 
 # Attributes the package uses, and their types once decoded.
 META_TYPES = {"run_id": str, "end_time_ps": int, "committed_events": int,
@@ -363,6 +365,35 @@ def plans(f: h5py.File, path: str, size: int) -> Optional[List[h5py.Dataset]]:
         raise
     except H5_ERRORS as e:
         refuse(path, f"/fabric/plans cannot be read ({e})")
+
+
+def lp(f: h5py.File, path: str, size: int) -> Optional[Dict[str, h5py.Dataset]]:
+    """/lp's datasets LP that the file has (1-D integers of one length), or None without
+    /lp/events."""
+    try:
+        out: Dict[str, h5py.Dataset] = {}
+        for col in LP:
+            name = f"/lp/{col}"
+            ds = member(f, name, path)
+            if ds is None:
+                if col == "events":
+                    return None
+                continue
+            if not isinstance(ds, h5py.Dataset):
+                refuse(path, f"{name} is a group, not a dataset")
+            _dataset(ds.id, name, path, size)
+            if ds.shape is None or len(ds.shape) != 1 or ds.dtype.kind not in "iu":
+                refuse(path, f"{name} is {ds.dtype} of shape {ds.shape}, not one integer per LP "
+                             f"(docs/output.md)")
+            out[col] = ds
+        if len({ds.shape[0] for ds in out.values()}) != 1:
+            refuse(path, f"/lp/events and /lp/digest differ in length "
+                         f"({', '.join(str(ds.shape[0]) for ds in out.values())})")
+        return out
+    except SipsimError:
+        raise
+    except H5_ERRORS as e:
+        refuse(path, f"/lp cannot be read ({e})")
 
 
 def within(ds: h5py.Dataset, name: str, path: str, cap: int) -> None:

@@ -34,6 +34,7 @@ _WHY_MISSING = {
     "/memory": "only transformer runs have it",
     "/trace/events": "the run had no trace (output.trace: ops, collectives or steps, training only)",
     "/fabric": "the workload ran on no fabric (e.g. PHOLD)",
+    "/lp/events": "every run writes it (docs/output.md): the file is damaged or not a whole run's",
 }
 
 # /meta attributes that a run writes when it finishes; a file without them is not committed.
@@ -160,6 +161,25 @@ class Run:
                 return pd.DataFrame({k: ds[()] for k, ds in zip(checks.PLANS, cols)})
 
     # -- tables ----------------------------------------------------------------------------
+
+    def lp(self) -> pd.DataFrame:
+        """One row per LP (logical process, the engine's unit of partitioning): lp (its id),
+        events (the events it processed: the same at every rank count) and digest (the hash of
+        those events, docs/output.md). `attrs` are /lp/events's."""
+        with self._reading("/lp/events"):
+            f, size = checks.open_hdf5(self.path)
+            with f:
+                cols = checks.lp(f, self.path, size)
+                if cols is None:
+                    self._missing("/lp/events")
+                for ds in cols.values():
+                    checks.within(ds, ds.name, self.path, MAX_TABLE_BYTES)
+                data = {k: ds[()] for k, ds in cols.items()}
+                attrs = checks.attrs(cols["events"], "/lp/events", self.path, size)
+            n = len(data["events"])
+            df = pd.DataFrame({"lp": np.arange(n, dtype=np.uint64), **data})
+        df.attrs = attrs
+        return df
 
     def collectives(self) -> pd.DataFrame:
         """One row per collective instance: id, op, algorithm, group_size, bytes, iteration,

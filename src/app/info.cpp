@@ -16,7 +16,7 @@ namespace mpi = boost::mpi;
 namespace {
 
 // The owning rank of every LP, one line each, in LP order: what
-// scripts/load-balance.sh combines with a run file's /lp/events.
+// python -m sipsim.loadbalance combines with a run file's /lp/events.
 int write_owners(const setup::Setup& s, int ranks, const std::string& path,
                  const mpi::communicator& comm) {
   std::unique_ptr<pdes::Partition> part;
