@@ -67,10 +67,12 @@ snapshot() {
 
 # A printed output as compared: without the summary lines that #11 added
 # (events/window; the remote events' percentage), so that snapshots of
-# binaries before and after it compare; the counts they derive from
-# (windows, remote events, /lp) are still compared.
+# binaries before and after it compare (the counts they derive from: windows,
+# remote events, /lp, are still compared), and without the estimator's
+# progress lines (timings, printed where stderr meets stdout).
 view() {
-  grep -Ev '^  events/window' "$1" | sed -E 's/^(  remote events +[0-9]+) \(.*\)$/\1/'
+  grep -Ev '^  events/window|^sipsim: estimating: .* in [0-9]+ s$' "$1" |
+    sed -E 's/^(  remote events +[0-9]+) \(.*\)$/\1/'
 }
 
 compare() {
