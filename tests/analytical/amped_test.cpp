@@ -10,8 +10,8 @@
 
 #include <memory>
 
-#include "../common/test_fabrics.hpp"
-#include "../common/training.hpp"
+#include "../support/test_fabrics.hpp"
+#include "../support/training.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"

@@ -5,7 +5,7 @@
 
 #include <numeric>
 
-#include "../common/test_fabrics.hpp"
+#include "../support/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"

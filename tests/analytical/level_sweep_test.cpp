@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "../common/test_fabrics.hpp"
+#include "../support/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/electrical/torus2d.hpp"

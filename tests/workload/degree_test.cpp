@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../common/training.hpp"
+#include "../support/training.hpp"
 #include "sipsim/workload/interpreter.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
 

@@ -8,7 +8,7 @@
 #include <boost/mpi/communicator.hpp>
 #include <cmath>
 
-#include "../../common/test_fabrics.hpp"
+#include "../../support/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"

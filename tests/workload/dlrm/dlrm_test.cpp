@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "../../common/training.hpp"
+#include "../../support/training.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/setup/setup.hpp"

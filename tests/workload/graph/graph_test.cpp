@@ -16,7 +16,7 @@
 #include <string>
 #include <tuple>
 
-#include "../../common/training.hpp"
+#include "../../support/training.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/setup/setup.hpp"

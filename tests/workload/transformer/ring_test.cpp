@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "../../common/training.hpp"
+#include "../../support/training.hpp"
 #include "scenario_run.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
 

@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "../../common/training.hpp"
+#include "../../support/training.hpp"
 #include "scenario_run.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
