@@ -65,7 +65,7 @@ snapshot() {
   done
 }
 
-# A printed output as compared: without the summary lines that #11 added
+# A printed output as compared: without the summary lines added later
 # (events/window; the remote events' percentage), so that snapshots of
 # binaries before and after it compare (the counts they derive from: windows,
 # remote events, /lp, are still compared), and without the estimator's
