@@ -15,11 +15,11 @@
 #include <stdexcept>
 
 #include "csv.hpp"
-#include "export_h5.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/base/files.hpp"
 #include "sipsim/base/text.hpp"
 #include "sipsim/output/h5.hpp"
+#include "sipsim/output/run_file_reader.hpp"
 #include "study_dir.hpp"
 #include "study_text.hpp"
 #include "sweep.hpp"
@@ -59,21 +59,21 @@ double mean(const std::vector<double>& v) {
 }
 
 // The run-level results of one run file (docs/studies.md lists the columns).
-void run_results(const run_file::Reader& in, const std::string& level, const Row& key,
+void run_results(const output::run_file::Reader& in, const std::string& level, const Row& key,
                  std::vector<Row>& out) {
   const auto colls =
-      in.has("/collectives") ? in.collectives() : std::vector<run_file::CollectiveRow>{};
+      in.has("/collectives") ? in.collectives() : std::vector<output::run_file::CollectiveRow>{};
   const auto iters = in.iterations();
-  const run_file::BreakdownMeans bd = in.breakdown_means();
+  const output::run_file::BreakdownMeans bd = in.breakdown_means();
   for (const std::string& c : bd.categories) {
     // Each becomes a column name, in results.h5 too.
     if (!name_token(c, 64)) {
-      throw run_file::Error(in.path() + ": /breakdown has a category named '" + base::excerpt(c) +
-                            "' (damaged, or not a sipsim run file)");
+      throw output::run_file::Error(in.path() + ": /breakdown has a category named '" +
+                                    base::excerpt(c) + "' (damaged, or not a sipsim run file)");
     }
   }
   if (level == "collective") {
-    for (const run_file::CollectiveRow& c : colls) {
+    for (const output::run_file::CollectiveRow& c : colls) {
       Row r = key;
       const double t = static_cast<double>(c.end_ps - c.start_ps) / 1e12;
       r.insert(r.end(), {{"id", std::to_string(c.id)},
@@ -118,10 +118,10 @@ void run_results(const run_file::Reader& in, const std::string& level, const Row
     std::vector<double> time, alg, bus, bus_top;
     std::set<std::string> algos;
     std::uint64_t top = 0;
-    for (const run_file::CollectiveRow& c : colls) {
+    for (const output::run_file::CollectiveRow& c : colls) {
       if (c.op == op && !c.warmup) top = std::max(top, c.bytes);
     }
-    for (const run_file::CollectiveRow& c : colls) {
+    for (const output::run_file::CollectiveRow& c : colls) {
       if (c.op != op || c.warmup) continue;
       time.push_back(static_cast<double>(c.end_ps - c.start_ps) / 1e12);
       alg.push_back(c.algbw_gbps);
@@ -142,7 +142,7 @@ void run_results(const run_file::Reader& in, const std::string& level, const Row
   }
   if (!iters.empty()) {
     std::vector<double> it, tf;
-    for (const run_file::IterationRow& i : iters) {
+    for (const output::run_file::IterationRow& i : iters) {
       it.push_back(static_cast<double>(i.end_ps - i.start_ps) / 1e12);
       tf.push_back(i.tflops_per_gpu);
     }
@@ -301,12 +301,12 @@ std::vector<Row> run_rows(const fs::path& dir, const std::vector<std::string>& h
   if (s.state == RunState::kDone) {
     const std::string file = "runs/" + id + ".h5";
     try {
-      const run_file::Reader in((dir / file).string(), {.allow_symlink = false});
+      const output::run_file::Reader in((dir / file).string(), {.allow_symlink = false});
       Row k = key;
       k.emplace_back("status", "done");
       k.emplace_back("error", "");
       run_results(in, level, k, results);
-    } catch (const run_file::Error& e) {  // names the file itself
+    } catch (const output::run_file::Error& e) {  // names the file itself
       error = e.what();
     } catch (const std::bad_alloc&) {
       error = file + ": not enough memory to read it";

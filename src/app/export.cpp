@@ -19,10 +19,10 @@
 #include <numeric>
 #include <vector>
 
-#include "export_h5.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/common.hpp"
 #include "sipsim/base/files.hpp"
+#include "sipsim/output/run_file_reader.hpp"
 
 namespace sipsim::app {
 
@@ -31,8 +31,8 @@ namespace mpi = boost::mpi;
 namespace {
 
 namespace fs = std::filesystem;
-using run_file::CollectiveRow;
-using run_file::TraceRow;
+using output::run_file::CollectiveRow;
+using output::run_file::TraceRow;
 
 // The one process of the trace (the run).
 constexpr int kPid = 1;
@@ -162,8 +162,8 @@ class ChromeWriter {
 void check_times(const std::string& path, const char* table, std::uint64_t start,
                  std::uint64_t end) {
   if (end < start) {
-    throw run_file::Error(fmt::format("{}: {} has a row ending ({} ps) before it starts ({} ps)",
-                                      path, table, end, start));
+    throw output::run_file::Error(fmt::format(
+        "{}: {} has a row ending ({} ps) before it starts ({} ps)", path, table, end, start));
   }
 }
 
@@ -172,11 +172,12 @@ struct Summary {
 };
 
 // Writes the whole JSON to `out`.
-Summary write_chrome(const run_file::Reader& in, const ExportArgs& args, std::ostream& out) {
+Summary write_chrome(const output::run_file::Reader& in, const ExportArgs& args,
+                     std::ostream& out) {
   const bool has_trace = in.has("/trace/events");
   const bool has_collectives = in.has("/collectives");
   if (!has_trace && !has_collectives) {
-    throw run_file::Error(
+    throw output::run_file::Error(
         in.path() +
         ": has no trace (/trace/events) and no collectives (/collectives) to export; "
         "run a training scenario with 'output.trace: ops' (or 'sipsim run --set "
@@ -195,7 +196,8 @@ Summary write_chrome(const run_file::Reader& in, const ExportArgs& args, std::os
     nodes = in.trace_nodes();
     for (std::size_t i = 1; i < nodes.size(); ++i) {
       if (nodes[i] < nodes[i - 1]) {
-        throw run_file::Error(in.path() + ": /trace/events is not in node order (damaged?)");
+        throw output::run_file::Error(in.path() +
+                                      ": /trace/events is not in node order (damaged?)");
       }
     }
     nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
@@ -299,7 +301,7 @@ Summary write_chrome(const run_file::Reader& in, const ExportArgs& args, std::os
 // Rank 0's work; a message (empty: success) for every rank.
 std::string export_on_rank0(const ExportArgs& args) {
   try {
-    const run_file::Reader in(args.run_file);
+    const output::run_file::Reader in(args.run_file);
     const std::string output =
         args.output ? *args.output : fs::path(args.run_file).stem().string() + ".json";
     if (output.empty()) return "-o: the output path is empty";
@@ -350,7 +352,7 @@ std::string export_on_rank0(const ExportArgs& args) {
             : std::string(),
         sum.collectives > 0 ? fmt::format(", {} collectives", sum.collectives) : std::string());
     return "";
-  } catch (const run_file::Error& e) {
+  } catch (const output::run_file::Error& e) {
     return e.what();
   } catch (const std::bad_alloc&) {
     return args.run_file + ": not enough memory to export it";

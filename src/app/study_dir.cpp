@@ -11,9 +11,9 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "export_h5.hpp"
 #include "sipsim/base/text.hpp"
 #include "sipsim/base/yaml_reader.hpp"
+#include "sipsim/output/run_file_reader.hpp"
 
 namespace sipsim::app {
 
@@ -68,7 +68,7 @@ std::string done_problem(const fs::path& run_file, const fs::path& scenario_file
                          bool allow_symlink) {
   const std::string name = run_file.string();
   try {
-    const run_file::Reader in(name, {.allow_symlink = allow_symlink});
+    const output::run_file::Reader in(name, {.allow_symlink = allow_symlink});
     if (const std::string why = in.unfinished_reason(); !why.empty()) {
       return name + ": not a finished run: " + why;
     }
@@ -87,7 +87,7 @@ std::string done_problem(const fs::path& run_file, const fs::path& scenario_file
              ", this one's is " + (wanted_id.empty() ? "none" : wanted_id) + ")";
     }
     return "";
-  } catch (const run_file::Error& e) {
+  } catch (const output::run_file::Error& e) {
     return e.what();
   } catch (const base::FileError& e) {
     return e.what();

@@ -1,4 +1,4 @@
-#include "export_h5.hpp"
+#include "sipsim/output/run_file_reader.hpp"
 
 #include <sys/stat.h>
 
@@ -14,7 +14,7 @@
 #include "sipsim/base/files.hpp"
 #include "sipsim/base/text.hpp"
 
-namespace sipsim::app::run_file {
+namespace sipsim::output::run_file {
 
 namespace {
 
@@ -464,4 +464,4 @@ std::string Reader::unfinished_reason() const {
   return "";
 }
 
-}  // namespace sipsim::app::run_file
+}  // namespace sipsim::output::run_file

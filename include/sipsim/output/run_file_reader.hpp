@@ -15,7 +15,7 @@
 
 #include "sipsim/output/h5.hpp"
 
-namespace sipsim::app::run_file {
+namespace sipsim::output::run_file {
 
 // A file that is missing, not HDF5, not a sipsim run file, or damaged: the
 // message names the file and says what to do.
@@ -105,4 +105,4 @@ class Reader {
   std::uint64_t file_bytes_ = 0;
 };
 
-}  // namespace sipsim::app::run_file
+}  // namespace sipsim::output::run_file
