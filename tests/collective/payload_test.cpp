@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "sipsim/collective/schedule.hpp"
+
 namespace sipsim::collective {
 namespace {
 
@@ -49,6 +51,32 @@ TEST(Payload, CopiesShareTheValue) {
   const AlgorithmPayload a = AlgorithmPayload::of(Apples{7});
   const AlgorithmPayload copy = a;
   EXPECT_EQ(copy.get<Apples>(), a.get<Apples>());
+  CollectiveSpec s;
+  s.payload = a;
+  const CollectiveSpec t = s;
+  EXPECT_EQ(t.payload.get<Apples>(), a.get<Apples>());
+}
+
+// The executor replays communicators of one shape only when their parameters are equal:
+// hierarchy, torus and the payload.
+TEST(Payload, ParamsDifferingOnlyInThePayloadDiffer) {
+  AlgorithmParams a;
+  a.hierarchy = {4, 2};
+  a.torus = {2, 4};
+  a.payload = AlgorithmPayload::of(Apples{1});
+  AlgorithmParams b = a;
+  EXPECT_EQ(a, b);
+  b.payload = AlgorithmPayload::of(Apples{1});
+  EXPECT_EQ(a, b);
+  b.payload = AlgorithmPayload::of(Apples{2});
+  EXPECT_NE(a, b);
+  b.payload = AlgorithmPayload::of(Pears{1});
+  EXPECT_NE(a, b);
+  b.payload = {};
+  EXPECT_NE(a, b);
+  b = a;
+  b.torus = {4, 2};
+  EXPECT_NE(a, b);
 }
 
 }  // namespace
