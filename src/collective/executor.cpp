@@ -30,14 +30,11 @@ void check_parts(std::uint32_t sent, std::uint32_t expected, std::uint32_t src_n
   }
 }
 
-// Replay::kShape: the algorithms see the same parameters on both.
+// Replay::kShape: the algorithms see the same parameters on both: the same
+// hierarchy and torus, and a family's payload equal by the family's own ==
+// (AlgorithmParams::operator==).
 bool same_params(const AlgorithmParams& a, const AlgorithmParams& b) {
-  return a.hierarchy == b.hierarchy && a.torus == b.torus && a.ramp.x == b.ramp.x &&
-         a.ramp.J == b.ramp.J && a.ramp.D == b.ramp.D &&
-         std::equal(std::begin(a.ramp.active), std::end(a.ramp.active),
-                    std::begin(b.ramp.active)) &&
-         a.tree_broadcast == b.tree_broadcast && a.tree_alpha_ps == b.tree_alpha_ps &&
-         a.tree_group_rate_bps == b.tree_group_rate_bps;
+  return a == b;
 }
 
 // Same size and the same offsets nodes[i] - nodes[0] (a translate).

@@ -1,6 +1,6 @@
 // Collective schedules from closed-form per-member rules (contract: schedule.hpp): the parts
 // every algorithm shares. The algorithms themselves are rows of one table (registry.cpp), one
-// file per family under algorithms/ and RAMP-x under ramp_x/; common.hpp holds what they share.
+// file per family under algorithms/ and RAMP-x under ramp_x/; registry.hpp is their interface.
 #include "sipsim/collective/schedule.hpp"
 
 #include <array>
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <utility>
 
-#include "algorithms/common.hpp"
+#include "registry.hpp"
 
 namespace sipsim::collective {
 

@@ -1,6 +1,6 @@
 #include "sipsim/collective/step_cost.hpp"
 
-#include "algorithms/common.hpp"
+#include "registry.hpp"
 
 namespace sipsim::collective {
 

@@ -2,13 +2,8 @@
 #include <unordered_map>
 
 #include "sipsim/collective/schedule.hpp"
-#include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::collective {
-
-// RAMP-x reads the RAMP geometry of fabric/ramp/ (DESIGN.md §1).
-namespace ramp = fabric::ramp;
-using fabric::ramp::RampShape;
 
 namespace {
 template <class Items>

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/fabric/circuit/topoopt.hpp"
 #include "sipsim/fabric/electrical/bcube.hpp"
 #include "sipsim/fabric/electrical/cluster.hpp"
@@ -237,14 +238,15 @@ class RampSetup final : public FabricSetup {
   std::optional<std::vector<std::uint32_t>> place_job(
       std::uint32_t n, collective::AlgorithmParams& params) const override {
     const fabric::RampSpec& s = config_.spec;
-    params.ramp = fabric::ramp::shape_for(s.x, s.J, s.Lambda / s.x, n);
-    params.tree_alpha_ps = s.io_latency + s.propagation;
+    const fabric::ramp::RampShape shape = fabric::ramp::shape_for(s.x, s.J, s.Lambda / s.x, n);
+    std::vector<std::uint32_t> nodes = fabric::ramp::job_nodes(shape);
     // The slot's data at the slot's pace (in 128 bits: at most line_rate x b).
     __extension__ typedef unsigned __int128 U128;
     const U128 rate = U128{fabric::ramp_slot_bytes(s)} * 8 * pdes::kSecond / s.slot * s.b;
-    params.tree_group_rate_bps =
-        static_cast<std::uint64_t>(std::min<U128>(rate, ~std::uint64_t{0}));
-    return fabric::ramp::job_nodes(params.ramp);
+    collective::ramp_x::set_job(
+        params, shape, s.io_latency + s.propagation,
+        static_cast<std::uint64_t>(std::min<U128>(rate, ~std::uint64_t{0})));
+    return nodes;
   }
   // A training job: the §6.3 sub-box of all its GPUs, a factor of each step
   // per axis, RAMP-x in every group (fabric/ramp/placement.hpp).
@@ -257,17 +259,17 @@ class RampSetup final : public FabricSetup {
     out.algorithm = collective::algorithm("ramp-x");
     for (std::size_t a = 0; a < sizes.size(); ++a) {
       collective::AlgorithmParams p = FabricSetup::algorithm_params(sizes[a], a == 0);
-      p.ramp = placed->axis_shape(a);
+      collective::ramp_x::set_job(p, placed->axis_shape(a));
       out.params.push_back(p);
     }
-    out.job.ramp = placed->job;
+    collective::ramp_x::set_job(out.job, placed->job);
     return out;
   }
   void serve_axes(const AxesPlacement& placed) override {
     if (!config_.extra_transceivers) return;
-    config_.spec.job = placed.job.ramp;
+    config_.spec.job = collective::ramp_x::job_params(placed.job).shape;
     if (!placed.params.empty()) {
-      const auto& t = placed.params.front().ramp.active;
+      const auto& t = collective::ramp_x::job_params(placed.params.front()).shape.active;
       config_.spec.inner = std::array<std::uint32_t, 4>{t[0], t[1], t[2], t[3]};
     }
   }
@@ -277,7 +279,7 @@ class RampSetup final : public FabricSetup {
   // RAMP §6.2.2 eq. 3-4: the transcoder gives the job's pairs the extra
   // transceiver groups that are safe for its shape (fabric.extra_transceivers).
   void serve_job(const collective::AlgorithmParams& params) override {
-    if (config_.extra_transceivers) config_.spec.job = params.ramp;
+    if (config_.extra_transceivers) config_.spec.job = collective::ramp_x::job_params(params).shape;
   }
   std::string physical_report() const override {
     return fabric::ramp::describe_physical(config_.geometry, config_.optics, config_.cost,

@@ -126,7 +126,6 @@ class CollectivesSetup final : public WorkloadSetup {
       nodes = fabric.place_job(p, c.params);
     } catch (const std::invalid_argument& e) {
       if (placed) (w.has("group") ? w.required("group") : ctx.section).fail(e.what());
-      c.params.ramp = {};  // other algorithms do not need the fabric's job shape
     }
     if (nodes && (placed || auto_algorithm)) {
       if (w.has("group") && (c.group.first != 0 || c.group.stride != 1)) {

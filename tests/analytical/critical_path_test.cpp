@@ -7,6 +7,7 @@
 
 #include "../support/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/network.hpp"
@@ -80,14 +81,15 @@ TEST(CriticalPath, RampXIsTheLockStepEstimate) {
     const Op op = *collective::parse_op(name);
     for (std::uint32_t n : {128u, 32u, 8u, 2u}) {
       CollectiveSpec s = spec_of(op, algorithm("ramp-x"), n, op == Op::kBarrier ? 0 : 1 << 20);
-      s.ramp = fabric::ramp::shape_for(4, 4, 2, n);
-      const auto nodes = fabric::ramp::job_nodes(s.ramp);
+      const fabric::ramp::RampShape shape = fabric::ramp::shape_for(4, 4, 2, n);
+      collective::ramp_x::set_spec(s, shape);
+      const auto nodes = fabric::ramp::job_nodes(shape);
       for (bool job : {false, true}) {  // with the job, small subgroups use extra groups (eq. 4)
         fabric::RampSpec rs;
         rs.x = 4;
         rs.J = 4;
         rs.Lambda = 8;
-        if (job) rs.job = s.ramp;
+        if (job) rs.job = shape;
         const auto net = fabric::make_ramp(rs);
         const CollectiveEstimate idle = estimate_collective(s, nodes, *net, kA100);
         const CollectiveEstimate crit = estimate_critical_path(s, nodes, *net, kA100);

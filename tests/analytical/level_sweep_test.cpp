@@ -12,6 +12,7 @@
 
 #include "../support/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/electrical/torus2d.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
@@ -161,17 +162,18 @@ TEST(LevelSweep, EqualsMemberByMemberForRampX) {
         s.p = n;
         s.bytes = op == Op::kBarrier ? 0 : bytes;
         s.root = 3;
-        s.ramp = fabric::ramp::shape_for(4, 4, 2, n);
-        if (op == Op::kBroadcast && n == 128) s.stages = 3;  // the multicast tree
-        if (!collective::why_invalid(s).empty()) s.stages = 0;
+        const fabric::ramp::RampShape shape = fabric::ramp::shape_for(4, 4, 2, n);
+        // The multicast tree where it fits.
+        collective::ramp_x::set_spec(s, shape, op == Op::kBroadcast && n == 128 ? 3 : 0);
+        if (!collective::why_invalid(s).empty()) collective::ramp_x::set_spec(s, shape);
         for (bool job : {false, true}) {
           fabric::RampSpec rs;
           rs.x = 4;
           rs.J = 4;
           rs.Lambda = 8;
-          if (job) rs.job = s.ramp;
+          if (job) rs.job = shape;
           const auto net = fabric::make_ramp(rs);
-          checked += check(s, fabric::ramp::job_nodes(s.ramp), *net,
+          checked += check(s, fabric::ramp::job_nodes(shape), *net,
                            name + " n" + std::to_string(n) + (job ? " job" : ""));
         }
       }

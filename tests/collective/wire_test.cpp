@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/collective/schedule.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 
@@ -81,7 +82,7 @@ TEST(WireStep, RampAllToAllClosedFormMatchesTheChunkSchedule) {
           spec.algorithm = algorithm("ramp-x");
           spec.p = n;
           spec.bytes = std::uint64_t{n} * 48;  // uniform blocks: the closed form applies
-          spec.ramp = shape;
+          ramp_x::set_spec(spec, shape);
           for (std::uint32_t m = 0; m < n; ++m) {
             const Schedule sched(spec, m);
             for (std::uint32_t i = 0; i < sched.steps(); ++i) {
@@ -125,7 +126,7 @@ TEST(WireStep, RampExchangeClosedFormMatchesTheChunkSchedule) {
               spec.p = n;
               spec.bytes = bytes;
               spec.root = n / 3;
-              spec.ramp = shape;
+              ramp_x::set_spec(spec, shape);
               ASSERT_NO_FATAL_FAILURE(expect_closed_form_exact(
                   spec,
                   std::string(to_string(op)) + " " + std::to_string(x) + std::to_string(J) +
@@ -158,8 +159,7 @@ TEST(WireStep, RampTreeBroadcastClosedFormMatchesTheChunkSchedule) {
             spec.p = n;
             spec.bytes = std::uint64_t{n} * 64 + 5;  // ragged chunks
             spec.root = root;
-            spec.stages = stages;
-            spec.ramp = shape;
+            ramp_x::set_spec(spec, shape, stages);
             ASSERT_NO_FATAL_FAILURE(expect_closed_form_exact(spec,
                                                              std::to_string(x) + std::to_string(J) +
                                                                  std::to_string(D) + " root" +

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/collective/ramp_x.hpp"
 
 namespace sipsim::setup {
 namespace {
@@ -109,8 +110,9 @@ TEST(Setup, TheFabricPlacesJobsWhoseAlgorithmAsks) {
                 "group: {count: 8}}\n");
   const CollectiveJob& job = *placed.workload->collective_job();
   EXPECT_EQ(job.members.size(), 8u);
-  EXPECT_EQ(fabric::ramp::job_size(job.config.params.ramp), 8u);
-  EXPECT_EQ(job.members, fabric::ramp::job_nodes(job.config.params.ramp));
+  const fabric::ramp::RampShape& shape = collective::ramp_x::job_params(job.config.params).shape;
+  EXPECT_EQ(fabric::ramp::job_size(shape), 8u);
+  EXPECT_EQ(job.members, fabric::ramp::job_nodes(shape));
   bool served = false;
   for (const auto& [k, v] : build_network(placed)->facts()) {
     served = served || (k == "groups/pair (eq. 3-4)" && v.find("job 4x2x1x1") != std::string::npos);

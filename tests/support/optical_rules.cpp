@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "sipsim/collective/ramp_x.hpp"
+
 namespace sipsim::collective::rampt {
 
 namespace ramp = fabric::ramp;
@@ -58,7 +60,7 @@ CollectiveSpec spec(Op op, const RampShape& sh, std::uint64_t bytes, std::uint32
   s.p = static_cast<std::uint32_t>(ramp::job_size(sh));
   s.bytes = bytes;
   s.root = root;
-  s.ramp = sh;
+  ramp_x::set_spec(s, sh);
   return s;
 }
 
@@ -71,7 +73,7 @@ bool two_stage(Op op) {
 }
 
 std::string check_invariants(const CollectiveSpec& s, const std::vector<Transfer>& log) {
-  const RampShape& sh = s.ramp;
+  const RampShape& sh = ramp_x::spec_params(s).shape;
   const Fabric f{sh.x, sh.J, sh.D};
   const bool full = ramp::job_size(sh) == f.nodes();
   const std::vector<std::uint32_t> nodes = ramp::job_nodes(sh);

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "sipsim/collective/ramp_x.hpp"
+
 namespace sipsim::collective::oracle {
 
 bool expected_support(Algorithm a, Op op) {
@@ -48,9 +50,9 @@ std::string describe(const CollectiveSpec& s) {
     for (std::size_t i = 0; i < levels(s.dims); ++i) o << (i > 0 ? "x" : "") << s.dims[i];
   }
   if (s.algorithm == algorithm("ramp-x")) {
-    o << " ramp=(" << s.ramp.x << "," << s.ramp.J << "," << s.ramp.D << ") active={"
-      << s.ramp.active[0] << "," << s.ramp.active[1] << "," << s.ramp.active[2] << ","
-      << s.ramp.active[3] << "}";
+    const fabric::ramp::RampShape& r = ramp_x::spec_params(s).shape;
+    o << " ramp=(" << r.x << "," << r.J << "," << r.D << ") active={" << r.active[0] << ","
+      << r.active[1] << "," << r.active[2] << "," << r.active[3] << "}";
   }
   return o.str();
 }

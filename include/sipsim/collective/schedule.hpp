@@ -49,7 +49,7 @@
 #include <vector>
 
 #include "sipsim/collective/algorithm.hpp"
-#include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/collective/payload.hpp"
 
 namespace sipsim::collective {
 
@@ -164,8 +164,8 @@ void wire_step_into(const Schedule& schedule, std::uint32_t i, WireStep& w);
 // hierarchical ring, innermost first (e.g. {GPUs per server, servers per leaf,
 // leaves per pod, ...}; 2 to kMaxLevels entries, the rest 0), or exactly two
 // for the 2D torus; p must equal their product, and members of an innermost
-// group are consecutive indices. ramp: the RAMP-x job (RAMP §6.3), stages: the
-// RAMP-x broadcast's pipelined tree.
+// group are consecutive indices. payload: the algorithm family's own
+// parameters (payload.hpp), which only the family reads.
 inline constexpr std::size_t kMaxLevels = 8;
 using Dims = std::array<std::uint32_t, kMaxLevels>;
 // The number of leading non-zero entries of dims.
@@ -178,27 +178,20 @@ struct CollectiveSpec {
   std::uint64_t bytes = 0;
   std::uint32_t root = 0;  // broadcast, reduce, gather, scatter
   Dims dims{};
-  fabric::ramp::RampShape ramp;  // RAMP-x (RAMP §6.3 job shape)
-  // RAMP-x broadcast: k >= 1 runs RAMP §6.1's pipelined tree of k stages
-  // (eq. 1; broadcast_stages, ramp_x.hpp) with optical multicast; 0 runs scatter +
-  // all-gather over the RAMP-x steps. The tree needs a full job with x*J >= Lambda.
-  std::uint32_t stages = 0;
+  AlgorithmPayload payload;  // the algorithm's family fills and reads it
 };
 
 // What a communicator offers the algorithms that run on it (DESIGN.md §4):
 // the shapes of the hierarchy its members sit in, derived from the fabric or
-// given by the scenario, and the RAMP job they form. Each algorithm takes
-// what it needs (make_spec).
+// given by the scenario, and the parameters an algorithm family defines for
+// itself (the job a fabric placed for it, e.g. RAMP-x's: ramp_x.hpp). Each
+// algorithm takes what it needs (make_spec). Equal when the algorithms see the
+// same parameters: the payload compares by its family's own ==.
 struct AlgorithmParams {
   Dims hierarchy{};  // hierarchical ring: one level per tier of the fabric, innermost first
   Dims torus{};      // 2D torus: {X, Y}
-  fabric::ramp::RampShape ramp;  // RAMP-x: the job's shape (RAMP §6.3)
-  // RAMP §6.1 eq. 1's pipelined tree broadcast: a stage's set-up latency (I/O +
-  // propagation) and a transceiver group's data rate. A zero rate, or
-  // !tree_broadcast, runs broadcast as scatter + all-gather.
-  bool tree_broadcast = true;
-  std::uint64_t tree_alpha_ps = 0;
-  std::uint64_t tree_group_rate_bps = 0;
+  AlgorithmPayload payload;
+  friend bool operator==(const AlgorithmParams&, const AlgorithmParams&) = default;
 };
 
 // The collective `op` of `bytes` on p members with `algorithm`, which reads its

@@ -53,8 +53,10 @@ class FabricSetup {
   // default the most square split, and the same for the hierarchy.
   virtual collective::AlgorithmParams algorithm_params(std::uint32_t p, bool contiguous) const;
   // A fabric that places collective jobs itself (RAMP §6.3) returns the nodes
-  // of an n-member job, by member, and sets the job's parameters in `params`;
-  // throws std::invalid_argument when it cannot place n nodes. nullopt: the
+  // of an n-member job, by member, and sets the job's parameters in `params`
+  // (the payload of the algorithm family it places for, through that family's
+  // setter, e.g. ramp_x::set_job); throws std::invalid_argument, leaving
+  // `params` as they were, when it cannot place n nodes. nullopt: the
   // scenario's group is used.
   virtual std::optional<std::vector<std::uint32_t>> place_job(
       std::uint32_t n, collective::AlgorithmParams& params) const;

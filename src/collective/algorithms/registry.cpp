@@ -3,14 +3,14 @@
 //
 // Adding an algorithm: write src/collective/algorithms/<family>.cpp with its stage builder
 // and its row (`extern constinit const AlgorithmRow kMyRow = {"my-name", ...};`, see
-// AlgorithmRow in common.hpp), add the file to src/collective/CMakeLists.txt, declare the
+// AlgorithmRow in ../registry.hpp), add the file to src/collective/CMakeLists.txt, declare the
 // row below and append it to kAlgorithms. Nothing else names an algorithm: code outside the
 // table asks the row's traits.
+#include "registry.hpp"
+
 #include <array>
 #include <stdexcept>
 #include <string>
-
-#include "algorithms/common.hpp"
 
 namespace sipsim::collective {
 namespace detail {

@@ -1,7 +1,8 @@
 // RAMP-x [RAMP §5-§6; MODELS.md §1]: ramp-x, the four-step collectives of a RAMP job (the
 // steps and the boxes they move: boxes.hpp), RAMP §6.1's pipelined tree broadcast with optical
-// multicast, the closed-form all-to-all wire step (RAMP Table 8), its validity checks and the
-// parameters it reads (the job's shape; eq. 1's stages: collective/ramp_x.hpp).
+// multicast, the closed-form all-to-all wire step (RAMP Table 8), its validity checks, and its
+// parameters: the payloads it fills, reads and compares (JobParams on a communicator, SpecParams
+// in a spec, with eq. 1's stages: collective/ramp_x.hpp).
 //
 // References:
 //  [RAMP]  RAMP paper (shared/papers/001), §5-§6 (RAMP-x collectives), with the subgroups,
@@ -157,15 +158,16 @@ void add_ramp_all_to_all(Stages& st, const RampRun& R) {
 
 // ---------------------------------------------------------------------------------------------
 // RAMP §6.1's pipelined tree broadcast (eq. 1; ramp::tree_broadcast_fits), k =
-// spec.stages chunks: the root multicasts chunk i at step i to level 1 (the x*J
+// SpecParams::stages chunks: the root multicasts chunk i at step i to level 1 (the x*J
 // nodes of its wavelength); the forwarder of wavelength l (ramp::tree_forwarder)
 // multicasts chunk i at step i+1 to the x*J nodes of l (level 2). Members are
 // fabric nodes (a full job). Wavelengths differ between the root's and every
 // forwarder's transmissions, so rule (c) holds; every node receives at most one
 // transfer per step.
 void add_ramp_tree_broadcast(Stages& st, const Ctx& c) {
-  const RampShape& sh = c.spec.ramp;
-  const std::uint32_t k = c.spec.stages, x = sh.x, J = sh.J, L = ramp::rack_size(sh);
+  const ramp_x::SpecParams& rx = ramp_x::spec_params(c.spec);
+  const RampShape& sh = rx.shape;
+  const std::uint32_t k = rx.stages, x = sh.x, J = sh.J, L = ramp::rack_size(sh);
   const ramp::Coord me = ramp::coord_of_node(c.me, sh);
   const ramp::Coord root = ramp::coord_of_node(c.spec.root, sh);
   const std::uint32_t lr = root.lambda(x), lm = me.lambda(x);
@@ -217,11 +219,12 @@ void add_ramp_tree_broadcast(Stages& st, const Ctx& c) {
 // The algorithm.
 
 void build_ramp(Stages& st, const Ctx& c) {
+  const ramp_x::SpecParams& rx = ramp_x::spec_params(c.spec);
   RampRun R;
   R.c = c;
-  R.G = make_ramp_geom(c.spec.ramp);
-  R.me = ramp::offsets_of_member(c.me, c.spec.ramp);
-  R.root = ramp::offsets_of_member(c.spec.root, c.spec.ramp);
+  R.G = make_ramp_geom(rx.shape);
+  R.me = ramp::offsets_of_member(c.me, rx.shape);
+  R.root = ramp::offsets_of_member(c.spec.root, rx.shape);
   switch (c.spec.op) {
     case Op::kAllReduce:  // Rabenseifner-style (RAMP §6.1.5): reduce-scatter + all-gather
       add_ramp_rs(st, R, RampLayout::kDigit);
@@ -238,7 +241,7 @@ void build_ramp(Stages& st, const Ctx& c) {
       add_ramp_all_to_all(st, R);
       break;
     case Op::kBroadcast:
-      if (c.spec.stages > 0) {
+      if (rx.stages > 0) {
         add_ramp_tree_broadcast(st, c);
       } else {  // van de Geijn: scatter + all-gather over the RAMP steps
         add_ramp_scatter(st, R, RampLayout::kDigit);
@@ -260,7 +263,8 @@ void build_ramp(Stages& st, const Ctx& c) {
 
 // Checked once per member and collective started: strings only when invalid.
 std::string why_invalid_ramp(const CollectiveSpec& spec) {
-  const RampShape& r = spec.ramp;
+  const ramp_x::SpecParams& rx = ramp_x::spec_params(spec);
+  const RampShape& r = rx.shape;
   using std::to_string;
   if (r.x == 0 || r.J == 0 || r.D == 0) return "ramp-x needs a RAMP fabric (x, J, D)";
   if (r.J > r.x || r.D > r.x) {
@@ -278,24 +282,27 @@ std::string why_invalid_ramp(const CollectiveSpec& spec) {
     return "ramp-x needs p = product of the active sizes = " + to_string(ramp::job_size(r)) +
            ", got p = " + to_string(spec.p);
   }
-  if (spec.stages > 0 && spec.op != Op::kBroadcast) {
+  if (rx.stages > 0 && spec.op != Op::kBroadcast) {
     return "pipeline stages are for ramp-x broadcast only";
   }
-  if (spec.stages > 0 && !ramp::tree_broadcast_fits(r)) {
+  if (rx.stages > 0 && !ramp::tree_broadcast_fits(r)) {
     return "ramp-x's pipelined tree broadcast needs a full job with x*J >= Lambda";
   }
   return "";
 }
 
+// The communicator's JobParams become the spec's SpecParams.
 void configure_ramp(CollectiveSpec& s, const AlgorithmParams& params) {
-  s.ramp = params.ramp;
+  const ramp_x::JobParams& job = ramp_x::job_params(params);
+  std::uint32_t stages = 0;
   // RAMP §6.1 eq. 1: the pipelined tree's stages for this size, on RAMP
   // fabrics whose full jobs it covers.
-  if (s.op == Op::kBroadcast && params.tree_broadcast && params.tree_group_rate_bps > 0 &&
-      ramp::tree_broadcast_fits(s.ramp)) {
-    s.stages = broadcast_stages(fabric::serialization_ps(s.bytes, params.tree_group_rate_bps),
-                                params.tree_alpha_ps, std::max<std::uint64_t>(1, s.bytes));
+  if (s.op == Op::kBroadcast && job.tree_broadcast && job.tree_group_rate_bps > 0 &&
+      ramp::tree_broadcast_fits(job.shape)) {
+    stages = ramp_x::broadcast_stages(fabric::serialization_ps(s.bytes, job.tree_group_rate_bps),
+                                      job.tree_alpha_ps, std::max<std::uint64_t>(1, s.bytes));
   }
+  ramp_x::set_spec(s, job.shape, stages);
 }
 
 // RAMP-x all-to-all (RAMP Table 8): at step t (row k of the active rows, in
@@ -308,7 +315,7 @@ bool ramp_all_to_all_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   if (spec.op != Op::kAllToAll || spec.p == 0 || spec.bytes % spec.p != 0) {
     return false;
   }
-  const RampShape& shape = spec.ramp;
+  const RampShape& shape = ramp_x::spec_params(spec).shape;
   std::uint32_t row = 4;
   for (std::uint32_t k = 0, t = 0; k < 4; ++k) {
     if (shape.active[k] > 1 && t++ == i) row = k;
@@ -337,8 +344,9 @@ bool ramp_all_to_all_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
 // as the member's own, and with equal chunks as many bytes (the member layout needs them equal).
 bool ramp_exchange_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   const CollectiveSpec& spec = sched.spec();
-  if (spec.stages > 0) return false;
-  const RampGeom G = make_ramp_geom(spec.ramp);
+  const ramp_x::SpecParams& rx = ramp_x::spec_params(spec);
+  if (rx.stages > 0) return false;
+  const RampGeom G = make_ramp_geom(rx.shape);
   const auto T = u32(G.rows.size());
   RampLayout lay = RampLayout::kMember;
   bool rs = true;  // a reduce-scatter step, else an all-gather step
@@ -369,7 +377,7 @@ bool ramp_exchange_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   RampRun R;
   R.c = Ctx{spec, spec.p, sched.member(), sched.chunks(), ByteMap(total, sched.chunks())};
   R.G = G;
-  R.me = ramp::offsets_of_member(sched.member(), spec.ramp);
+  R.me = ramp::offsets_of_member(sched.member(), rx.shape);
   const std::uint32_t k = G.rows[t];
   const std::uint64_t s = G.s[k];
   const unsigned later = R.mask(t + 1, T);
@@ -408,8 +416,9 @@ bool ramp_exchange_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
 // building chunk sets: its roles and peers, one chunk per message.
 bool ramp_tree_broadcast_fast(const Schedule& sched, std::uint32_t i, WireStep& w) {
   const CollectiveSpec& spec = sched.spec();
-  const RampShape& sh = spec.ramp;
-  const std::uint32_t k = spec.stages, x = sh.x, J = sh.J, L = ramp::rack_size(sh);
+  const ramp_x::SpecParams& rx = ramp_x::spec_params(spec);
+  const RampShape& sh = rx.shape;
+  const std::uint32_t k = rx.stages, x = sh.x, J = sh.J, L = ramp::rack_size(sh);
   const std::uint32_t self = sched.member();
   const ramp::Coord me = ramp::coord_of_node(self, sh);
   const ramp::Coord root = ramp::coord_of_node(spec.root, sh);
@@ -446,7 +455,9 @@ bool ramp_tree_broadcast_fast(const Schedule& sched, std::uint32_t i, WireStep& 
 
 bool ramp_wire_step(const Schedule& sched, std::uint32_t i, WireStep& w) {
   const CollectiveSpec& spec = sched.spec();
-  if (spec.op == Op::kBroadcast && spec.stages > 0) return ramp_tree_broadcast_fast(sched, i, w);
+  if (spec.op == Op::kBroadcast && ramp_x::spec_params(spec).stages > 0) {
+    return ramp_tree_broadcast_fast(sched, i, w);
+  }
   return spec.op == Op::kAllToAll ? ramp_all_to_all_fast(sched, i, w)
                                   : ramp_exchange_fast(sched, i, w);
 }
@@ -457,7 +468,7 @@ namespace {
 // RAMP §6.2.3's lock-step rounds: a member's part in a RAMP-x round depends only on which of
 // its four step offsets equal the root's, so 16 representatives bound every round exactly.
 std::vector<std::uint32_t> round_members(const CollectiveSpec& spec) {
-  const fabric::ramp::RampShape& shape = spec.ramp;
+  const fabric::ramp::RampShape& shape = ramp_x::spec_params(spec).shape;
   const fabric::ramp::Offsets root = fabric::ramp::offsets_of_member(spec.root, shape);
   std::vector<std::uint32_t> out;
   for (unsigned mask = 0; mask < 16; ++mask) {
@@ -477,7 +488,10 @@ extern constinit const AlgorithmRow kRampXRow = {
     {.lockstep = true, .fabric_placement = true},
     any_op,
     // one chunk per stage of the pipelined tree broadcast
-    [](const CollectiveSpec& s) -> std::uint64_t { return s.stages > 0 ? s.stages : s.p; },
+    [](const CollectiveSpec& s) -> std::uint64_t {
+      const std::uint32_t stages = ramp_x::spec_params(s).stages;
+      return stages > 0 ? stages : s.p;
+    },
     why_invalid_ramp,
     configure_ramp,
     build_ramp,
@@ -486,3 +500,32 @@ extern constinit const AlgorithmRow kRampXRow = {
 };
 
 }  // namespace sipsim::collective::detail
+
+namespace sipsim::collective::ramp_x {
+
+const JobParams& job_params(const AlgorithmParams& params) {
+  static constexpr JobParams kNone{};
+  const JobParams* p = params.payload.get<JobParams>();
+  return p != nullptr ? *p : kNone;
+}
+
+void set_job(AlgorithmParams& params, const fabric::ramp::RampShape& shape,
+             std::uint64_t tree_alpha_ps, std::uint64_t tree_group_rate_bps) {
+  JobParams job = job_params(params);
+  job.shape = shape;
+  job.tree_alpha_ps = tree_alpha_ps;
+  job.tree_group_rate_bps = tree_group_rate_bps;
+  params.payload = AlgorithmPayload::of(job);
+}
+
+void set_tree_broadcast(AlgorithmParams& params, bool tree) {
+  JobParams job = job_params(params);
+  job.tree_broadcast = tree;
+  params.payload = AlgorithmPayload::of(job);
+}
+
+void set_spec(CollectiveSpec& spec, const fabric::ramp::RampShape& shape, std::uint32_t stages) {
+  spec.payload = AlgorithmPayload::of(SpecParams{shape, stages});
+}
+
+}  // namespace sipsim::collective::ramp_x

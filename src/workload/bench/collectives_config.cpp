@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/workload/bench/collectives.hpp"
 
 namespace sipsim::workload {
@@ -47,7 +48,8 @@ CollectivesConfig read_collectives(base::MapReader& w, bool& auto_algorithm) {
     m.finish();
   }
   if (auto v = w.optional("ramp_broadcast")) {
-    c.params.tree_broadcast = v->as_enum({"tree", "scatter-all-gather"}) == "tree";
+    collective::ramp_x::set_tree_broadcast(c.params,
+                                           v->as_enum({"tree", "scatter-all-gather"}) == "tree");
   }
   c.iterations = w.get_u32("iterations", 5, 1, 1'000'000);
   c.warmup = w.get_u32("warmup", 1, 0, 1'000'000);

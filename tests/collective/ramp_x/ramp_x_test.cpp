@@ -162,6 +162,56 @@ TEST(RampX, WhyInvalid) {
   EXPECT_EQ(why_invalid(s), "root 16 is not a member (p = 16)");
 }
 
+// RAMP-x's parameters are its own payload: a communicator's JobParams (set by the fabric that
+// placed the job, and the workload's broadcast choice) and a spec's SpecParams, compared by
+// RAMP-x's own ==. The executor replays communicators of one shape only with equal parameters.
+TEST(RampX, ParamsDifferingOnlyInTheRampPayloadDiffer) {
+  AlgorithmParams a;
+  a.hierarchy = {4, 8};
+  a.torus = {4, 8};
+  EXPECT_EQ(ramp_x::job_params(a), ramp_x::JobParams{});  // none: the defaults
+  ramp_x::set_job(a, ramp::shape_for(4, 4, 2, 32), 700, 1'000'000);
+  AlgorithmParams b = a;
+  EXPECT_EQ(a, b);
+  ramp_x::set_job(b, ramp::shape_for(4, 4, 2, 32), 700, 1'000'000);  // a value of its own
+  EXPECT_EQ(a, b);
+  ramp_x::set_job(b, ramp::shape_for(4, 4, 2, 16), 700, 1'000'000);  // another job
+  EXPECT_EQ(b.hierarchy, a.hierarchy);
+  EXPECT_NE(a, b);
+  ramp_x::set_job(b, ramp::shape_for(4, 4, 2, 32), 800, 1'000'000);  // another stage latency
+  EXPECT_NE(a, b);
+  ramp_x::set_job(b, ramp::shape_for(4, 4, 2, 32), 700, 2'000'000);  // another group rate
+  EXPECT_NE(a, b);
+  ramp_x::set_job(b, ramp::shape_for(4, 4, 2, 32), 700, 1'000'000);
+  ramp_x::set_tree_broadcast(b, false);  // scatter + all-gather instead of the tree
+  EXPECT_NE(a, b);
+  // The fabric's placement keeps the workload's choice.
+  ramp_x::set_job(b, ramp::shape_for(4, 4, 2, 64), 0, 0);
+  EXPECT_FALSE(ramp_x::job_params(b).tree_broadcast);
+  EXPECT_EQ(ramp::job_size(ramp_x::job_params(b).shape), 64u);
+  ramp_x::set_tree_broadcast(b, true);
+  ramp_x::set_job(b, ramp::shape_for(4, 4, 2, 32), 700, 1'000'000);
+  EXPECT_EQ(a, b);
+  // Defaults are no payload: equal to parameters that never named RAMP-x.
+  AlgorithmParams c = a;
+  ramp_x::set_job(c, RampShape{});
+  EXPECT_TRUE(c.payload.empty());
+  AlgorithmParams d = a;
+  d.payload = {};
+  EXPECT_EQ(c, d);
+  // make_spec gives the spec RAMP-x's part of the job; specs compare the same way.
+  const CollectiveSpec s = make_spec(Op::kAllReduce, algorithm("ramp-x"), 32, 1000, 0, a);
+  EXPECT_EQ(ramp_x::spec_params(s).shape, ramp_x::job_params(a).shape);
+  EXPECT_EQ(ramp_x::spec_params(s).stages, 0u);
+  CollectiveSpec t = s;
+  ramp_x::set_spec(t, ramp_x::job_params(a).shape);
+  EXPECT_EQ(s.payload, t.payload);
+  ramp_x::set_spec(t, ramp_x::job_params(a).shape, 2);
+  EXPECT_NE(s.payload, t.payload);
+  // Other algorithms take no part of it.
+  EXPECT_TRUE(make_spec(Op::kAllReduce, algorithm("ring"), 32, 1000, 0, a).payload.empty());
+}
+
 // Every op on every full fabric with x <= 4 (J <= x, Lambda = D*x for D = 1..x), roots first
 // and last, through the executor and the invariant checks.
 TEST(RampX, ExhaustiveSmallFabrics) {
@@ -508,7 +558,7 @@ TEST(RampX, PipelinedTreeBroadcast) {
     for (std::uint32_t k : {1u, 3u, 8u}) {
       for (std::uint32_t root : {0u, n / 2 + 1, n - 1}) {
         CollectiveSpec s = rampt::spec(Op::kBroadcast, sh, 1000 + 37 * k, root);
-        s.stages = k;
+        ramp_x::set_spec(s, sh, k);
         ASSERT_EQ(why_invalid(s), "");
         std::vector<Transfer> log;
         const Outcome out = execute(s, {}, &log);
@@ -542,15 +592,15 @@ TEST(RampX, PipelinedTreeBroadcast) {
   EXPECT_EQ(checked, 7 * 3 * 3);
   // Only broadcast, only full jobs that the tree covers.
   CollectiveSpec s = rampt::spec(Op::kBroadcast, ramp::full_job(4, 1, 4), 1000);
-  s.stages = 2;
+  ramp_x::set_spec(s, ramp::full_job(4, 1, 4), 2);
   EXPECT_NE(why_invalid(s), "");
   s = rampt::spec(Op::kAllGather, ramp::full_job(4, 4, 2), 1000);
-  s.stages = 2;
+  ramp_x::set_spec(s, ramp::full_job(4, 4, 2), 2);
   EXPECT_NE(why_invalid(s), "");
   // Eq. 1: k = sqrt((s - 2) m beta / alpha), s = 3.
-  EXPECT_EQ(broadcast_stages(1'600'000, 100'000, 1000), 4u);
-  EXPECT_EQ(broadcast_stages(1'000, 100'000, 1000), 1u);
-  EXPECT_EQ(broadcast_stages(1'000'000'000'000, 1, 16), 16u);
+  EXPECT_EQ(ramp_x::broadcast_stages(1'600'000, 100'000, 1000), 4u);
+  EXPECT_EQ(ramp_x::broadcast_stages(1'000, 100'000, 1000), 1u);
+  EXPECT_EQ(ramp_x::broadcast_stages(1'000'000'000'000, 1, 16), 16u);
 }
 
 // Mutated RAMP schedules are caught by the checks above.

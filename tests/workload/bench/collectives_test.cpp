@@ -10,6 +10,7 @@
 
 #include "../../support/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
@@ -240,12 +241,13 @@ TEST(Collectives, RampXEqualsTheEstimatorOnRamp) {
     for (std::uint32_t n : {128u, 32u, 8u}) {
       auto c = config(op, algorithm("ramp-x"), op == Op::kBarrier ? 0 : 1 << 20);
       c.root = 5;
-      c.params.ramp = fabric::ramp::shape_for(4, 4, 2, n);
-      c.nodes = fabric::ramp::job_nodes(c.params.ramp);
-      for (int k = 1; k <= 4; ++k) with_extra += fabric::ramp::extra_groups(k, c.params.ramp) > 0;
+      const fabric::ramp::RampShape shape = fabric::ramp::shape_for(4, 4, 2, n);
+      collective::ramp_x::set_job(c.params, shape);
+      c.nodes = fabric::ramp::job_nodes(shape);
+      for (int k = 1; k <= 4; ++k) with_extra += fabric::ramp::extra_groups(k, shape) > 0;
       for (bool job : {false, true}) {
         fabric::RampSpec spec = plain;
-        if (job) spec.job = c.params.ramp;
+        if (job) spec.job = shape;
         const SimRun r = simulate(c, fabric::make_ramp(spec));
         auto net = fabric::make_ramp(spec);
         collective::CollectiveSpec s;
@@ -253,7 +255,7 @@ TEST(Collectives, RampXEqualsTheEstimatorOnRamp) {
         s.algorithm = algorithm("ramp-x");
         s.p = n;
         s.bytes = c.min_bytes;
-        s.ramp = c.params.ramp;
+        collective::ramp_x::set_spec(s, shape);
         s.root = c.root;
         const auto est =
             analytical::estimate_collective(s, c.nodes, *net, compute::Roofline(c.accelerator));
@@ -304,14 +306,14 @@ TEST(Collectives, RampXExtraTransceiversFollowEq5) {
     const Op op = *collective::parse_op(name);
     auto c = config(op, algorithm("ramp-x"), op == Op::kBarrier ? 0 : m);
     c.root = 3;
-    c.params.ramp = *spec.job;
+    collective::ramp_x::set_job(c.params, *spec.job);
     c.nodes = nodes;
     collective::CollectiveSpec s;
     s.op = op;
     s.algorithm = algorithm("ramp-x");
     s.p = 16;
     s.bytes = c.min_bytes;
-    s.ramp = c.params.ramp;
+    collective::ramp_x::set_spec(s, *spec.job);
     s.root = c.root;
     const compute::Roofline roofline(c.accelerator);
     Time took[2] = {0, 0};
@@ -343,16 +345,17 @@ TEST(Collectives, RampTreeBroadcastMulticasts) {
   for (std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 22}) {
     auto c = config(Op::kBroadcast, algorithm("ramp-x"), bytes);
     c.root = 37;
-    c.params.ramp = fabric::ramp::full_job(4, 4, 2);
-    c.nodes = fabric::ramp::job_nodes(c.params.ramp);
-    c.params.tree_alpha_ps = spec.io_latency + spec.propagation;
-    c.params.tree_group_rate_bps = fabric::ramp_slot_bytes(spec) * 8 * pdes::kSecond / spec.slot;
+    const fabric::ramp::RampShape full = fabric::ramp::full_job(4, 4, 2);
+    const Time alpha = spec.io_latency + spec.propagation;
+    const std::uint64_t rate = fabric::ramp_slot_bytes(spec) * 8 * pdes::kSecond / spec.slot;
+    collective::ramp_x::set_job(c.params, full, alpha, rate);
+    c.nodes = fabric::ramp::job_nodes(full);
     const collective::CollectiveSpec s = make_spec(c, 128, bytes, algorithm("ramp-x"));
+    const std::uint32_t stages = collective::ramp_x::spec_params(s).stages;
     // Eq. 1 with s = 3: k = sqrt(m beta / alpha).
-    const double k = std::sqrt(
-        static_cast<double>(fabric::serialization_ps(bytes, c.params.tree_group_rate_bps)) /
-        static_cast<double>(c.params.tree_alpha_ps));
-    EXPECT_EQ(s.stages, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::llround(k))));
+    const double k = std::sqrt(static_cast<double>(fabric::serialization_ps(bytes, rate)) /
+                               static_cast<double>(alpha));
+    EXPECT_EQ(stages, std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::llround(k))));
     boost::mpi::communicator self(MPI_COMM_SELF, boost::mpi::comm_attach);
     CollectivesBenchmark bench(c, fabric::make_ramp(spec));
     const auto model = bench.take_model();
@@ -368,10 +371,10 @@ TEST(Collectives, RampTreeBroadcastMulticasts) {
     const auto crit = analytical::estimate_critical_path(s, c.nodes, *check, roofline);
     EXPECT_EQ(t, idle.total) << bytes;
     EXPECT_EQ(t, crit.total) << bytes;
-    EXPECT_EQ(idle.steps, s.stages + 1);
+    EXPECT_EQ(idle.steps, stages + 1);
     // Per stage: the root's 4 transmissions (one per group) + 7 forwarders' 4.
     const fabric::Network& net = bench.network();
-    EXPECT_EQ(net.counter("transfers"), std::uint64_t{s.stages} * (4 + 7 * 4));
+    EXPECT_EQ(net.counter("transfers"), std::uint64_t{stages} * (4 + 7 * 4));
     EXPECT_EQ(net.counter("rule_b_conflicts") + net.counter("rule_c_conflicts"), 0u);
   }
 }

@@ -43,6 +43,7 @@ namespace sipsim::fabric::ramp {
 struct RampShape {
   std::uint32_t x = 0, J = 0, D = 0;
   std::uint32_t active[4] = {0, 0, 0, 0};
+  friend bool operator==(const RampShape&, const RampShape&) = default;
 };
 
 struct Coord {
