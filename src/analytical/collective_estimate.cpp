@@ -105,6 +105,280 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
 
 namespace {
 
+// The prices, waits included, of one step's messages when critical_path
+// walks step by step: message k of a member's step waits for the other
+// senders' bytes on its busiest resource; its own messages are serialised by
+// the longest path.
+class StepWaits {
+ public:
+  StepWaits(const std::vector<std::uint32_t>& members, const fabric::Network& network,
+            StepLoad& step)
+      : members_(members), network_(network), step_(step), own_at_(network.run_space(), 0) {}
+
+  // Every member's messages of `wire` (one step), member by member, in order.
+  void operator()(const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
+    out.clear();
+    load_step(wire, members_, network_, step_);
+    const std::vector<Msg>& msgs = step_.msgs;
+    for (std::size_t first = 0; first < msgs.size();) {
+      std::size_t last = first;
+      while (last < msgs.size() && msgs[last].from == msgs[first].from) ++last;
+      if (step_.by_runs && last == first + 1) {
+        lone_by_runs(msgs[first], out);
+      } else if (step_.by_runs) {
+        sender_by_runs(first, last, out);
+      } else {
+        sender_by_resources(first, last, out);
+      }
+      first = last;
+    }
+    step_.unload();
+  }
+
+ private:
+  // A lone message's own bytes are its bytes on each of its positions.
+  void lone_by_runs(const Msg& g, std::vector<Priced>& out) const {
+    const std::vector<fabric::Network::PathRun>& path_runs = step_.runs;
+    const RunLoads& loads = step_.run_loads;
+    WorstWait wait;
+    for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+      const std::uint64_t l = loads.max_load(path_runs[k]);
+      wait.add(l - std::min(l, g.bytes), path_runs[k].rate_bps);
+    }
+    out.push_back(g.price);
+    out.back().wait = wait.ps();
+  }
+
+  // One sender's messages [first, last) by runs: its own bytes at each
+  // position (own_at_) are left out of the load it waits for.
+  void sender_by_runs(std::size_t first, std::size_t last, std::vector<Priced>& out) {
+    const std::vector<Msg>& msgs = step_.msgs;
+    const std::vector<fabric::Network::PathRun>& path_runs = step_.runs;
+    const RunLoads& loads = step_.run_loads;
+    for (std::size_t g = first; g < last; ++g) {
+      for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+        for_each_position(path_runs[k], [&](std::uint32_t at) { own_at_[at] += msgs[g].bytes; });
+      }
+    }
+    for (std::size_t g = first; g < last; ++g) {
+      WorstWait wait;
+      for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+        for_each_position(path_runs[k], [&](std::uint32_t at) {
+          const std::uint64_t l = loads.load(at);
+          wait.add(l - std::min(l, own_at_[at]), path_runs[k].rate_bps);
+        });
+      }
+      out.push_back(msgs[g].price);
+      out.back().wait = wait.ps();
+    }
+    for (std::size_t g = first; g < last; ++g) {
+      for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+        for_each_position(path_runs[k], [&](std::uint32_t at) { own_at_[at] = 0; });
+      }
+    }
+  }
+
+  // One sender's messages [first, last) by resource: its own bytes beside
+  // each resource's load (StepLoad::Load::own).
+  void sender_by_resources(std::size_t first, std::size_t last, std::vector<Priced>& out) {
+    const std::vector<Msg>& msgs = step_.msgs;
+    const std::vector<fabric::Network::Resource>& res = step_.res;
+    std::vector<StepLoad::Load>& load = step_.load;
+    for (std::size_t g = first; g < last; ++g) {
+      for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+        if (k + kLoadsAhead < res.size()) prefetch_load(step_, res[k + kLoadsAhead].id);
+        load[res[k].id].own += msgs[g].bytes;
+      }
+    }
+    for (std::size_t g = first; g < last; ++g) {
+      WorstWait wait;
+      for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+        const StepLoad::Load& l = load[res[k].id];
+        wait.add(l.total - std::min(l.total, l.own), res[k].rate_bps);
+      }
+      out.push_back(msgs[g].price);
+      out.back().wait = wait.ps();
+    }
+    for (std::size_t g = first; g < last; ++g) {
+      for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+        load[res[k].id].own = 0;
+      }
+    }
+  }
+
+  const std::vector<std::uint32_t>& members_;
+  const fabric::Network& network_;
+  StepLoad& step_;
+  std::vector<std::uint64_t> own_at_;  // a sender's bytes, by position
+};
+
+// critical_path step by step: level by level where it can (with `idle`, the
+// idle-fabric estimate from the same walk), else the longest path over every
+// step's waits.
+CollectiveEstimate critical_path_by_steps(const collective::CollectiveSpec& spec,
+                                          const std::vector<std::uint32_t>& members,
+                                          const fabric::Network& network,
+                                          const compute::Device& device, const Walk& walk,
+                                          Evaluation order, const Progress& progress,
+                                          std::optional<CollectiveEstimate>* idle) {
+  const std::uint32_t p = spec.p;
+  StepLoad step(network);
+  StepWaits step_waits(members, network, step);
+  if (order == Evaluation::kLevels) {
+    const LevelPrices level_prices = [&](std::uint32_t,
+                                         const std::vector<collective::WireStep>& wire,
+                                         std::vector<Priced>& out) { step_waits(wire, out); };
+    Ticker ticker(progress, walk.work);
+    CollectiveEstimate both_idle;
+    if (auto e = level_path(spec, members, network, device, walk.schedules, nullptr, &level_prices,
+                            ticker, idle != nullptr ? &both_idle : nullptr)) {
+      if (idle != nullptr) *idle = both_idle;
+      return *e;
+    }
+  }
+  // The loads of every step first (half the work), then the longest path.
+  Ticker ticker(progress, 2 * walk.work);
+  Waits waits(p);
+  std::vector<collective::WireStep> wire(p);
+  std::vector<Priced> out;
+  for (std::uint32_t i = 0; i < walk.steps; ++i) {
+    fill_wire(walk.schedules, i, wire);
+    step_waits(wire, out);
+    std::size_t w = 0;
+    for (const Msg& g : step.msgs) waits[g.from].push_back(out[w++]);
+    ticker.add(p);
+  }
+  return longest_path(spec, members, network, device, walk.schedules, &waits, ticker);
+}
+
+// One round's member times (critical_path_by_rounds), reused round to round.
+struct RoundMembers {
+  explicit RoundMembers(std::uint32_t p)
+      : sent(p), arrived(p), h2t(p), local(p), pred(p), ins(p), outs(p), seen(p) {}
+  std::vector<pdes::Time> sent, arrived, h2t, local;
+  std::vector<std::uint32_t> pred, ins, outs;
+  std::vector<char> seen;
+};
+
+// Each member's times in a round whose messages `step` holds (loaded): when
+// its sends have left and its data arrived, its h2t, its local operation,
+// and whom it receives from.
+void time_round(const std::vector<collective::WireStep>& wire, const compute::Device& device,
+                const StepLoad& step, RoundMembers& r) {
+  const std::vector<fabric::Network::Resource>& res = step.res;
+  const std::vector<fabric::Network::PathRun>& path_runs = step.runs;
+  const std::uint32_t p = static_cast<std::uint32_t>(r.sent.size());
+  for (std::uint32_t m = 0; m < p; ++m) {
+    r.sent[m] = r.arrived[m] = r.h2t[m] = 0;
+    r.ins[m] = r.outs[m] = 0;
+    r.local[m] = collective::local_ps(wire[m], device);
+  }
+  // A message waits, at worst, for the other bytes on its busiest resource.
+  for (const Msg& g : step.msgs) {
+    WorstWait worst;
+    if (step.by_runs) {
+      for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+        worst.add(step.run_loads.max_load(path_runs[k]) - g.bytes, path_runs[k].rate_bps);
+      }
+    } else {
+      for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+        if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
+        worst.add(step.load[res[k].id].total - g.bytes, res[k].rate_bps);
+      }
+    }
+    const pdes::Time wait = worst.ps();
+    const pdes::Time transfer = g.price.transfer + wait;
+    const pdes::Time arrival = g.price.uncongested + wait;
+    const pdes::Time left = g.price.injection + wait;
+    ++r.ins[g.to];
+    ++r.outs[g.from];
+    r.pred[g.to] = g.from;
+    if (arrival > r.arrived[g.to]) {
+      r.arrived[g.to] = arrival;
+      if (arrival >= r.sent[g.to]) r.h2t[g.to] = transfer;
+    }
+    if (left > r.sent[g.from]) {
+      r.sent[g.from] = left;
+      if (left > r.arrived[g.from]) r.h2t[g.from] = std::min(transfer, left);
+    }
+  }
+}
+
+// The period of a ring round's repeated steps: the maximum cycle mean, per
+// cycle of the predecessor permutation the larger of its largest a_r and its
+// mean b_r (critical_path_by_rounds); none where the members do not receive
+// from one predecessor each.
+std::optional<pdes::Time> ring_period(RoundMembers& r) {
+  const auto one = [](std::uint32_t n) { return n == 1; };
+  if (!std::all_of(r.ins.begin(), r.ins.end(), one) ||
+      !std::all_of(r.outs.begin(), r.outs.end(), one)) {
+    return std::nullopt;
+  }
+  const std::uint32_t p = static_cast<std::uint32_t>(r.sent.size());
+  pdes::Time period = 0;
+  std::fill(r.seen.begin(), r.seen.end(), 0);
+  for (std::uint32_t start = 0; start < p; ++start) {
+    if (r.seen[start]) continue;
+    pdes::Time a_max = 0, b_sum = 0, length = 0;
+    for (std::uint32_t m = start; !r.seen[m]; m = r.pred[m]) {
+      r.seen[m] = 1;
+      a_max = std::max(a_max, r.sent[m] + r.local[m]);
+      b_sum += r.arrived[m] + r.local[m];
+      ++length;
+    }
+    period = std::max({period, a_max, (b_sum + length - 1) / length});
+  }
+  return period;
+}
+
+// critical_path by rounds. A run of n identical ring steps, every member
+// receiving from one predecessor: member r's step k ends at
+//   E_k(r) = max(E_{k-1}(r) + a_r, E_{k-1}(pred r) + b_r),
+// a_r = its send leaving + local operation, b_r = the arrival from its
+// predecessor + local operation (a max-plus recurrence). Its growth rate is
+// the maximum cycle mean: per cycle of the predecessor permutation, the
+// larger of its largest a_r and its mean b_r. So the run takes one
+// synchronous step (the pipeline's fill) plus n-1 periods, which lets fast
+// hops of a ring run ahead of its slow ones, as in the simulator; a run
+// whose members receive from several peers takes n synchronous steps.
+CollectiveEstimate critical_path_by_rounds(const collective::CollectiveSpec& spec,
+                                           const std::vector<std::uint32_t>& members,
+                                           const fabric::Network& network,
+                                           const compute::Device& device, const Walk& walk,
+                                           const Progress& progress) {
+  const std::uint32_t p = spec.p;
+  StepLoad step(network);
+  CollectiveEstimate est;
+  est.steps = walk.steps;
+  std::vector<collective::WireStep> wire(p);
+  RoundMembers r(p);
+  Ticker ticker(progress, walk.work);
+  for (const collective::Schedule::Run& round : walk.runs) {
+    fill_wire(walk.schedules, round.first, wire);
+    load_step(wire, members, network, step);
+    time_round(wire, device, step, r);
+    step.unload();
+    // The slowest member (the lowest index among equals) sets one synchronous step.
+    auto end = [&](std::uint32_t m) { return std::max(r.sent[m], r.arrived[m]) + r.local[m]; };
+    std::uint32_t crit = 0;
+    for (std::uint32_t m = 1; m < p; ++m) {
+      if (end(m) > end(crit)) crit = m;
+    }
+    const pdes::Time first = end(crit);
+    const pdes::Time period = (round.count > 1 ? ring_period(r) : std::nullopt).value_or(first);
+    const pdes::Time run = first + (round.count - 1) * period;
+    const pdes::Time compute = r.local[crit] * round.count;
+    est.total += run;
+    est.compute += compute;
+    est.h2t += std::min(r.h2t[crit] * round.count, run - compute);
+    est.messages += step.msgs.size() * std::uint64_t{round.count};
+    ticker.add(p);
+  }
+  const pdes::Time busy = est.compute + est.h2t;
+  est.h2h = est.total > busy ? est.total - busy : 0;
+  return est;
+}
+
 // estimate_critical_path, and with `idle`, estimate_collective's levels beside
 // it where one level walk gives both and p * steps <= max_work (else *idle is
 // left empty).
@@ -113,215 +387,17 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
                                  const fabric::Network& network, const compute::Device& device,
                                  std::uint64_t max_work, Evaluation order, const Progress& progress,
                                  std::optional<CollectiveEstimate>* idle) {
-  using Run = collective::Schedule::Run;
   const std::uint32_t p = spec.p;
   const Walk walk = plan_walk(spec);
-  const std::vector<collective::Schedule>& schedules = walk.schedules;
-  const std::vector<collective::Schedule::Run>& runs = walk.runs;
-  const std::uint32_t steps = walk.steps;
-  const bool rounds = walk.rounds;
-  const std::uint64_t work = walk.work;
-  if (work > max_work) {
+  if (walk.work > max_work) {
     throw EstimateTooLarge(std::string(collective::to_string(spec.algorithm)) + " on " +
-                           std::to_string(p) + " members needs " + std::to_string(work) +
+                           std::to_string(p) + " members needs " + std::to_string(walk.work) +
                            " member-steps (limit " + std::to_string(max_work) + ")");
   }
-  const bool want_idle = idle != nullptr && std::uint64_t{p} * steps <= max_work;
-
-  StepLoad step(network);
-  const std::vector<Msg>& msgs = step.msgs;
-  const std::vector<fabric::Network::Resource>& res = step.res;
-  const std::vector<fabric::Network::PathRun>& path_runs = step.runs;
-  std::vector<StepLoad::Load>& load = step.load;
-
-  if (!rounds) {
-    // Message k of a member's step waits for the other senders' bytes on its
-    // busiest resource; its own messages are serialised by the longest path.
-    std::vector<std::uint64_t> own_at(network.run_space(), 0);  // by position
-    auto step_waits = [&](const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
-      out.clear();
-      load_step(wire, members, network, step);
-      const RunLoads& loads = step.run_loads;
-      for (std::size_t first = 0; first < msgs.size();) {
-        std::size_t last = first;
-        while (last < msgs.size() && msgs[last].from == msgs[first].from) ++last;
-        if (step.by_runs && last == first + 1) {
-          // A lone message's own bytes are its bytes on each of its positions.
-          const Msg& g = msgs[first];
-          WorstWait wait;
-          for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-            const std::uint64_t l = loads.max_load(path_runs[k]);
-            wait.add(l - std::min(l, g.bytes), path_runs[k].rate_bps);
-          }
-          out.push_back(g.price);
-          out.back().wait = wait.ps();
-        } else if (step.by_runs) {
-          for (std::size_t g = first; g < last; ++g) {
-            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              for_each_position(path_runs[k],
-                                [&](std::uint32_t at) { own_at[at] += msgs[g].bytes; });
-            }
-          }
-          for (std::size_t g = first; g < last; ++g) {
-            WorstWait wait;
-            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              for_each_position(path_runs[k], [&](std::uint32_t at) {
-                const std::uint64_t l = loads.load(at);
-                wait.add(l - std::min(l, own_at[at]), path_runs[k].rate_bps);
-              });
-            }
-            out.push_back(msgs[g].price);
-            out.back().wait = wait.ps();
-          }
-          for (std::size_t g = first; g < last; ++g) {
-            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              for_each_position(path_runs[k], [&](std::uint32_t at) { own_at[at] = 0; });
-            }
-          }
-        } else {
-          for (std::size_t g = first; g < last; ++g) {
-            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
-              load[res[k].id].own += msgs[g].bytes;
-            }
-          }
-          for (std::size_t g = first; g < last; ++g) {
-            WorstWait wait;
-            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              const StepLoad::Load& l = load[res[k].id];
-              wait.add(l.total - std::min(l.total, l.own), res[k].rate_bps);
-            }
-            out.push_back(msgs[g].price);
-            out.back().wait = wait.ps();
-          }
-          for (std::size_t g = first; g < last; ++g) {
-            for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
-              load[res[k].id].own = 0;
-            }
-          }
-        }
-        first = last;
-      }
-      step.unload();
-    };
-    if (order == Evaluation::kLevels) {
-      const LevelPrices level_prices = [&](std::uint32_t,
-                                           const std::vector<collective::WireStep>& wire,
-                                           std::vector<Priced>& out) { step_waits(wire, out); };
-      Ticker ticker(progress, work);
-      CollectiveEstimate both_idle;
-      if (auto e = level_path(spec, members, network, device, schedules, nullptr, &level_prices,
-                              ticker, want_idle ? &both_idle : nullptr)) {
-        if (want_idle) *idle = both_idle;
-        return *e;
-      }
-    }
-    // The loads of every step first (half the work), then the longest path.
-    Ticker ticker(progress, 2 * work);
-    Waits waits(p);
-    std::vector<collective::WireStep> wire(p);
-    std::vector<Priced> out;
-    for (std::uint32_t i = 0; i < steps; ++i) {
-      fill_wire(schedules, i, wire);
-      step_waits(wire, out);
-      std::size_t w = 0;
-      for (const Msg& g : msgs) waits[g.from].push_back(out[w++]);
-      ticker.add(p);
-    }
-    return longest_path(spec, members, network, device, schedules, &waits, ticker);
-  }
-
-  // A run of n identical ring steps, every member receiving from one
-  // predecessor: member r's step k ends at
-  //   E_k(r) = max(E_{k-1}(r) + a_r, E_{k-1}(pred r) + b_r),
-  // a_r = its send leaving + local operation, b_r = the arrival from its
-  // predecessor + local operation (a max-plus recurrence). Its growth rate is
-  // the maximum cycle mean: per cycle of the predecessor permutation, the
-  // larger of its largest a_r and its mean b_r. So the run takes one
-  // synchronous step (the pipeline's fill) plus n-1 periods, which lets fast
-  // hops of a ring run ahead of its slow ones, as in the simulator; a run
-  // whose members receive from several peers takes n synchronous steps.
-  CollectiveEstimate est;
-  est.steps = steps;
-  std::vector<collective::WireStep> wire(p);
-  std::vector<pdes::Time> sent(p), arrived(p), h2t(p), local(p);
-  std::vector<std::uint32_t> pred(p), ins(p), outs(p);
-  std::vector<char> seen(p);
-  Ticker ticker(progress, work);
-  for (const Run& round : runs) {
-    fill_wire(schedules, round.first, wire);
-    load_step(wire, members, network, step);
-    for (std::uint32_t m = 0; m < p; ++m) {
-      sent[m] = arrived[m] = h2t[m] = 0;
-      ins[m] = outs[m] = 0;
-      local[m] = collective::local_ps(wire[m], device);
-    }
-    // A message waits, at worst, for the other bytes on its busiest resource.
-    for (const Msg& g : msgs) {
-      WorstWait worst;
-      if (step.by_runs) {
-        for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-          worst.add(step.run_loads.max_load(path_runs[k]) - g.bytes, path_runs[k].rate_bps);
-        }
-      } else {
-        for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-          if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
-          worst.add(load[res[k].id].total - g.bytes, res[k].rate_bps);
-        }
-      }
-      const pdes::Time wait = worst.ps();
-      const pdes::Time transfer = g.price.transfer + wait;
-      const pdes::Time arrival = g.price.uncongested + wait;
-      const pdes::Time left = g.price.injection + wait;
-      ++ins[g.to];
-      ++outs[g.from];
-      pred[g.to] = g.from;
-      if (arrival > arrived[g.to]) {
-        arrived[g.to] = arrival;
-        if (arrival >= sent[g.to]) h2t[g.to] = transfer;
-      }
-      if (left > sent[g.from]) {
-        sent[g.from] = left;
-        if (left > arrived[g.from]) h2t[g.from] = std::min(transfer, left);
-      }
-    }
-    step.unload();
-    // The slowest member (the lowest index among equals) sets one synchronous step.
-    auto end = [&](std::uint32_t m) { return std::max(sent[m], arrived[m]) + local[m]; };
-    std::uint32_t crit = 0;
-    for (std::uint32_t m = 1; m < p; ++m) {
-      if (end(m) > end(crit)) crit = m;
-    }
-    const pdes::Time first = end(crit);
-    pdes::Time period = first;
-    const bool permutation = std::all_of(ins.begin(), ins.end(), [](auto n) { return n == 1; }) &&
-                             std::all_of(outs.begin(), outs.end(), [](auto n) { return n == 1; });
-    if (permutation && round.count > 1) {
-      period = 0;
-      std::fill(seen.begin(), seen.end(), 0);
-      for (std::uint32_t start = 0; start < p; ++start) {
-        if (seen[start]) continue;
-        pdes::Time a_max = 0, b_sum = 0, length = 0;
-        for (std::uint32_t r = start; !seen[r]; r = pred[r]) {
-          seen[r] = 1;
-          a_max = std::max(a_max, sent[r] + local[r]);
-          b_sum += arrived[r] + local[r];
-          ++length;
-        }
-        period = std::max({period, a_max, (b_sum + length - 1) / length});
-      }
-    }
-    const pdes::Time run = first + (round.count - 1) * period;
-    const pdes::Time compute = local[crit] * round.count;
-    est.total += run;
-    est.compute += compute;
-    est.h2t += std::min(h2t[crit] * round.count, run - compute);
-    est.messages += msgs.size() * std::uint64_t{round.count};
-    ticker.add(p);
-  }
-  const pdes::Time busy = est.compute + est.h2t;
-  est.h2h = est.total > busy ? est.total - busy : 0;
-  return est;
+  if (walk.rounds) return critical_path_by_rounds(spec, members, network, device, walk, progress);
+  const bool want_idle = idle != nullptr && std::uint64_t{p} * walk.steps <= max_work;
+  return critical_path_by_steps(spec, members, network, device, walk, order, progress,
+                                want_idle ? idle : nullptr);
 }
 
 }  // namespace

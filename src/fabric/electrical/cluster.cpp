@@ -59,6 +59,16 @@ class Cluster final : public Topology {
   std::uint32_t server_of(Vertex node) const { return node / server_size_; }
   std::uint32_t tier_index(Vertex sw) const;  // of a tree switch
 
+  // The constructor's parts, in order: link ids follow the order links are added.
+  void check_spec(const ClusterSpec& spec, std::uint32_t nodes);
+  void check_tiers(const ClusterSpec& spec);
+  std::uint64_t size_tiers(std::uint32_t nodes);
+  void wire_servers(const ClusterSpec& spec, std::uint32_t nodes);
+  void wire_nics(const ClusterSpec& spec);
+  void wire_tree(const ClusterSpec& spec);
+  std::string make_description(const ClusterSpec& spec, std::uint32_t nodes,
+                               std::uint64_t switches) const;
+
   std::uint32_t server_size_;
   std::uint32_t servers_;
   bool has_intra_;   // server_size > 1: intra-server switches exist
@@ -80,7 +90,18 @@ Cluster::Cluster(const ClusterSpec& spec, std::uint32_t nodes)
       per_server_(false),
       endpoints_(0),
       intra_base_(nodes) {
-  // --- Validation: every message names the parameter and the values.
+  check_spec(spec, nodes);
+  check_tiers(spec);
+  const std::uint64_t switches = size_tiers(nodes);
+  wire_servers(spec, nodes);
+  wire_nics(spec);
+  wire_tree(spec);
+  finalize();
+  description_ = make_description(spec, nodes, switches);
+}
+
+// Validation: every message names the parameter and the values.
+void Cluster::check_spec(const ClusterSpec& spec, std::uint32_t nodes) {
   if (nodes == 0) fail("nodes must be >= 1 (got 0)");
   if (server_size_ == 0) fail("server_size must be >= 1 (got 0)");
   if (nodes % server_size_ != 0) {
@@ -98,7 +119,11 @@ Cluster::Cluster(const ClusterSpec& spec, std::uint32_t nodes)
   }
   if (spec.nic_rate_bps == 0) fail("nic_rate_bps must be > 0");
   if (spec.tiers.empty()) fail("tiers must not be empty (need at least the leaf tier)");
+}
 
+// Each tier's arities (down, up = down / oversubscription) and span, checked:
+// the product of the downs must be the endpoint count.
+void Cluster::check_tiers(const ClusterSpec& spec) {
   const auto n_tiers = static_cast<std::uint32_t>(spec.tiers.size());
   tiers_.resize(n_tiers);
   std::uint64_t span = 1;
@@ -137,8 +162,13 @@ Cluster::Cluster(const ClusterSpec& spec, std::uint32_t nodes)
       << (per_server_ ? "servers, NIC per server" : "nodes, NIC per node") << ")";
     fail(m.str());
   }
+}
 
-  // --- Sizes: pods and switches per tier (U_1 = 1, U_{l+1} = U_l * u_l).
+// Sizes: pods and switches per tier (U_1 = 1, U_{l+1} = U_l * u_l), the
+// vertices, each tier's first vertex and offsets into the link tables.
+// Returns the switch count.
+std::uint64_t Cluster::size_tiers(std::uint32_t nodes) {
+  const auto n_tiers = static_cast<std::uint32_t>(tiers_.size());
   pods_.resize(n_tiers);
   std::uint64_t switches = has_intra_ ? servers_ : 0;
   std::uint64_t links = 2ULL * endpoints_ + (has_intra_ ? 2ULL * nodes : 0);
@@ -169,21 +199,25 @@ Cluster::Cluster(const ClusterSpec& spec, std::uint32_t nodes)
   }
   up_links_.assign(up_total, kNoLink);
   down_links_.assign(down_total, kNoLink);
+  return switches;
+}
 
-  // --- Intra-server links (NVSwitch): latency into the switch includes its
-  // switching time; into a node only propagation (RAMP §7.5: 100 ns, 20 ns).
-  if (has_intra_) {
-    node_to_intra_.resize(nodes);
-    intra_to_node_.resize(nodes);
-    for (Vertex v = 0; v < nodes; ++v) {
-      const Vertex sw = intra_base_ + server_of(v);
-      node_to_intra_[v] =
-          add_link(v, sw, spec.intra_rate_bps, spec.intra_propagation + spec.intra_switch_latency);
-      intra_to_node_[v] = add_link(sw, v, spec.intra_rate_bps, spec.intra_propagation);
-    }
+// Intra-server links (NVSwitch): latency into the switch includes its
+// switching time; into a node only propagation (RAMP §7.5: 100 ns, 20 ns).
+void Cluster::wire_servers(const ClusterSpec& spec, std::uint32_t nodes) {
+  if (!has_intra_) return;
+  node_to_intra_.resize(nodes);
+  intra_to_node_.resize(nodes);
+  for (Vertex v = 0; v < nodes; ++v) {
+    const Vertex sw = intra_base_ + server_of(v);
+    node_to_intra_[v] =
+        add_link(v, sw, spec.intra_rate_bps, spec.intra_propagation + spec.intra_switch_latency);
+    intra_to_node_[v] = add_link(sw, v, spec.intra_rate_bps, spec.intra_propagation);
   }
+}
 
-  // --- Endpoint <-> leaf (the NICs).
+// Endpoint <-> leaf (the NICs).
+void Cluster::wire_nics(const ClusterSpec& spec) {
   const TierSpec& leaf_spec = spec.tiers[0];
   endpoint_up_.resize(endpoints_);
   for (std::uint32_t e = 0; e < endpoints_; ++e) {
@@ -196,10 +230,12 @@ Cluster::Cluster(const ClusterSpec& spec, std::uint32_t nodes)
         add_link(leaf_v, ep, spec.nic_rate_bps,
                  leaf_spec.propagation + (per_server_ ? spec.intra_switch_latency : 0));
   }
+}
 
-  // --- Tree: switch j of a tier-t pod p, uplink k -> switch j*u + k of pod
-  // p / down_{t+1}; the down port used at the parent is p's position in it.
-  for (std::uint32_t t = 0; t + 1 < n_tiers; ++t) {
+// Tree: switch j of a tier-t pod p, uplink k -> switch j*u + k of pod
+// p / down_{t+1}; the down port used at the parent is p's position in it.
+void Cluster::wire_tree(const ClusterSpec& spec) {
+  for (std::uint32_t t = 0; t + 1 < tiers_.size(); ++t) {
     const Tier& lo = tiers_[t];
     const Tier& hi = tiers_[t + 1];
     const TierSpec& hs = spec.tiers[t + 1];
@@ -221,8 +257,11 @@ Cluster::Cluster(const ClusterSpec& spec, std::uint32_t nodes)
       }
     }
   }
-  finalize();
+}
 
+std::string Cluster::make_description(const ClusterSpec& spec, std::uint32_t nodes,
+                                      std::uint64_t switches) const {
+  const auto n_tiers = static_cast<std::uint32_t>(spec.tiers.size());
   std::ostringstream d;
   d << "cluster: " << nodes << " nodes, " << servers_ << " servers of " << server_size_
     << ", NIC per " << (per_server_ ? "server " : "node ")
@@ -233,7 +272,7 @@ Cluster::Cluster(const ClusterSpec& spec, std::uint32_t nodes)
   for (std::uint32_t t = 0; t < n_tiers; ++t) d << (t ? "/" : "") << spec.tiers[t].oversubscription;
   d << "), " << switches << " switches (" << (has_intra_ ? servers_ : 0) << " intra-server + "
     << switches - (has_intra_ ? servers_ : 0) << " tree)";
-  description_ = d.str();
+  return d.str();
 }
 
 std::uint32_t Cluster::tier_index(Vertex sw) const {
