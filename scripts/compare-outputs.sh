@@ -71,7 +71,7 @@ snapshot() {
 # remote events, /lp, are still compared), and without the estimator's
 # progress lines (timings, printed where stderr meets stdout).
 view() {
-  grep -Ev '^  events/window|^sipsim: estimating: .* in [0-9]+ s$' "$1" |
+  grep -Ev '^  events/window|^sipsim: estimating: ' "$1" |
     sed -E 's/^(  remote events +[0-9]+) \(.*\)$/\1/'
 }
 
