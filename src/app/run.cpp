@@ -173,7 +173,7 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
 // /fabric: the fabric's type, description and named counters combined over
 // ranks (DESIGN.md §6); returns the combined counters by name.
 std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
-                                                  const setup::FabricSetup& fabric,
+                                                  const fabric::Plugin& fabric,
                                                   const fabric::Network& network) {
   std::vector<fabric::Network::Counter> counters = network.counters();
   std::vector<std::uint64_t> sums, maxes;

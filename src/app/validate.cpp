@@ -36,7 +36,7 @@ int validate_command(const std::string& path, const std::vector<std::string>& ov
     report(comm, e.what());
     return kExitBadInput;
   } catch (const std::bad_alloc&) {  // the partition: an owner per LP on every rank
-    report(comm, s->workload->location + ": " + s->workload->key +
+    report(comm, s->workload_at.location + ": " + s->workload_at.key +
                      ": not enough memory to partition it on this machine");
     return kExitBadInput;
   }

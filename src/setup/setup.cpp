@@ -2,6 +2,8 @@
 
 #include <new>
 
+#include "sipsim/analytical/estimators.hpp"
+
 namespace sipsim::setup {
 
 namespace {
@@ -32,18 +34,17 @@ Setup read(scenario::Scenario scenario) {
     const std::string type = f.required("type").as_enum(types_of(fabric_registry()));
     out.fabric = entry(fabric_registry(), type).read(f);
     f.finish();
-    out.fabric->location = s.fabric->location();
-    out.fabric->key = s.fabric->path();
+    out.fabric_at = {s.fabric->location(), s.fabric->path()};
   }
   const compute::Accelerator accelerator = compute::read_accelerator(s.compute);
   const base::Value& section = *s.workload;
   base::MapReader w = section.as_map();
   const std::string type = w.required("type").as_enum(types_of(workload_registry()));
-  const WorkloadContext context{s, out.fabric.get(), section, accelerator};
+  const workload::Context context{out.fabric.get(), s.fabric ? &*s.fabric : nullptr, section,
+                                  accelerator,      s.simulation.end_time,           s.path};
   out.workload = entry(workload_registry(), type).read(w, context);
   w.finish();
-  out.workload->location = section.location();
-  out.workload->key = section.path();
+  out.workload_at = {section.location(), section.path()};
   return out;
 }
 
@@ -61,9 +62,9 @@ std::unique_ptr<fabric::Network> build_network(const Setup& setup) {
   try {
     return setup.fabric->build();
   } catch (const std::invalid_argument& e) {
-    throw base::ScenarioError(setup.fabric->location, setup.fabric->key, e.what());
+    throw base::ScenarioError(setup.fabric_at.location, setup.fabric_at.key, e.what());
   } catch (const std::bad_alloc&) {
-    throw base::ScenarioError(setup.fabric->location, setup.fabric->key, kNoMemory);
+    throw base::ScenarioError(setup.fabric_at.location, setup.fabric_at.key, kNoMemory);
   }
 }
 
@@ -71,11 +72,12 @@ workload::Simulation build(const Setup& setup, const BuildOptions& options) {
   std::unique_ptr<fabric::Network> network = build_network(setup);
   workload::Simulation sim;
   try {
-    sim = setup.workload->build(std::move(network), options);
+    const analytical::Estimators estimators;
+    sim = setup.workload->build(std::move(network), options, estimators);
   } catch (const std::invalid_argument& e) {
-    throw base::ScenarioError(setup.workload->location, setup.workload->key, e.what());
+    throw base::ScenarioError(setup.workload_at.location, setup.workload_at.key, e.what());
   } catch (const std::bad_alloc&) {
-    throw base::ScenarioError(setup.workload->location, setup.workload->key, kNoMemory);
+    throw base::ScenarioError(setup.workload_at.location, setup.workload_at.key, kNoMemory);
   }
   const std::string& trace = setup.scenario.trace;
   if (trace != "none") {

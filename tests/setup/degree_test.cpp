@@ -1,5 +1,5 @@
 // The training workloads' readers against a fabric with a degree limit
-// (FabricSetup::degree_limit, SiP-ML §3.2): a job whose GPUs need more
+// (fabric::Facts::degree_limit, SiP-ML §3.2): a job whose GPUs need more
 // direct peers is refused at the workload section, one that fits is not, and
 // the graph workload's `degree` defaults to the fabric's. No registered
 // fabric has a limit yet, so a fake one (elect-flat with a limit) stands in.
@@ -8,13 +8,16 @@
 #include <optional>
 #include <string>
 
+#include "sipsim/analytical/estimators.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
 #include "sipsim/setup/setup.hpp"
 
 namespace sipsim::setup {
 namespace {
 
-class LimitedFabric final : public FabricSetup {
+const analytical::Estimators kEstimators;
+
+class LimitedFabric final : public fabric::Plugin {
  public:
   LimitedFabric(std::uint32_t nodes, std::optional<std::uint32_t> degree)
       : nodes_(nodes), degree_(degree) {}
@@ -24,7 +27,11 @@ class LimitedFabric final : public FabricSetup {
   std::unique_ptr<fabric::Network> build() const override {
     return fabric::make_elect_flat(nodes_, kRate, pdes::kMicrosecond);
   }
-  std::optional<std::uint32_t> degree_limit() const override { return degree_; }
+  fabric::Facts facts() const override {
+    fabric::Facts f;
+    f.degree_limit = degree_;
+    return f;
+  }
 
  private:
   static constexpr std::uint64_t kRate = 100'000'000'000;
@@ -34,18 +41,19 @@ class LimitedFabric final : public FabricSetup {
 
 // The workload section of `yaml` read by its registry entry on `fabric`:
 // the ScenarioError's text, or "" (and the setup in `out`).
-std::string read_on(FabricSetup& fabric, const std::string& yaml,
-                    std::unique_ptr<WorkloadSetup>* out = nullptr) {
+std::string read_on(fabric::Plugin& fabric, const std::string& yaml,
+                    std::unique_ptr<workload::Plugin>* out = nullptr) {
   try {
     const scenario::Scenario s =
         scenario::load_scenario(base::Document::load_string(yaml, "s.yaml"));
     const compute::Accelerator accelerator = compute::read_accelerator(s.compute);
     base::MapReader w = s.workload->as_map();
     const std::string type = w.required("type").as_string();
-    const WorkloadContext ctx{s, &fabric, *s.workload, accelerator};
+    const workload::Context ctx{&fabric, nullptr, *s.workload, accelerator, s.simulation.end_time,
+                                s.path};
     for (const WorkloadEntry& e : workload_registry()) {
       if (e.type != type) continue;
-      std::unique_ptr<WorkloadSetup> setup = e.read(w, ctx);
+      std::unique_ptr<workload::Plugin> setup = e.read(w, ctx);
       w.finish();
       if (out != nullptr) *out = std::move(setup);
       return "";
@@ -84,10 +92,10 @@ TEST(DegreeLimit, TransformerAutoCheckedOnceTheAlgorithmIsChosen) {
   // Every DP algorithm needs at least one peer each way besides TP and PP:
   // `auto` finds no pair that fits.
   LimitedFabric two(32, 2);
-  std::unique_ptr<WorkloadSetup> setup;
+  std::unique_ptr<workload::Plugin> setup;
   ASSERT_EQ(read_on(two, transformer("auto"), &setup), "");
   try {
-    setup->build(two.build(), {});
+    setup->build(two.build(), {}, kEstimators);
     ADD_FAILURE() << "built";
   } catch (const std::invalid_argument& e) {
     // No DP algorithm fits: the fastest pair's error (here halving-doubling,
@@ -132,11 +140,11 @@ std::string graph(const std::string& degree_line) {
 
 TEST(DegreeLimit, GraphDegreeDefaultsToTheFabricsAndMayNotExceedIt) {
   LimitedFabric three(16, 3), unlimited(16, std::nullopt);
-  std::unique_ptr<WorkloadSetup> defaulted, given;
+  std::unique_ptr<workload::Plugin> defaulted, given;
   ASSERT_EQ(read_on(three, graph(""), &defaulted), "");
   ASSERT_EQ(read_on(unlimited, graph("  degree: 3\n"), &given), "");
   // The same placement: D = 3 from the fabric as from the scenario.
-  EXPECT_EQ(defaulted->analysis({}), given->analysis({}));
+  EXPECT_EQ(defaulted->closed_form(nullptr, kEstimators), given->closed_form(nullptr, kEstimators));
   EXPECT_EQ(read_on(three, graph("  degree: 4\n")),
             "s.yaml:9:11: workload.degree: 4 is more than fabric limited gives each GPU (3, its "
             "degree): give at most 3 or leave it out");

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/analytical/estimators.hpp"
 #include "sipsim/collective/ramp_x.hpp"
 
 namespace sipsim::setup {
@@ -268,7 +269,7 @@ TEST(Setup, WorkloadsWithoutAFabric) {
       read_text("simulation: {end_time: 10us}\nworkload: {type: phold, lps: 4, lookahead: 1us}\n");
   EXPECT_FALSE(phold.fabric);
   EXPECT_EQ(phold.workload->collective_job(), nullptr);
-  EXPECT_NE(phold.workload->analysis(phold.scenario.simulation).find("events expected"),
+  EXPECT_NE(phold.workload->closed_form(nullptr, analytical::Estimators()).find("events expected"),
             std::string::npos);
 }
 

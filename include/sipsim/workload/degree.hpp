@@ -14,10 +14,17 @@
 // peer sent to and one received from), so a node needs as many circuits as
 // it has peers in its busier direction: a ring all-reduce needs one each
 // way. A peer reached through several groups counts once.
+#include <spdlog/fmt/fmt.h>
+
 #include <cstdint>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sipsim/compute/roofline.hpp"
+#include "sipsim/workload/plugin.hpp"
 
 namespace sipsim::workload {
 
@@ -54,5 +61,42 @@ NodePeers node_peers(const ProgramSet& set, std::uint32_t node);
 // fabric in it.
 std::string check_degree(const ProgramSet& set, std::uint32_t degree,
                          std::string_view fabric = "the fabric");
+
+// On a fabric whose GPUs each reach a limited number of peers (SiP-OCS,
+// SiP-Ring: fabric::Facts::degree_limit, SiP-ML §3.2), every GPU of a training
+// job must exchange data with at most that many (check_degree).
+struct DegreeLimit {
+  std::uint32_t degree = 0;
+  std::string fabric;       // "fabric sip-ocs", for the message
+  std::uint32_t nodes = 0;  // the fabric's
+  // "" when every GPU's peers fit; building the programs may throw
+  // std::invalid_argument.
+  template <class MakePrograms>
+  std::string error(const compute::Accelerator& accelerator, MakePrograms make_programs) const {
+    const auto device = compute::make_device(accelerator);
+    return check_degree(make_programs(*device, nodes), degree, fabric);
+  }
+};
+inline std::optional<DegreeLimit> degree_limit(const fabric::Plugin& fabric) {
+  const std::optional<std::uint32_t> d = fabric.facts().degree_limit;
+  if (!d) return std::nullopt;
+  return DegreeLimit{*d, fmt::format("fabric {}", fabric.type()), fabric.nodes()};
+}
+
+// The check from a training workload's reader, located at the section. The
+// programs are built only on such a fabric.
+template <class MakePrograms>
+void check_degree_at_load(const Context& ctx, const compute::Accelerator& accelerator,
+                          MakePrograms make_programs) {
+  const std::optional<DegreeLimit> limit = degree_limit(*ctx.fabric);
+  if (!limit) return;
+  std::string why;
+  try {
+    why = limit->error(accelerator, make_programs);
+  } catch (const std::invalid_argument& e) {
+    why = e.what();  // what building the model would say, at the same place
+  }
+  if (!why.empty()) ctx.section.fail(why);
+}
 
 }  // namespace sipsim::workload

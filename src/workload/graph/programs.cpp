@@ -367,7 +367,7 @@ void bind_roles(const Config& c, const std::vector<std::vector<std::uint32_t>>& 
   const std::uint32_t k = c.mp;
   std::vector<std::uint32_t> comm_of(k, ~0u);
   auto node = [&](std::uint32_t g, std::uint32_t r) {
-    return g * k + (c.fold_groups ? folded_slot(r, k) : r);
+    return g * k + (c.fold_groups ? mapping::folded_slot(r, k) : r);
   };
   for (std::uint32_t r = 0; r < k; ++r) {
     if (c.dp < 2 || role_params[r] == 0) continue;

@@ -217,7 +217,7 @@ Config read_graph_workload(base::MapReader& w, const std::string& scenario_path)
     c.mp = w.required("mp").as_u32(1, 256);
     c.dp = w.required("dp").as_u32(1, 1u << 24);
     if (std::uint64_t{c.mp} * c.dp > (1u << 24)) w.required("dp").fail("mp x dp: at most 2^24");
-    // Without it, setup/ takes the fabric's degree limit (or requires it).
+    // Without it, graph/setup.cpp takes the fabric's degree limit (or requires it).
     if (auto d = w.optional("degree")) c.degree = d->as_u32(2, 1u << 12);
     c.quantum = w.get_time_ps("quantum", c.quantum);
     if (c.quantum == 0) w.required("quantum").fail("must be more than 0");

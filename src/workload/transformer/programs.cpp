@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sipsim/workload/ring_fold.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
 
 namespace sipsim::workload::transformer {
@@ -42,24 +41,8 @@ std::uint32_t gpu_of(const Config& c, const Coord& x) {
   return gpu;
 }
 
-std::vector<std::uint32_t> folded_nodes(const Config& c, std::uint32_t ring_nodes) {
-  std::vector<std::uint32_t> nodes(c.gpus());
-  for (std::uint32_t g = 0; g < c.gpus(); ++g) {
-    std::uint32_t rest = g, span = 1;
-    std::array<std::uint32_t, 3> slot{};
-    for (std::size_t i = 0; i < 3; ++i) {
-      const std::uint32_t n = axis_size(c, c.order[i]), r = rest % n;
-      span *= n;
-      // Groups that span the whole ring close around the fibre: straight.
-      slot[i] = span == ring_nodes ? r : folded_slot(r, n);
-      rest /= n;
-    }
-    // Outermost axis first: node = s0 + n0 * (s1 + n1 * s2).
-    std::uint32_t node = 0;
-    for (std::size_t i = 3; i-- > 0;) node = node * axis_size(c, c.order[i]) + slot[i];
-    nodes[g] = node;
-  }
-  return nodes;
+std::array<std::uint32_t, 3> axis_sizes(const Config& c) {
+  return {axis_size(c, c.order[0]), axis_size(c, c.order[1]), axis_size(c, c.order[2])};
 }
 
 std::uint64_t layer_forward_flops(const ModelShape& m) {

@@ -645,16 +645,16 @@ TEST(GraphWorkload, FoldedGroupsKeepRingNeighboursClose) {
   for (std::uint32_t k = 1; k <= 17; ++k) {
     std::vector<bool> used(k, false);
     for (std::uint32_t r = 0; r < k; ++r) {
-      const std::uint32_t s = folded_slot(r, k);
+      const std::uint32_t s = mapping::folded_slot(r, k);
       ASSERT_LT(s, k);
       EXPECT_FALSE(used[s]) << "k " << k << " r " << r;
       used[s] = true;
-      const std::uint32_t next = folded_slot((r + 1) % k, k);
+      const std::uint32_t next = mapping::folded_slot((r + 1) % k, k);
       EXPECT_LE(s > next ? s - next : next - s, 2u) << "k " << k << " r " << r;
     }
   }
-  EXPECT_EQ(folded_slot(3, 4), 1u);  // 0, 3, 1, 2 in node order
-  EXPECT_EQ(folded_slot(1, 4), 2u);
+  EXPECT_EQ(mapping::folded_slot(3, 4), 1u);  // 0, 3, 1, 2 in node order
+  EXPECT_EQ(mapping::folded_slot(1, 4), 2u);
 }
 
 // The same job folded runs the same programs on permuted nodes of each group.
@@ -673,11 +673,11 @@ TEST(GraphWorkload, FoldedGroupsPermuteTheBindingsWithinEachGroup) {
   for (std::uint32_t g = 0; g < 2; ++g) {
     for (std::uint32_t r = 0; r < 4; ++r) {
       const Binding& a = *straight.bindings[g * 4 + r];
-      const Binding& b = *folded.bindings[g * 4 + folded_slot(r, 4)];
+      const Binding& b = *folded.bindings[g * 4 + mapping::folded_slot(r, 4)];
       EXPECT_EQ(a.program, b.program);
       ASSERT_EQ(a.peers.size(), b.peers.size());
       for (std::size_t p = 0; p < a.peers.size(); ++p) {
-        EXPECT_EQ(b.peers[p], g * 4 + folded_slot(a.peers[p] % 4, 4));
+        EXPECT_EQ(b.peers[p], g * 4 + mapping::folded_slot(a.peers[p] % 4, 4));
       }
     }
   }

@@ -12,6 +12,7 @@
 
 #include "../../support/training.hpp"
 #include "scenario_run.hpp"
+#include "sipsim/workload/mapping/mapper.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
 
 namespace sipsim::workload::transformer {
@@ -19,7 +20,7 @@ namespace {
 
 constexpr auto& tiny = testing::tiny_transformer;
 
-// On a ring fabric each axis is folded (folded_nodes): the map is a
+// On a ring fabric each axis is folded (mapping::folded_nodes): the map is a
 // permutation of the job's nodes, and every TP ring's, DP ring's and
 // pipeline's neighbours, wrap-arounds included, are within 2 x the axis'
 // stride on the ring, whatever the mapping, whether the job fills the ring
@@ -35,7 +36,7 @@ TEST(TransformerFolded, NeighboursStayWithinTwiceTheStride) {
       c.order = order;
       const std::uint32_t n = c.gpus();
       for (const std::uint32_t ring : {n, n + 7}) {
-        c.nodes = folded_nodes(c, ring);
+        c.nodes = mapping::folded_nodes(axis_sizes(c), ring);
         ASSERT_EQ(c.nodes.size(), n);
         std::vector<std::uint32_t> sorted = c.nodes;
         std::sort(sorted.begin(), sorted.end());
@@ -72,11 +73,11 @@ TEST(TransformerFolded, NeighboursStayWithinTwiceTheStride) {
   // folded, dp 15 of node 0 is node 4 and dp 1 node 8. On a ring of 64 the DP
   // rings close around the fibre: straight, dp 15 is 4 hops from node 0.
   Config c = tiny(4, 1, 16, Schedule::kOneFOneB);
-  c.nodes = folded_nodes(c, 128);
+  c.nodes = mapping::folded_nodes(axis_sizes(c), 128);
   EXPECT_EQ(node_of(c, {0, 15, 0}), 4u);
   EXPECT_EQ(node_of(c, {0, 1, 0}), 8u);
   EXPECT_EQ(node_of(c, {3, 0, 0}), 1u);
-  c.nodes = folded_nodes(c, 64);
+  c.nodes = mapping::folded_nodes(axis_sizes(c), 64);
   EXPECT_EQ(node_of(c, {0, 15, 0}), 60u);
   EXPECT_EQ(node_of(c, {0, 1, 0}), 4u);
   EXPECT_EQ(node_of(c, {3, 0, 0}), 1u);

@@ -24,6 +24,16 @@
 
 namespace sipsim::fabric::ramp {
 
+// A fabric whose jobs take sub-boxes (RAMP §6.3): its geometry (x, J and
+// D = Lambda / x) and what a stage of the pipelined tree broadcast costs
+// there (RAMP §6.1 eq. 1: the I/O and propagation latency, and one
+// transceiver group's rate, which carries the stage's chunk).
+struct SubBoxes {
+  std::uint32_t x = 0, J = 0, D = 0;
+  std::uint64_t stage_latency_ps = 0;
+  std::uint64_t stage_rate_bps = 0;
+};
+
 struct AxesPlacement {
   RampShape job;                                   // the whole job's sub-box (serves §6.2.2)
   std::vector<std::array<std::uint32_t, 4>> axes;  // per axis, its active sizes t_a

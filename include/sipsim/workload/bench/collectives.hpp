@@ -59,7 +59,7 @@ std::vector<std::uint32_t> job_members(const CollectivesConfig& config, std::uin
 
 // The keys of the section after `type` (op, algorithm, root, dims, group,
 // size/sizes, ramp_broadcast, iterations, warmup); `auto_algorithm` says
-// whether algorithm is `auto` (resolved later by the estimator, in setup/).
+// whether algorithm is `auto` (resolved later by the estimator, in bench/setup.cpp).
 // What depends on the fabric (the group fitting, the shapes, RAMP placement)
 // is checked when the workload is set up on it.
 CollectivesConfig read_collectives(base::MapReader& section, bool& auto_algorithm);

@@ -42,11 +42,11 @@ struct Config {
   // A GPU's memory for embedding shards; 0: half the accelerator's memory.
   std::uint64_t memory_share = 0;
   // `auto`: RAMP-x where the fabric places jobs (RAMP), else direct
-  // (all-to-all) and ring (all-reduce); setup/ resolves it.
+  // (all-to-all) and ring (all-reduce); dlrm/setup.cpp resolves it.
   collective::Algorithm all_to_all = collective::algorithm("direct");
   collective::Algorithm all_reduce = collective::algorithm("ring");
   bool auto_all_to_all = true, auto_all_reduce = true;
-  collective::AlgorithmParams params;  // the whole job's group (setup/ fills it)
+  collective::AlgorithmParams params;  // the whole job's group (the mapping's)
   std::vector<std::uint32_t> nodes;    // member g's fabric node; empty: node g
   compute::Accelerator accelerator;
 

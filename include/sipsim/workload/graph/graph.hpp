@@ -17,7 +17,7 @@
 #include "sipsim/compute/device.hpp"
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/workload/interpreter.hpp"
-#include "sipsim/workload/ring_fold.hpp"
+#include "sipsim/workload/mapping/ring_fold.hpp"
 #include "sipsim/workload/training_results.hpp"
 
 namespace sipsim::workload::graph {
@@ -67,9 +67,10 @@ struct Config {
   Graph graph;
   std::string graph_path;  // as resolved (relative to the scenario's directory)
   Placement placement = Placement::kDataParallel;
-  std::uint32_t mp = 1;      // k (1 under data-parallel)
-  std::uint32_t dp = 1;      // l (gpus under data-parallel)
-  std::uint32_t degree = 0;  // D (degree-aware; Delta = D - 1); 0: not given (setup/ fills it)
+  std::uint32_t mp = 1;  // k (1 under data-parallel)
+  std::uint32_t dp = 1;  // l (gpus under data-parallel)
+  std::uint32_t degree =
+      0;  // D (degree-aware; Delta = D - 1); 0: not given (graph/setup.cpp fills it)
   std::uint32_t global_batch = 1;
   pdes::Time quantum = 10 * pdes::kMicrosecond;  // tau (SiP-ML §4.2: 10 us)
   std::uint32_t iterations = 1;
@@ -79,10 +80,10 @@ struct Config {
   // DDP's 25 MiB), or one after the whole backward.
   bool dp_overlap = true;
   std::uint64_t dp_bucket_bytes = std::uint64_t{25} << 20;
-  collective::AlgorithmParams dp_params;  // the DP groups' shape (setup/ fills it)
+  collective::AlgorithmParams dp_params;  // the DP groups' shape (the mapping's)
   // MP position r of a group sits at node offset folded_slot(r, mp)
-  // (workload/ring_fold.hpp) rather than r (a fabric that is a ring, setup/
-  // fills it).
+  // (workload/mapping/ring_fold.hpp) rather than r (on a fabric that is a ring,
+  // fabric::Facts::ring_order).
   bool fold_groups = false;
   compute::Accelerator accelerator;
 
@@ -159,7 +160,7 @@ std::vector<std::uint64_t> traffic_matrix(const PlacementResult& p, std::uint32_
 PlacementResult place_job(const Config& config, const compute::Device& device);
 
 // The programs (one per MP position), communicators and bindings; MP
-// position r at offset folded_slot(r, mp) with fold_groups (workload/ring_fold.hpp).
+// position r at offset folded_slot(r, mp) with fold_groups (workload/mapping/ring_fold.hpp).
 ProgramSet make_programs(const Config& config, const compute::Device& device,
                          std::uint32_t fabric_nodes);
 

@@ -86,8 +86,9 @@ struct Config {
   // order[1], ... and runs on fabric node nodes[g] (node g when nodes is
   // empty). Default TP innermost, then DP, PP.
   std::array<Axis, 3> order = {Axis::kTp, Axis::kDp, Axis::kPp};
-  // Set by setup/ when the fabric places the job itself (RAMP §6.3 per axis),
-  // or, on a ring fabric (SiP-Ring), to folded_nodes() with `folded` set.
+  // The mapping's (workload/mapping/, from transformer/setup.cpp): the RAMP
+  // sub-box per axis (RAMP §6.3), or on a ring fabric (SiP-Ring) every axis
+  // folded (mapping::folded_nodes) with `folded` set; empty: GPU g on node g.
   std::vector<std::uint32_t> nodes;
   bool folded = false;
   // The TP and DP groups' algorithms: the scenario's `algorithms`, else the
@@ -96,12 +97,12 @@ struct Config {
   collective::Algorithm dp_algorithm = collective::algorithm("ring");
   bool tp_algorithm_given = false, dp_algorithm_given = false;
   // `auto`: the algorithm with the smallest critical-path estimate for the
-  // group's all-reduce, among those valid for all its ops (setup/ resolves it
-  // when it builds the job; until then the fabric's default above).
+  // group's all-reduce, among those valid for all its ops (transformer/setup.cpp
+  // resolves it when it builds the job; until then the fabric's default above).
   bool tp_auto = false, dp_auto = false;
   collective::Algorithm ep_algorithm = collective::algorithm("direct");  // MoE all-to-alls
-  // The algorithms' shapes for the TP and DP groups (setup/ fills them from
-  // the fabric's hierarchy, as for the collectives benchmark).
+  // The algorithms' shapes for the TP and DP groups (the mapping fills them
+  // from the fabric's hierarchy, as for the collectives benchmark).
   collective::AlgorithmParams tp_params, dp_params;
   // MoE: the EP groups (ep) and the expert gradients' groups (dp / ep).
   collective::AlgorithmParams ep_params, edp_params;
@@ -118,7 +119,7 @@ struct Config {
 };
 
 // The keys after `type` (docs/scenarios.md); every error is located at its key.
-// What depends on the fabric (GPUs fitting) is checked in setup/.
+// What depends on the fabric (GPUs fitting) is checked in transformer/setup.cpp.
 Config read_transformer(base::MapReader& section);
 
 // "GPipe", "1F1B", "interleaved 1F1B".
@@ -136,16 +137,11 @@ struct Coord {
 };
 Coord coord_of(const Config& config, std::uint32_t gpu);
 std::uint32_t gpu_of(const Config& config, const Coord& c);
-// The job laid out on a ring fabric of `ring_nodes` (SiP-ML §3.2, §5), each
-// axis folded (workload/ring_fold.hpp): the GPU at coordinates (c0, c1, c2)
-// along Config::order, of sizes (n0, n1, n2), runs on node
-// f(c0, n0) + n0 * (f(c1, n1) + n1 * f(c2, n2)), f = folded_slot, so that
+// The axes' sizes along Config::order, innermost first: what the mapping
+// (workload/mapping/) lays out. On a ring fabric each axis is folded, so that
 // neighbours on every TP ring, DP ring and pipeline (wrap-arounds included)
-// are at most 2 x the axis' stride apart; the straight layout puts a ring's
-// wrap-around (n - 1) x stride away. An axis whose groups span the whole ring
-// (the outermost when the job fills it) stays straight, f(c, n) = c: its
-// wrap-around closes around the fibre, one stride away. Per GPU.
-std::vector<std::uint32_t> folded_nodes(const Config& config, std::uint32_t ring_nodes);
+// are at most 2 x the axis' stride apart (mapping::folded_nodes).
+std::array<std::uint32_t, 3> axis_sizes(const Config& config);
 // The fabric node a GPU runs on (Config::nodes).
 inline std::uint32_t node_of_gpu(const Config& config, std::uint32_t gpu) {
   return config.nodes.empty() ? gpu : config.nodes[gpu];

@@ -1,0 +1,144 @@
+// analytical/'s implementation of the workloads' estimator interface
+// (workload/estimators.hpp): the critical path (RAMP §7.4.1) and AMPeD.
+#include "sipsim/analytical/estimators.hpp"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <array>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "sipsim/analytical/amped.hpp"
+#include "sipsim/analytical/collective_estimate.hpp"
+#include "sipsim/base/units.hpp"
+#include "sipsim/compute/roofline.hpp"
+#include "sipsim/workload/transformer/transformer.hpp"
+
+namespace sipsim::analytical {
+
+std::optional<pdes::Time> Estimators::critical_path(const collective::CollectiveSpec& spec,
+                                                    const std::vector<std::uint32_t>& members,
+                                                    const fabric::Network& network,
+                                                    const compute::Device& device) const {
+  try {
+    return estimate_critical_path(spec, members, network, device, max_work_).total;
+  } catch (const EstimateTooLarge&) {
+    return std::nullopt;
+  }
+}
+
+std::uint64_t Estimators::work(const collective::CollectiveSpec& spec) const {
+  return critical_path_work(spec);
+}
+
+std::uint64_t Estimators::work_lower_bound(const collective::CollectiveSpec& spec) const {
+  return critical_path_work_lower_bound(spec);
+}
+
+namespace {
+
+double ms(pdes::Time t) {
+  return static_cast<double>(t) / 1e9;
+}
+
+std::string link_text(const analytical::AmpedLink& l) {
+  return fmt::format("C {}, BW {}", base::format_time_ps(l.latency),
+                     base::format_bandwidth_bps(l.rate_bps));
+}
+
+// A group's AMPeD split: "N_intra per node x N_inter node(s); intra-node C .., BW ..; ...".
+std::string group_text(const analytical::AmpedGroup& g) {
+  std::string out = fmt::format("{} per node x {} node(s)", g.intra, g.inter);
+  if (g.intra > 1) out += "; intra-node " + link_text(g.intra_link);
+  if (g.inter > 1) out += "; inter-node " + link_text(g.inter_link);
+  return out;
+}
+
+}  // namespace
+
+// AMPeD eq. 1-12 (amped.hpp) on the scenario's fabric and device, in the run
+// summary's categories and units, with the assumptions it made.
+std::string Estimators::amped_report(const workload::transformer::Config& c,
+                                     const fabric::Network& network) const {
+  namespace xf = workload::transformer;
+  std::ostringstream out;
+  const auto device = compute::make_device(c.accelerator);
+  const analytical::AmpedFabric fabric = analytical::read_amped_fabric(c, network);
+  const analytical::AmpedOptions options = analytical::amped_options(c);
+  const analytical::AmpedEstimate e = analytical::estimate_amped(c, *device, fabric, options);
+  const xf::ModelShape& m = c.model;
+  const compute::Accelerator& a = c.accelerator;
+  out << fmt::format(
+      "# AMPeD (eq. 1-12) for transformer: {} layers, hidden {}, heads {}, seq {}, vocab {}, "
+      "batch {} (micro {}), {}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches | {}\n",
+      m.layers, m.hidden, m.heads, m.seq, m.vocab, m.global_batch, m.micro_batch,
+      compute::precision_name(m.precision), c.tp, c.pp, c.dp, c.gpus(),
+      c.schedule == xf::Schedule::kGpipe ? "GPipe" : "1F1B", c.micro_batches(), network.describe());
+  out << "# assumptions:\n";
+  out << fmt::format(
+      "#  compute: {} ops priced by the {} model, eff(ub = {}) = {:.4f}, op launch {} (minimum "
+      "{})\n",
+      a.name, a.model == compute::Model::kAmped ? "AMPeD (eq. 2-4)" : "roofline", m.micro_batch,
+      static_cast<double>(e.efficiency_ppm) / 1e6, base::format_time_ps(a.launch_overhead_ps),
+      base::format_time_ps(a.min_op_ps));
+  out << "#  eq. 1: the logit layer is spread over the pipeline stages; the weight update "
+         "(eq. 12) is the optimizer op of the first stage (Adam on its parameters)\n";
+  if (c.tp > 1) {
+    out << fmt::format(
+        "#  tp: ring all-reduce (T = 2(N-1)/N), 4 of b*s*h per layer and micro-batch, "
+        "{}\n",
+        group_text(fabric.tp));
+  }
+  if (c.pp > 1) {
+    out << fmt::format(
+        "#  pp: one b*s*h message per micro-batch and pass, not overlapped with compute, on the "
+        "slowest adjacent stages' link ({}): {}\n",
+        fabric.pp.rate_bps == fabric.node_rate_bps ? "intra-node" : "inter-node",
+        link_text(fabric.pp));
+  }
+  if (c.dp > 1) {
+    out << fmt::format("#  dp: ring all-reduce of {} gradients after the backward pass, {}\n",
+                       e.dp_parameters, group_text(fabric.dp));
+  }
+  out << fmt::format(
+      "#  bubble (eq. 8): R = {}; all-reduces' reduction compute, ZeRO, MoE, sequence "
+      "parallelism, DP overlap and activation recomputation are not modelled\n",
+      c.schedule == workload::transformer::Schedule::kInterleaved
+          ? fmt::format("1/{} (interleaved 1F1B, {} model chunks per GPU)", c.virtual_stages,
+                        c.virtual_stages)
+          : std::string("1 (GPipe and 1F1B alike)"));
+  const std::string ring = "ring";
+  for (const auto& [name, p, algorithm] :
+       {std::tuple{"tp", c.tp, c.tp_algorithm}, std::tuple{"dp", c.dp, c.dp_algorithm}}) {
+    if (p > 1 && collective::to_string(algorithm) != ring) {
+      out << fmt::format(
+          "#  {}: the scenario asks for {}; AMPeD prices a ring (run simulates {})\n", name,
+          collective::to_string(algorithm), collective::to_string(algorithm));
+    }
+  }
+  const std::array<std::pair<const char*, pdes::Time>, 7> columns = {
+      std::pair{"forward", e.forward},
+      {"backward", e.backward},
+      {"optimizer", e.optimizer},
+      {"tp-comm", e.tp_comm},
+      {"pp-comm", e.pp_comm},
+      {"dp-comm", e.dp_comm},
+      {"bubble", e.bubble}};
+  // Model FLOPs over a time without recomputation: run's "model TFLOP/s",
+  // comparable to Megatron's count over a recomputing run (docs/validation.md).
+  out << "# TFLOP/s/GPU: model FLOPs (72*B*s*l*h^2*(...)) over AMPeD's time, which has no "
+         "recomputation (run's model TFLOP/s)\n";
+  std::string head = fmt::format("#{:>9} {:>14} {:>15}", "model", "time(ms)", "TFLOP/s/GPU");
+  std::string row =
+      fmt::format(" {:>9} {:>14.6f} {:>15.2f}", "AMPeD", ms(e.iteration), e.tflops_per_gpu);
+  for (const auto& [name, t] : columns) {
+    head += fmt::format(" {:>10}", name);
+    row += fmt::format(" {:>10.4f}", ms(t));
+  }
+  out << "# per iteration, one GPU; breakdown in ms:\n" << head << "\n" << row;
+  return out.str();
+}
+
+}  // namespace sipsim::analytical

@@ -1,0 +1,62 @@
+// `fabric: ramp` (fabric/plugin.hpp): RAMP places its jobs on sub-boxes
+// itself (RAMP §6.3) and serves the only job with extra transceiver groups
+// (§6.2.2 eq. 3-4).
+#include "sipsim/fabric/ramp/plugin.hpp"
+
+#include <algorithm>
+
+#include "sipsim/fabric/ramp/config.hpp"
+#include "sipsim/fabric/ramp/physical.hpp"
+#include "sipsim/fabric/ramp/transport.hpp"
+
+namespace sipsim::fabric::ramp {
+
+namespace {
+
+__extension__ typedef unsigned __int128 U128;
+
+class RampPlugin final : public Plugin {
+ public:
+  explicit RampPlugin(base::MapReader& f) : config_(read_ramp(f)) {}
+  std::string_view type() const override { return "ramp"; }
+  std::uint32_t nodes() const override {
+    return config_.spec.x * config_.spec.J * config_.spec.Lambda;
+  }
+  std::unique_ptr<Network> build() const override { return make_ramp(config_.spec); }
+  // One transceiver: a slot's data per slot (RAMP §4.1).
+  std::uint64_t slowest_rate_bps() const override {
+    const RampSpec& s = config_.spec;
+    return static_cast<std::uint64_t>(U128{ramp_slot_bytes(s)} * 8 * pdes::kSecond / s.slot);
+  }
+  // RAMP §6.1 eq. 1: a stage of the tree broadcast costs the I/O and
+  // propagation latency, and carries its chunk on one transceiver group (b
+  // transceivers at the slot's pace; in 128 bits: at most line_rate x b).
+  Facts facts() const override {
+    const RampSpec& s = config_.spec;
+    const U128 rate = U128{ramp_slot_bytes(s)} * 8 * pdes::kSecond / s.slot * s.b;
+    Facts f;
+    f.sub_boxes = SubBoxes{s.x, s.J, s.Lambda / s.x, s.io_latency + s.propagation,
+                           static_cast<std::uint64_t>(std::min<U128>(rate, ~std::uint64_t{0}))};
+    return f;
+  }
+  void serve(const Service& service) override {
+    if (service.concurrent_collectives && !config_.permissive_given) config_.spec.permissive = true;
+    if (!config_.extra_transceivers) return;
+    if (service.job) config_.spec.job = service.job;
+    if (service.inner) config_.spec.inner = service.inner;
+  }
+  std::string physical_report() const override {
+    return describe_physical(config_.geometry, config_.optics, config_.cost, config_.power);
+  }
+
+ private:
+  RampConfig config_;
+};
+
+}  // namespace
+
+std::unique_ptr<Plugin> plugin(base::MapReader& section) {
+  return std::make_unique<RampPlugin>(section);
+}
+
+}  // namespace sipsim::fabric::ramp
