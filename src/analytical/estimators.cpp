@@ -110,8 +110,8 @@ std::string Estimators::amped_report(const workload::transformer::Config& c,
                         c.virtual_stages)
           : std::string("1 (GPipe and 1F1B alike)"));
   const std::string ring = "ring";
-  for (const auto& [name, p, algorithm] :
-       {std::tuple{"tp", c.tp, c.tp_algorithm}, std::tuple{"dp", c.dp, c.dp_algorithm}}) {
+  for (const auto& [name, p, algorithm] : {std::tuple{"tp", c.tp, c.groups[xf::kTpGroup].algorithm},
+                                           std::tuple{"dp", c.dp, c.groups[xf::kDpGroup].algorithm}}) {
     if (p > 1 && collective::to_string(algorithm) != ring) {
       out << fmt::format(
           "#  {}: the scenario asks for {}; AMPeD prices a ring (run simulates {})\n", name,

@@ -175,7 +175,7 @@ TEST(Degree, TransformerFitsWithRingsNotWithDirectDataParallel) {
   EXPECT_EQ(peer_counts(rings), std::vector<std::uint32_t>(32, 3));
   EXPECT_EQ(check_degree(rings, 3), "");
 
-  c.dp_algorithm = collective::algorithm("direct");
+  c.groups[transformer::kDpGroup].algorithm = collective::algorithm("direct");
   const ProgramSet direct = transformer::make_programs(c, device, c.gpus());
   EXPECT_EQ(peer_counts(direct), std::vector<std::uint32_t>(32, 9));
   EXPECT_EQ(check_degree(direct, 9), "");

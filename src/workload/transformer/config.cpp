@@ -191,11 +191,11 @@ Moe read_moe(const base::Value& v, const Config& c) {
 // The `algorithms` section: tp and dp may be `auto`.
 void read_algorithms(const base::Value& v, Config& c) {
   base::MapReader m = v.as_map();
-  c.tp_algorithm = read_algorithm(m, "tp", "ring", &c.tp_auto);
-  c.dp_algorithm = read_algorithm(m, "dp", "ring", &c.dp_auto);
-  c.tp_algorithm_given = m.has("tp") && !c.tp_auto;
-  c.dp_algorithm_given = m.has("dp") && !c.dp_auto;
-  c.ep_algorithm = read_algorithm(m, "ep", "direct");
+  c.groups[kTpGroup].algorithm = read_algorithm(m, "tp", "ring", &c.groups[kTpGroup].automatic);
+  c.groups[kDpGroup].algorithm = read_algorithm(m, "dp", "ring", &c.groups[kDpGroup].automatic);
+  c.groups[kTpGroup].given = m.has("tp") && !c.groups[kTpGroup].automatic;
+  c.groups[kDpGroup].given = m.has("dp") && !c.groups[kDpGroup].automatic;
+  c.groups[kEpGroup].algorithm = read_algorithm(m, "ep", "direct");
   m.finish();
 }
 

@@ -382,7 +382,8 @@ class StageBuilder {
     op.kind = OpKind::kCollective;
     op.category = Category::kEpComm;
     op.slot = ep_slot_;
-    chain(add_collective(op, {collective::Op::kAllToAll, c_.ep_algorithm, k_.a2a_bytes, 0}));
+    chain(add_collective(
+        op, {collective::Op::kAllToAll, c_.groups[kEpGroup].algorithm, k_.a2a_bytes, 0}));
   }
   // The expert gradients' all-reduce over the GPUs holding the same experts
   // (dp / ep of them), before the optimizer.
@@ -392,7 +393,8 @@ class StageBuilder {
     op.kind = OpKind::kCollective;
     op.category = Category::kDpComm;
     op.slot = edp_slot_;
-    chain(add_collective(op, {collective::Op::kAllReduce, c_.dp_algorithm, bytes, 0}));
+    chain(
+        add_collective(op, {collective::Op::kAllReduce, c_.groups[kDpGroup].algorithm, bytes, 0}));
   }
   // A layer's dense parameters (not experts) on one GPU at the model's precision.
   std::uint64_t dense_layer_bytes(bool moe) const {
@@ -440,7 +442,7 @@ class StageBuilder {
     if (pending_ == 0 && has_bucket_) return;
     const collective::Op kind =
         c_.zero == 0 ? collective::Op::kAllReduce : collective::Op::kReduceScatter;
-    const collective::CollectiveCall call{kind, c_.dp_algorithm, pending_, 0};
+    const collective::CollectiveCall call{kind, c_.groups[kDpGroup].algorithm, pending_, 0};
     last_bucket_ = has_bucket_
                        ? p_.collective(Category::kDpComm, dp_slot_, call, {last_op_, last_bucket_})
                        : p_.collective(Category::kDpComm, dp_slot_, call, {last_op_});
@@ -457,7 +459,7 @@ class StageBuilder {
     op.kind = OpKind::kCollective;
     op.category = Category::kDpComm;
     op.slot = dp_slot_;
-    chain(add_collective(op, {kind, c_.dp_algorithm, bytes, 0}));
+    chain(add_collective(op, {kind, c_.groups[kDpGroup].algorithm, bytes, 0}));
   }
   // Reduce-scatter input and all-gather output are the whole b*s*h.
   void tp_collective(collective::Op kind) {
@@ -466,7 +468,7 @@ class StageBuilder {
     op.kind = OpKind::kCollective;
     op.category = Category::kTpComm;
     op.slot = tp_slot_;
-    chain(add_collective(op, {kind, c_.tp_algorithm, k_.activation_bytes, 0}));
+    chain(add_collective(op, {kind, c_.groups[kTpGroup].algorithm, k_.activation_bytes, 0}));
   }
   std::uint32_t add_collective(const Op& op, const collective::CollectiveCall& call) {
     const std::vector<std::uint32_t> d = deps();
@@ -559,20 +561,23 @@ std::optional<CollectiveProblem> invalid_collective(const Config& c, std::uint64
   for (const bool tp : {true, false}) {
     const std::uint32_t p = tp ? c.tp : c.dp;
     if (p < 2) continue;
+    const Group& group = c.groups[tp ? kTpGroup : kDpGroup];
     for (const collective::Op op : group_ops(c, tp)) {
-      const std::string why = collective::why_invalid(collective::make_spec(
-          op, tp ? c.tp_algorithm : c.dp_algorithm, p, bytes, 0, tp ? c.tp_params : c.dp_params));
+      const std::string why = collective::why_invalid(
+          collective::make_spec(op, group.algorithm, p, bytes, 0, group.params));
       if (!why.empty()) return CollectiveProblem{tp ? "tp" : "dp", why};
     }
   }
   if (c.moe.experts > 0 && c.moe.ep > 1) {
-    const std::string why = collective::why_invalid(collective::make_spec(
-        collective::Op::kAllToAll, c.ep_algorithm, c.moe.ep, bytes, 0, c.ep_params));
+    const std::string why = collective::why_invalid(
+        collective::make_spec(collective::Op::kAllToAll, c.groups[kEpGroup].algorithm, c.moe.ep,
+                              bytes, 0, c.groups[kEpGroup].params));
     if (!why.empty()) return CollectiveProblem{"ep", why};
   }
   if (c.moe.experts > 0 && c.dp / c.moe.ep > 1) {
-    const std::string why = collective::why_invalid(collective::make_spec(
-        collective::Op::kAllReduce, c.dp_algorithm, c.dp / c.moe.ep, bytes, 0, c.edp_params));
+    const std::string why = collective::why_invalid(
+        collective::make_spec(collective::Op::kAllReduce, c.groups[kDpGroup].algorithm,
+                              c.dp / c.moe.ep, bytes, 0, c.groups[kEdpGroup].params));
     if (!why.empty()) return CollectiveProblem{"dp", why};
   }
   return std::nullopt;
@@ -605,22 +610,22 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
   if (c.tp > 1) {
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t d = 0; d < c.dp; ++d) {
-        collective::Communicator comm{fmt::format("tp-{}-{}", s, d), {}, c.tp_params};
+        collective::Communicator comm{fmt::format("tp-{}-{}", s, d), {}, c.groups[kTpGroup].params};
         for (std::uint32_t t = 0; t < c.tp; ++t) comm.nodes.push_back(node_of(c, {t, d, s}));
         set.comms.push_back(std::move(comm));
       }
     }
-    check_collective(c, set.comms.front(), c.tp_algorithm, k.activation_bytes, true);
+    check_collective(c, set.comms.front(), c.groups[kTpGroup].algorithm, k.activation_bytes, true);
   }
   if (c.dp > 1) {
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t t = 0; t < c.tp; ++t) {
-        collective::Communicator comm{fmt::format("dp-{}-{}", s, t), {}, c.dp_params};
+        collective::Communicator comm{fmt::format("dp-{}-{}", s, t), {}, c.groups[kDpGroup].params};
         for (std::uint32_t d = 0; d < c.dp; ++d) comm.nodes.push_back(node_of(c, {t, d, s}));
         set.comms.push_back(std::move(comm));
       }
     }
-    check_collective(c, set.comms.back(), c.dp_algorithm,
+    check_collective(c, set.comms.back(), c.groups[kDpGroup].algorithm,
                      stage_parameters(c, 0) * element_bytes(c.model.precision), false);
   }
   // MoE: EP groups of ep consecutive DP ranks; expert-DP groups of the DP
@@ -630,7 +635,8 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t t = 0; t < c.tp; ++t) {
         for (std::uint32_t j = 0; j < edp; ++j) {
-          collective::Communicator comm{fmt::format("ep-{}-{}-{}", s, t, j), {}, c.ep_params};
+          collective::Communicator comm{
+              fmt::format("ep-{}-{}-{}", s, t, j), {}, c.groups[kEpGroup].params};
           for (std::uint32_t r = 0; r < ep; ++r)
             comm.nodes.push_back(node_of(c, {t, j * ep + r, s}));
           set.comms.push_back(std::move(comm));
@@ -643,7 +649,8 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     for (std::uint32_t s = 0; s < c.pp; ++s) {
       for (std::uint32_t t = 0; t < c.tp; ++t) {
         for (std::uint32_t r = 0; r < ep; ++r) {
-          collective::Communicator comm{fmt::format("edp-{}-{}-{}", s, t, r), {}, c.edp_params};
+          collective::Communicator comm{
+              fmt::format("edp-{}-{}-{}", s, t, r), {}, c.groups[kEdpGroup].params};
           for (std::uint32_t j = 0; j < edp; ++j)
             comm.nodes.push_back(node_of(c, {t, j * ep + r, s}));
           set.comms.push_back(std::move(comm));

@@ -75,8 +75,8 @@ namespace {
 std::string algorithms_text(const Config& c) {
   std::string out;
   for (const auto& [name, p, algorithm, is_auto] :
-       {std::tuple{"tp", c.tp, c.tp_algorithm, c.tp_auto},
-        std::tuple{"dp", c.dp, c.dp_algorithm, c.dp_auto}}) {
+       {std::tuple{"tp", c.tp, c.groups[kTpGroup].algorithm, c.groups[kTpGroup].automatic},
+        std::tuple{"dp", c.dp, c.groups[kDpGroup].algorithm, c.groups[kDpGroup].automatic}}) {
     if (p < 2) continue;
     out +=
         fmt::format(", {} {}{}", name, collective::to_string(algorithm), is_auto ? " (auto)" : "");

@@ -37,13 +37,15 @@ class TransformerPlugin final : public Plugin {
                             nodes));
     }
     const std::unique_ptr<mapping::Mapper> mapper = mapping::make_mapper(*ctx.fabric);
-    config_.tp_params = mapper->group_params(config_.tp, config_.order[0] == Axis::kTp);
-    config_.dp_params = mapper->group_params(config_.dp, config_.order[0] == Axis::kDp);
+    config_.groups[kTpGroup].params =
+        mapper->group_params(config_.tp, config_.order[0] == Axis::kTp);
+    config_.groups[kDpGroup].params =
+        mapper->group_params(config_.dp, config_.order[0] == Axis::kDp);
     map_on_fabric(*mapper, *ctx.fabric);
     if (config_.moe.experts > 0) {
       const std::uint32_t ep = config_.moe.ep, edp = config_.dp / ep;
-      config_.ep_params = mapper->group_params(ep, config_.order[0] == Axis::kDp);
-      config_.edp_params = mapper->group_params(edp, false);
+      config_.groups[kEpGroup].params = mapper->group_params(ep, config_.order[0] == Axis::kDp);
+      config_.groups[kEdpGroup].params = mapper->group_params(edp, false);
     }
     // Every collective the groups use (all-reduce; reduce-scatter and
     // all-gather with sequence parallelism or ZeRO) at 1 MiB.
@@ -60,7 +62,7 @@ class TransformerPlugin final : public Plugin {
     // The groups' peers within the fabric's degree; with `auto`, once the
     // algorithms are chosen (build).
     degree_limit_ = degree_limit(*ctx.fabric);
-    if (!config_.tp_auto && !config_.dp_auto) {
+    if (!config_.groups[kTpGroup].automatic && !config_.groups[kDpGroup].automatic) {
       check_degree_at_load(ctx, config_.accelerator,
                            [this](const compute::Device& d, std::uint32_t fabric_nodes) {
                              return make_programs(config_, d, fabric_nodes);
@@ -85,12 +87,10 @@ class TransformerPlugin final : public Plugin {
       const Axis a = config_.order[i];
       if (a == Axis::kPp || sizes[i] < 2) continue;
       const bool tp = a == Axis::kTp;
-      (tp ? config_.tp_params : config_.dp_params) = m.params[i];
-      collective::Algorithm& algorithm = tp ? config_.tp_algorithm : config_.dp_algorithm;
-      if (!(tp ? config_.tp_algorithm_given : config_.dp_algorithm_given)) {
-        algorithm = *m.algorithm;
-      }
-      served = served || algorithm == *m.algorithm;
+      Group& group = config_.groups[tp ? kTpGroup : kDpGroup];
+      group.params = m.params[i];
+      if (!group.given) group.algorithm = *m.algorithm;
+      served = served || group.algorithm == *m.algorithm;
     }
     // The groups run several collectives at once; the job's sub-box is
     // served when its groups run the fabric's algorithm, and the innermost
@@ -120,8 +120,9 @@ class TransformerPlugin final : public Plugin {
   static std::vector<Candidate> ranked(const Config& c, const fabric::Network& network,
                                        const Estimators& estimators, bool tp) {
     const std::uint32_t p = tp ? c.tp : c.dp;
-    if (!(tp ? c.tp_auto : c.dp_auto) || p < 2) {
-      return {{tp ? c.tp_algorithm : c.dp_algorithm, 0}};
+    const Group& group = c.groups[tp ? kTpGroup : kDpGroup];
+    if (!group.automatic || p < 2) {
+      return {{group.algorithm, 0}};
     }
     const compute::Roofline device(c.accelerator);
     const std::uint64_t p_bytes = compute::element_bytes(c.model.precision);
@@ -132,7 +133,7 @@ class TransformerPlugin final : public Plugin {
     const std::uint64_t bytes =
         tp ? std::uint64_t{c.model.micro_batch} * c.model.seq * c.model.hidden * p_bytes
            : stage_parameters(c, 0) * p_bytes;
-    const collective::AlgorithmParams& params = tp ? c.tp_params : c.dp_params;
+    const collective::AlgorithmParams& params = group.params;
     std::vector<Candidate> out;
     for (const std::string& name : collective::algorithm_names()) {
       const collective::Algorithm a = *collective::parse_algorithm(name);
@@ -170,7 +171,7 @@ class TransformerPlugin final : public Plugin {
   // None fits: the fastest pair's degree error. The same on every rank.
   static void resolve_auto(Config& c, const fabric::Network& network, const Estimators& estimators,
                            const std::optional<DegreeLimit>& limit) {
-    if (!c.tp_auto && !c.dp_auto) return;
+    if (!c.groups[kTpGroup].automatic && !c.groups[kDpGroup].automatic) return;
     const std::vector<Candidate> tps = ranked(c, network, estimators, true);
     const std::vector<Candidate> dps = ranked(c, network, estimators, false);
     std::vector<std::pair<std::size_t, std::size_t>> pairs;
@@ -182,8 +183,8 @@ class TransformerPlugin final : public Plugin {
     });
     std::string first_why;
     for (const auto& [i, j] : pairs) {
-      c.tp_algorithm = tps[i].algorithm;
-      c.dp_algorithm = dps[j].algorithm;
+      c.groups[kTpGroup].algorithm = tps[i].algorithm;
+      c.groups[kDpGroup].algorithm = dps[j].algorithm;
       if (!limit) return;
       std::string why;
       try {

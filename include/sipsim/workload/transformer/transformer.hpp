@@ -55,6 +55,30 @@ struct Moe {
   std::uint32_t capacity_permille = 1000;  // capacity factor x 1000
 };
 
+// The communicator kinds, an index of Config::groups: the TP and DP groups
+// and, with MoE, the EP groups (ep) and the expert gradients' groups
+// (dp / ep), which run the DP groups' algorithm.
+enum GroupKind : std::size_t { kTpGroup, kDpGroup, kEpGroup, kEdpGroup, kGroupKinds };
+struct Group {
+  // The scenario's `algorithms`, else the fabric's (RAMP-x on a RAMP fabric
+  // that placed the job), else ring (EP: direct).
+  collective::Algorithm algorithm = collective::algorithm("ring");
+  bool given = false;  // named in the scenario's `algorithms`
+  // TP and DP `auto`: the algorithm with the smallest critical-path estimate
+  // for the group's collectives, among those valid for all its ops
+  // (transformer/setup.cpp resolves it when it builds the job; until then
+  // the fabric's default above).
+  bool automatic = false;
+  // The algorithms' shapes (the mapping fills them from the fabric's
+  // hierarchy, as for the collectives benchmark).
+  collective::AlgorithmParams params;
+};
+inline Group direct_group() {
+  Group g;
+  g.algorithm = collective::algorithm("direct");
+  return g;
+}
+
 struct Config {
   ModelShape model;
   Moe moe;
@@ -91,21 +115,8 @@ struct Config {
   // folded (mapping::folded_nodes) with `folded` set; empty: GPU g on node g.
   std::vector<std::uint32_t> nodes;
   bool folded = false;
-  // The TP and DP groups' algorithms: the scenario's `algorithms`, else the
-  // fabric's (RAMP-x on a RAMP fabric that placed the job), else ring.
-  collective::Algorithm tp_algorithm = collective::algorithm("ring");
-  collective::Algorithm dp_algorithm = collective::algorithm("ring");
-  bool tp_algorithm_given = false, dp_algorithm_given = false;
-  // `auto`: the algorithm with the smallest critical-path estimate for the
-  // group's all-reduce, among those valid for all its ops (transformer/setup.cpp
-  // resolves it when it builds the job; until then the fabric's default above).
-  bool tp_auto = false, dp_auto = false;
-  collective::Algorithm ep_algorithm = collective::algorithm("direct");  // MoE all-to-alls
-  // The algorithms' shapes for the TP and DP groups (the mapping fills them
-  // from the fabric's hierarchy, as for the collectives benchmark).
-  collective::AlgorithmParams tp_params, dp_params;
-  // MoE: the EP groups (ep) and the expert gradients' groups (dp / ep).
-  collective::AlgorithmParams ep_params, edp_params;
+  // The communicator kinds' algorithms and shapes (GroupKind).
+  std::array<Group, kGroupKinds> groups = {Group{}, Group{}, direct_group(), Group{}};
   compute::Accelerator accelerator;
   // `collectives: replay` (docs/models.md, "Replayed collectives"): every
   // call after the first on a communicator repeats the first's timing;
