@@ -1,7 +1,8 @@
 // SiP-ML's Algorithm 1 (workload/mapping/degree_aware.hpp) on its generic
 // input: a reconstruction of Fig. 4, gathering and block edges, one message
-// per producer and GPU, the relocation, its invariants on a random graph
-// and its checks of the input.
+// per producer and GPU, the relocation, its invariants on a random graph,
+// its checks of the input, and the same placement as the graph workload's
+// place_job.
 #include "sipsim/workload/mapping/degree_aware.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,9 @@
 #include <tuple>
 #include <utility>
 #include <vector>
+
+#include "sipsim/compute/device.hpp"
+#include "sipsim/workload/graph/graph.hpp"
 
 namespace sipsim::workload::mapping {
 namespace {
@@ -178,6 +182,67 @@ TEST(DegreeAware, RejectsInvalidInput) {
   EXPECT_THROW(place(ops, in_order(3), durations, 1000, 0, 1), std::invalid_argument);
   EXPECT_THROW(place(ops, in_order(3), durations, 0, 2, 1), std::invalid_argument);
   EXPECT_THROW(place(ops, in_order(3), {1000}, 1000, 2, 1), std::invalid_argument);
+}
+
+// An op costs (FLOPs + bytes) nanoseconds.
+class LinearDevice final : public compute::Device {
+ public:
+  Time reduce_ps(std::uint32_t, std::uint64_t) const override { return 0; }
+  Time copy_ps(std::uint64_t) const override { return 0; }
+  Time op_ps(const compute::OpCost& op) const override {
+    return (op.flops + op.bytes) * pdes::kNanosecond;
+  }
+};
+
+// The generic entry point on the graph's DagOp view gives graph::place_job's
+// placement: at the graph's batch (one sample per MP group) an op lasts its
+// FLOPs + bytes in ns and its output is its own; ops split (quantum 10 ns),
+// a gathering op, two producers of one op and an order that is not 0..n-1.
+TEST(DegreeAware, SameAsTheGraphWorkloadsPlaceJob) {
+  graph::Config c;
+  auto add = [&c](std::uint64_t flops, std::uint64_t bytes, std::uint64_t output, bool gathers,
+                  std::vector<std::uint32_t> deps) {
+    graph::GraphOp op;
+    op.name = "op" + std::to_string(c.graph.ops.size());
+    op.flops = flops;
+    op.backward_flops = 2 * flops;
+    op.bytes = bytes;
+    op.output_bytes = output;
+    op.params_bytes = gathers ? 4 : 0;
+    op.gathers = gathers;
+    op.deps = std::move(deps);
+    c.graph.ops.push_back(std::move(op));
+  };
+  add(25, 5, 96, false, {});      // 30 ns: 3 parts
+  add(36, 4, 64, true, {0});      // 40 ns: 4 parts, gathering
+  add(8, 2, 32, false, {0});      // 10 ns: 1 part
+  add(15, 5, 16, false, {1, 2});  // 20 ns: 2 parts
+  c.graph.order = {0, 2, 1, 3};
+  c.placement = graph::Placement::kDegreeAware;
+  c.mp = 4;
+  c.dp = 1;
+  c.degree = 3;
+  c.global_batch = 1;
+  c.quantum = 10 * pdes::kNanosecond;
+  const LinearDevice device;
+  for (const bool degree_aware : {true, false}) {
+    if (!degree_aware) {
+      c.placement = graph::Placement::kDataParallel;
+      c.mp = 1;
+    }
+    std::vector<DagOp> ops;
+    std::vector<Time> durations;
+    for (const graph::GraphOp& op : c.graph.ops) {
+      ops.push_back({op.deps, op.output_bytes, op.gathers});
+      durations.push_back((op.flops + op.bytes) * pdes::kNanosecond);
+    }
+    const PlacementResult p =
+        place(ops, c.graph.order, durations, c.quantum, c.mp, degree_aware ? 2 : 0);
+    EXPECT_EQ(p.parts, degree_aware ? (std::vector<std::uint32_t>{3, 4, 1, 2})
+                                    : (std::vector<std::uint32_t>{1, 1, 1, 1}));
+    EXPECT_EQ(messages(p).empty(), !degree_aware);
+    EXPECT_TRUE(p == graph::place_job(c, device)) << degree_aware;
+  }
 }
 
 }  // namespace

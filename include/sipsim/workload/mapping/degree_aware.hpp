@@ -28,10 +28,14 @@ struct SubOp {
   std::uint32_t device = 0;       // within the MP group, 0..k-1
   pdes::Time start = 0, end = 0;  // the list-schedule estimate the algorithm keeps
   std::uint64_t output = 0;       // its share of its op's output
+
+  bool operator==(const SubOp&) const = default;
 };
 struct SubEdge {
   std::uint32_t from = 0, to = 0;  // sub-op indices
   std::uint64_t bytes = 0;         // the producer's output share
+
+  bool operator==(const SubEdge&) const = default;
 };
 struct PlacementResult {
   std::vector<std::uint32_t> parts;  // per op
@@ -41,6 +45,8 @@ struct PlacementResult {
   std::uint32_t relocations = 0;     // sub-ops moved by the repair passes
   std::uint32_t fallbacks = 0;       // repairs that did not converge (all on one device)
   pdes::Time makespan = 0;           // the estimate's end (no communication)
+
+  bool operator==(const PlacementResult&) const = default;
 };
 
 // Splits op i (duration durations[i], whole op on one GPU) into
