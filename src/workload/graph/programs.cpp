@@ -393,16 +393,19 @@ void bind_roles(const Config& c, const std::vector<std::vector<std::uint32_t>>& 
 PlacementResult place_job(const Config& c, const compute::Device& device) {
   const std::vector<Scaled> x = scaled_ops(c);
   std::vector<pdes::Time> durations;
+  // Algorithm 1's view of the graph (spans into its dependencies): the edges
+  // carry the producers' outputs at the group's batch.
+  std::vector<mapping::DagOp> ops;
+  ops.reserve(c.graph.ops.size());
+  durations.reserve(c.graph.ops.size());
   for (std::size_t i = 0; i < c.graph.ops.size(); ++i) {
-    durations.push_back(part_ps(device, c, c.graph.ops[i], x[i], 1, false));
+    const GraphOp& op = c.graph.ops[i];
+    durations.push_back(part_ps(device, c, op, x[i], 1, false));
+    ops.push_back({op.deps, x[i].output_bytes, op.gathers});
   }
-  // The edges carry the producers' outputs at the group's batch.
-  Graph scaled = c.graph;
-  for (std::size_t i = 0; i < scaled.ops.size(); ++i)
-    scaled.ops[i].output_bytes = x[i].output_bytes;
   // Data-parallel: every op whole on the one device (k = 1).
   const std::uint32_t delta = c.placement == Placement::kDegreeAware ? c.degree - 1 : 0;
-  return place(scaled, durations, c.quantum, c.mp, delta);
+  return mapping::place(ops, c.graph.order, durations, c.quantum, c.mp, delta);
 }
 
 ProgramSet make_programs(const Config& c, const compute::Device& device,

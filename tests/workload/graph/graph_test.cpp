@@ -1,8 +1,8 @@
-// The op-graph workload: the reader's located errors, SiP-ML's Algorithm 1
-// on a reconstruction of Fig. 4 and its invariants on a random graph, the
-// k x k traffic matrix, and a 3-op chain on elect-flat whose iteration is
-// computed by hand in both placements (a device whose ops cost their FLOPs
-// plus bytes in nanoseconds). Runs at 1 and 3 ranks (ctest).
+// The op-graph workload: the reader's located errors and a 3-op chain on
+// elect-flat whose iteration is computed by hand in both placements (a
+// device whose ops cost their FLOPs plus bytes in nanoseconds); SiP-ML's
+// Algorithm 1 itself is tested in tests/workload/mapping/. Runs at 1 and 3
+// ranks (ctest).
 #include "sipsim/workload/graph/graph.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +14,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 
 #include "../../support/training.hpp"
 #include "sipsim/base/yaml_reader.hpp"
@@ -315,48 +314,9 @@ TEST(GraphReader, SizeLimit) {
   std::filesystem::remove(path);
 }
 
-// SiP-ML Fig. 4's shape (k = 4, l = 2, D = 3, Delta = 2): four sequential
-// ops; A of 3 tau, B of tau, C of 4 tau, D of 2 tau (the figure's sizes are
-// not given in the text; these reproduce what it says: C cannot be spread
-// over the 4 GPUs, since B's GPU may talk to only 2 others).
-TEST(GraphPlacement, Fig4) {
-  const Graph g = parse(ops(
-      R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 100},
-         {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["A"]},
-         {"name": "C", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["B"]},
-         {"name": "D", "flops": 1, "bytes": 1, "output_bytes": 100, "deps": ["C"]})"));
-  const Time tau = 1000;
-  const PlacementResult p = place(g, {3 * tau, tau, 4 * tau, 2 * tau}, tau, 4, 2);
-  EXPECT_EQ(p.parts, (std::vector<std::uint32_t>{3, 1, 4, 2}));
-  std::vector<std::uint32_t> devices;
-  for (const SubOp& s : p.subops) devices.push_back(s.device);
-  // Reach 1 on the ring of 4. A on 0, 1, 2 (the earliest start, ties to the
-  // smallest index); B on the one GPU within reach of all three (1); C on B's
-  // GPU and its two neighbours: 1, 0, 2, then 1 again (ties go to the GPU
-  // nearest the parents); D's halves on 0 and 1.
-  EXPECT_EQ(devices, (std::vector<std::uint32_t>{0, 1, 2, 1, 1, 0, 2, 1, 0, 1}));
-  EXPECT_EQ(p.subops[3].start, tau);
-  EXPECT_EQ(p.makespan, 5 * tau);
-  EXPECT_EQ(p.relocations, 0u);
-  EXPECT_EQ(check_placement(p, 4, 2), "");
-  // The traffic matrix: A's thirds send B 33 B each; each C quarter needs a
-  // quarter of B's output (25 B) and D's halves get C's quarters (25 B);
-  // the gradients go back over the same pairs. GPU 1 talks to 0 and 2 only.
-  const std::vector<std::uint64_t> m = traffic_matrix(p, 4);
-  ASSERT_EQ(m.size(), 16u);
-  // 0 -> 1: A0 -> B, and the gradients of B -> C1 and C0 -> D0.
-  EXPECT_EQ(m[0 * 4 + 1], 33u + 25u + 25u);
-  EXPECT_EQ(m[1 * 4 + 0], 83u);
-  EXPECT_EQ(m[2 * 4 + 1], 33u + 25u + 25u);  // A2 -> B, C2 -> D1, the gradient of B -> C2
-  EXPECT_EQ(m[1 * 4 + 2], 83u);
-  for (const std::size_t zero : {0, 2, 3, 5, 7, 8, 10, 11, 12, 13, 14, 15}) {
-    EXPECT_EQ(m[zero], 0u) << zero;
-  }
-}
-
-// A gathering op (with weights: split by output features) needs every part
-// of its producer, each part's whole output share; others map block to block.
-TEST(GraphPlacement, GatheringOpsNeedEveryProducerPart) {
+// A gathering op by default has weights (split by output features); a
+// `gathers` key says otherwise (the placement: workload/mapping/).
+TEST(GraphReader, GathersByDefaultWithWeights) {
   const Graph g = parse(ops(
       R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 100},
          {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 100, "params_bytes": 8,
@@ -366,94 +326,6 @@ TEST(GraphPlacement, GatheringOpsNeedEveryProducerPart) {
           "gathers": false, "deps": ["C"]})"));
   EXPECT_TRUE(g.ops[1].gathers);
   EXPECT_FALSE(g.ops[3].gathers);
-  const PlacementResult p = place(g, {2000, 2000, 2000, 2000}, 1000, 4, 3);
-  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>> edges;
-  for (const SubEdge& e : p.edges) edges.emplace_back(e.from, e.to, e.bytes);
-  // A0 A1 | B0 B1 | C0 C1 | D0 D1: B's parts get both of A's halves (50 B each).
-  EXPECT_EQ(edges, (std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>>{
-                       {0, 2, 50},
-                       {0, 3, 50},
-                       {1, 2, 50},
-                       {1, 3, 50},
-                       {2, 4, 50},
-                       {3, 5, 50},
-                       {4, 6, 50},
-                       {5, 7, 50}}));
-}
-
-// A producer's output crosses to another GPU once for all its consumers
-// there: the sum of their edges, at most its output share.
-TEST(GraphPlacement, OneMessagePerProducerAndGpu) {
-  PlacementResult p;
-  // Sub-op 0 (output share 100) on GPU 0; 1 and 2 on GPU 1; 3 on GPU 2.
-  p.subops = {{0, 0, 0, 0, 0, 100}, {1, 0, 1, 0, 0, 10}, {1, 1, 1, 0, 0, 10}, {2, 0, 2, 0, 0, 10}};
-  p.edges = {{0, 1, 100}, {0, 2, 50}, {0, 3, 30}, {1, 3, 10}, {2, 3, 10}};
-  const std::vector<Message> m = messages(p);
-  ASSERT_EQ(m.size(), 4u);
-  EXPECT_EQ(m[0].from, 0u);
-  EXPECT_EQ(m[0].to_device, 1u);
-  EXPECT_EQ(m[0].bytes, 100u);  // 100 + 50, capped at the share
-  EXPECT_EQ(m[0].consumers, (std::vector<std::uint32_t>{1, 2}));
-  EXPECT_EQ(m[1].to_device, 2u);
-  EXPECT_EQ(m[1].bytes, 30u);
-  EXPECT_EQ(m[2].from, 1u);  // 1 -> 3 and 2 -> 3: two producers, two messages
-  EXPECT_EQ(m[3].from, 2u);
-  const std::vector<std::uint64_t> t = traffic_matrix(p, 3);
-  EXPECT_EQ(t, (std::vector<std::uint64_t>{0, 100, 30, 100, 0, 20, 30, 20, 0}));
-}
-
-// An empty candidate set: B needs all four parts of A, and no GPU of the
-// ring of 4 is within reach 1 (Delta 2) of all four; the relocation moves
-// A's parts together.
-TEST(GraphPlacement, RelocatesParentsWhenNoDeviceFits) {
-  const Graph g = parse(ops(
-      R"({"name": "A", "flops": 1, "bytes": 1, "output_bytes": 8},
-         {"name": "B", "flops": 1, "bytes": 1, "output_bytes": 8, "deps": ["A"]},
-         {"name": "C", "flops": 1, "bytes": 1, "output_bytes": 8, "deps": ["B", "A"]})"));
-  const PlacementResult p = place(g, {4000, 1000, 4000}, 1000, 4, 2);
-  EXPECT_EQ(p.parts, (std::vector<std::uint32_t>{4, 1, 4}));
-  EXPECT_GT(p.relocations, 0u);
-  EXPECT_EQ(p.fallbacks, 0u);
-  EXPECT_EQ(check_placement(p, 4, 2), "");
-  // Delta 1 leaves a reach of 0: everything on one GPU.
-  const PlacementResult one = place(g, {4000, 1000, 4000}, 1000, 4, 1);
-  EXPECT_EQ(check_placement(one, 4, 1), "");
-  for (const SubOp& s : one.subops) EXPECT_EQ(s.device, one.subops[0].device);
-}
-
-// Invariants on a random layered graph with skips: every sub-op placed,
-// every edge within reach, every producer before its consumer, no GPU
-// exchanging data with more than Delta others; for several k, Delta.
-TEST(GraphPlacement, InvariantsOnARandomGraph) {
-  std::uint64_t x = 12345;
-  auto next = [&x](std::uint64_t n) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    return (x >> 33) % n;
-  };
-  std::string body;
-  std::vector<Time> durations;
-  for (int i = 0; i < 120; ++i) {
-    std::string deps;
-    if (i > 0) deps = std::to_string(i - 1);
-    if (i > 4 && next(3) == 0) deps += ", " + std::to_string(i - 2 - next(3));
-    body += (i > 0 ? ",\n" : "") + std::string("{\"name\": \"op") + std::to_string(i) +
-            "\", \"flops\": 1, \"bytes\": 1, \"output_bytes\": " + std::to_string(1 + next(1000)) +
-            ", \"deps\": [" + deps + "]}";
-    durations.push_back(100 + next(10000));
-  }
-  const Graph g = parse(ops(body));
-  for (const auto& [k, delta] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
-           {2, 1}, {4, 1}, {4, 2}, {8, 2}, {8, 3}, {8, 5}, {16, 4}, {16, 15}}) {
-    const PlacementResult p = place(g, durations, 1000, k, delta);
-    EXPECT_EQ(check_placement(p, k, delta), "") << k << " " << delta;
-    std::uint32_t subops = 0;
-    for (const std::uint32_t parts : p.parts) {
-      EXPECT_GE(parts, 1u);
-      EXPECT_LE(parts, k);
-      subops += parts;
-    }
-    EXPECT_EQ(p.subops.size(), subops);
-  }
 }
 
 constexpr std::uint64_t k100G = 100'000'000'000;  // 16 B take 1.28 ns

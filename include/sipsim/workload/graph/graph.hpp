@@ -17,6 +17,7 @@
 #include "sipsim/compute/device.hpp"
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/workload/interpreter.hpp"
+#include "sipsim/workload/mapping/degree_aware.hpp"
 #include "sipsim/workload/mapping/ring_fold.hpp"
 #include "sipsim/workload/training_results.hpp"
 
@@ -95,67 +96,18 @@ struct Config {
 // graph file (relative paths are relative to the scenario's directory).
 Config read_graph_workload(base::MapReader& section, const std::string& scenario_path);
 
-// ---- SiP-ML Algorithm 1 (placement.cpp), a pure function ----
+// ---- SiP-ML Algorithm 1 (workload/mapping/degree_aware.hpp) by its graph names ----
 
-struct SubOp {
-  std::uint32_t op = 0;           // the graph op
-  std::uint32_t part = 0;         // which of its op's parts
-  std::uint32_t device = 0;       // within the MP group, 0..k-1
-  pdes::Time start = 0, end = 0;  // the list-schedule estimate the algorithm keeps
-  std::uint64_t output = 0;       // its share of its op's output
-};
-struct SubEdge {
-  std::uint32_t from = 0, to = 0;  // sub-op indices
-  std::uint64_t bytes = 0;         // the producer's output share
-};
-struct PlacementResult {
-  std::vector<std::uint32_t> parts;  // per graph op
-  std::vector<std::uint32_t> first;  // per graph op: its first sub-op
-  std::vector<SubOp> subops;         // in placement (topological) order
-  std::vector<SubEdge> edges;        // sorted by (from, to)
-  std::uint32_t relocations = 0;     // sub-ops moved by the repair passes
-  std::uint32_t fallbacks = 0;       // repairs that did not converge (all on one device)
-  pdes::Time makespan = 0;           // the estimate's end (no communication)
-};
+using mapping::check_placement;
+using mapping::Message;
+using mapping::messages;
+using mapping::PlacementResult;
+using mapping::SubEdge;
+using mapping::SubOp;
+using mapping::traffic_matrix;
 
-// Splits op i (duration durations[i], whole op on one GPU) into
-// clamp(round(duration / quantum), 1, k) equal parts; each part of a
-// gathering op depends on every part of its producers (their output shares
-// as bytes), a part j of any other op on the producer's parts whose share
-// overlaps its own (block mapping; equal part counts: one to one), with
-// bytes = the producer's output x the overlap. Places them by Algorithm 1 on a ring of k GPUs where
-// two GPUs may exchange data when their ring distance is at most
-// floor(delta / 2) (so that a GPU has at most delta MP peers counting both
-// directions; docs/models.md), repairing empty candidate sets by the paper's
-// backward / forward relocation (with a compressing fallback that always
-// ends, counted in `fallbacks`).
-PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& durations,
-                      pdes::Time quantum, std::uint32_t k, std::uint32_t delta);
-
-// Whether every edge respects the distance and every producer's estimate
-// ends before its consumer starts; "" or the first violation.
-std::string check_placement(const PlacementResult& p, std::uint32_t k, std::uint32_t delta);
-
-// What crosses GPUs: a producer sub-op's output goes once to each other
-// GPU that runs consumers of it (they share it): the sum of their edges'
-// bytes, at most the producer's output share (gathering consumers all need
-// the same share). Its gradient comes back the same way, summed on that GPU
-// after its consumers' backward. Sorted by (from, to_device).
-struct Message {
-  std::uint32_t from = 0;       // the producer sub-op
-  std::uint32_t to_device = 0;  // the consumers' GPU
-  std::uint64_t bytes = 0;
-  std::vector<std::uint32_t> consumers;  // sub-ops on to_device, ascending
-};
-std::vector<Message> messages(const PlacementResult& p);
-
-// Bytes device i sends device j within an MP group per iteration (forward
-// activations plus backward gradients, the same bytes back: messages()), row-major k x k:
-// what SiP-Ring / SiP-OCS circuit planning needs (SiP-ML §3.3). The DP ring
-// (each GPU to its counterpart in the next group) is not in it.
-std::vector<std::uint64_t> traffic_matrix(const PlacementResult& p, std::uint32_t k);
-
-// The whole placement of a job: durations from `device`, Algorithm 1 (k = 1
+// The whole placement of a job: Algorithm 1 on the graph's ops (mapping::place),
+// their durations from `device` and their outputs at the group's batch (k = 1
 // under data-parallel: every op whole on the one device).
 PlacementResult place_job(const Config& config, const compute::Device& device);
 

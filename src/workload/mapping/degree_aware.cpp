@@ -1,6 +1,8 @@
 // SiP-ML's degree-aware placement (§3.2, Algorithm 1; docs/models.md, "Op
-// graphs and SiP-ML placement"): a pure function from the graph, its ops'
+// graphs and SiP-ML placement"): a pure function from a DAG of ops, their
 // durations, the quantum tau, k and Delta to the sub-ops' devices.
+#include "sipsim/workload/mapping/degree_aware.hpp"
+
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -9,9 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sipsim/workload/graph/graph.hpp"
-
-namespace sipsim::workload::graph {
+namespace sipsim::workload::mapping {
 
 namespace {
 
@@ -27,6 +27,20 @@ std::uint32_t ring(std::uint32_t a, std::uint32_t b, std::uint32_t k) {
 // the paper's (i - j) mod k <= Delta holds one way or the other.
 std::uint32_t reach(std::uint32_t k, std::uint32_t delta) {
   return delta + 1 >= k ? k : delta / 2;
+}
+
+// Whether `order` lists every op once, after its producers.
+bool topological(std::span<const DagOp> ops, std::span<const std::uint32_t> order) {
+  if (order.size() != ops.size()) return false;
+  std::vector<bool> seen(ops.size(), false);
+  for (const std::uint32_t i : order) {
+    if (i >= ops.size() || seen[i]) return false;
+    for (const std::uint32_t p : ops[i].deps) {
+      if (p >= ops.size() || !seen[p]) return false;
+    }
+    seen[i] = true;
+  }
+  return true;
 }
 
 class Placer {
@@ -188,13 +202,17 @@ class Placer {
 
 }  // namespace
 
-PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& durations,
-                      pdes::Time quantum, std::uint32_t k, std::uint32_t delta) {
-  if (k == 0 || quantum == 0 || durations.size() != graph.ops.size()) {
+PlacementResult place(std::span<const DagOp> ops, std::span<const std::uint32_t> order,
+                      const std::vector<pdes::Time>& durations, pdes::Time quantum, std::uint32_t k,
+                      std::uint32_t delta) {
+  if (k == 0 || quantum == 0 || durations.size() != ops.size()) {
     throw std::invalid_argument("place: k and the quantum must be positive, one duration per op");
   }
+  if (!topological(ops, order)) {
+    throw std::invalid_argument("place: the order is not a topological order of the ops");
+  }
   PlacementResult out;
-  const std::size_t n = graph.ops.size();
+  const std::size_t n = ops.size();
   out.parts.resize(n);
   out.first.resize(n);
   // (i) The balanced graph: about tau per sub-op, at most k parts.
@@ -204,10 +222,10 @@ PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& duratio
   }
   Placer placer(out, k, delta);
   placer.avail.assign(k, 0);
-  for (const std::uint32_t i : graph.order) {
+  for (const std::uint32_t i : order) {
     out.first[i] = static_cast<std::uint32_t>(out.subops.size());
     for (std::uint32_t j = 0; j < out.parts[i]; ++j) {
-      out.subops.push_back({i, j, 0, 0, 0, graph.ops[i].output_bytes / out.parts[i]});
+      out.subops.push_back({i, j, 0, 0, 0, ops[i].output_bytes / out.parts[i]});
       placer.duration.push_back(durations[i] / out.parts[i]);
     }
   }
@@ -221,12 +239,12 @@ PlacementResult place(const Graph& graph, const std::vector<pdes::Time>& duratio
   // producer's parts (of a) that overlap it, overlap / (a b) of the
   // producer's output each.
   __extension__ typedef unsigned __int128 U128;
-  for (const std::uint32_t c : graph.order) {
+  for (const std::uint32_t c : order) {
     const std::uint64_t b = out.parts[c];
-    const bool gathers = graph.ops[c].gathers;
-    for (const std::uint32_t p : graph.ops[c].deps) {
+    const bool gathers = ops[c].gathers;
+    for (const std::uint32_t p : ops[c].deps) {
       const std::uint64_t a = out.parts[p];
-      const std::uint64_t bytes = graph.ops[p].output_bytes;
+      const std::uint64_t bytes = ops[p].output_bytes;
       for (std::uint64_t j = 0; j < b; ++j) {
         for (std::uint64_t i = 0; i < a; ++i) {
           std::uint64_t share = 0;
@@ -322,4 +340,4 @@ std::vector<std::uint64_t> traffic_matrix(const PlacementResult& p, std::uint32_
   return m;
 }
 
-}  // namespace sipsim::workload::graph
+}  // namespace sipsim::workload::mapping
