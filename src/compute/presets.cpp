@@ -111,24 +111,39 @@ Precision precision_of(Dtype dtype) {
   return Precision::kFp32;
 }
 
+namespace {
+
+// The presets by name, in the order errors list them.
+struct PresetRow {
+  const char* name;
+  Accelerator (*make)();
+};
+const PresetRow kPresets[] = {
+    {"v100", v100},
+    {"a100", [] { return a100_40gb("a100"); }},
+    {"a100-40gb", [] { return a100_40gb("a100-40gb"); }},
+    {"a100-80gb", a100_80gb},
+    {"h100", h100},
+};
+
+}  // namespace
+
 const std::vector<std::string>& preset_names() {
-  static const std::vector<std::string> kNames = {"v100", "a100", "a100-40gb", "a100-80gb", "h100"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> out;
+    for (const PresetRow& row : kPresets) out.emplace_back(row.name);
+    return out;
+  }();
   return kNames;
 }
 
 Accelerator preset(const std::string& name, Dtype dtype) {
-  Accelerator a;
-  if (name == "v100") {
-    a = v100();
-  } else if (name == "a100" || name == "a100-40gb") {
-    a = a100_40gb(name);
-  } else if (name == "a100-80gb") {
-    a = a100_80gb();
-  } else if (name == "h100") {
-    a = h100();
-  } else {
-    throw std::invalid_argument("unknown accelerator preset '" + name + "'");
+  const PresetRow* row = nullptr;
+  for (const PresetRow& r : kPresets) {
+    if (name == r.name) row = &r;
   }
+  if (row == nullptr) throw std::invalid_argument("unknown accelerator preset '" + name + "'");
+  Accelerator a = row->make();
   // Collectives' reductions: element-wise additions at `dtype` on the vector units.
   a.element_bytes = element_bytes(dtype);
   a.peak_flops = a.vector_flops[static_cast<std::size_t>(precision_of(dtype))];

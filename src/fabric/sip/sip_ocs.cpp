@@ -130,39 +130,4 @@ std::unique_ptr<Network> make_sip_ocs(const SipOcsSpec& spec) {
   return make_circuit_network(c, make_sip_ocs_controller(spec));
 }
 
-SipOcsSpec read_sip_ocs(base::MapReader& f) {
-  SipOcsSpec s;
-  s.gpus = f.required("nodes").as_u32(2, 1u << 16);
-  s.switches = f.get_u32("switches", 16, 1, 1024);
-  s.bandwidth_bps = f.required("bandwidth").as_positive_bandwidth_bps();
-  if (s.bandwidth_bps < s.switches) {
-    f.required("bandwidth").fail("is less than 1 bit/s per circuit (bandwidth / switches)");
-  }
-  s.transport = read_circuit_transport(f, s.transport.chunk_bytes);
-  const std::string method = f.has("allocation")
-                                 ? f.required("allocation").as_enum({"ilp", "heuristic"})
-                                 : (s.gpus <= 16 ? "ilp" : "heuristic");
-  s.allocation = method == "ilp" ? OcsMethod::ilp : OcsMethod::heuristic;
-  if (s.allocation == OcsMethod::ilp && s.gpus > static_cast<std::uint32_t>(kOcsIlpMaxGpus)) {
-    f.required("allocation")
-        .fail("ilp is for at most " + std::to_string(kOcsIlpMaxGpus) + " GPUs; use heuristic");
-  }
-  s.ilp_time_limit_s = f.get_double("ilp_time_limit", 30);
-  if (!(s.ilp_time_limit_s > 0)) f.required("ilp_time_limit").fail("must be > 0 seconds");
-  const std::string mode =
-      f.has("mode") ? f.required("mode").as_enum({"one-shot", "dynamic"}) : "one-shot";
-  s.dynamic = mode == "dynamic";
-  s.reconfiguration_delay = f.get_time_ps("reconfiguration_delay", s.reconfiguration_delay);
-  if (s.dynamic && s.reconfiguration_delay == 0) {
-    f.required("reconfiguration_delay").fail("must be > 0 in dynamic mode (the period is 5d)");
-  }
-  if (s.dynamic) {
-    const std::string why =
-        periods_per_chunk_problem(sip_ocs_circuit_rate_bps(s), s.transport.chunk_bytes,
-                                  5 * s.reconfiguration_delay, "circuit");
-    if (!why.empty()) f.required("bandwidth").fail(why);
-  }
-  return s;
-}
-
 }  // namespace sipsim::fabric

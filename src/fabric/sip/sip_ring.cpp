@@ -167,40 +167,4 @@ std::unique_ptr<Network> make_sip_ring(const SipRingSpec& spec) {
   return make_circuit_network(c, make_sip_ring_controller(spec));
 }
 
-SipRingSpec read_sip_ring(base::MapReader& f) {
-  SipRingSpec s;
-  s.gpus = f.required("nodes").as_u32(2, 1u << 16);
-  s.wavelengths = f.get_u32("wavelengths", 64, 1, 4096);
-  s.wavelength_rate_bps = f.get_bandwidth_bps("wavelength_rate", s.wavelength_rate_bps);
-  if (s.wavelength_rate_bps == 0) f.required("wavelength_rate").fail("must be > 0");
-  s.transport = read_circuit_transport(f, s.transport.chunk_bytes);
-  s.period = f.get_time_ps("period", s.period);
-  if (s.period == 0) f.required("period").fail("must be > 0");
-  s.reconfiguration_delay = f.get_time_ps("reconfiguration_delay", s.reconfiguration_delay);
-  if (s.reconfiguration_delay >= s.period) {
-    f.required(f.has("reconfiguration_delay") ? "reconfiguration_delay" : "period")
-        .fail("the reconfiguration delay must be shorter than the period");
-  }
-  if (const std::string why = periods_per_chunk_problem(
-          s.wavelength_rate_bps, s.transport.chunk_bytes, s.period, "wavelength");
-      !why.empty()) {
-    (f.has("wavelength_rate") ? f.required("wavelength_rate") : f.value()).fail(why);
-  }
-  s.loss_per_node_db = f.get_double("loss_per_node", s.loss_per_node_db);
-  s.power_budget_db = f.get_double("power_budget", s.power_budget_db);
-  if (!(s.loss_per_node_db > 0)) f.required("loss_per_node").fail("must be > 0 dB");
-  if (!(s.power_budget_db > 0)) f.required("power_budget").fail("must be > 0 dB");
-  if (f.has("planner")) {
-    s.solver =
-        f.required("planner").as_enum({"shortest-path", "network-simplex"}) == "shortest-path"
-            ? RingSolver::kShortestPath
-            : RingSolver::kNetworkSimplex;
-  }
-  if (sip_ring_reach(s) == 0) {
-    f.required(f.has("power_budget") ? "power_budget" : "loss_per_node")
-        .fail("leaves no reach: a one-hop lightpath passes two node interfaces");
-  }
-  return s;
-}
-
 }  // namespace sipsim::fabric

@@ -1,12 +1,15 @@
-// The cluster's scenario keys (docs/scenarios.md, fabric type cluster), its
-// presets (RAMP §7.5's DGX-A100 SuperPod, SiP-ML §4.1's Elect-Cluster) and the
-// hierarchy it offers the collective algorithms.
+// The electrical fabrics' scenario keys (docs/scenarios.md, fabric types
+// cluster, torus2d and bcube): the cluster's presets (RAMP §7.5's DGX-A100
+// SuperPod, SiP-ML §4.1's Elect-Cluster) and the hierarchy it offers the
+// collective algorithms, the 2D torus's dimensions, BCube's ports and levels.
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "sipsim/fabric/electrical/bcube.hpp"
 #include "sipsim/fabric/electrical/cluster.hpp"
+#include "sipsim/fabric/electrical/torus2d.hpp"
 
 namespace sipsim::fabric {
 
@@ -41,13 +44,51 @@ void superpod_tiers(ClusterSpec& c, std::uint32_t endpoints, std::uint64_t rate)
   }
 }
 
+// SiP-ML §4.1's Elect-Cluster: one non-blocking switch joining every server.
+void one_switch_tier(ClusterSpec& c, std::uint32_t endpoints, std::uint64_t rate) {
+  TierSpec tier;
+  tier.down = endpoints;
+  tier.up_rate_bps = rate;
+  tier.switch_latency = 350 * pdes::kNanosecond;
+  tier.propagation = 10 * pdes::kNanosecond;
+  c.tiers = {tier};
+}
+
+// The presets (`preset`), in the order errors list them. Each server's
+// switch: 100 ns, 20 ns of propagation.
+struct ClusterPreset {
+  const char* name;
+  std::uint64_t intra_rate_bps;  // 0: the scenario's intra.bandwidth
+  ClusterSpec::Nic nic;
+  std::uint64_t nic_rate_bps;
+  void (*tiers)(ClusterSpec& c, std::uint32_t endpoints, std::uint64_t nic_rate_bps);
+};
+const ClusterPreset kPresets[] = {
+    // RAMP §7.5, Fig. 21: NVLink 2.4 Tb/s per GPU; 1:12 = a 200 Gb/s NIC per
+    // GPU, 1:1 = a 2.4 Tb/s one.
+    {"superpod", 2'400'000'000'000, ClusterSpec::Nic::kPerNode, 200'000'000'000, superpod_tiers},
+    {"superpod-1to1", 2'400'000'000'000, ClusterSpec::Nic::kPerNode, 2'400'000'000'000,
+     superpod_tiers},
+    // SiP-ML §4.1: 8 GPUs per server on an internal switch, servers at 400 Gb/s.
+    {"elect-cluster", 0, ClusterSpec::Nic::kPerServer, 400'000'000'000, one_switch_tier},
+};
+
+const ClusterPreset* read_preset(base::MapReader& f) {
+  if (!f.has("preset")) return nullptr;
+  std::vector<std::string> names;
+  for (const ClusterPreset& p : kPresets) names.emplace_back(p.name);
+  const std::string name = f.required("preset").as_enum(names);
+  for (const ClusterPreset& p : kPresets) {
+    if (name == p.name) return &p;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 ClusterSpec read_cluster(base::MapReader& f, std::uint32_t nodes) {
   ClusterSpec c;
-  const std::string preset =
-      f.has("preset") ? f.required("preset").as_enum({"superpod", "superpod-1to1", "elect-cluster"})
-                      : std::string();
+  const ClusterPreset* preset = read_preset(f);
   c.server_size = f.get_u32("server_size", 8, 1);
   if (nodes % c.server_size != 0) {
     if (f.has("server_size")) {
@@ -57,19 +98,12 @@ ClusterSpec read_cluster(base::MapReader& f, std::uint32_t nodes) {
                              std::to_string(c.server_size) + ", the default server_size)");
   }
   std::uint64_t nic_rate = 0;
-  if (preset == "superpod" || preset == "superpod-1to1") {
-    // 1:12 = 200 Gb/s NIC per GPU against 2.4 Tb/s NVLink; 1:1 = 2.4 Tb/s NIC (RAMP §7.5, Fig. 21).
-    c.intra_rate_bps = 2'400'000'000'000;
+  if (preset != nullptr) {
+    if (preset->intra_rate_bps != 0) c.intra_rate_bps = preset->intra_rate_bps;
     c.intra_switch_latency = 100 * pdes::kNanosecond;
     c.intra_propagation = 20 * pdes::kNanosecond;
-    c.nic = ClusterSpec::Nic::kPerNode;
-    nic_rate = preset == "superpod" ? 200'000'000'000 : 2'400'000'000'000;
-  } else if (preset == "elect-cluster") {
-    // SiP-ML §4.1: 8 GPUs per server on an internal switch, servers at 400 Gb/s.
-    c.intra_switch_latency = 100 * pdes::kNanosecond;
-    c.intra_propagation = 20 * pdes::kNanosecond;
-    c.nic = ClusterSpec::Nic::kPerServer;
-    nic_rate = 400'000'000'000;
+    c.nic = preset->nic;
+    nic_rate = preset->nic_rate_bps;
   }
   if (auto intra = f.optional("intra")) {
     base::MapReader m = intra->as_map();
@@ -134,15 +168,8 @@ ClusterSpec read_cluster(base::MapReader& f, std::uint32_t nodes) {
                   (per_server ? "servers (" + std::to_string(endpoints) + ", one NIC per server)"
                               : "nodes (" + std::to_string(endpoints) + ", one NIC per node)"));
     }
-  } else if (preset == "elect-cluster") {
-    TierSpec tier;  // one non-blocking switch joining every server
-    tier.down = endpoints;
-    tier.up_rate_bps = nic_rate;
-    tier.switch_latency = 350 * pdes::kNanosecond;
-    tier.propagation = 10 * pdes::kNanosecond;
-    c.tiers = {tier};
-  } else if (!preset.empty()) {
-    superpod_tiers(c, endpoints, nic_rate);
+  } else if (preset != nullptr) {
+    preset->tiers(c, endpoints, nic_rate);
   } else {
     f.value().fail("needs tiers (or a preset)");
   }
@@ -175,6 +202,45 @@ std::vector<std::uint32_t> cluster_levels(const ClusterSpec& spec, std::uint32_t
   push(p);
   if (below != p || n < 2) return {};
   return d;
+}
+
+Torus2dSpec read_torus2d(base::MapReader& f) {
+  Torus2dSpec t;
+  const base::Value dims = f.required("dims");
+  const auto list = dims.as_list();
+  if (list.size() != 2) dims.fail("expected two dimensions, e.g. [128, 512]");
+  t.dims[0] = list[0].as_u32(1, 1u << 16);
+  t.dims[1] = list[1].as_u32(1, 1u << 16);
+  const std::uint64_t nodes = std::uint64_t{t.dims[0]} * t.dims[1];
+  if (nodes < 2) dims.fail("a torus needs at least two nodes");
+  if (nodes > (1u << 24)) {
+    dims.fail(std::to_string(t.dims[0]) + " x " + std::to_string(t.dims[1]) + " = " +
+              std::to_string(nodes) + " nodes; at most 2^24 = 16777216");
+  }
+  t.link_rate_bps = f.required("link_bandwidth").as_positive_bandwidth_bps();
+  t.hop_latency = f.required("hop_latency").as_time_ps();
+  return t;
+}
+
+std::uint32_t bcube_nodes(const BcubeSpec& spec) {
+  std::uint64_t n = 1;
+  for (std::uint32_t l = 0; l < spec.levels; ++l) n *= spec.ports;
+  return static_cast<std::uint32_t>(n);
+}
+
+BcubeSpec read_bcube(base::MapReader& f) {
+  BcubeSpec b;
+  b.ports = f.required("ports").as_u32(2, 1024);
+  b.levels = f.required("levels").as_u32(1, 8);
+  b.link_rate_bps = f.required("link_bandwidth").as_positive_bandwidth_bps();
+  b.switch_latency = f.get_time_ps("switch_latency", 0);
+  b.propagation = f.get_time_ps("propagation", 0);
+  std::uint64_t n = 1;
+  for (std::uint32_t l = 0; l < b.levels; ++l) {
+    n *= b.ports;
+    if (n > (1u << 24)) f.required("levels").fail("more than 2^24 nodes");
+  }
+  return b;
 }
 
 }  // namespace sipsim::fabric
