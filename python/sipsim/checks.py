@@ -11,6 +11,7 @@ naming the file and the reason.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from typing import Any, Dict, List, Optional, Tuple
@@ -32,40 +33,28 @@ MAX_COMPRESSION = 1032
 H5_ERRORS = (OSError, KeyError, RuntimeError, ValueError, TypeError, IndexError,
              OverflowError, AttributeError)
 
-# The columns of the compound tables (docs/output.md) and the kind each must have. Columns
-# not listed are allowed (later versions add some) if they are scalars of these kinds.
-_KINDS = {"integer": "iu", "flag": "iub", "float": "f", "string": "S"}
-COLUMNS: Dict[str, Dict[str, str]] = {
-    "/collectives": {
-        "id": "integer", "op": "string", "algorithm": "string", "group_size": "integer",
-        "bytes": "integer", "iteration": "integer", "warmup": "flag", "start_ps": "integer",
-        "end_ps": "integer", "h2h_ps": "integer", "h2t_ps": "integer", "compute_ps": "integer",
-        "algbw_gbps": "float", "busbw_gbps": "float"},
-    "/iterations": {
-        "iteration": "integer", "start_ps": "integer", "end_ps": "integer",
-        "tflops_per_gpu": "float", "model_tflops_per_gpu": "float", "energy_j": "float",
-        "device_energy_j": "float", "fabric_energy_j": "float"},
-    "/trace/events": {
-        "node": "integer", "iteration": "integer", "op": "integer", "step": "integer",
-        "kind": "string", "category": "string", "start_ps": "integer", "end_ps": "integer"},
-}
+# The run file's schema (docs/output.md), machine-readable in schema.json: the C++
+# tests check what sipsim writes against the same file.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.json"),
+          encoding="utf-8") as _f:
+    SCHEMA = json.load(_f)
+_KINDS: Dict[str, str] = SCHEMA["kinds"]
+# The columns of the compound tables and the kind each must have. Columns not listed are
+# allowed (later versions add some) if they are scalars of these kinds.
+COLUMNS: Dict[str, Dict[str, str]] = {t: v["columns"] for t, v in SCHEMA["tables"].items()}
 # The columns the readers (Run's methods, sipsim.plot) use: a table without one is refused.
-REQUIRED = {
-    "/collectives": ("op", "bytes", "warmup", "start_ps", "end_ps", "busbw_gbps"),
-    "/iterations": ("start_ps", "end_ps"),
-    "/trace/events": ("start_ps", "end_ps"),
-}
+REQUIRED = {t: tuple(v["required"]) for t, v in SCHEMA["tables"].items()}
 # Float arrays: (dimensions, the attribute naming the last dimension's columns).
-ARRAYS = {"/breakdown": (3, "categories"), "/memory": (2, "columns"), "/gpu_energy": (2, None)}
+ARRAYS = {a: (v["dimensions"], v["labels"]) for a, v in SCHEMA["arrays"].items()}
 # /fabric/plans (docs/models.md, "Circuit fabrics"): equal-length integer columns.
-PLANS = ("time_ps", "src", "dst", "units")
-# /lp (docs/output.md): one integer per LP; events is required, digest read when present.
-LP = ("events", "digest")
+PLANS = tuple(SCHEMA["plans"])
+# /lp: one integer per LP; events is required, digest read when present.
+LP = tuple(SCHEMA["lp"])
 
 # Attributes the package uses, and their types once decoded.
-META_TYPES = {"run_id": str, "end_time_ps": int, "committed_events": int,
-              "scenario_name": str, "ranks": int, "gpus": int}
-FABRIC_TYPES = {"type": str, "description": str}
+_TYPES = {"string": str, "integer": int}
+META_TYPES = {k: _TYPES[v] for k, v in SCHEMA["meta"].items()}
+FABRIC_TYPES = {k: _TYPES[v] for k, v in SCHEMA["fabric"].items()}
 
 
 def refuse(path: str, reason: str):

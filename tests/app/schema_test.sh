@@ -29,6 +29,26 @@ while read -r item _; do
   grep -q "$pattern" "$work/prose" || { echo "FAIL: $item is in the index but not described"; failures=$((failures + 1)); }
 done < "$work/index"
 
+# Everything the machine-readable schema (python/sipsim/schema.json, what the
+# Python package checks files against) names is in the index.
+/usr/bin/python3 - "$src/python/sipsim/schema.json" "$work/index" > "$work/schema.missing" <<'PY'
+import json, sys
+schema = json.load(open(sys.argv[1], encoding="utf-8"))
+index = {line.split()[0] for line in open(sys.argv[2], encoding="utf-8")}
+items = [f"{t}:{c}" for t, v in schema["tables"].items() for c in v["columns"]]
+items += list(schema["arrays"]) + [f"/lp/{n}" for n in schema["lp"]]
+items += [f"/meta@{k}" for k in schema["meta"]] + [f"/fabric@{k}" for k in schema["fabric"]]
+items += [f"/fabric/plans/{c}" for c in schema["plans"]]
+for t, v in schema["tables"].items():
+    items += [f"{t}:{c}" for c in v["required"]]
+print("\n".join(i for i in items if i not in index))
+PY
+if grep -q . "$work/schema.missing"; then
+  echo "FAIL: python/sipsim/schema.json names items docs/output.md's index does not list:"
+  cat "$work/schema.missing"
+  failures=$((failures + 1))
+fi
+
 check() {  # check NAME CONDITIONS... -- RUN ARGS
   local name=$1 conds=()
   shift

@@ -58,18 +58,17 @@ class DlrmPlugin final : public Plugin {
       placed = mapper->place_group(c.gpus, c.params);
     } catch (const std::invalid_argument&) {
     }
-    const collective::Algorithm ramp_x = collective::algorithm("ramp-x");
     auto valid = [&](collective::Op op, collective::Algorithm a, std::uint64_t bytes,
                      const collective::AlgorithmParams& params) {
       return collective::why_invalid(collective::make_spec(op, a, c.gpus, bytes, 0, params));
     };
-    if (placed) {
-      if (c.auto_all_to_all &&
-          valid(collective::Op::kAllToAll, ramp_x, a2a, placed->params).empty())
-        c.all_to_all = ramp_x;
+    if (placed) {  // `auto`: the fabric's algorithm (RAMP-x) where it is valid
+      const collective::Algorithm own = placed->algorithm;
+      if (c.auto_all_to_all && valid(collective::Op::kAllToAll, own, a2a, placed->params).empty())
+        c.all_to_all = own;
       if (c.auto_all_reduce &&
-          valid(collective::Op::kAllReduce, ramp_x, grads, placed->params).empty())
-        c.all_reduce = ramp_x;
+          valid(collective::Op::kAllReduce, own, grads, placed->params).empty())
+        c.all_reduce = own;
     }
     const bool a2a_placed = collective::traits(c.all_to_all).fabric_placement;
     const bool ar_placed = collective::traits(c.all_reduce).fabric_placement;

@@ -43,7 +43,7 @@ class SubBoxMapper final : public Mapper {
   std::optional<GroupPlacement> place_group(
       std::uint32_t n, const collective::AlgorithmParams& params) const override {
     const fabric::ramp::RampShape shape = fabric::ramp::shape_for(boxes_.x, boxes_.J, boxes_.D, n);
-    GroupPlacement out{fabric::ramp::job_nodes(shape), params, {}};
+    GroupPlacement out{fabric::ramp::job_nodes(shape), collective::algorithm("ramp-x"), params, {}};
     collective::ramp_x::set_job(out.params, shape, boxes_.stage_latency_ps, boxes_.stage_rate_bps);
     out.service.job = shape;
     return out;

@@ -25,8 +25,9 @@ namespace sipsim::workload::mapping {
 // A job of one group (the collective benchmark, DLRM) that the fabric places.
 struct GroupPlacement {
   std::vector<std::uint32_t> nodes;    // by member
-  collective::AlgorithmParams params;  // with the payload of the fabric's algorithm (RAMP-x)
-  fabric::Service service;             // what the fabric serves when that algorithm runs alone
+  collective::Algorithm algorithm;     // the fabric's own (RAMP-x)
+  collective::AlgorithmParams params;  // with that algorithm's payload
+  fabric::Service service;             // what the fabric serves when it runs alone
 };
 
 // A job with axes of parallelism, `sizes` innermost first: GPU g's rank on
