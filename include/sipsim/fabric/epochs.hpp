@@ -1,8 +1,8 @@
 #pragma once
 // Epochs of a fabric with a global controller (SiP-Ring's wavelength planner,
 // SiP-OCS's circuit allocation): pdes::Model's four epoch calls with the same
-// contract, which the model that hosts the fabric forwards here (the
-// workload's interpreter). The defaults declare no epochs.
+// contract, which the model that hosts the fabric forwards here
+// (fabric::FabricModel). The defaults declare no epochs.
 #include <cstddef>
 #include <cstdint>
 #include <span>
