@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/cost_model.hpp"
 
 namespace sipsim::analytical {
 
@@ -18,7 +18,7 @@ pdes::Time clamp(U128 ps) {
   return ps >= pdes::kTimeMax ? pdes::kTimeMax : static_cast<pdes::Time>(ps);
 }
 
-AmpedLink link(const fabric::Network& n, std::uint32_t a, std::uint32_t b) {
+AmpedLink link(const fabric::CostModel& n, std::uint32_t a, std::uint32_t b) {
   return {n.uncongested_ps(a, b, 0), n.path_rate_bps(a, b)};
 }
 
@@ -29,7 +29,7 @@ pdes::Time message_ps(const AmpedLink& l, std::uint64_t bytes) {
 
 // AMPeD's split of a group (see read_amped_fabric): the members reached from
 // the first at `node_rate` are its node.
-AmpedGroup split(const std::vector<std::uint32_t>& m, const fabric::Network& n,
+AmpedGroup split(const std::vector<std::uint32_t>& m, const fabric::CostModel& n,
                  std::uint64_t node_rate) {
   AmpedGroup g;
   const auto size = static_cast<std::uint32_t>(m.size());
@@ -95,7 +95,7 @@ pdes::Time block(const compute::Device& d, const ModelShape& m, std::uint64_t fl
 
 }  // namespace
 
-AmpedFabric read_amped_fabric(const Config& c, const fabric::Network& network) {
+AmpedFabric read_amped_fabric(const Config& c, const fabric::CostModel& network) {
   using workload::transformer::node_of;
   AmpedFabric f;
   std::vector<std::uint32_t> tp, dp;

@@ -71,7 +71,7 @@ Walk plan_walk(const collective::CollectiveSpec& spec) {
 // steps (identical on the wire) reuse their first step's wire steps and prices.
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
-                                       const fabric::Network& network,
+                                       const fabric::CostModel& network,
                                        const compute::Device& device, Evaluation order,
                                        const Progress& progress) {
   const Walk walk = plan_walk(spec);
@@ -111,7 +111,7 @@ namespace {
 // the longest path.
 class StepWaits {
  public:
-  StepWaits(const std::vector<std::uint32_t>& members, const fabric::Network& network,
+  StepWaits(const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
             StepLoad& step)
       : members_(members), network_(network), step_(step), own_at_(network.run_space(), 0) {}
 
@@ -138,7 +138,7 @@ class StepWaits {
  private:
   // A lone message's own bytes are its bytes on each of its positions.
   void lone_by_runs(const Msg& g, std::vector<Priced>& out) const {
-    const std::vector<fabric::Network::PathRun>& path_runs = step_.runs;
+    const std::vector<fabric::CostModel::PathRun>& path_runs = step_.runs;
     const RunLoads& loads = step_.run_loads;
     WorstWait wait;
     for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
@@ -153,7 +153,7 @@ class StepWaits {
   // position (own_at_) are left out of the load it waits for.
   void sender_by_runs(std::size_t first, std::size_t last, std::vector<Priced>& out) {
     const std::vector<Msg>& msgs = step_.msgs;
-    const std::vector<fabric::Network::PathRun>& path_runs = step_.runs;
+    const std::vector<fabric::CostModel::PathRun>& path_runs = step_.runs;
     const RunLoads& loads = step_.run_loads;
     for (std::size_t g = first; g < last; ++g) {
       for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
@@ -182,7 +182,7 @@ class StepWaits {
   // each resource's load (StepLoad::Load::own).
   void sender_by_resources(std::size_t first, std::size_t last, std::vector<Priced>& out) {
     const std::vector<Msg>& msgs = step_.msgs;
-    const std::vector<fabric::Network::Resource>& res = step_.res;
+    const std::vector<fabric::CostModel::Resource>& res = step_.res;
     std::vector<StepLoad::Load>& load = step_.load;
     for (std::size_t g = first; g < last; ++g) {
       for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
@@ -207,7 +207,7 @@ class StepWaits {
   }
 
   const std::vector<std::uint32_t>& members_;
-  const fabric::Network& network_;
+  const fabric::CostModel& network_;
   StepLoad& step_;
   std::vector<std::uint64_t> own_at_;  // a sender's bytes, by position
 };
@@ -217,7 +217,7 @@ class StepWaits {
 // step's waits.
 CollectiveEstimate critical_path_by_steps(const collective::CollectiveSpec& spec,
                                           const std::vector<std::uint32_t>& members,
-                                          const fabric::Network& network,
+                                          const fabric::CostModel& network,
                                           const compute::Device& device, const Walk& walk,
                                           Evaluation order, const Progress& progress,
                                           std::optional<CollectiveEstimate>* idle) {
@@ -265,8 +265,8 @@ struct RoundMembers {
 // and whom it receives from.
 void time_round(const std::vector<collective::WireStep>& wire, const compute::Device& device,
                 const StepLoad& step, RoundMembers& r) {
-  const std::vector<fabric::Network::Resource>& res = step.res;
-  const std::vector<fabric::Network::PathRun>& path_runs = step.runs;
+  const std::vector<fabric::CostModel::Resource>& res = step.res;
+  const std::vector<fabric::CostModel::PathRun>& path_runs = step.runs;
   const std::uint32_t p = static_cast<std::uint32_t>(r.sent.size());
   for (std::uint32_t m = 0; m < p; ++m) {
     r.sent[m] = r.arrived[m] = r.h2t[m] = 0;
@@ -343,7 +343,7 @@ std::optional<pdes::Time> ring_period(RoundMembers& r) {
 // whose members receive from several peers takes n synchronous steps.
 CollectiveEstimate critical_path_by_rounds(const collective::CollectiveSpec& spec,
                                            const std::vector<std::uint32_t>& members,
-                                           const fabric::Network& network,
+                                           const fabric::CostModel& network,
                                            const compute::Device& device, const Walk& walk,
                                            const Progress& progress) {
   const std::uint32_t p = spec.p;
@@ -384,7 +384,7 @@ CollectiveEstimate critical_path_by_rounds(const collective::CollectiveSpec& spe
 // left empty).
 CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
                                  const std::vector<std::uint32_t>& members,
-                                 const fabric::Network& network, const compute::Device& device,
+                                 const fabric::CostModel& network, const compute::Device& device,
                                  std::uint64_t max_work, Evaluation order, const Progress& progress,
                                  std::optional<CollectiveEstimate>* idle) {
   const std::uint32_t p = spec.p;
@@ -404,7 +404,7 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
 
 CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
                                           const std::vector<std::uint32_t>& members,
-                                          const fabric::Network& network,
+                                          const fabric::CostModel& network,
                                           const compute::Device& device, std::uint64_t max_work,
                                           Evaluation order, const Progress& progress) {
   return critical_path(spec, members, network, device, max_work, order, progress, nullptr);
@@ -412,7 +412,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
 
 EstimateWithIdle estimate_critical_path_with_idle(const collective::CollectiveSpec& spec,
                                                   const std::vector<std::uint32_t>& members,
-                                                  const fabric::Network& network,
+                                                  const fabric::CostModel& network,
                                                   const compute::Device& device,
                                                   std::uint64_t max_work,
                                                   const Progress& progress) {

@@ -53,7 +53,7 @@ void take_breakdown_of_last(const std::vector<MemberState>& state, CollectiveEst
 // its sender gets there (any schedule that does not deadlock).
 CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
                                 const std::vector<std::uint32_t>& members,
-                                const fabric::Network& network, const compute::Device& device,
+                                const fabric::CostModel& network, const compute::Device& device,
                                 const std::vector<collective::Schedule>& schedules,
                                 const Waits* waits, Ticker& ticker) {
   const std::uint32_t p = spec.p;
@@ -223,7 +223,7 @@ std::vector<Lane> make_lanes(std::uint32_t p, bool parallel, bool idle_lane) {
 class LevelWalk {
  public:
   LevelWalk(const collective::CollectiveSpec& spec, const std::vector<std::uint32_t>& members,
-            const fabric::Network& network, const compute::Device& device,
+            const fabric::CostModel& network, const compute::Device& device,
             const std::vector<collective::Schedule>& schedules, bool priced, bool idle_lane);
 
   std::uint32_t steps() const { return steps_; }
@@ -247,7 +247,7 @@ class LevelWalk {
 
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
   const std::vector<std::uint32_t>& members_;
-  const fabric::Network& network_;
+  const fabric::CostModel& network_;
   const compute::Device& device_;
   const std::vector<collective::Schedule>& schedules_;
   const std::uint32_t p_;
@@ -281,7 +281,7 @@ class LevelWalk {
 };
 
 LevelWalk::LevelWalk(const collective::CollectiveSpec& spec,
-                     const std::vector<std::uint32_t>& members, const fabric::Network& network,
+                     const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
                      const compute::Device& device,
                      const std::vector<collective::Schedule>& schedules, bool priced,
                      bool idle_lane)
@@ -562,7 +562,7 @@ CollectiveEstimate LevelWalk::finish(CollectiveEstimate* idle) {
 // prices and exchange tests, most of the work, are shared.
 std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& spec,
                                              const std::vector<std::uint32_t>& members,
-                                             const fabric::Network& network,
+                                             const fabric::CostModel& network,
                                              const compute::Device& device,
                                              const std::vector<collective::Schedule>& schedules,
                                              const std::vector<collective::Schedule::Run>* runs,

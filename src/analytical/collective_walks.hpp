@@ -48,7 +48,7 @@ void fill_wire(const std::vector<collective::Schedule>& schedules, std::uint32_t
 // each message's wait comes from there.
 CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
                                 const std::vector<std::uint32_t>& members,
-                                const fabric::Network& network, const compute::Device& device,
+                                const fabric::CostModel& network, const compute::Device& device,
                                 const std::vector<collective::Schedule>& schedules,
                                 const Waits* waits, Ticker& ticker);
 
@@ -57,7 +57,7 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
 // With `idle` (and `prices`), the idle-fabric estimate from the same walk.
 std::optional<CollectiveEstimate> level_path(const collective::CollectiveSpec& spec,
                                              const std::vector<std::uint32_t>& members,
-                                             const fabric::Network& network,
+                                             const fabric::CostModel& network,
                                              const compute::Device& device,
                                              const std::vector<collective::Schedule>& schedules,
                                              const std::vector<collective::Schedule::Run>* runs,

@@ -11,7 +11,7 @@ RunLoads::RunLoads(std::uint32_t space) : levels_(1), seen_(space, 0) {
 
 // Unsigned wrap-around is harmless: the prefix sums of the differences are the
 // (non-negative) loads.
-void RunLoads::add(const fabric::Network::PathRun& run, std::uint64_t bytes) {
+void RunLoads::add(const fabric::CostModel::PathRun& run, std::uint64_t bytes) {
   if (run.length == 0) return;
   std::vector<std::uint64_t>& diff = levels_[0];
   if (!seen_[run.base]) {
@@ -58,7 +58,7 @@ std::uint64_t RunLoads::range_max(std::uint32_t begin, std::uint32_t end) const 
   return std::max(level[begin], level[end - (std::uint32_t{1} << k)]);
 }
 
-std::uint64_t RunLoads::max_load(const fabric::Network::PathRun& run) const {
+std::uint64_t RunLoads::max_load(const fabric::CostModel::PathRun& run) const {
   if (run.length == 0) return 0;
   const std::uint32_t b = run.base;
   if (run.first + run.length <= run.size) {

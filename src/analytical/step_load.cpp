@@ -17,9 +17,9 @@ pdes::Time transfer_of(std::uint64_t bytes, std::uint64_t rate_bps) {
   return last_ps;
 }
 
-Priced price(const fabric::Network& network, std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
-             std::vector<fabric::Network::Resource>* resources) {
-  const fabric::Network::PathQuote q = network.quote(a, b, bytes, resources);
+Priced price(const fabric::CostModel& network, std::uint32_t a, std::uint32_t b,
+             std::uint64_t bytes, std::vector<fabric::CostModel::Resource>* resources) {
+  const fabric::CostModel::PathQuote q = network.quote(a, b, bytes, resources);
   return {0, q.injection, q.uncongested, transfer_of(bytes, q.rate_bps)};
 }
 
@@ -28,7 +28,7 @@ Priced price(const fabric::Network& network, std::uint32_t a, std::uint32_t b, s
 // resources, and a multicast, whose resources are charged once, goes by
 // resource).
 void load_step(const std::vector<collective::WireStep>& wire,
-               const std::vector<std::uint32_t>& members, const fabric::Network& network,
+               const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
                StepLoad& step) {
   std::vector<Msg>& msgs = step.msgs;
   msgs.clear();
@@ -39,7 +39,7 @@ void load_step(const std::vector<collective::WireStep>& wire,
   for (std::uint32_t m = 0; step.by_runs && m < wire.size(); ++m) {
     for (const collective::WireMessage& w : wire[m].out) {
       const auto begin = static_cast<std::uint32_t>(step.runs.size());
-      fabric::Network::PathQuote q;
+      fabric::CostModel::PathQuote q;
       if (!network.quote_runs(members[m], members[w.peer], w.bytes, q, step.runs)) {
         step.by_runs = false;  // this pair has no runs: the whole step by resource
         break;
@@ -62,7 +62,7 @@ void load_step(const std::vector<collective::WireStep>& wire,
   step.unload();
   msgs.clear();
   step.runs.clear();
-  std::vector<fabric::Network::Resource>& res = step.res;
+  std::vector<fabric::CostModel::Resource>& res = step.res;
   auto charge = [&](std::uint32_t id, std::uint64_t bytes) {
     std::uint64_t& total = step.load[id].total;
     if (total == 0) step.touched.push_back(id);

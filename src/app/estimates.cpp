@@ -86,7 +86,7 @@ std::vector<collective::CollectiveSpec> estimate_tasks(const setup::CollectiveJo
 }
 
 std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64_t max_work,
-                                    const fabric::Network& network,
+                                    const fabric::CostModel& network,
                                     const boost::mpi::communicator& comm,
                                     EstimateProgress& progress, bool with_idle) {
   const workload::CollectivesConfig& c = job.config;

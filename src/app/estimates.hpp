@@ -60,7 +60,7 @@ std::vector<collective::CollectiveSpec> estimate_tasks(const setup::CollectiveJo
 // With `with_idle`, each estimate also gives the idle-fabric one beside it
 // (analytical::estimate_critical_path_with_idle: one walk for both).
 std::vector<Estimated> estimate_job(const setup::CollectiveJob& job, std::uint64_t max_work,
-                                    const fabric::Network& network,
+                                    const fabric::CostModel& network,
                                     const boost::mpi::communicator& comm,
                                     EstimateProgress& progress, bool with_idle = false);
 

@@ -174,8 +174,8 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
 // ranks (DESIGN.md §6); returns the combined counters by name.
 std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
                                                   const fabric::Plugin& fabric,
-                                                  const fabric::Network& network) {
-  std::vector<fabric::Network::Counter> counters = network.counters();
+                                                  const fabric::Report& report) {
+  std::vector<fabric::Report::Counter> counters = report.counters();
   std::vector<std::uint64_t> sums, maxes;
   for (const auto& c : counters) (c.max ? maxes : sums).push_back(c.value);
   std::vector<std::uint64_t> sum_total(sums.size()), max_total(maxes.size());
@@ -185,7 +185,7 @@ std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
                 MPI_MAX, file.h5().comm());
   output::h5::Handle g = file.h5().create_group("/fabric");
   output::h5::write_attr(g.get(), "type", fabric.type());
-  output::h5::write_attr(g.get(), "description", std::string_view(network.describe()));
+  output::h5::write_attr(g.get(), "description", std::string_view(report.describe()));
   std::size_t si = 0, mi = 0;
   std::map<std::string, std::uint64_t> totals;
   std::optional<output::h5::Handle> wall;
@@ -202,7 +202,7 @@ std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
   // The controller's tables, the same on every rank: rank 0 writes them.
   int rank = 0;
   MPI_Comm_rank(file.h5().comm(), &rank);
-  for (const fabric::Network::ReportTable& t : network.report_tables()) {
+  for (const fabric::Report::ReportTable& t : report.report_tables()) {
     const output::h5::Handle tg = file.h5().create_group("/fabric/" + t.name);
     const std::uint64_t rows = t.rows;
     if (rows == 0) continue;

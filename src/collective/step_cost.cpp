@@ -16,7 +16,7 @@ pdes::Time local_ps(const WireStep& step, const compute::Device& device) {
   return 0;
 }
 
-pdes::Time transfer_ps(const fabric::Network& network, std::uint32_t a, std::uint32_t b,
+pdes::Time transfer_ps(const fabric::CostModel& network, std::uint32_t a, std::uint32_t b,
                        std::uint64_t bytes) {
   return fabric::serialization_ps(bytes, network.path_rate_bps(a, b));
 }
@@ -25,7 +25,7 @@ namespace {
 // Duration of one member's step on an idle fabric, its transfers in parallel.
 pdes::Time parallel_step_ps(const Schedule& sched, std::uint32_t i,
                             const std::vector<std::uint32_t>& members,
-                            const fabric::Network& network, const compute::Device& device) {
+                            const fabric::CostModel& network, const compute::Device& device) {
   if (i >= sched.steps()) return 0;
   const WireStep step = wire_step(sched, i);
   const std::uint32_t self = members[sched.member()];
@@ -42,7 +42,7 @@ pdes::Time parallel_step_ps(const Schedule& sched, std::uint32_t i,
 
 std::vector<pdes::Time> lockstep_rounds(const CollectiveSpec& spec,
                                         const std::vector<std::uint32_t>& members,
-                                        const fabric::Network& network,
+                                        const fabric::CostModel& network,
                                         const compute::Device& device) {
   std::vector<pdes::Time> rounds;
   const detail::AlgorithmRow& row = detail::row(spec.algorithm);

@@ -2,8 +2,8 @@
 
 namespace sipsim::workload {
 
-EnergyModel energy_model(const compute::Accelerator& accelerator, const fabric::Network& network) {
-  return {accelerator.busy_w, accelerator.idle_w, network.energy_pj_per_bit()};
+EnergyModel energy_model(const compute::Accelerator& accelerator, const fabric::Report& fabric) {
+  return {accelerator.busy_w, accelerator.idle_w, fabric.energy_pj_per_bit()};
 }
 
 double device_energy_j(const EnergyModel& m, const Breakdown& b) {

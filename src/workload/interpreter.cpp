@@ -99,7 +99,8 @@ struct Interpreter::Node {
 
 Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> network,
                          std::unique_ptr<compute::Device> device)
-    : set_(std::move(set)),
+    : fabric::FabricModel(*network),  // *network lives on in network_
+      set_(std::move(set)),
       network_(std::move(network)),
       device_(std::move(device)),
       executor_(*network_, *device_, set_.comms) {

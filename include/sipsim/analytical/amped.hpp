@@ -14,7 +14,7 @@
 
 #include "sipsim/compute/accelerator.hpp"
 #include "sipsim/compute/device.hpp"
-#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/cost_model.hpp"
 #include "sipsim/pdes/time.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
 
@@ -50,7 +50,7 @@ struct AmpedFabric {
 // are its first k, with k dividing its size, is k per node x size/k nodes;
 // otherwise it is one flat ring at its slowest pair (all inter-node).
 AmpedFabric read_amped_fabric(const workload::transformer::Config& config,
-                              const fabric::Network& network);
+                              const fabric::CostModel& network);
 
 struct AmpedOptions {
   // R (eq. 8): non-overlapping bubbles relative to a naive (GPipe) pipeline,

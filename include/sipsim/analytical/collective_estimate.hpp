@@ -19,7 +19,7 @@
 
 #include "sipsim/collective/schedule.hpp"
 #include "sipsim/compute/device.hpp"
-#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/cost_model.hpp"
 
 namespace sipsim::analytical {
 
@@ -52,7 +52,7 @@ inline constexpr std::uint64_t kProgressEvery = std::uint64_t{1} << 16;
 
 CollectiveEstimate estimate_collective(const collective::CollectiveSpec& spec,
                                        const std::vector<std::uint32_t>& members,
-                                       const fabric::Network& network,
+                                       const fabric::CostModel& network,
                                        const compute::Device& device,
                                        Evaluation order = Evaluation::kLevels,
                                        const Progress& progress = {});
@@ -88,7 +88,7 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
 inline constexpr std::uint64_t kDefaultMaxWork = std::uint64_t{1} << 28;
 CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec,
                                           const std::vector<std::uint32_t>& members,
-                                          const fabric::Network& network,
+                                          const fabric::CostModel& network,
                                           const compute::Device& device,
                                           std::uint64_t max_work = kDefaultMaxWork,
                                           Evaluation order = Evaluation::kLevels,
@@ -104,7 +104,7 @@ struct EstimateWithIdle {
 };
 EstimateWithIdle estimate_critical_path_with_idle(const collective::CollectiveSpec& spec,
                                                   const std::vector<std::uint32_t>& members,
-                                                  const fabric::Network& network,
+                                                  const fabric::CostModel& network,
                                                   const compute::Device& device,
                                                   std::uint64_t max_work = kDefaultMaxWork,
                                                   const Progress& progress = {});

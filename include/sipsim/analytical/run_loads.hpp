@@ -1,6 +1,6 @@
 #pragma once
 // The bytes a step's messages put on each resource, added run by run
-// (fabric::Network::PathRun) in O(1) and read back as the largest load over a
+// (fabric::CostModel::PathRun) in O(1) and read back as the largest load over a
 // run in O(1): a difference array per ring, summed once per step, and a
 // sparse table of range maxima over the rings the step touched. The
 // critical-path estimator uses it where a fabric describes its paths as runs
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/cost_model.hpp"
 
 namespace sipsim::analytical {
 
@@ -17,12 +17,12 @@ class RunLoads {
   explicit RunLoads(std::uint32_t space = 0);
 
   // `bytes` on every position of `run`. Only before settle().
-  void add(const fabric::Network::PathRun& run, std::uint64_t bytes);
+  void add(const fabric::CostModel::PathRun& run, std::uint64_t bytes);
   // Turns the additions into loads and builds the range maxima.
   void settle();
   // After settle(): the load at one position, and the largest over a run.
   std::uint64_t load(std::uint32_t position) const { return levels_[0][position]; }
-  std::uint64_t max_load(const fabric::Network::PathRun& run) const;
+  std::uint64_t max_load(const fabric::CostModel::PathRun& run) const;
   // Back to no load (costs the rings touched, not the space).
   void clear();
 

@@ -2,7 +2,7 @@
 // The critical-path estimator's view of one step (RAMP §7.4.1): every
 // member's messages of the step, their idle-fabric prices, and the bytes they
 // put on each resource they cross, by resource or, where the fabric describes
-// paths as runs (Network::quote_runs), by run (RunLoads). Internal to
+// paths as runs (CostModel::quote_runs), by run (RunLoads). Internal to
 // analytical/ (collective_estimate.cpp).
 #include <algorithm>
 #include <cstdint>
@@ -11,11 +11,11 @@
 
 #include "sipsim/analytical/run_loads.hpp"
 #include "sipsim/collective/schedule.hpp"
-#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/cost_model.hpp"
 
 namespace sipsim::analytical::detail {
 
-// What a message costs: its idle-fabric times (one Network::quote), its
+// What a message costs: its idle-fabric times (one CostModel::quote), its
 // data-transfer time (collective::transfer_ps) and its wait for its step's load.
 struct Priced {
   pdes::Time wait = 0, injection = 0, uncongested = 0, transfer = 0;
@@ -23,10 +23,10 @@ struct Priced {
 // serialization_ps of a message's bytes at its path's rate, remembered for the
 // last size and rate: a step's messages mostly share both.
 pdes::Time transfer_of(std::uint64_t bytes, std::uint64_t rate_bps);
-// A message's idle-fabric price (one Network::quote; its resources appended
+// A message's idle-fabric price (one CostModel::quote; its resources appended
 // to `resources` when given), without a wait.
-Priced price(const fabric::Network& network, std::uint32_t a, std::uint32_t b, std::uint64_t bytes,
-             std::vector<fabric::Network::Resource>* resources = nullptr);
+Priced price(const fabric::CostModel& network, std::uint32_t a, std::uint32_t b,
+             std::uint64_t bytes, std::vector<fabric::CostModel::Resource>* resources = nullptr);
 
 // The longest of serialization_ps(bytes_k, rate_k) over a path's resources,
 // with one division per run of equal rates (serialization_ps grows with the
@@ -82,11 +82,11 @@ struct Charged {
 // multicasts, per run (`run_loads`); each message's resources or runs are
 // [res_begin, res_end) of `res` or `runs`.
 struct StepLoad {
-  explicit StepLoad(const fabric::Network& network)
+  explicit StepLoad(const fabric::CostModel& network)
       : load(network.resource_count()), run_loads(network.run_space()) {}
   std::vector<Msg> msgs;
-  std::vector<fabric::Network::Resource> res;
-  std::vector<fabric::Network::PathRun> runs;
+  std::vector<fabric::CostModel::Resource> res;
+  std::vector<fabric::CostModel::PathRun> runs;
   bool by_runs = false;
   // Per resource: the step's bytes, and (the critical-path estimator's) one
   // member's own bytes beside them, so that reading both is one cache miss.
@@ -112,7 +112,7 @@ inline void prefetch_load(const StepLoad& step, std::uint32_t id) {
 
 // Calls f(position) for each position of a run, in order.
 template <class F>
-void for_each_position(const fabric::Network::PathRun& r, F&& f) {
+void for_each_position(const fabric::CostModel::PathRun& r, F&& f) {
   for (std::uint32_t k = 0, pos = r.first; k < r.length; ++k, ++pos) {
     if (pos == r.size) pos = 0;
     f(r.base + pos);
@@ -124,7 +124,7 @@ void for_each_position(const fabric::Network::PathRun& r, F&& f) {
 // resources, and a multicast, whose resources are charged once, goes by
 // resource).
 void load_step(const std::vector<collective::WireStep>& wire,
-               const std::vector<std::uint32_t>& members, const fabric::Network& network,
+               const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
                StepLoad& step);
 
 }  // namespace sipsim::analytical::detail

@@ -14,7 +14,7 @@
 
 #include "sipsim/collective/schedule.hpp"
 #include "sipsim/compute/device.hpp"
-#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/cost_model.hpp"
 
 namespace sipsim::collective {
 
@@ -23,7 +23,7 @@ pdes::Time local_ps(const WireStep& step, const compute::Device& device);
 
 // Data-transfer time of a message a -> b: its bytes at the path's bottleneck
 // rate (RAMP §7.4's effective bandwidth of a step).
-pdes::Time transfer_ps(const fabric::Network& network, std::uint32_t a, std::uint32_t b,
+pdes::Time transfer_ps(const fabric::CostModel& network, std::uint32_t a, std::uint32_t b,
                        std::uint64_t bytes);
 
 // A step's data-transfer time (the h2t of the records): its sends in turn, or
@@ -65,7 +65,7 @@ inline pdes::Time remaining_rounds(const std::vector<pdes::Time>& rounds, std::u
 // not lock-step (AlgorithmTraits::lockstep).
 std::vector<pdes::Time> lockstep_rounds(const CollectiveSpec& spec,
                                         const std::vector<std::uint32_t>& members,
-                                        const fabric::Network& network,
+                                        const fabric::CostModel& network,
                                         const compute::Device& device);
 
 }  // namespace sipsim::collective

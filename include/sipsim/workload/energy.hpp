@@ -2,13 +2,13 @@
 // Energy of training iterations (docs/models.md, "Energy"): each GPU draws the
 // accelerator preset's busy power while it computes and its idle power for the
 // rest of its span of the iteration; the fabric spends its energy per bit
-// (fabric::Network::energy_pj_per_bit) on every bit sent. Workloads with a
+// (fabric::Report::energy_pj_per_bit) on every bit sent. Workloads with a
 // per-GPU breakdown (transformer, later DLRM) call these from their results.
 #include <cstdint>
 #include <span>
 
 #include "sipsim/compute/accelerator.hpp"
-#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/report.hpp"
 #include "sipsim/workload/interpreter.hpp"
 
 namespace sipsim::workload {
@@ -18,7 +18,7 @@ struct EnergyModel {
   double idle_w = 0;
   fabric::EnergyPerBit fabric;  // NaN pJ when the fabric has no sourced figure
 };
-EnergyModel energy_model(const compute::Accelerator& accelerator, const fabric::Network& network);
+EnergyModel energy_model(const compute::Accelerator& accelerator, const fabric::Report& fabric);
 
 // Joules of one GPU over `b`: busy_w over the compute columns (forward,
 // backward, weight-gradient, optimizer, compute), idle_w over the others.

@@ -37,6 +37,7 @@
 
 #include "sipsim/collective/executor.hpp"
 #include "sipsim/compute/device.hpp"
+#include "sipsim/fabric/fabric_model.hpp"
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/pdes/model.hpp"
 #include "sipsim/workload/program.hpp"
@@ -83,7 +84,7 @@ struct ProgramSet {
   collective::Replay replay_collectives = collective::Replay::kNone;
 };
 
-class Interpreter final : public pdes::Model,
+class Interpreter final : public fabric::FabricModel,
                           public fabric::MessageSink,
                           public collective::ExecutorHost {
  public:
@@ -103,11 +104,10 @@ class Interpreter final : public pdes::Model,
   // collective::Executor::replayed_bytes of this rank.
   std::uint64_t replayed_bytes() const { return executor_.replayed_bytes(); }
 
-  std::uint32_t lp_count() const override { return network_->lp_count(); }
+  // lp_count, lookahead and the epochs are the fabric's (fabric::FabricModel).
   // The fabric's partition, told which nodes run the same program (a pipeline
   // stage's GPUs work at the same time, so each stage is spread over the ranks).
   pdes::Partition partition(int ranks) const override;
-  pdes::Time lookahead(const pdes::Partition& p) const override { return network_->lookahead(p); }
   void setup(const pdes::Partition& partition, int rank) override;
   void init(pdes::Context& ctx) override;
   void handle(const pdes::Event& event, pdes::Context& ctx) override;
@@ -123,15 +123,6 @@ class Interpreter final : public pdes::Model,
   // A fabric event's bound is the fabric's; a node's event leads to the
   // fabric's sends or the executor's notices.
   bool bounds_remote_events() const override { return network_->bounds_remote_events(); }
-  // The fabric's controller, if it has one.
-  pdes::Time next_epoch(pdes::Time after) const override { return network_->next_epoch(after); }
-  std::size_t epoch_counters() const override { return network_->epoch_counters(); }
-  void epoch_contribute(pdes::Time epoch, std::span<std::uint64_t> counters) override {
-    network_->epoch_contribute(epoch, counters);
-  }
-  void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> totals) override {
-    network_->epoch_plan(info, totals);
-  }
   pdes::Time remote_bound(const pdes::Event& e) const override;
 
   const fabric::Network& network() const { return *network_; }

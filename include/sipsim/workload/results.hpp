@@ -2,7 +2,7 @@
 // What a workload gives back (DESIGN.md §5): a simulation model to run and a
 // Results object that reports on the run. The app talks to every workload
 // through these two and to every fabric through its named counters
-// (fabric::Network::counters), never through a concrete type.
+// (fabric::Report::counters), never through a concrete type.
 #include <boost/mpi/communicator.hpp>
 #include <memory>
 #include <ostream>

@@ -17,7 +17,7 @@
 
 #include "algorithms/common.hpp"
 #include "ramp_x/boxes.hpp"
-#include "sipsim/fabric/network.hpp"
+#include "sipsim/fabric/cost_model.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::collective::detail {

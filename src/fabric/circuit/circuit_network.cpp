@@ -300,7 +300,7 @@ class CircuitNetwork final : public Network {
 
   // The plans' counters are the controller's, the same on every rank: max.
   std::vector<Counter> counters() const override {
-    std::vector<Counter> c = Network::counters();
+    std::vector<Counter> c = Report::counters();
     c.push_back({"relayed_chunks", relayed_, false});
     c.push_back({"epochs", epochs_, true});
     c.push_back({"plans", plans_, true});

@@ -329,7 +329,7 @@ class RampNetwork final : public Network {
 
   // Optical-rule counters (RAMP §4.1, MODELS.md §1) after the common ones.
   std::vector<Counter> counters() const override {
-    std::vector<Counter> out = Network::counters();
+    std::vector<Counter> out = Report::counters();
     out.push_back({"transfers", ramp_.transfers, false});
     out.push_back({"slots", ramp_.slots, false});
     out.push_back({"rule_b_conflicts", ramp_.rule_b_conflicts, false});

@@ -257,7 +257,7 @@ class RoutedNetwork final : public Network {
     thread_local std::vector<LinkId> path;
     path.clear();
     if (a == b || !topo_->route(a, b, (std::uint64_t{a} << 32) | b, path) || path.empty()) {
-      return Network::quote(a, b, bytes, resources);
+      return CostModel::quote(a, b, bytes, resources);
     }
     PathQuote q;
     const std::uint64_t first = topo_->link(path.front()).rate_bps;

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "sipsim/fabric/fabric_model.hpp"
 #include "sipsim/pdes/engine.hpp"
 
 namespace sipsim::fabric {
@@ -112,16 +113,16 @@ constexpr std::uint32_t kStartSend = 7;  // below kFabricKindBase: the driver's 
 
 // Each send starts at its node at its time (tag = its index); deliveries are
 // recorded with their time and their rank among the destination's deliveries.
-class Driver final : public pdes::Model, public MessageSink {
+class Driver final : public FabricModel, public MessageSink {
  public:
   Driver(Network& net, std::vector<Send> sends)
-      : net_(net), sends_(std::move(sends)), at_(sends_.size(), 0), order_(sends_.size(), 0) {}
-  std::uint32_t lp_count() const override { return net_.lp_count(); }
-  pdes::Partition partition(int ranks) const override { return net_.partition(ranks); }
-  Time lookahead(const pdes::Partition& p) const override { return net_.lookahead(p); }
+      : FabricModel(net),
+        sends_(std::move(sends)),
+        at_(sends_.size(), 0),
+        order_(sends_.size(), 0) {}
   void setup(const pdes::Partition& p, int rank) override {
-    net_.setup(p, rank);
-    count_.assign(net_.nodes(), 0);
+    FabricModel::setup(p, rank);
+    count_.assign(fabric_.nodes(), 0);
   }
   void init(pdes::Context& ctx) override {
     for (std::uint64_t k = 0; k < sends_.size(); ++k) {
@@ -132,10 +133,10 @@ class Driver final : public pdes::Model, public MessageSink {
     if (e.kind == kStartSend) {
       const Send& s = sends_[e.data[0]];
       // The fabric takes the message at once.
-      EXPECT_EQ(net_.send(ctx, s.dst, s.bytes, e.data[0]), ctx.now());
+      EXPECT_EQ(fabric_.send(ctx, s.dst, s.bytes, e.data[0]), ctx.now());
       return;
     }
-    net_.handle(e, ctx, *this);
+    fabric_.handle(e, ctx, *this);
   }
   void delivered(const Delivery& d, pdes::Context& ctx) override {
     ASSERT_LT(d.tag, sends_.size());
@@ -147,15 +148,6 @@ class Driver final : public pdes::Model, public MessageSink {
     at_[d.tag] = ctx.now();
     order_[d.tag] = ++count_[ctx.self()];
   }
-  Time next_epoch(Time after) const override { return net_.next_epoch(after); }
-  std::size_t epoch_counters() const override { return net_.epoch_counters(); }
-  void epoch_contribute(Time epoch, std::span<std::uint64_t> counters) override {
-    net_.epoch_contribute(epoch, counters);
-  }
-  void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> totals) override {
-    net_.epoch_plan(info, totals);
-  }
-
   // After the run, on every rank: deliveries over all ranks.
   void combine(const boost::mpi::communicator& comm) {
     MPI_Allreduce(MPI_IN_PLACE, at_.data(), static_cast<int>(at_.size()), MPI_UINT64_T, MPI_MAX,
@@ -167,7 +159,6 @@ class Driver final : public pdes::Model, public MessageSink {
   const std::vector<std::uint64_t>& order() const { return order_; }
 
  private:
-  Network& net_;
   std::vector<Send> sends_;
   std::vector<std::uint64_t> at_, order_;  // 0: not delivered
   std::vector<std::uint64_t> count_;

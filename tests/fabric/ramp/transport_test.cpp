@@ -7,6 +7,7 @@
 #include <boost/mpi/environment.hpp>
 #include <vector>
 
+#include "sipsim/fabric/fabric_model.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/pdes/engine.hpp"
 
@@ -21,26 +22,21 @@ struct Transfer {
 };
 
 // Every listed transfer starts at t = 0; records delivery times by destination.
-class Transfers final : public pdes::Model, public MessageSink {
+class Transfers final : public FabricModel, public MessageSink {
  public:
-  Transfers(Network& net, std::vector<Transfer> t) : net_(net), transfers_(std::move(t)) {}
-  std::uint32_t lp_count() const override { return net_.lp_count(); }
-  pdes::Partition partition(int ranks) const override { return net_.partition(ranks); }
-  pdes::Time lookahead(const pdes::Partition& p) const override { return net_.lookahead(p); }
-  void setup(const pdes::Partition& p, int rank) override { net_.setup(p, rank); }
+  Transfers(Network& net, std::vector<Transfer> t) : FabricModel(net), transfers_(std::move(t)) {}
   void init(pdes::Context& ctx) override {
     for (const Transfer& t : transfers_) {
-      if (t.from == ctx.self()) net_.send(ctx, t.to, t.bytes, 7);
+      if (t.from == ctx.self()) fabric_.send(ctx, t.to, t.bytes, 7);
     }
   }
-  void handle(const pdes::Event& e, pdes::Context& ctx) override { net_.handle(e, ctx, *this); }
+  void handle(const pdes::Event& e, pdes::Context& ctx) override { fabric_.handle(e, ctx, *this); }
   void delivered(const Delivery& d, pdes::Context& ctx) override {
     delivered_at.push_back({d.src_node, ctx.now()});
   }
   std::vector<std::pair<std::uint32_t, pdes::Time>> delivered_at;
 
  private:
-  Network& net_;
   std::vector<Transfer> transfers_;
 };
 

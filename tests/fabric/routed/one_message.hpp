@@ -13,6 +13,8 @@
 namespace sipsim::fabric::testing {
 
 // Node `from` sends one message to `to` at t = 0; records the delivery time.
+// Not a FabricModel: it leaves a controller's epochs out, so on a circuit
+// fabric the message takes the first plan, which the closed form quotes.
 class OneMessage final : public pdes::Model, public MessageSink {
  public:
   OneMessage(Network& net, std::uint32_t from, std::uint32_t to, std::uint64_t bytes)

@@ -229,7 +229,7 @@ struct PowerReport {
 };
 PowerReport power(const RampGeometry& g, const PowerInputs& p = {});
 // Table 4's energy per bit of one path, in pJ (what power() reports), for
-// Network::energy_pj_per_bit: RAMP's one hop at `line_rate_bps`, and an EPS
+// Report::energy_pj_per_bit: RAMP's one hop at `line_rate_bps`, and an EPS
 // path through `switches` switches and `transceivers` transceivers (5 and 6 on
 // Table 4's 3-tier fat-tree) with the low transceiver power.
 double ramp_pj_per_bit_path(std::uint64_t line_rate_bps, const RampPowerInputs& p = {});

@@ -57,7 +57,7 @@ struct RampSpec {
   std::optional<std::array<std::uint32_t, 4>> inner;
 };
 
-// Counters of the optical rules (Network::counters: transfers, slots,
+// Counters of the optical rules (Report::counters: transfers, slots,
 // rule_b_conflicts, rule_c_conflicts).
 struct RampStats {
   std::uint64_t transfers = 0;  // transceiver-level transfers

@@ -60,7 +60,7 @@ class Topology {
   // Topologies override it to walk faster (the estimators walk every message's
   // route); always the same links as next_link's.
   virtual bool route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>& path) const;
-  // route() as runs of links along rings (Network::PathRun, rate and latency
+  // route() as runs of links along rings (CostModel::PathRun, rate and latency
   // filled from the links), for topologies whose routes are a few straight
   // runs (the torus): run_link(position) is the link at a position of the
   // run space (run_positions() of them), and a route's runs cover exactly the
@@ -81,7 +81,7 @@ class Topology {
 
   // One line for `sipsim info` and logs, e.g. "cluster: 64 nodes, 8 servers ...".
   virtual std::string describe() const = 0;
-  // Network::energy_pj_per_bit of the routed fabric over this topology.
+  // Report::energy_pj_per_bit of the routed fabric over this topology.
   virtual EnergyPerBit energy_pj_per_bit() const { return {}; }
 
  protected:
