@@ -28,6 +28,12 @@ std::string_view to_string(OpKind k) {
   return kKindNames[static_cast<std::size_t>(k)];
 }
 
+pdes::Time Program::compute_time() const {
+  pdes::Time total = 0;
+  for (const Op& op : ops_) total += op.duration;
+  return total;
+}
+
 std::uint32_t Program::add(Op op, std::span<const std::uint32_t> deps) {
   const auto index = static_cast<std::uint32_t>(ops_.size());
   for (std::uint32_t d : deps) {

@@ -85,6 +85,9 @@ class Program {
   const std::string& name() const { return name_; }
   std::uint32_t size() const { return static_cast<std::uint32_t>(ops_.size()); }
   const Op& op(std::uint32_t i) const { return ops_[i]; }
+  // The sum of its compute ops' durations: a lower bound of the time it
+  // takes (no communication, no waiting).
+  pdes::Time compute_time() const;
   std::span<const std::uint32_t> deps(std::uint32_t i) const;
   // The ops that depend on op i (filled by finish()).
   std::span<const std::uint32_t> users(std::uint32_t i) const;

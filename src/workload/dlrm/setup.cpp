@@ -109,11 +109,7 @@ class DlrmPlugin final : public Plugin {
       return std::string("dlrm: ") + e.what();
     }
     pdes::Time busiest = 0;
-    for (const Program& p : set.programs) {
-      pdes::Time busy = 0;
-      for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
-      busiest = std::max(busiest, busy);
-    }
+    for (const Program& p : set.programs) busiest = std::max(busiest, p.compute_time());
     return fmt::format(
         "dlrm: the busiest GPU computes {} per iteration (a lower bound: no communication; run "
         "simulates it)",

@@ -87,11 +87,7 @@ class GraphPlugin final : public Plugin {
     const auto device = compute::make_device(config_.accelerator);
     const ProgramSet set = make_programs(config_, *device, config_.gpus());
     pdes::Time busiest = 0;
-    for (const Program& p : set.programs) {
-      pdes::Time busy = 0;
-      for (std::uint32_t i = 0; i < p.size(); ++i) busy += p.op(i).duration;
-      busiest = std::max(busiest, busy);
-    }
+    for (const Program& p : set.programs) busiest = std::max(busiest, p.compute_time());
     std::string out = fmt::format(
         "graph: the busiest GPU computes {} per iteration (a lower bound: no communication; run "
         "simulates it)",
