@@ -91,6 +91,9 @@ CLI::App* add_run(CLI::App& cli, RunArgs& run) {
       "HDF5 run file (default: the scenario file's stem + .h5 in the working directory)");
   cmd->add_flag("--force", run.force, "overwrite an existing run file");
   cmd->add_flag("-q,--quiet", run.quiet, "no progress lines");
+  cmd->add_flag("--check-bounds", run.check_bounds,
+                "debug: check every program-derived lookahead bound against what happens "
+                "(slower; an error names the node and op that broke one)");
   cmd->add_option("--set", run.overrides, kSetHelp)->take_all()->allow_extra_args(false);
   return cmd;
 }

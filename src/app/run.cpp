@@ -395,6 +395,7 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
   options.end_time = s.simulation.end_time;
   options.kind = s.simulation.engine;
   options.progress_interval_s = args.quiet ? 0.0 : s.simulation.progress_interval_s;
+  options.check_bounds = args.check_bounds;
   pdes::RunResult result;
   try {
     result = pdes::run(*sim.model, *partition, comm, options);

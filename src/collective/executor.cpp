@@ -106,7 +106,8 @@ struct Executor::Replaying {
   pdes::Time start = 0;
   pdes::Time sync = PreparedCollective::Recorded::kUnknown;
   bool first = false;
-  bool scheduled = false;  // its kReplayDone is on its way
+  bool scheduled = false;  // its kReplayDone is on its way, for `end`
+  pdes::Time end = 0;
 };
 
 struct Executor::Node {
@@ -552,9 +553,18 @@ void Executor::schedule_replays(Node& node, const PreparedCollective& prep, std:
     x.scheduled = true;
     const pdes::Time after = rec.end > rec.sync ? rec.end - rec.sync : 0;
     const pdes::Time end = std::max(ctx.now(), x.sync + after);
+    x.end = end;
     ctx.send(ctx.self(), end - ctx.now(), kReplayDone,
              {std::uint64_t{x.comm} << 32 | x.seq, 0, x.member, 0});
   }
+}
+
+pdes::Time Executor::earliest_end(std::uint32_t local_index, std::uint64_t handle,
+                                  pdes::Time from) const {
+  for (const Replaying& x : nodes_[local_index].replaying) {
+    if (x.handle == handle && x.scheduled) return std::max(from, x.end);
+  }
+  return from;
 }
 
 bool Executor::idle(std::uint32_t local_index) const {

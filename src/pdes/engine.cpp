@@ -81,6 +81,7 @@ RunResult run(Model& model, const Partition& partition, const boost::mpi::commun
   std::optional<Scheduler> scheduler;
   std::string setup_error;
   try {
+    model.check_bounds(options.check_bounds && !sequential);
     model.setup(partition, comm.rank());
     scheduler.emplace(model, partition, comm.rank(), options, lookahead);
   } catch (const std::exception& e) {

@@ -143,6 +143,18 @@ void Scheduler::send(LpId dst, Time delay, std::uint32_t kind, const Payload& da
          "; the model's lookahead promise is wrong");
     return;
   }
+  // The other ranks run this window up to the horizon: an event before it
+  // would reach a rank that has already run past it (remote_bound promised
+  // too much). Caught here, at its source, whether or not it would have
+  // arrived too late.
+  if (checking_lookahead_ && ev.time < horizon_) {
+    fail("causality violation: LP " + std::to_string(src) + " (rank " + std::to_string(rank_) +
+         ") at t=" + time_str(now) + " sent an event to LP " + std::to_string(dst) + " (rank " +
+         std::to_string(owner) + ") for t=" + time_str(ev.time) +
+         ", before the end of the window every rank runs, " + time_str(horizon_) +
+         "; the model's remote_bound or remote_floor promise is wrong");
+    return;
+  }
   outbox_[static_cast<std::size_t>(owner)].push_back(ev);
 }
 
@@ -166,8 +178,11 @@ void Scheduler::receive(std::span<const Event> events) {
 // Visits only the pending events early enough to matter: every bound is at
 // least the event's time plus the lookahead. Of the events being sent, the
 // model is asked about the first kOutboxEventsAsked (window_search.hpp).
-Time Scheduler::remote_bound(Time cap) const {
-  Time best = cap;
+// Every event this rank will receive or run is at or after the horizon, and
+// anything it sends to another rank at least a lookahead after it runs.
+Time Scheduler::remote_bound(Time cap) {
+  Time best =
+      std::min(cap, std::max(model_.remote_floor(horizon_), saturating_add(horizon_, lookahead_)));
   const auto see = [&](const Event& e) {
     best = std::min(best, std::max(model_.remote_bound(e), saturating_add(e.time, lookahead_)));
   };

@@ -52,9 +52,9 @@ class Scheduler {
   void set_horizon(Time t) { horizon_ = t; }
 
   // The earliest time at which an event on another rank can follow from this
-  // rank's pending events or the ones it is sending (Model::remote_bound), or
-  // `cap` if that is earlier.
-  Time remote_bound(Time cap) const;
+  // rank's state (Model::remote_floor), its pending events or the ones it is
+  // sending (Model::remote_bound), or `cap` if that is earlier.
+  Time remote_bound(Time cap);
   // The events sent to each rank since the last exchange, by rank.
   std::vector<std::vector<Event>>& outbox() { return outbox_; }
 

@@ -16,11 +16,14 @@
 
 namespace sipsim::pdes::detail {
 
-// How far past a rank's next event the scan looks, in lookaheads. The scan
-// visits every pending event up to there, so without a cap it could walk the
-// whole queue each window; and windows 64 lookaheads wide already need 1/64
-// of the reductions of plain ones, so wider ones could save at most that 1/64.
+// How far past a rank's next event the scan looks at first, in lookaheads.
+// The scan visits every pending event up to there, so without a cap it could
+// walk the whole queue each window; then each window lets the next one look
+// kScanGrowth times as far as it reached, so that windows bounded by a
+// model's state (a node computing for milliseconds) grow geometrically to
+// their true width, while the scan visits at most a few windows' events.
 inline constexpr Time kScanLookaheads = 64;
+inline constexpr Time kScanGrowth = 4;
 
 // Of the events a rank is sending, how many the model is asked to bound; the
 // rest count as their time plus the lookahead. Asking about each of the
@@ -43,17 +46,20 @@ inline constexpr Time kGainDivisor = 20;
 
 class WindowSearch {
  public:
-  // `sharp`: the model bounds its remote events.
-  WindowSearch(bool sharp, Time lookahead)
-      : sharp_(sharp), scanning_(sharp), lookahead_(lookahead) {}
+  // `sharp`: the model bounds its remote events; `always`: scan every window
+  // (the bound checks of EngineOptions::check_bounds), never rest.
+  WindowSearch(bool sharp, Time lookahead, bool always = false)
+      : sharp_(sharp),
+        scanning_(sharp),
+        always_(always),
+        lookahead_(lookahead),
+        min_span_(lookahead > kTimeMax / kScanLookaheads ? kTimeMax : kScanLookaheads * lookahead),
+        span_(min_span_) {}
 
   // Whether this round's reduction carries the ranks' remote bounds.
   bool scanning() const { return scanning_; }
   // How far the scan looks, for a rank whose next event is at `next`.
-  Time scan_cap(Time next) const {
-    return saturating_add(
-        next, lookahead_ > kTimeMax / kScanLookaheads ? kTimeMax : kScanLookaheads * lookahead_);
-  }
+  Time scan_cap(Time next) const { return saturating_add(next, span_); }
 
   // The end of the window that opens at `start`, where the reduced remote
   // bound is `remote_bound` (before the next epoch and the end time cut it);
@@ -62,9 +68,14 @@ class WindowSearch {
     const Time plain = saturating_add(start, lookahead_);
     const Time widest = scanning_ ? std::max<Time>(remote_bound, plain) : plain;
     if (sharp_) {
+      if (scanning_) {
+        const Time reached = widest - start;
+        span_ = std::max(min_span_, reached > kTimeMax / kScanGrowth ? kTimeMax / kScanGrowth
+                                                                     : kScanGrowth * reached);
+      }
       gained_ += widest - plain;
       if (++phase_windows_ == (scanning_ ? kProbeWindows : kRestWindows)) {
-        scanning_ = !scanning_ || gained_ >= kProbeWindows * lookahead_ / kGainDivisor;
+        scanning_ = always_ || !scanning_ || gained_ >= kProbeWindows * lookahead_ / kGainDivisor;
         phase_windows_ = 0;
         gained_ = 0;
       }
@@ -75,7 +86,9 @@ class WindowSearch {
  private:
   bool sharp_;
   bool scanning_;
+  bool always_;
   Time lookahead_;
+  Time min_span_, span_;  // how far the scan looks: at least min_span_
   std::uint64_t phase_windows_ = 0;
   Time gained_ = 0;  // by the windows of this probe
 };

@@ -195,7 +195,7 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
   Exchange exchange(comm, s);
   Progress progress(options.progress_interval_s, options.end_time, model.progress_total(),
                     rank == 0);
-  WindowSearch search(model.bounds_remote_events(), lookahead);
+  WindowSearch search(model.bounds_remote_events(), lookahead, options.check_bounds);
   WindowTally tally;
   WindowStats global{};
   for (;;) {

@@ -12,6 +12,7 @@
 
 #include "sipsim/base/fifo.hpp"
 #include "sipsim/base/flat_map.hpp"
+#include "sipsim/base/units.hpp"
 
 namespace sipsim::workload {
 
@@ -32,7 +33,8 @@ pdes::Time sent_time(std::uint64_t tag, pdes::Time now) {
 }  // namespace
 
 struct Interpreter::Node {
-  std::uint32_t id = 0;  // fabric node
+  std::uint32_t id = 0;     // fabric node
+  std::uint32_t local = 0;  // its local LP index
   const Binding* binding = nullptr;
   const Program* program = nullptr;
   std::uint32_t iteration = 0;
@@ -66,6 +68,7 @@ struct Interpreter::Node {
   base::Fifo<std::uint32_t> compute_queue;  // the compute stream's backlog
   bool computing = false;
   std::uint32_t computing_op = 0;
+  pdes::Time compute_end = 0;           // of computing_op
   std::vector<std::uint32_t> comm_seq;  // per communicator slot: collectives started
   // Point-to-point: per peer node, unmatched arrivals (bytes, when sent) and
   // posted receives (ops), each in order. Created by the node's first
@@ -95,6 +98,24 @@ struct Interpreter::Node {
   };
   std::vector<Span> bubble;  // this wait's spans counted as bubble so far, in order
   Breakdown iteration_time{}, total{};
+};
+
+struct Interpreter::Floors {
+  static constexpr std::uint32_t kNoTable = 0xFFFFFFFF;
+  std::vector<QuietTime> tables;
+  // Per local LP: its table (kNoTable: no program), its floor's parts
+  // relative to `from` and absolute, without `delay`, its least delay from a
+  // send to an event on another rank; and whether it ran an event since.
+  std::vector<std::uint32_t> table;
+  std::vector<pdes::Time> relative, absolute, delay;
+  std::vector<std::uint8_t> dirty;
+  std::vector<std::uint32_t> dirty_list;
+  pdes::Time from = 0;  // of the last remote_floor
+  void touch(std::uint32_t local) {
+    if (dirty[local] != 0) return;
+    dirty[local] = 1;
+    dirty_list.push_back(local);
+  }
 };
 
 Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> network,
@@ -209,6 +230,7 @@ void Interpreter::setup(const pdes::Partition& partition, int rank) {
   ops_done_ = 0;
   executor_.setup(partition, rank);
   const auto lps = partition.lps_of(rank);
+  floors_.reset();  // built for this partition at the first remote_floor
   local_lps_.assign(lps.begin(), lps.end());
   nodes_.clear();
   nodes_.resize(lps.size());
@@ -216,6 +238,7 @@ void Interpreter::setup(const pdes::Partition& partition, int rank) {
     if (lps[i] >= set_.bindings.size() || !set_.bindings[lps[i]]) continue;
     auto node = std::make_unique<Node>();
     node->id = lps[i];
+    node->local = static_cast<std::uint32_t>(i);
     node->binding = &*set_.bindings[lps[i]];
     node->program = &set_.programs[node->binding->program];
     node->comm_seq.assign(node->binding->comms.size(), 0);
@@ -312,6 +335,7 @@ void Interpreter::convert_bubble(Node& node, pdes::Time from) {
 
 void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
   const Op& op = node.program->op(i);
+  if (check_bounds_ && floors_) check_floor(node, i, ctx.now());
   Node::Live& l = node.live_op(i);
   l.state = OpState::kStarted;
   l.started = ctx.now();
@@ -374,8 +398,9 @@ void Interpreter::start_compute(Node& node, pdes::Context& ctx) {
   node.computing_op = node.compute_queue.front();
   node.compute_queue.pop_front();
   node.computing = true;
-  ctx.send(ctx.self(), node.program->op(node.computing_op).duration, kComputeDone,
-           {node.computing_op, 0, 0, 0});
+  const pdes::Time duration = node.program->op(node.computing_op).duration;
+  node.compute_end = ctx.now() + duration;
+  ctx.send(ctx.self(), duration, kComputeDone, {node.computing_op, 0, 0, 0});
 }
 
 void Interpreter::complete(Node& node, std::uint32_t i, pdes::Context& ctx,
@@ -409,13 +434,137 @@ void Interpreter::complete(Node& node, std::uint32_t i, pdes::Context& ctx,
   drain(node, ctx);
 }
 
+// Which ops of a node cross ranks: a send whose message leaves the rank; a
+// collective with a member elsewhere or a route that leaves the rank, and
+// under replay-shapes every collective (a recorder's notices go to other
+// communicators' members). One table per program and set of crossing slots.
+void Interpreter::build_quiet_times() {
+  floors_ = std::make_unique<Floors>();
+  Floors& f = *floors_;
+  const std::size_t n = nodes_.size();
+  f.table.assign(n, Floors::kNoTable);
+  f.relative.assign(n, pdes::kTimeMax);
+  f.absolute.assign(n, pdes::kTimeMax);
+  f.delay.assign(n, pdes::kTimeMax);
+  f.dirty.assign(n, 0);
+  f.dirty_list.clear();
+  std::map<std::pair<std::uint32_t, std::vector<std::uint8_t>>, std::uint32_t> index;
+  for (std::uint32_t li = 0; li < n; ++li) {
+    const Node* node = nodes_[li].get();
+    if (node == nullptr) continue;
+    const Binding& b = *node->binding;
+    std::vector<std::uint8_t> slots;  // comm slots, then peer slots
+    for (const Binding::Comm& c : b.comms) {
+      bool cross = set_.replay_collectives == collective::Replay::kShape;
+      for (const std::uint32_t m : set_.comms[c.comm].nodes) {
+        if (cross) break;
+        cross = m != node->id && !network_->stays_local(node->id, m);
+      }
+      slots.push_back(cross ? 1 : 0);
+    }
+    for (const std::uint32_t peer : b.peers) {
+      slots.push_back(network_->stays_local(node->id, peer) ? 0 : 1);
+    }
+    auto [it, fresh] = index.try_emplace({b.program, slots}, 0);
+    if (fresh) {
+      const Program& p = *node->program;
+      std::vector<std::uint8_t> crossing(p.size(), 0);
+      for (std::uint32_t i = 0; i < p.size(); ++i) {
+        const Op& op = p.op(i);
+        if (op.kind == OpKind::kCollective) crossing[i] = slots[op.slot];
+        if (op.kind == OpKind::kSend) crossing[i] = slots[b.comms.size() + op.slot];
+      }
+      it->second = static_cast<std::uint32_t>(f.tables.size());
+      f.tables.push_back(quiet_time(p, std::move(crossing)));
+    }
+    f.table[li] = it->second;
+    f.delay[li] = std::min(network_->cut_distance(node->id), executor_.direct_delay());
+    f.touch(li);
+  }
+}
+
+// A started compute op ends at compute_end (the one running) or one duration
+// after it (queued); any other started op may end as soon as the node
+// receives anything, at `from` at the earliest, and a crossing collective
+// send its next step then. A send put all its chunks in the fabric when it
+// started: they are pending events, each bounded by its route.
+void Interpreter::refresh_floor(std::uint32_t li) {
+  Floors& f = *floors_;
+  f.dirty[li] = 0;
+  const Node* node = nodes_[li].get();
+  if (node == nullptr) return;
+  pdes::Time rel = pdes::kTimeMax, abs = pdes::kTimeMax;
+  if (node->iteration < set_.iterations) {
+    const QuietTime& q = f.tables[f.table[li]];
+    const Program& p = *node->program;
+    node->live.for_each([&](std::uint32_t i, const Node::Live& l) {
+      if (l.state != OpState::kStarted) return;
+      const Op& op = p.op(i);
+      if (op.kind == OpKind::kCompute) {
+        const pdes::Time end = node->computing_op == i
+                                   ? node->compute_end
+                                   : pdes::saturating_add(node->compute_end, op.duration);
+        abs = std::min(abs, pdes::saturating_add(end, q.after[i]));
+      } else if (op.kind == OpKind::kCollective && q.crossing[i] != 0) {
+        rel = 0;  // its next step may go out on any arrival
+      } else if (op.kind == OpKind::kCollective &&
+                 set_.replay_collectives != collective::Replay::kNone) {
+        // A replayed part whose end is scheduled ends then.
+        const pdes::Time end = executor_.earliest_end(li, i, 0);
+        if (end == 0) {
+          rel = std::min(rel, q.after[i]);
+        } else {
+          abs = std::min(abs, pdes::saturating_add(end, q.after[i]));
+        }
+      } else {
+        rel = std::min(rel, q.after[i]);  // a send's chunks are all in the fabric
+      }
+    });
+    if (!node->ready.empty()) rel = 0;  // not between events; kept safe
+  }
+  f.relative[li] = rel;
+  f.absolute[li] = abs;
+}
+
+pdes::Time Interpreter::remote_floor(pdes::Time from) {
+  if (!network_->bounds_remote_events()) return pdes::kTimeMax;
+  if (!floors_) build_quiet_times();
+  Floors& f = *floors_;
+  f.from = from;
+  for (const std::uint32_t li : f.dirty_list) refresh_floor(li);
+  f.dirty_list.clear();
+  pdes::Time best = pdes::kTimeMax;
+  for (std::size_t li = 0; li < f.table.size(); ++li) {
+    const pdes::Time t = std::min(pdes::saturating_add(from, f.relative[li]), f.absolute[li]);
+    best = std::min(best, pdes::saturating_add(t, f.delay[li]));
+  }
+  return best;
+}
+
+// The debug mode's check: a crossing op starts no earlier than the floor its
+// node promised at the last window's start.
+void Interpreter::check_floor(const Node& node, std::uint32_t i, pdes::Time now) const {
+  const Floors& f = *floors_;
+  const std::uint32_t li = node.local;
+  if (f.tables[f.table[li]].crossing[i] == 0) return;
+  const pdes::Time promised =
+      std::min(pdes::saturating_add(f.from, f.relative[li]), f.absolute[li]);
+  if (now < promised) {
+    throw std::logic_error("bound check: node " + std::to_string(node.id) + " started " +
+                           node.program->describe(i) + " at t=" + base::format_time_ps(now) +
+                           ", which sends across ranks, but its program promised no such op "
+                           "before t=" +
+                           base::format_time_ps(promised));
+  }
+}
+
+// What a node's events lead to is its state's to bound (remote_floor).
 pdes::Time Interpreter::remote_bound(const pdes::Event& e) const {
-  if (e.kind >= fabric::kFabricKindBase) return network_->remote_bound(e, executor_.direct_delay());
-  const pdes::Time d = std::min(network_->cut_distance(e.dst), executor_.direct_delay());
-  return d == pdes::kTimeMax ? pdes::kTimeMax : e.time + d;
+  return e.kind >= fabric::kFabricKindBase ? network_->remote_bound(e) : pdes::kTimeMax;
 }
 
 void Interpreter::handle(const pdes::Event& event, pdes::Context& ctx) {
+  if (floors_) floors_->touch(ctx.self_index());
   if (event.kind >= fabric::kFabricKindBase) {
     network_->handle(event, ctx, *this);
     return;

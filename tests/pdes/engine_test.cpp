@@ -214,9 +214,58 @@ TEST(Engine, ARemoteBoundThatPromisesTooMuchIsCaught) {
     run(liar, liar.partition(world.size()), world, opt);
     FAIL() << "the broken promise went unnoticed";
   } catch (const EngineError& e) {
-    // The receiving ranks find it; each reports its own, the lowest prints.
+    // The sending ranks find it, naming both LPs; the lowest prints.
     const std::string what = e.what();
-    EXPECT_TRUE(what.starts_with("causality violation: LP ") ||
+    EXPECT_TRUE((what.starts_with("causality violation: LP ") &&
+                 what.find(" sent an event to LP ") != std::string::npos) ||
+                (!e.origin() && what.starts_with("stopped: rank ")))
+        << what;
+  }
+}
+
+// The same relay whose state, not its events, makes the promise
+// (Model::remote_floor): an LP hands on no sooner than 8 us after anything
+// it receives, so the floor is the window's start plus 8 us.
+class StateRelay : public Relay {
+ public:
+  StateRelay(Time handoff, Time floor) : Relay(handoff, floor), floor_(floor) {}
+  Time remote_bound(const Event&) const override { return kTimeMax; }
+  Time remote_floor(Time from) override { return from + floor_; }
+
+ private:
+  Time floor_;
+};
+
+TEST(Engine, StateFloorsWidenWindowsAndChangeNoHistory) {
+  mpi::communicator world;
+  EngineOptions opt;
+  opt.kind = EngineKind::kWindowed;
+  opt.end_time = kMillisecond;
+  opt.progress_interval_s = 0;
+  Relay plain(8 * kMicrosecond, 0);
+  StateRelay floored(8 * kMicrosecond, 8 * kMicrosecond);
+  const auto p = plain.partition(world.size());
+  const RunResult a = run(plain, p, world, opt);
+  opt.check_bounds = true;  // every window scanned
+  const RunResult b = run(floored, p, world, opt);
+  EXPECT_EQ(gather_lps(world, p, a), gather_lps(world, p, b));
+  EXPECT_LT(4 * b.windows, a.windows);
+}
+
+TEST(Engine, AFloorThatPromisesTooMuchIsCaughtWhereTheEventIsSent) {
+  mpi::communicator world;
+  if (world.size() == 1) GTEST_SKIP() << "needs events between ranks";
+  StateRelay liar(2 * kMicrosecond, 8 * kMicrosecond);  // hands on after 2 us, promises 8
+  EngineOptions opt;
+  opt.end_time = 200 * kMicrosecond;
+  opt.progress_interval_s = 0;
+  try {
+    run(liar, liar.partition(world.size()), world, opt);
+    FAIL() << "the broken promise went unnoticed";
+  } catch (const EngineError& e) {
+    const std::string what = e.what();
+    EXPECT_TRUE((what.starts_with("causality violation: LP ") &&
+                 what.find("before the end of the window every rank runs") != std::string::npos) ||
                 (!e.origin() && what.starts_with("stopped: rank ")))
         << what;
   }

@@ -19,6 +19,7 @@ struct RunArgs {
   std::optional<std::string> output;
   bool force = false;
   bool quiet = false;
+  bool check_bounds = false;           // debug: verify the engine's derived bounds as the run goes
   std::vector<std::string> overrides;  // --set key.path=value
 };
 

@@ -180,6 +180,10 @@ class Executor {
   // step took. Empty when the node is clean.
   std::string unfinished(std::uint32_t local_index) const;
   bool idle(std::uint32_t local_index) const;
+  // The time the collective started with `handle` at local node
+  // `local_index` ends if it is a replayed part whose end is scheduled (its
+  // kReplayDone is on its way); else `from`, the least any part can end at.
+  pdes::Time earliest_end(std::uint32_t local_index, std::uint64_t handle, pdes::Time from) const;
   // Steps this rank's nodes have finished (for progress reports).
   std::uint64_t steps_done() const { return steps_done_; }
   // The bytes the replayed parts of this rank's members would have sent: the

@@ -97,18 +97,20 @@ class Network : public CostModel, public Report, public Epochs {
   // messages are passed to `sink` at the destination node's LP.
   virtual void handle(const pdes::Event& event, pdes::Context& ctx, MessageSink& sink) = 0;
 
-  // Wider windows (pdes::Model::remote_bound), after setup(): whether the
-  // fabric bounds when its events reach another rank; then cut_distance(node),
-  // a lower bound on the delay from anything a node sends to its first event
-  // on another rank, and remote_bound(e, host_delay) for a fabric event `e`
-  // of any rank, whose destination node may also send events outside the
-  // fabric, host_delay or more later (kTimeMax: none). The defaults bound
-  // nothing.
+  // Wider windows (pdes::Model::remote_bound and remote_floor), after
+  // setup(): whether the fabric bounds when its events reach another rank;
+  // then cut_distance(node), a lower bound on the delay from anything a node
+  // sends to its first event on another rank; stays_local(src, dst), whether
+  // everything a message from node src to node dst puts in the fabric runs
+  // on src's rank (its route and dst); and remote_bound(e) for a fabric event
+  // `e` of any rank: a lower bound on the time of every event on another rank
+  // that `e` leads to on its way to its destination node (kTimeMax: none);
+  // what that node does on arrival is the host's to bound. The defaults
+  // bound nothing.
   virtual bool bounds_remote_events() const { return false; }
   virtual pdes::Time cut_distance(std::uint32_t /*node*/) const { return 0; }
-  virtual pdes::Time remote_bound(const pdes::Event& e, pdes::Time /*host_delay*/) const {
-    return e.time;
-  }
+  virtual bool stays_local(std::uint32_t /*src*/, std::uint32_t /*dst*/) const { return false; }
+  virtual pdes::Time remote_bound(const pdes::Event& e) const { return e.time; }
 };
 
 }  // namespace sipsim::fabric

@@ -51,6 +51,9 @@ struct EngineOptions {
   Time end_time = kTimeMax;  // events at or after end_time are not processed
   EngineKind kind = EngineKind::kAuto;
   double progress_interval_s = 5.0;  // <= 0: no progress lines
+  // Debug: every window asks the model for its bound (no rest phases) and the
+  // model checks its derived bounds as it runs (Model::check_bounds).
+  bool check_bounds = false;
 };
 
 struct RunResult {

@@ -129,6 +129,20 @@ class Model {
   // against the window it promised (an error naming both LPs otherwise).
   virtual bool bounds_remote_events() const { return false; }
   virtual Time remote_bound(const Event& e) const { return e.time; }
+  // The part of the bound that lies in the LPs' state rather than in their
+  // pending events (a node computing for milliseconds sends nothing before it
+  // is done, whatever its pending events): a lower bound on the time of every
+  // event on another rank that this rank's LPs can send from their present
+  // state, whatever events at or after `from` they are yet to receive. Then
+  // remote_bound(e) need only cover what e leads to outside that state (a
+  // message's way through the fabric). Called after setup() by the windowed
+  // engine, once per rank and window, with `from` the window's start or
+  // later. The default leaves it all to remote_bound(e).
+  virtual Time remote_floor(Time /*from*/) { return kTimeMax; }
+  // Checks every bound the model derives (the debug mode of `sipsim run
+  // --check-bounds`): the model then verifies, as it runs, that what its
+  // state did respects what remote_floor promised, and throws otherwise.
+  virtual void check_bounds(bool /*on*/) {}
 };
 
 }  // namespace sipsim::pdes

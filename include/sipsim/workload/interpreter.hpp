@@ -41,6 +41,7 @@
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/pdes/model.hpp"
 #include "sipsim/workload/program.hpp"
+#include "sipsim/workload/quiet_time.hpp"
 
 namespace sipsim::workload {
 
@@ -120,10 +121,16 @@ class Interpreter final : public fabric::FabricModel,
   // the steps of its collectives.
   std::uint64_t progress_total() const override { return total_work_; }
   std::uint64_t progress_done() const override { return ops_done_ + executor_.steps_done(); }
-  // A fabric event's bound is the fabric's; a node's event leads to the
-  // fabric's sends or the executor's notices.
+  // Program-derived lookahead (quiet_time.hpp): a fabric event's bound is
+  // its route's first cut link (the fabric's); what a node does, on its own
+  // events or on a message's arrival, is bounded by its state: the crossing
+  // ops it is running, else the compute ahead of its next one.
   bool bounds_remote_events() const override { return network_->bounds_remote_events(); }
   pdes::Time remote_bound(const pdes::Event& e) const override;
+  pdes::Time remote_floor(pdes::Time from) override;
+  // Debug: every crossing op's start is checked against the floor its node
+  // promised at the window's start (a std::logic_error otherwise).
+  void check_bounds(bool on) override { check_bounds_ = on; }
 
   const fabric::Network& network() const { return *network_; }
   const compute::Device& device() const { return *device_; }
@@ -150,6 +157,10 @@ class Interpreter final : public fabric::FabricModel,
   void convert_bubble(Node& node, pdes::Time from);
   std::string problem(const Node& node, std::uint32_t local_index) const;
   std::pair<std::uint32_t, std::string> first_problem() const;
+  // remote_floor's parts (interpreter.cpp).
+  void build_quiet_times();
+  void refresh_floor(std::uint32_t local_index);
+  void check_floor(const Node& node, std::uint32_t op, pdes::Time now) const;
 
   ProgramSet set_;
   std::unique_ptr<fabric::Network> network_;
@@ -160,6 +171,13 @@ class Interpreter final : public fabric::FabricModel,
   std::uint64_t ops_done_ = 0;    // by this rank's nodes
   std::vector<std::uint32_t> local_lps_;
   std::vector<std::unique_ptr<Node>> nodes_;  // by local LP index; null: no program
+  // remote_floor: one QuietTime per program and set of crossing slots, built
+  // at the first call; per local LP, its floor relative to `from` and
+  // absolute (each plus the node's least delay to another rank), refreshed
+  // when the LP ran an event since (dirty).
+  struct Floors;
+  std::unique_ptr<Floors> floors_;
+  bool check_bounds_ = false;
 };
 
 }  // namespace sipsim::workload

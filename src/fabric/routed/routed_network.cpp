@@ -102,11 +102,22 @@ class RoutedNetwork final : public Network {
   }
 
   // A chunk follows its route; each link it crosses on its own rank adds its
-  // latency; the first cut link, or the destination node's cut distance after
-  // the last, bounds what it leads to on another rank.
+  // latency; the first cut link bounds what it leads to on another rank.
   bool bounds_remote_events() const override { return true; }
   pdes::Time cut_distance(std::uint32_t node) const override { return cut_distance_[node]; }
-  pdes::Time remote_bound(const pdes::Event& e, pdes::Time host_delay) const override {
+  bool stays_local(std::uint32_t src, std::uint32_t dst) const override {
+    const std::uint64_t route = (std::uint64_t{src} << 32) | dst;
+    std::uint32_t hops = 0;
+    for (Vertex v = src; v != dst; ++hops) {
+      const LinkId id = topo_->next_link(v, dst, route);
+      if (id == kNoLink || hops > topo_->vertices()) return false;
+      const Vertex to = topo_->link(id).to;
+      if (owner_[to] != owner_[src]) return false;
+      v = to;
+    }
+    return true;
+  }
+  pdes::Time remote_bound(const pdes::Event& e) const override {
     const auto dst = static_cast<std::uint32_t>(e.data[3]);
     pdes::Time t = e.time;
     for (Vertex v = e.dst; v != dst;) {
@@ -117,8 +128,7 @@ class RoutedNetwork final : public Network {
       if (owner_[l.to] != owner_[v]) return t;
       v = l.to;
     }
-    const pdes::Time d = std::min(cut_distance_[dst], host_delay);
-    return d == pdes::kTimeMax ? pdes::kTimeMax : t + d;
+    return pdes::kTimeMax;
   }
 
   pdes::Time send(pdes::Context& ctx, std::uint32_t dst, std::uint64_t bytes,

@@ -165,15 +165,16 @@ TEST(RoutedPartition, PodsStayWholeAndBoundTheirRemoteEvents) {
   e.time = 1000;
   e.dst = 0;
   e.data[3] = std::uint64_t{0} << 32 | 40;
-  const pdes::Time across = net->remote_bound(e, pdes::kTimeMax);
+  const pdes::Time across = net->remote_bound(e);
   EXPECT_TRUE(across == 1000 + leaf + mid + top || across == 1000 + leaf + mid + top + mid)
       << across;
-  // A chunk inside a server arrives first; then its destination may send,
-  // through the fabric or (the host's own notices) sooner.
+  EXPECT_FALSE(net->stays_local(0, 40));
+  // A chunk inside a server reaches its destination on this rank: what that
+  // node does next is its host's to bound.
   e.data[3] = std::uint64_t{0} << 32 | 1;
-  const pdes::Time nvlink = net->uncongested_ps(0, 1, 0);
-  EXPECT_EQ(net->remote_bound(e, pdes::kTimeMax), 1000 + nvlink + leaf + mid + top);
-  EXPECT_EQ(net->remote_bound(e, 50), 1000 + nvlink + 50);
+  EXPECT_EQ(net->remote_bound(e), pdes::kTimeMax);
+  EXPECT_TRUE(net->stays_local(0, 1));
+  EXPECT_TRUE(net->stays_local(1, 0));
 }
 
 TEST(RoutedPartition, ToriMatchTheFabricsOwnAlgorithm) {
