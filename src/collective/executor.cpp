@@ -78,7 +78,9 @@ struct Executor::Running {
   std::vector<Expected> expected;  // sorted by sender; the step waits while not empty
   pdes::Time round_start = 0;      // lock-step: when the current round started
   pdes::Time sends_done = 0;       // when the current step's sends have left
-  pdes::Time step_start = 0;       // when the current step started
+  bool ending = false;             // the current step's receives are in; it ends at step_end
+  pdes::Time step_end = 0;
+  pdes::Time step_start = 0;  // when the current step started
   // The wire view, h2t and local operation of step `cached`: consecutive steps
   // of one run (Schedule::runs, e.g. a ring phase) are identical on the wire,
   // so they are computed once per run.
@@ -235,7 +237,7 @@ void Executor::start(pdes::Context& ctx, std::uint32_t comm, std::uint32_t membe
       if (run.count > 1) runs.push_back(run);
     }
     plan = std::make_shared<const PreparedCollective::Member>(
-        PreparedCollective::Member{std::move(schedule), std::move(runs)});
+        PreparedCollective::Member{std::move(schedule), std::move(runs), {}});
     if (!prep.members.empty()) prep.members[member] = plan;
   }
   Running r(std::move(plan));
@@ -307,6 +309,7 @@ void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHo
   const WireStep& step = r.wire;
   r.sends_done = ctx.now();
   r.step_start = ctx.now();
+  r.ending = false;
   if (step.multicast && !step.out.empty()) {
     // One multicast (RAMP §6.1): the same data to every peer.
     std::vector<std::uint32_t> peers;
@@ -379,6 +382,8 @@ void Executor::receives_complete(Node& /*node*/, Running& r, pdes::Context& ctx)
   const pdes::Time end = step_end(std::max(ctx.now(), r.sends_done), r.step_compute, r.round_start,
                                   r.prepared->rounds, r.step);
   r.round_start = end;
+  r.ending = true;
+  r.step_end = end;
   r.timing.compute += r.step_compute;
   r.timing.h2t += r.step_h2t;
   ctx.send(ctx.self(), end - ctx.now(), kStepDone, {std::uint64_t{r.comm} << 32 | r.seq, 0, 0, 0});
@@ -559,12 +564,61 @@ void Executor::schedule_replays(Node& node, const PreparedCollective& prep, std:
   }
 }
 
-pdes::Time Executor::earliest_end(std::uint32_t local_index, std::uint64_t handle,
-                                  pdes::Time from) const {
-  for (const Replaying& x : nodes_[local_index].replaying) {
-    if (x.handle == handle && x.scheduled) return std::max(from, x.end);
+namespace {
+
+// The least time each step of a member's schedule takes, summed from each
+// step to the last (least_rest[steps] = 0).
+const std::vector<pdes::Time>& least_rest(const PreparedCollective::Member& plan,
+                                          const Communicator& comm, std::uint32_t self,
+                                          const fabric::Network& network,
+                                          const compute::Device& device) {
+  if (!plan.least_rest.empty()) return plan.least_rest;
+  const std::uint32_t steps = plan.schedule.steps();
+  std::vector<pdes::Time> rest(steps + 1, 0);
+  for (std::uint32_t j = steps; j-- > 0;) {
+    const WireStep w = wire_step(plan.schedule, j);
+    pdes::Time least = 0;
+    for (const WireMessage& m : w.out) {
+      least = std::max(least, network.injection_ps(self, comm.nodes[m.peer], m.bytes));
+    }
+    rest[j] = pdes::saturating_add(rest[j + 1], pdes::saturating_add(least, local_ps(w, device)));
   }
-  return from;
+  plan.least_rest = std::move(rest);
+  return plan.least_rest;
+}
+
+}  // namespace
+
+// The current step ends at its scheduled end once its receives are in, else
+// no sooner than its local operation after both `from` and its sends' end.
+Executor::Bound Executor::next_send(std::uint32_t local_index, std::uint64_t handle) const {
+  for (const Replaying& x : nodes_[local_index].replaying) {
+    if (x.handle == handle) return x.scheduled ? Bound{pdes::kTimeMax, pdes::kTimeMax} : Bound{};
+  }
+  for (const Running& r : nodes_[local_index].running) {
+    if (r.handle != handle) continue;
+    if (r.step + 1 >= r.schedule().steps()) return {pdes::kTimeMax, pdes::kTimeMax};
+    if (r.ending) return {0, r.step_end};
+    return {r.step_compute, pdes::saturating_add(r.sends_done, r.step_compute)};
+  }
+  return {};
+}
+
+Executor::Bound Executor::earliest_end(std::uint32_t local_index, std::uint64_t handle) const {
+  for (const Replaying& x : nodes_[local_index].replaying) {
+    if (x.handle == handle) return x.scheduled ? Bound{0, x.end} : Bound{};
+  }
+  for (const Running& r : nodes_[local_index].running) {
+    if (r.handle != handle) continue;
+    if (r.step >= r.schedule().steps()) return {};  // ending with the rounds
+    const Communicator& comm = comms_[r.comm];
+    const pdes::Time rest =
+        least_rest(*r.plan, comm, comm.nodes[r.member], network_, device_)[r.step + 1];
+    if (r.ending) return {rest, pdes::saturating_add(r.step_end, rest)};
+    const pdes::Time step = pdes::saturating_add(r.step_compute, rest);
+    return {step, pdes::saturating_add(r.sends_done, step)};
+  }
+  return {};
 }
 
 bool Executor::idle(std::uint32_t local_index) const {

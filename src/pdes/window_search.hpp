@@ -31,13 +31,18 @@ inline constexpr Time kScanGrowth = 4;
 // windows; a model whose few remote events the bound helps is asked about all.
 inline constexpr std::size_t kOutboxEventsAsked = 64;
 
-// Windows per probe of the scan: a mean gain over many windows, not one
+// Windows per probe of the scan: a mean gain over several windows, not one
 // lucky window, decides; and a probe where the scan does not pay is short.
-inline constexpr std::uint64_t kProbeWindows = 1024;
+inline constexpr std::uint64_t kProbeWindows = 64;
 
-// Windows without the scan after a probe that did not pay: 15 probes' worth,
-// so where the scan never widens a window it runs in 1 window of 16.
-inline constexpr std::uint64_t kRestWindows = 15 * kProbeWindows;
+// Windows without the scan after a probe that did not pay: kFirstRestWindows
+// after a probe that paid, twice as many after each further one that did not,
+// up to kRestWindows. Where the scan never widens a window it soon runs in
+// 1 window of 241; where it pays in phases (a training job's transfers
+// between long stretches of compute) a phase that does not pay costs few
+// narrow windows once it is over.
+inline constexpr std::uint64_t kFirstRestWindows = 64;
+inline constexpr std::uint64_t kRestWindows = 240 * kProbeWindows;
 
 // A probe pays if its windows gained lookahead / kGainDivisor (5%) or more on
 // average: below that they save under 5% of the reductions, too few to pay
@@ -74,8 +79,15 @@ class WindowSearch {
                                                                      : kScanGrowth * reached);
       }
       gained_ += widest - plain;
-      if (++phase_windows_ == (scanning_ ? kProbeWindows : kRestWindows)) {
-        scanning_ = always_ || !scanning_ || gained_ >= kProbeWindows * lookahead_ / kGainDivisor;
+      if (++phase_windows_ == (scanning_ ? kProbeWindows : rest_)) {
+        if (scanning_) {
+          const bool paid = always_ || gained_ >= kProbeWindows * lookahead_ / kGainDivisor;
+          scanning_ = paid;
+          rest_ = paid ? kFirstRestWindows / 2 : rest_;
+          rest_ = std::min(kRestWindows, 2 * rest_);
+        } else {
+          scanning_ = true;
+        }
         phase_windows_ = 0;
         gained_ = 0;
       }
@@ -90,7 +102,8 @@ class WindowSearch {
   Time lookahead_;
   Time min_span_, span_;  // how far the scan looks: at least min_span_
   std::uint64_t phase_windows_ = 0;
-  Time gained_ = 0;  // by the windows of this probe
+  std::uint64_t rest_ = kFirstRestWindows / 2;  // doubled before each rest
+  Time gained_ = 0;                             // by the windows of this probe
 };
 
 }  // namespace sipsim::pdes::detail

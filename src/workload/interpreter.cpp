@@ -102,12 +102,23 @@ struct Interpreter::Node {
 
 struct Interpreter::Floors {
   static constexpr std::uint32_t kNoTable = 0xFFFFFFFF;
+  // A node's floor, without its delay to another rank, for a given `from`:
+  // min(from + relative, absolute, max(from + both_relative, both_absolute)).
+  struct Floor {
+    pdes::Time relative = pdes::kTimeMax, absolute = pdes::kTimeMax;
+    pdes::Time both_relative = pdes::kTimeMax, both_absolute = pdes::kTimeMax;
+    pdes::Time at(pdes::Time from) const {
+      const pdes::Time both = std::max(pdes::saturating_add(from, both_relative), both_absolute);
+      return std::min({pdes::saturating_add(from, relative), absolute, both});
+    }
+  };
   std::vector<QuietTime> tables;
-  // Per local LP: its table (kNoTable: no program), its floor's parts
-  // relative to `from` and absolute, without `delay`, its least delay from a
-  // send to an event on another rank; and whether it ran an event since.
+  // Per local LP: its table (kNoTable: no program), its floor, its least
+  // delay from a send to an event on another rank, and whether it ran an
+  // event since its floor was computed.
   std::vector<std::uint32_t> table;
-  std::vector<pdes::Time> relative, absolute, delay;
+  std::vector<Floor> floor;
+  std::vector<pdes::Time> delay;
   std::vector<std::uint8_t> dirty;
   std::vector<std::uint32_t> dirty_list;
   pdes::Time from = 0;  // of the last remote_floor
@@ -443,8 +454,7 @@ void Interpreter::build_quiet_times() {
   Floors& f = *floors_;
   const std::size_t n = nodes_.size();
   f.table.assign(n, Floors::kNoTable);
-  f.relative.assign(n, pdes::kTimeMax);
-  f.absolute.assign(n, pdes::kTimeMax);
+  f.floor.assign(n, {});
   f.delay.assign(n, pdes::kTimeMax);
   f.dirty.assign(n, 0);
   f.dirty_list.clear();
@@ -484,46 +494,47 @@ void Interpreter::build_quiet_times() {
 }
 
 // A started compute op ends at compute_end (the one running) or one duration
-// after it (queued); any other started op may end as soon as the node
-// receives anything, at `from` at the earliest, and a crossing collective
-// send its next step then. A send put all its chunks in the fabric when it
-// started: they are pending events, each bounded by its route.
+// after it (queued). A collective part's end (then its users) and, crossing,
+// its next send are the executor's to bound (Executor::next_send, earliest_end), in the form
+// max(from + relative, absolute); several such terms fold into one by taking
+// each part's least (a lower bound of their least). Any other started op may
+// end as soon as the node receives anything, at `from` at the earliest: a
+// send put all its chunks in the fabric when it started, each a pending
+// event bounded by its route.
 void Interpreter::refresh_floor(std::uint32_t li) {
   Floors& f = *floors_;
   f.dirty[li] = 0;
   const Node* node = nodes_[li].get();
   if (node == nullptr) return;
-  pdes::Time rel = pdes::kTimeMax, abs = pdes::kTimeMax;
+  Floors::Floor floor;
   if (node->iteration < set_.iterations) {
     const QuietTime& q = f.tables[f.table[li]];
     const Program& p = *node->program;
     node->live.for_each([&](std::uint32_t i, const Node::Live& l) {
       if (l.state != OpState::kStarted) return;
       const Op& op = p.op(i);
+      const pdes::Time after = q.after[i];
       if (op.kind == OpKind::kCompute) {
         const pdes::Time end = node->computing_op == i
                                    ? node->compute_end
                                    : pdes::saturating_add(node->compute_end, op.duration);
-        abs = std::min(abs, pdes::saturating_add(end, q.after[i]));
-      } else if (op.kind == OpKind::kCollective && q.crossing[i] != 0) {
-        rel = 0;  // its next step may go out on any arrival
-      } else if (op.kind == OpKind::kCollective &&
-                 set_.replay_collectives != collective::Replay::kNone) {
-        // A replayed part whose end is scheduled ends then.
-        const pdes::Time end = executor_.earliest_end(li, i, 0);
-        if (end == 0) {
-          rel = std::min(rel, q.after[i]);
-        } else {
-          abs = std::min(abs, pdes::saturating_add(end, q.after[i]));
-        }
+        floor.absolute = std::min(floor.absolute, pdes::saturating_add(end, after));
+      } else if (op.kind == OpKind::kCollective) {
+        const auto fold = [&](collective::Executor::Bound b, pdes::Time then) {
+          floor.both_relative =
+              std::min(floor.both_relative, pdes::saturating_add(b.relative, then));
+          floor.both_absolute =
+              std::min(floor.both_absolute, pdes::saturating_add(b.absolute, then));
+        };
+        fold(executor_.earliest_end(li, i), after);
+        if (q.crossing[i] != 0) fold(executor_.next_send(li, i), 0);
       } else {
-        rel = std::min(rel, q.after[i]);  // a send's chunks are all in the fabric
+        floor.relative = std::min(floor.relative, after);
       }
     });
-    if (!node->ready.empty()) rel = 0;  // not between events; kept safe
+    if (!node->ready.empty()) floor.relative = 0;  // not between events; kept safe
   }
-  f.relative[li] = rel;
-  f.absolute[li] = abs;
+  f.floor[li] = floor;
 }
 
 pdes::Time Interpreter::remote_floor(pdes::Time from) {
@@ -534,9 +545,8 @@ pdes::Time Interpreter::remote_floor(pdes::Time from) {
   for (const std::uint32_t li : f.dirty_list) refresh_floor(li);
   f.dirty_list.clear();
   pdes::Time best = pdes::kTimeMax;
-  for (std::size_t li = 0; li < f.table.size(); ++li) {
-    const pdes::Time t = std::min(pdes::saturating_add(from, f.relative[li]), f.absolute[li]);
-    best = std::min(best, pdes::saturating_add(t, f.delay[li]));
+  for (std::size_t li = 0; li < f.floor.size(); ++li) {
+    best = std::min(best, pdes::saturating_add(f.floor[li].at(from), f.delay[li]));
   }
   return best;
 }
@@ -547,8 +557,7 @@ void Interpreter::check_floor(const Node& node, std::uint32_t i, pdes::Time now)
   const Floors& f = *floors_;
   const std::uint32_t li = node.local;
   if (f.tables[f.table[li]].crossing[i] == 0) return;
-  const pdes::Time promised =
-      std::min(pdes::saturating_add(f.from, f.relative[li]), f.absolute[li]);
+  const pdes::Time promised = f.floor[li].at(f.from);
   if (now < promised) {
     throw std::logic_error("bound check: node " + std::to_string(node.id) + " started " +
                            node.program->describe(i) + " at t=" + base::format_time_ps(now) +

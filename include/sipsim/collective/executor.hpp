@@ -74,6 +74,9 @@ struct PreparedCollective {
   struct Member {
     Schedule schedule;
     std::vector<Schedule::Run> runs;
+    // least_rest[j]: the least time steps j.. take (Executor::earliest_end),
+    // computed at its first use.
+    mutable std::vector<pdes::Time> least_rest;
   };
   // By member index, built at a local member's first start and shared by its
   // later ones (a training job repeats each call thousands of times, and
@@ -180,10 +183,20 @@ class Executor {
   // step took. Empty when the node is clean.
   std::string unfinished(std::uint32_t local_index) const;
   bool idle(std::uint32_t local_index) const;
-  // The time the collective started with `handle` at local node
-  // `local_index` ends if it is a replayed part whose end is scheduled (its
-  // kReplayDone is on its way); else `from`, the least any part can end at.
-  pdes::Time earliest_end(std::uint32_t local_index, std::uint64_t handle, pdes::Time from) const;
+  // Lower bounds for the program-derived lookahead, for the member part
+  // started with `handle` at local node `local_index`, whatever the node
+  // receives at or after a time `from`: max(from + relative, absolute).
+  // earliest_end: when the part can end; next_send: when it can next put
+  // anything in the fabric or send a notice (kTimeMax: never). A part's step
+  // ends no sooner than its sends have left and its local operation has run
+  // (step_cost.hpp), and every later step takes at least its longest send's
+  // injection plus its local operation; a replayed part whose end is
+  // scheduled ends then and sends nothing more.
+  struct Bound {
+    pdes::Time relative = 0, absolute = 0;
+  };
+  Bound earliest_end(std::uint32_t local_index, std::uint64_t handle) const;
+  Bound next_send(std::uint32_t local_index, std::uint64_t handle) const;
   // Steps this rank's nodes have finished (for progress reports).
   std::uint64_t steps_done() const { return steps_done_; }
   // The bytes the replayed parts of this rank's members would have sent: the
