@@ -19,9 +19,11 @@ namespace sipsim::pdes::detail {
 // How far past a rank's next event the scan looks at first, in lookaheads.
 // The scan visits every pending event up to there, so without a cap it could
 // walk the whole queue each window; then each window lets the next one look
-// kScanGrowth times as far as it reached, so that windows bounded by a
-// model's state (a node computing for milliseconds) grow geometrically to
-// their true width, while the scan visits at most a few windows' events.
+// kScanGrowth times as far as it reached, or half as far as it could look
+// itself, so that windows bounded by a model's state (a node computing for
+// milliseconds) grow geometrically to their true width and a few narrow
+// windows between wide ones (a message crossing ranks) do not make them grow
+// again from the start, while the scan visits a few windows' events at most.
 inline constexpr Time kScanLookaheads = 64;
 inline constexpr Time kScanGrowth = 4;
 
@@ -75,8 +77,9 @@ class WindowSearch {
     if (sharp_) {
       if (scanning_) {
         const Time reached = widest - start;
-        span_ = std::max(min_span_, reached > kTimeMax / kScanGrowth ? kTimeMax / kScanGrowth
-                                                                     : kScanGrowth * reached);
+        const Time grown =
+            reached > kTimeMax / kScanGrowth ? kTimeMax / kScanGrowth : kScanGrowth * reached;
+        span_ = std::max({min_span_, grown, span_ / 2});
       }
       gained_ += widest - plain;
       if (++phase_windows_ == (scanning_ ? kProbeWindows : rest_)) {
