@@ -113,6 +113,14 @@ int info_command(const std::string& path, const std::vector<std::string>& overri
   rows.push_back(
       {"lookahead (" + std::to_string(r) + " ranks)",
        la == pdes::kTimeMax ? std::string("none (no link is cut)") : base::format_time_ps(la)});
+  // What a run on several ranks can expect (docs/user-guide.md, "Choosing
+  // the rank count and memory"): the efficiency itself needs a run's counts.
+  rows.push_back({"windows on several ranks",
+                  std::string(network->bounds_remote_events()
+                                  ? "as wide as the programs keep quiet across ranks"
+                                  : "one lookahead wide") +
+                      "; run 1 and 2 ranks, then `python3 -m sipsim.scaling RUN.h5` predicts "
+                      "more"});
   if (const setup::CollectiveJob* job = s->workload->collective_job()) {
     const collective::AlgorithmParams& params = job->config.params;
     auto shape = [](const collective::Dims& d) {
