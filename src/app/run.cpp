@@ -146,6 +146,18 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
     row("sync",
         fmt::format("critical path {:.3f} s; {:.0f}% of wall synchronising, imbalance {:.0f}%",
                     r.critical_path_seconds, 100 * sc.sync_fraction, 100 * sc.imbalance_fraction));
+    // The ranks' busy time, summed, is about what one rank would take (a
+    // little more: sending to other ranks costs too), so a wall above it
+    // means fewer ranks would have been faster.
+    const double all_busy = r.busy_seconds_mean * ranks;
+    row("efficiency", fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, over {} x wall)",
+                                  r.wall_seconds > 0 ? all_busy / (ranks * r.wall_seconds) : 0.0,
+                                  all_busy, ranks));
+    if (all_busy < r.wall_seconds) {
+      row("warning",
+          "fewer ranks would have been faster: one rank needs about the busy time "
+          "of all ranks; see \"Choosing the rank count and memory\" in the user guide");
+    }
   }
   if (r.epochs > 0) row("epochs", std::to_string(r.epochs));
   row("peak memory",
