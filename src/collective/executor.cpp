@@ -590,14 +590,21 @@ const std::vector<pdes::Time>& least_rest(const PreparedCollective::Member& plan
 }  // namespace
 
 // The current step ends at its scheduled end once its receives are in, else
-// no sooner than its local operation after both `from` and its sends' end.
+// no sooner than its local operation after both `from` and its sends' end;
+// the next step sends then, and the last step's end may send the part's
+// record (replay-shapes). A replayed part sends its notice when it starts;
+// only the leader (member 0) sends again, when the last member has arrived.
 Executor::Bound Executor::next_send(std::uint32_t local_index, std::uint64_t handle) const {
   for (const Replaying& x : nodes_[local_index].replaying) {
-    if (x.handle == handle) return x.scheduled ? Bound{pdes::kTimeMax, pdes::kTimeMax} : Bound{};
+    if (x.handle != handle) continue;
+    // A leader sends kReplayGo until it knows S; a first instance is
+    // simulated, and its Running part says.
+    if (x.member == 0 && x.sync == PreparedCollective::Recorded::kUnknown) return {};
+    if (!x.first) return {pdes::kTimeMax, pdes::kTimeMax};
   }
   for (const Running& r : nodes_[local_index].running) {
     if (r.handle != handle) continue;
-    if (r.step + 1 >= r.schedule().steps()) return {pdes::kTimeMax, pdes::kTimeMax};
+    if (r.step >= r.schedule().steps()) return {};  // ending with the rounds
     if (r.ending) return {0, r.step_end};
     return {r.step_compute, pdes::saturating_add(r.sends_done, r.step_compute)};
   }
@@ -606,7 +613,8 @@ Executor::Bound Executor::next_send(std::uint32_t local_index, std::uint64_t han
 
 Executor::Bound Executor::earliest_end(std::uint32_t local_index, std::uint64_t handle) const {
   for (const Replaying& x : nodes_[local_index].replaying) {
-    if (x.handle == handle) return x.scheduled ? Bound{0, x.end} : Bound{};
+    // A first instance is simulated: its Running part says.
+    if (x.handle == handle && !x.first) return x.scheduled ? Bound{0, x.end} : Bound{};
   }
   for (const Running& r : nodes_[local_index].running) {
     if (r.handle != handle) continue;
