@@ -11,7 +11,7 @@ The runs, told apart by `/meta@ranks`: the first one on two or more ranks is the
 scenario (the same committed events; among the runs or `--single`) gives T1, its engine wall
 time, which is the set-up u (wall - critical path: building the model, collecting the results)
 plus the event loop, E c. Every run on two or more ranks measures the exchange: its
-synchronisation time, wall - critical path - u, is W s + R x (R remote events per rank).
+synchronisation time, wall - critical path - u / m, is W s + R x (R remote events per rank).
 `--ranks` lists the rank counts P to predict, each with an optional `:I`, the static load
 imbalance of the partition there (the max/mean of `python -m sipsim.loadbalance`; default 1).
 
@@ -24,7 +24,8 @@ The model's parts, each in one place below so that it can be changed alone:
 - the expected largest of P standard normals, e_P: `expected_max_normal`;
 - the cost of an event, c: `event_seconds` (the 1-rank run's event loop per event; else the
   m-rank run's busy time per event, an estimate; or given);
-- the set-up, u: `setup_seconds` (the 1-rank run's wall - critical path; the same at every P);
+- the set-up, u: `setup_seconds` (the 1-rank run's wall - critical path), u / P at P ranks
+  (`setup_at`);
 - the time of one rank, T1: `single_rank_seconds`;
 - the per-window imbalance: the spread k of a rank's events in a window around their mean, in
   units of its square root, fitted to the measured run by `fit_k` (`POISSON_K` from one rank),
@@ -254,14 +255,19 @@ def event_seconds(m: Measured, costs: Costs, single: Optional[Measured] = None
 
 
 def setup_seconds(single: Optional[Measured]) -> Tuple[float, str]:
-    """u, the engine's wall time outside its event loop (building the model, collecting the
-    results), taken to be the same at every rank count: the 1-rank run's wall - critical path
-    (measured); 0 without a 1-rank run, when it is counted in the synchronisation instead."""
+    """u, the 1-rank engine's wall time outside its event loop (building the model, collecting
+    the results): the 1-rank run's wall - critical path (measured); 0 without a 1-rank run,
+    when it is counted in the synchronisation instead."""
     if single is None:
         return 0.0, "unknown without a 1-rank run: counted in the synchronisation (and in x)"
     return (max(0.0, single.outside_loop_s),
-            f"measured: wall - critical path of the 1-rank run {single.path}, "
-            f"assumed the same at every P")
+            f"measured: wall - critical path of the 1-rank run {single.path}")
+
+
+def setup_at(u: float, p: int) -> float:
+    """The set-up at P ranks: u / P, each rank building its own LPs (docs/scaling.md measured
+    about half of u at 2 ranks)."""
+    return u / p
 
 
 def single_rank_seconds(m: Measured, c: float, u: float, single: Optional[Measured] = None
@@ -343,8 +349,9 @@ def fit_exchange(m: Measured, runs: Sequence[Measured], costs: Costs,
                  setups: Optional[Sequence[float]] = None) -> Tuple[float, str, float, str]:
     """(s, where from, x, where from): the fixed cost of a window at m ranks and the cost of
     one remote event, from the multi-rank `runs`, each of which synchronised for
-    wall - critical path - u = W (s + g) + R x, u its set-up (`setups`, 0 when unknown) and g
-    the model's growth of the fixed cost from m to its rank count (0 at the same rank count).
+    wall - critical path - u / m_i = W (s + g) + R x, with u the set-up of its 1-rank run
+    (`setups`, 0 when unknown), m_i its ranks and g the model's growth of the fixed cost from m
+    to m_i (0 when m_i = m).
 
     - x given (--exchange-ns): s fitted to the runs by least squares (s = a(m) + M_m messages
       instead when --collective-us is given too, or no run is);
@@ -357,8 +364,8 @@ def fit_exchange(m: Measured, runs: Sequence[Measured], costs: Costs,
     if setups is None:
         setups = [0.0] * len(runs)
     rows = [(r.windows, r.remote_per_rank,
-             r.outside_loop_s - u - r.windows * _growth(r.ranks, r.remote_per_window_rank, m,
-                                                        costs))
+             r.outside_loop_s - setup_at(u, r.ranks)
+             - r.windows * _growth(r.ranks, r.remote_per_window_rank, m, costs))
             for r, u in zip(runs, setups) if r.ranks >= 2]
     names = ", ".join(r.path for r in runs if r.ranks >= 2)
     s_model = window_fixed_seconds(m.ranks, m.remote_per_window_rank, costs)
@@ -488,8 +495,9 @@ def predict(m: Measured, targets: Sequence[Tuple[int, float]], costs: Costs = Co
         if p > 1:
             s_p = max(0.0, model.s + _growth(p, remote_w, m, costs))
             sync = m.windows * (s_p + remote_w * model.x)
-        t = model.u + compute + sync
-        out.append(Prediction(p, imbalance, mu, beta, m.windows * mu * beta, fp, model.u,
+        setup = setup_at(model.u, p)
+        t = setup + compute + sync
+        out.append(Prediction(p, imbalance, mu, beta, m.windows * mu * beta, fp, setup,
                               compute, sync, t, model.t1 / t, model.t1 / (p * t),
                               (model.t1 - model.u) / (p * (compute + sync))))
     return out
@@ -529,7 +537,7 @@ def report(m: Measured, targets: Sequence[Tuple[int, float]], costs: Costs = Cos
     lines += [
         "model:",
         f"  c  = {model.c * 1e9:.1f} ns per event: {model.c_source}",
-        f"  u  = {model.u:.3f} s set-up: {model.u_source}",
+        f"  u  = {model.u:.3f} s set-up on 1 rank, u / P on P: {model.u_source}",
         f"  T1 = {model.t1:.3f} s: {model.t1_source}",
         f"  k  = {model.k:.3f}: {model.k_source}",
         f"  s  = {model.s * 1e6:.2f} us per window at {model.ranks} ranks: {model.s_source}",

@@ -194,10 +194,10 @@ def test_exchange_ns_given_fits_s():
 
 
 def test_the_set_up_of_a_runs_1_rank_run_is_not_synchronisation():
-    """The 1-rank run's wall - critical path (the set-up) is taken off each run's
-    synchronisation before the fit."""
+    """The 1-rank run's wall - critical path (the set-up u), divided by the ranks, is taken off
+    each run's synchronisation before the fit."""
     u = 0.8
-    a = _synthetic("a2.h5", s=12e-6, x=250e-9, windows=999, remote_fraction=0.125, u=u)
+    a = _synthetic("a2.h5", s=12e-6, x=250e-9, windows=999, remote_fraction=0.125, u=u / 2)
     a1 = fake(path="a1.h5", ranks=1, events=a.events, wall=1.0 + u, critical_path_s=1.0)
     model = scaling.fit(a, singles=[a1])
     assert model.u == pytest.approx(u, rel=1e-12)
@@ -205,7 +205,9 @@ def test_the_set_up_of_a_runs_1_rank_run_is_not_synchronisation():
     y = 999 * 12e-6 + a.remote_per_rank * 250e-9
     assert model.x == pytest.approx((y - 999 * s_cited) / a.remote_per_rank, rel=1e-9)
     # Without the 1-rank run the set-up is counted in x.
-    assert scaling.fit(a).x > model.x + u / a.remote_per_rank * 0.99
+    assert scaling.fit(a).x == pytest.approx(model.x + u / 2 / a.remote_per_rank, rel=1e-9)
+    (row,) = scaling.predict(a, [(8, 1.0)], singles=[a1])
+    assert row.setup_s == pytest.approx(u / 8, rel=1e-12)
 
 
 def test_no_run_to_fit_x_from_assumes_it():
@@ -245,7 +247,7 @@ def test_t1_is_the_1_rank_runs_wall():
     one_row, two_row = scaling.predict(two, [(1, 1.0), (2, 1.0)], singles=[one])
     assert one_row.wall_s == pytest.approx(1.25, rel=1e-12)
     assert one_row.speedup == pytest.approx(1.0, rel=1e-12)
-    assert two_row.setup_s == pytest.approx(0.25)
+    assert two_row.setup_s == pytest.approx(0.25 / 2)
     assert two_row.compute_s == pytest.approx(999 * (2_000_000 / 999 / 2) * 1.0 * 1e-6 / 2,
                                               rel=1e-12)
     # Without it: c from the 2-rank run's busy time, T1 = E c, and said so.
@@ -295,15 +297,17 @@ def test_the_model_by_hand():
 
     s2 = a(2) + 1e-6
     R = f * E / 2
-    x = (0.093005 - 0.054812 - u - W * s2) / R
+    x = (0.093005 - 0.054812 - u / 2 - W * s2) / R
     sync = W * (s2 + a(16) - a(2) + (min(remote, 15) - 1) * 1e-6 + remote * x)
     compute = W * (n / 16) * beta * c
     assert row.beta == pytest.approx(beta, rel=1e-9)
     assert row.remote_fraction == pytest.approx(fp, rel=1e-12)
     assert row.compute_s == pytest.approx(compute, rel=1e-9)
     assert row.sync_s == pytest.approx(sync, rel=1e-9)
-    assert row.wall_s == pytest.approx(u + compute + sync, rel=1e-9)
-    assert row.efficiency == pytest.approx(0.0846178 / (16 * (u + compute + sync)), rel=1e-9)
+    assert row.wall_s == pytest.approx(u / 16 + compute + sync, rel=1e-9)
+    assert row.efficiency == pytest.approx(0.0846178 / (16 * (u / 16 + compute + sync)),
+                                           rel=1e-9)
+    assert row.loop_efficiency == pytest.approx(0.0834236 / (16 * (compute + sync)), rel=1e-9)
 
 
 def test_parts_are_the_models_one_place(monkeypatch):
@@ -353,7 +357,8 @@ def test_the_command_says_where_each_constant_came_from(fixtures):
     out = done.stdout
     assert f"T1 = 0.085 s: measured: engine wall time of the 1-rank run {fixtures[1]}" in out
     assert "c  = 204.6 ns per event: measured: event loop (critical path) / E" in out
-    assert "u  = 0.001 s set-up: measured: wall - critical path of the 1-rank run" in out
+    assert ("u  = 0.001 s set-up on 1 rank, u / P on P: measured: wall - critical path of the "
+            "1-rank run") in out
     assert f"k  = 0.884: fitted to {fixtures[2]}: beta_2 = 1.0156, e_2 = 0.5642" in out
     assert re.search(r"s  = 1\.87 us per window at 2 ranks: a\(2\) cited .* 1 messages at "
                      r"1\.00 us \(assumed\)", out)
@@ -377,7 +382,7 @@ def test_the_command_says_what_was_given(fixtures):
     assert ("1 rank:   none of this scenario: T1 is estimated from the busy time of the "
             "2-rank run") in out
     assert "T1 = 0.088 s: estimated from the busy time of the 2-rank run: E x c" in out
-    assert "u  = 0.000 s set-up: unknown without a 1-rank run" in out
+    assert "u  = 0.000 s set-up on 1 rank, u / P on P: unknown without a 1-rank run" in out
     with_event = _cli(fixtures[2], "--event-ns", "150", "--ranks", "64")
     assert "c  = 150.0 ns per event: given (--event-ns)" in with_event.stdout
 
