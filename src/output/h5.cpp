@@ -538,7 +538,11 @@ void write_array_attr(hid_t object, const std::string& name, hid_t file_type, hi
   const Handle attr =
       checked(H5Acreate2(object, name.c_str(), file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
               "cannot create " + what);
-  check(H5Awrite(attr.get(), mem_type, buf), "cannot write " + what);
+  // An empty array (a run that committed no events has no histogram
+  // buckets) has nothing to write, and no buffer to write it from.
+  hsize_t elements = 1;
+  for (const hsize_t d : dims) elements *= d;
+  if (elements > 0) check(H5Awrite(attr.get(), mem_type, buf), "cannot write " + what);
 }
 
 std::vector<hsize_t> shape_of(std::size_t size, std::span<const std::uint64_t> shape) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -306,6 +307,29 @@ void verify_round_trip(const std::string& path, const std::string& big) {
   const h5::Handle u(H5Dopen2(file.get(), "/lp/u", H5P_DEFAULT));
   ASSERT_TRUE(u);
   expect_string_attr(u.get(), "units", "count");
+}
+
+// A 2-rank run that committed no events writes histograms of no buckets.
+TEST(H5File, EmptyArrayAttributesAreWrittenWithNoElements) {
+  const SharedTempPath path;
+  {
+    h5::File file = h5::File::create(path.str(), MPI_COMM_WORLD);
+    h5::write_attr(file.id(), "no_counts", std::span<const std::uint64_t>{});
+    h5::write_attr(file.id(), "no_seconds", std::span<const double>{});
+    const std::array<std::uint64_t, 2> shape{2, 0};
+    h5::write_attr(file.id(), "no_rows", std::span<const std::uint64_t>{}, shape);
+    file.close();
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (world_rank() != 0) return;
+  const h5::Handle f(H5Fopen(path.str().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  ASSERT_TRUE(f);
+  for (const char* name : {"no_counts", "no_seconds", "no_rows"}) {
+    const h5::Handle a(H5Aopen(f.get(), name, H5P_DEFAULT));
+    ASSERT_TRUE(a) << name;
+    const h5::Handle space(H5Aget_space(a.get()));
+    EXPECT_EQ(H5Sget_simple_extent_npoints(space.get()), 0) << name;
+  }
 }
 
 TEST(H5File, RoundTripsGroupsAttributesAndDatasets) {
