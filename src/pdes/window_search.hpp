@@ -84,12 +84,11 @@ class WindowSearch {
       gained_ += widest - plain;
       if (++phase_windows_ == (scanning_ ? kProbeWindows : rest_)) {
         if (scanning_) {
-          const bool paid = always_ || gained_ >= kProbeWindows * lookahead_ / kGainDivisor;
-          scanning_ = paid;
-          rest_ = paid ? kFirstRestWindows / 2 : rest_;
-          rest_ = std::min(kRestWindows, 2 * rest_);
+          scanning_ = always_ || gained_ >= kProbeWindows * lookahead_ / kGainDivisor;
+          if (scanning_) rest_ = kFirstRestWindows;  // it paid: the next rest is short
         } else {
           scanning_ = true;
+          rest_ = std::min(kRestWindows, 2 * rest_);  // the next, if this probe fails too
         }
         phase_windows_ = 0;
         gained_ = 0;
@@ -105,8 +104,8 @@ class WindowSearch {
   Time lookahead_;
   Time min_span_, span_;  // how far the scan looks: at least min_span_
   std::uint64_t phase_windows_ = 0;
-  std::uint64_t rest_ = kFirstRestWindows / 2;  // doubled before each rest
-  Time gained_ = 0;                             // by the windows of this probe
+  std::uint64_t rest_ = kFirstRestWindows;  // the next rest's length
+  Time gained_ = 0;                         // by the windows of this probe
 };
 
 }  // namespace sipsim::pdes::detail

@@ -33,8 +33,7 @@ pdes::Time sent_time(std::uint64_t tag, pdes::Time now) {
 }  // namespace
 
 struct Interpreter::Node {
-  std::uint32_t id = 0;     // fabric node
-  std::uint32_t local = 0;  // its local LP index
+  std::uint32_t id = 0;  // fabric node
   const Binding* binding = nullptr;
   const Program* program = nullptr;
   std::uint32_t iteration = 0;
@@ -249,7 +248,6 @@ void Interpreter::setup(const pdes::Partition& partition, int rank) {
     if (lps[i] >= set_.bindings.size() || !set_.bindings[lps[i]]) continue;
     auto node = std::make_unique<Node>();
     node->id = lps[i];
-    node->local = static_cast<std::uint32_t>(i);
     node->binding = &*set_.bindings[lps[i]];
     node->program = &set_.programs[node->binding->program];
     node->comm_seq.assign(node->binding->comms.size(), 0);
@@ -346,7 +344,7 @@ void Interpreter::convert_bubble(Node& node, pdes::Time from) {
 
 void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
   const Op& op = node.program->op(i);
-  if (check_bounds_ && floors_) check_floor(node, i, ctx.now());
+  if (check_bounds_ && floors_) check_floor(node, ctx.self_index(), i, ctx.now());
   Node::Live& l = node.live_op(i);
   l.state = OpState::kStarted;
   l.started = ctx.now();
@@ -553,9 +551,9 @@ pdes::Time Interpreter::remote_floor(pdes::Time from) {
 
 // The debug mode's check: a crossing op starts no earlier than the floor its
 // node promised at the last window's start.
-void Interpreter::check_floor(const Node& node, std::uint32_t i, pdes::Time now) const {
+void Interpreter::check_floor(const Node& node, std::uint32_t li, std::uint32_t i,
+                              pdes::Time now) const {
   const Floors& f = *floors_;
-  const std::uint32_t li = node.local;
   if (f.tables[f.table[li]].crossing[i] == 0) return;
   const pdes::Time promised = f.floor[li].at(f.from);
   if (now < promised) {

@@ -160,7 +160,8 @@ class Interpreter final : public fabric::FabricModel,
   // remote_floor's parts (interpreter.cpp).
   void build_quiet_times();
   void refresh_floor(std::uint32_t local_index);
-  void check_floor(const Node& node, std::uint32_t op, pdes::Time now) const;
+  void check_floor(const Node& node, std::uint32_t local_index, std::uint32_t op,
+                   pdes::Time now) const;
 
   ProgramSet set_;
   std::unique_ptr<fabric::Network> network_;

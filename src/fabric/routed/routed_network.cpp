@@ -106,16 +106,11 @@ class RoutedNetwork final : public Network {
   bool bounds_remote_events() const override { return true; }
   pdes::Time cut_distance(std::uint32_t node) const override { return cut_distance_[node]; }
   bool stays_local(std::uint32_t src, std::uint32_t dst) const override {
-    const std::uint64_t route = (std::uint64_t{src} << 32) | dst;
-    std::uint32_t hops = 0;
-    for (Vertex v = src; v != dst; ++hops) {
-      const LinkId id = topo_->next_link(v, dst, route);
-      if (id == kNoLink || hops > topo_->vertices()) return false;
-      const Vertex to = topo_->link(id).to;
-      if (owner_[to] != owner_[src]) return false;
-      v = to;
-    }
-    return true;
+    thread_local std::vector<LinkId> path;
+    path.clear();
+    if (!topo_->route(src, dst, (std::uint64_t{src} << 32) | dst, path)) return false;
+    return std::all_of(path.begin(), path.end(),
+                       [&](LinkId id) { return owner_[topo_->link(id).to] == owner_[src]; });
   }
   pdes::Time remote_bound(const pdes::Event& e) const override {
     const auto dst = static_cast<std::uint32_t>(e.data[3]);
