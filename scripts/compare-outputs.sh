@@ -3,7 +3,8 @@
 # ready scenario with one sipsim binary and keeps its run file and printed output
 # (snapshot), then compares two snapshots (diff): every dataset and attribute outside
 # /meta with h5diff, and the printed tables and summaries without the lines that
-# measure the machine (wall time, event rate, memory, busy and sync time, output path).
+# measure the machine (wall time, event rate, memory, busy and sync time, efficiency and
+# its warning, output path).
 #
 #   scripts/compare-outputs.sh snapshot SIPSIM DIR [ranks]   # ~10-15 min on 2 cores
 #   scripts/compare-outputs.sh diff DIR_BEFORE DIR_AFTER      # everything, to the byte
@@ -32,7 +33,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-machine='wall time|event rate|peak memory|^  busy|^  sync|^  output|pending events'
+machine='wall time|event rate|peak memory|^  busy|^  sync|^  efficiency|^  warning|^  output|pending events'
 
 snapshot() {
   local sipsim=$1 dir=$2 ranks=${3:-2}
@@ -66,12 +67,13 @@ snapshot() {
 }
 
 # A printed output as compared: without the summary lines added later
-# (events/window; the remote events' percentage), so that snapshots of
+# (events/window; the remote events' percentage; efficiency and its warning,
+# which measure the machine), so that snapshots of
 # binaries before and after it compare (the counts they derive from: windows,
 # remote events, /lp, are still compared), and without the estimator's
 # progress lines (timings, printed where stderr meets stdout).
 view() {
-  grep -Ev '^  events/window|^sipsim: estimating: ' "$1" |
+  grep -Ev '^  events/window|^  efficiency|^  warning|^sipsim: estimating: ' "$1" |
     sed -E 's/^(  remote events +[0-9]+) \(.*\)$/\1/'
 }
 

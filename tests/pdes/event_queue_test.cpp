@@ -300,6 +300,74 @@ TEST(CalendarQueue, LockStepWaves) {
   EXPECT_GT(popped, 6 * 120'000);
 }
 
+// push_all, as the windowed engine receives another rank's events: batches
+// tied with the run being read (merged into it), batches that arrive when the
+// run is spent (they become it), small batches and batches for later times
+// (filed like pushes), between pops and single pushes. Checked pop by pop.
+TEST(CalendarQueue, PushAllMatchesPushes) {
+  struct Earlier {
+    bool operator()(const Event& a, const Event& b) const { return event_before(a, b); }
+  };
+  RandomStream rng(31, 7);
+  EventQueue q;
+  std::set<Event, Earlier> ref;
+  std::uint64_t seq = 0;
+  auto make = [&](Time t) {
+    return ev(t, static_cast<LpId>(rng.below(5'000)), static_cast<LpId>(rng.below(5'000)), seq++);
+  };
+  std::vector<Event> batch;
+  auto push_batch = [&](std::size_t n, const std::function<Time()>& when) {
+    batch.clear();
+    for (std::size_t i = 0; i < n; ++i) batch.push_back(make(when()));
+    q.push_all(batch);
+    ref.insert(batch.begin(), batch.end());
+  };
+  push_batch(20'000, [] { return Time{1000}; });
+  int popped = 0;
+  for (int round = 0; round < 60 && !ref.empty(); ++round) {
+    const Time now = ref.begin()->time;
+    switch (round % 5) {
+      case 0:
+        push_batch(5'000, [&] { return now; });
+        break;  // ties with the run
+      case 1:
+        push_batch(3'000, [&] { return now + rng.below(3); });
+        break;
+      case 2:
+        push_batch(50, [&] { return now + rng.below(kMicrosecond); });
+        break;
+      case 3:
+        push_batch(4'000, [&] { return now + kMillisecond + rng.below(kMillisecond); });
+        break;
+      default:
+        push_batch(2'000, [&] { return now + kSecond; });
+        break;  // the overflow
+    }
+    // Pops, a third of them pushing one event at the current time or later.
+    const int pops = static_cast<int>(rng.below(4'000));
+    for (int k = 0; k < pops && !ref.empty(); ++k) {
+      const Event top = *ref.begin();
+      ASSERT_EQ(q.top().seq, top.seq) << "pop " << popped;
+      ref.erase(ref.begin());
+      ++popped;
+      if (rng.below(3) == 0) {
+        const Event e = make(top.time + rng.below(2) * rng.below(kMicrosecond));
+        q.replace_top(e);
+        ref.insert(e);
+      } else {
+        q.pop();
+      }
+    }
+    ASSERT_EQ(q.size(), ref.size());
+  }
+  while (!ref.empty()) {
+    ASSERT_EQ(q.top().seq, ref.begin()->seq);
+    ref.erase(ref.begin());
+    q.pop();
+  }
+  EXPECT_TRUE(q.empty());
+}
+
 TEST(DaryHeap, StorageStaysUnder80BytesPerPendingEvent) {
   DaryHeap<4> q;
   for (std::uint64_t i = 0; i < 100'000; ++i) {

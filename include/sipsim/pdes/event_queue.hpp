@@ -210,7 +210,9 @@ void sort_into(ForEach&& each, std::size_t n, EventVector& out) {
   // next[k] is now where destination lo + k's events end.
   std::size_t begin = 0;
   for (std::size_t k = 0; k < range; ++k) {
-    if (next[k] - begin > 1) {
+    if (next[k] - begin > 1 &&
+        !std::is_sorted(out.begin() + static_cast<std::ptrdiff_t>(begin),
+                        out.begin() + static_cast<std::ptrdiff_t>(next[k]), before)) {
       std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin),
                 out.begin() + static_cast<std::ptrdiff_t>(next[k]), before);
     }
@@ -270,7 +272,8 @@ class CalendarQueue {
   // All storage held: the heap, the run, the chunk pool (free chunks included), the
   // ring's slots and the overflow.
   std::size_t capacity_bytes() const {
-    return heap_.capacity_bytes() + (run_.capacity() + spare_.capacity()) * sizeof(Event) +
+    return heap_.capacity_bytes() +
+           (run_.capacity() + spare_.capacity() + batch_.capacity()) * sizeof(Event) +
            overflow_.capacity() * sizeof(Event) + blocks_.size() * kBlockChunks * sizeof(Chunk) +
            next_.capacity() * sizeof(std::uint32_t) + ring_.capacity() * sizeof(Slot);
   }
@@ -294,6 +297,34 @@ class CalendarQueue {
     if (size_ == 0) cur_ = bucket_of(e.time);  // an empty queue restarts anywhere
     place(e);
     if (++size_ > rebuild_size_) rebuild();
+  }
+
+  // Pushes a batch (the events another rank sent this window). Those of the
+  // current bucket, when many (RAMP: a lock-step wave's arrivals, tied with
+  // the local ones), are sorted once and merged with the unread run instead
+  // of sifting through the heap one by one; the rest are filed as push()
+  // files them. One size check for the batch.
+  void push_all(std::span<const Event> events) {
+    if (events.empty()) return;
+    if (size_ == 0) {
+      cur_ = bucket_of(
+          std::min_element(events.begin(), events.end(), [](const Event& a, const Event& b) {
+            return a.time < b.time;
+          })->time);
+    }
+    std::size_t current = 0;
+    for (const Event& e : events) current += bucket_of(e.time) <= cur_ ? 1 : 0;
+    const bool merge = current >= kRunMin;
+    for (const Event& e : events) {
+      if (!merge || bucket_of(e.time) > cur_) place(e);
+    }
+    if (merge) {
+      merge_batch(events, current);
+      // The ring, which the rebuild threshold sizes, holds none of them.
+      rebuild_size_ += current;
+    }
+    size_ += events.size();
+    if (size_ > rebuild_size_) rebuild();
   }
 
   void pop() {
@@ -546,6 +577,42 @@ class CalendarQueue {
     spare_.clear();
   }
 
+  // The batch's `current` events of the current bucket, sorted, merged with
+  // the run's unread ones (the heap keeps its own: top() takes the earlier
+  // front). Each received event is moved about three times, not sifted.
+  [[gnu::noinline]] void merge_batch(std::span<const Event> events, std::size_t current) {
+    sort_into(
+        [&](auto&& f) {
+          for (const Event& e : events) {
+            if (bucket_of(e.time) <= cur_) f(e);
+          }
+        },
+        current, batch_);
+    if (run_pos_ >= run_.size()) {
+      // Nothing unread: the batch is the run, and the run's storage the next batch's.
+      run_.clear();
+      run_pos_ = 0;
+      run_.swap(batch_);
+      return;
+    }
+    // Merged from the back, in the run's own storage: the read part is
+    // dropped and the unread part never overwritten before it is moved (the
+    // write position stays at or past the read position), so no second
+    // buffer of a wave's size is faulted in per window.
+    run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_pos_));
+    run_pos_ = 0;
+    std::size_t i = run_.size(), j = batch_.size();
+    run_.resize(i + j);
+    for (std::size_t k = i + j; j > 0;) {
+      if (i > 0 && event_before(batch_[j - 1], run_[i - 1])) {
+        run_[--k] = run_[--i];
+      } else {
+        run_[--k] = batch_[--j];
+      }
+    }
+    batch_.clear();
+  }
+
   // When the overflow holds many events of the (empty) current bucket, ties
   // far ahead of a lock-step wave (RAMP: a step's 2M arrivals at one time),
   // they become the run: sorted into the spare storage, while the overflow
@@ -657,6 +724,7 @@ class CalendarQueue {
   DaryHeap<Arity> heap_;
   EventVector run_;    // a big adopted bucket, sorted; read from run_pos_
   EventVector spare_;  // a spent run's storage, for the next one (empty)
+  EventVector batch_;  // push_all's sorted events of the current bucket (empty)
   std::size_t run_pos_ = 0;
   std::vector<Slot> ring_;
   std::vector<std::unique_ptr<Chunk[]>> blocks_;  // the pool of bucket storage
