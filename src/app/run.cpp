@@ -146,17 +146,25 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
     row("sync",
         fmt::format("critical path {:.3f} s; {:.0f}% of wall synchronising, imbalance {:.0f}%",
                     r.critical_path_seconds, 100 * sc.sync_fraction, 100 * sc.imbalance_fraction));
-    // The ranks' busy time, summed, is about what one rank would take (a
-    // little more: sending to other ranks costs too), so a wall above it
-    // means fewer ranks would have been faster.
+    // The ranks' busy time, summed, plus the epochs (which every rank runs
+    // whole) is about what one rank would take (a little more: sending to
+    // other ranks costs too), so a wall above it means fewer ranks would have
+    // been faster.
     const double all_busy = r.busy_seconds_mean * ranks;
-    row("efficiency", fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, over {} x wall)",
-                                  r.wall_seconds > 0 ? all_busy / (ranks * r.wall_seconds) : 0.0,
-                                  all_busy, ranks));
-    if (all_busy < r.wall_seconds) {
+    const double one_rank = all_busy + r.epoch_seconds;
+    const double efficiency = r.wall_seconds > 0 ? one_rank / (ranks * r.wall_seconds) : 0.0;
+    row("efficiency",
+        r.epochs > 0
+            ? fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, and the epochs', {:.3f} s, "
+                          "over {} x wall)",
+                          efficiency, all_busy, r.epoch_seconds, ranks)
+            : fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, over {} x wall)", efficiency,
+                          all_busy, ranks));
+    if (one_rank < r.wall_seconds) {
       row("warning",
           "fewer ranks would have been faster: one rank needs about the busy time "
-          "of all ranks; see \"Choosing the rank count and memory\" in the user guide");
+          "of all ranks (and the epochs'); see \"Choosing the rank count and memory\" in the "
+          "user guide");
     }
   }
   if (r.epochs > 0) row("epochs", std::to_string(r.epochs));

@@ -132,6 +132,7 @@ struct WindowTally {
   std::uint64_t windows = 0;
   Time spanned = 0;  // the windows' widths, summed
   std::uint64_t busy_ns = 0;
+  std::uint64_t epoch_ns = 0;
   // The window just processed, reported by the next round.
   std::uint64_t window_events = 0, window_busy_ns = 0;
   std::uint64_t critical_events = 0, critical_ns = 0;
@@ -177,6 +178,7 @@ void fill_result(const WindowStats& global, const WindowTally& tally, Time looka
   result.remote_events = global.remote_events;
   result.busy_seconds_max = static_cast<double>(global.busy_ns_max) * 1e-9;
   result.busy_seconds_mean = static_cast<double>(global.busy_ns) * 1e-9 / ranks;
+  result.epoch_seconds = static_cast<double>(tally.epoch_ns) * 1e-9;
   result.critical_path_events = tally.critical_events;
   result.critical_path_seconds = static_cast<double>(tally.critical_ns) * 1e-9;
   gather_scaling(comm, tally.histogram, s.committed(), tally.busy_ns, result);
@@ -232,10 +234,12 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
     if (start >= epochs.next()) {
       // One exact reduction; then back to the window reduction, which
       // reports a planner's error before any event runs.
+      const auto t0 = Clock::now();
       epochs.run([&](const std::vector<std::uint64_t>& mine, std::vector<std::uint64_t>& totals) {
         MPI_Allreduce(mine.data(), totals.data(), static_cast<int>(mine.size()), MPI_UINT64_T,
                       MPI_SUM, MPI_Comm(comm));
       });
+      tally.epoch_ns += nanoseconds_since(t0);
       continue;
     }
     // Idle stretches are skipped: the window opens at the next event anywhere.

@@ -58,8 +58,9 @@ class Report {
   // The same names in the same order on every rank: NetworkStats' counters,
   // then the fabric's own (RAMP's optical-rule counters, ...).
   virtual std::vector<Counter> counters() const;
-  // Tables the fabric keeps identically on every rank (a controller's plans),
-  // written once to /fabric/<name>/<column>: equal-length columns.
+  // Tables the same on every rank (a controller's plans), written once to
+  // /fabric/<name>/<column>: equal-length columns. Every rank gives `rows`;
+  // only rank 0's columns are read, so a fabric may keep the rows there alone.
   struct ReportTable {
     std::string name;
     std::vector<std::string> columns;
