@@ -11,7 +11,7 @@ packages=(
   libglpk-dev
   liblemon-dev
   # The Python package python/sipsim and its tests (docs/python.md).
-  python3-h5py python3-pandas python3-pytest python3-matplotlib
+  python3-h5py python3-pandas python3-pytest python3-pytest-xdist python3-matplotlib
 )
 sudo=""
 [ "$(id -u)" = 0 ] || sudo="sudo"
