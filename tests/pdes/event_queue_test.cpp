@@ -16,6 +16,11 @@ Event ev(Time t, LpId dst, LpId src, std::uint64_t seq) {
   return Event{t, dst, src, seq, 0, 0, {}};
 }
 
+// The queue's order, for ordered references (std::set<Event, Earlier>).
+struct Earlier {
+  bool operator()(const Event& a, const Event& b) const { return event_before(a, b); }
+};
+
 TEST(EventOrder, TimeThenDestinationThenSourceThenSequence) {
   EXPECT_TRUE(event_before(ev(1, 9, 9, 9), ev(2, 0, 0, 0)));
   EXPECT_TRUE(event_before(ev(5, 1, 9, 9), ev(5, 2, 0, 0)));
@@ -83,9 +88,6 @@ TEST(CalendarQueue, MatchesReference) {
 using NextTime = std::function<Time(RandomStream&, Time now, int step)>;
 
 void check_workload(int start, int steps, const NextTime& next) {
-  struct Earlier {
-    bool operator()(const Event& a, const Event& b) const { return event_before(a, b); }
-  };
   RandomStream rng(5, 2);
   EventQueue q;
   std::set<Event, Earlier> ref;
@@ -258,9 +260,6 @@ TEST(SortEvents, MatchesStdSort) {
 // some waves, and a first wave pushed straight into the current bucket (its
 // heap is merged into the run). Checked pop by pop against an ordered reference.
 TEST(CalendarQueue, LockStepWaves) {
-  struct Earlier {
-    bool operator()(const Event& a, const Event& b) const { return event_before(a, b); }
-  };
   RandomStream rng(23, 1);
   EventQueue q;
   std::set<Event, Earlier> ref;
@@ -305,9 +304,6 @@ TEST(CalendarQueue, LockStepWaves) {
 // run is spent (they become it), small batches and batches for later times
 // (filed like pushes), between pops and single pushes. Checked pop by pop.
 TEST(CalendarQueue, PushAllMatchesPushes) {
-  struct Earlier {
-    bool operator()(const Event& a, const Event& b) const { return event_before(a, b); }
-  };
   RandomStream rng(31, 7);
   EventQueue q;
   std::set<Event, Earlier> ref;
