@@ -89,7 +89,7 @@ RunResult run(Model& model, const Partition& partition, const boost::mpi::commun
   }
   agree_on_error(comm, setup_error);
   scheduler->init_all();
-  Epochs epochs(model, *scheduler, options.seed);
+  Epochs epochs(model, *scheduler, options.seed, comm.rank(), comm.size());
 
   RunResult result;
   if (sequential) {

@@ -9,7 +9,8 @@
 
 namespace sipsim::pdes::detail {
 
-Epochs::Epochs(Model& model, Scheduler& s, std::uint64_t seed) : model_(model), s_(s), seed_(seed) {
+Epochs::Epochs(Model& model, Scheduler& s, std::uint64_t seed, int rank, int ranks)
+    : model_(model), s_(s), seed_(seed), rank_(rank), ranks_(ranks) {
   try {
     counters_ = model_.epoch_counters();
   } catch (const std::exception& e) {
@@ -20,7 +21,7 @@ Epochs::Epochs(Model& model, Scheduler& s, std::uint64_t seed) : model_(model), 
   advance(0);
 }
 
-void Epochs::run(const Sum& sum) {
+void Epochs::run(const Sum& sum, const Gather& gather) {
   const Time epoch = next_;
   std::fill(local_.begin(), local_.end(), 0);
   guarded(epoch, [&] { model_.epoch_contribute(epoch, std::span(local_).subspan(1)); });
@@ -28,9 +29,23 @@ void Epochs::run(const Sum& sum) {
   sum(local_, totals_);
   if (totals_[0] == 0) {
     RandomStream rng(seed_, kEpochStreamLp, static_cast<std::uint32_t>(index_));
-    const EpochInfo info{epoch, index_, rng};
-    guarded(epoch,
-            [&] { model_.epoch_plan(info, std::span<const std::uint64_t>(totals_).subspan(1)); });
+    EpochInfo info{epoch, index_, rng, rank_, ranks_};
+    const std::span<const std::uint64_t> totals = std::span(totals_).subspan(1);
+    // Every rank gathers, whether or not its share failed: none waits alone.
+    share_.assign(1, 0);
+    guarded(epoch, [&] {
+      const std::vector<std::uint64_t> mine = model_.epoch_share(info, totals);
+      share_.insert(share_.end(), mine.begin(), mine.end());
+    });
+    share_[0] = s_.failed() ? 1 : 0;
+    gather(share_, shares_);
+    const bool shared = std::all_of(shares_.begin(), shares_.end(),
+                                    [](const auto& w) { return !w.empty() && w[0] == 0; });
+    if (shared) {
+      for (auto& w : shares_) w.erase(w.begin());
+      info.shares = shares_;
+      guarded(epoch, [&] { model_.epoch_plan(info, totals); });
+    }
   }
   ++index_;
   advance(epoch);

@@ -15,7 +15,7 @@ namespace sipsim::pdes::detail {
 // this rank, which the engine reports at its next check like any other.
 class Epochs {
  public:
-  Epochs(Model& model, Scheduler& s, std::uint64_t seed);
+  Epochs(Model& model, Scheduler& s, std::uint64_t seed, int rank, int ranks);
 
   Time next() const { return next_; }
   std::uint64_t count() const { return index_; }
@@ -24,10 +24,13 @@ class Epochs {
   // Adds up the ranks' words of `local` into `totals` (same size) exactly.
   using Sum = std::function<void(const std::vector<std::uint64_t>& local,
                                  std::vector<std::uint64_t>& totals)>;
+  // Gives every rank's `mine`, in rank order, in `all`.
+  using Gather = std::function<void(const std::vector<std::uint64_t>& mine,
+                                    std::vector<std::vector<std::uint64_t>>& all)>;
   // Runs the epoch at next(), then moves to the one after it. Word 0 of the
   // sum counts the ranks whose contribution failed, and then no rank runs
-  // the planner.
-  void run(const Sum& sum);
+  // the planner; so does word 0 of each gathered share, for a share that failed.
+  void run(const Sum& sum, const Gather& gather);
 
  private:
   template <class F>
@@ -37,10 +40,12 @@ class Epochs {
   Model& model_;
   Scheduler& s_;
   std::uint64_t seed_;
+  int rank_, ranks_;
   std::size_t counters_ = 0;
   Time next_ = kTimeMax;
   std::uint64_t index_ = 0;
-  std::vector<std::uint64_t> local_, totals_;
+  std::vector<std::uint64_t> local_, totals_, share_;
+  std::vector<std::vector<std::uint64_t>> shares_;
 };
 
 }  // namespace sipsim::pdes::detail

@@ -30,9 +30,10 @@ void run_sequential(const Model& model, Scheduler& s, Epochs& epochs,
     const Time next = s.next_time();
     if (next >= options.end_time) break;
     if (next >= epochs.next()) {
-      epochs.run([](const std::vector<std::uint64_t>& local, std::vector<std::uint64_t>& totals) {
-        totals = local;
-      });
+      epochs.run([](const std::vector<std::uint64_t>& local,
+                    std::vector<std::uint64_t>& totals) { totals = local; },
+                 [](const std::vector<std::uint64_t>& mine,
+                    std::vector<std::vector<std::uint64_t>>& all) { all.assign(1, mine); });
       continue;
     }
     s.process_until(std::min(epochs.next(), options.end_time), kEventsPerCheck);

@@ -126,6 +126,28 @@ class Exchange {
   std::uint64_t rounds_ = 0;
 };
 
+// Every rank's epoch share, in rank order: the sizes, then the words.
+void gather_shares(const boost::mpi::communicator& comm, const std::vector<std::uint64_t>& mine,
+                   std::vector<std::vector<std::uint64_t>>& all) {
+  const auto ranks = static_cast<std::size_t>(comm.size());
+  const int count = static_cast<int>(mine.size());
+  std::vector<int> counts(ranks), displs(ranks);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_Comm(comm));
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    displs[r] = static_cast<int>(total);
+    total += static_cast<std::size_t>(counts[r]);
+  }
+  std::vector<std::uint64_t> words(total);
+  MPI_Allgatherv(mine.data(), count, MPI_UINT64_T, words.data(), counts.data(), displs.data(),
+                 MPI_UINT64_T, MPI_Comm(comm));
+  all.resize(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const auto first = words.begin() + displs[r];
+    all[r].assign(first, first + counts[r]);
+  }
+}
+
 // What this rank's windows add up to, and the critical path the rounds
 // report (RunResult, docs/scaling.md).
 struct WindowTally {
@@ -235,10 +257,13 @@ void run_windowed(const Model& model, Scheduler& s, Epochs& epochs,
       // One exact reduction; then back to the window reduction, which
       // reports a planner's error before any event runs.
       const auto t0 = Clock::now();
-      epochs.run([&](const std::vector<std::uint64_t>& mine, std::vector<std::uint64_t>& totals) {
-        MPI_Allreduce(mine.data(), totals.data(), static_cast<int>(mine.size()), MPI_UINT64_T,
-                      MPI_SUM, MPI_Comm(comm));
-      });
+      epochs.run(
+          [&](const std::vector<std::uint64_t>& mine, std::vector<std::uint64_t>& totals) {
+            MPI_Allreduce(mine.data(), totals.data(), static_cast<int>(mine.size()), MPI_UINT64_T,
+                          MPI_SUM, MPI_Comm(comm));
+          },
+          [&](const std::vector<std::uint64_t>& mine,
+              std::vector<std::vector<std::uint64_t>>& all) { gather_shares(comm, mine, all); });
       tally.epoch_ns += nanoseconds_since(t0);
       continue;
     }

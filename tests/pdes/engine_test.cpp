@@ -451,8 +451,22 @@ class EpochProbe : public Model {
       period_events_[i] = 0;
     }
   }
+  // Each rank's share: its rank, then its LPs' totals. The plan uses the
+  // shares' LP totals, which add up to every LP's whatever the split.
+  std::vector<std::uint64_t> epoch_share(const EpochInfo& info,
+                                         std::span<const std::uint64_t> totals) override {
+    std::vector<std::uint64_t> share = {static_cast<std::uint64_t>(info.rank)};
+    for (const LpId lp : local_) share.push_back(totals[lp]);
+    return share;
+  }
   void epoch_plan(const EpochInfo& info, std::span<const std::uint64_t> totals) override {
-    const std::uint64_t sum = std::accumulate(totals.begin(), totals.end(), std::uint64_t{0});
+    std::uint64_t sum = 0;
+    if (info.shares.size() != static_cast<std::size_t>(info.ranks)) ++violations;
+    for (std::size_t r = 0; r < info.shares.size(); ++r) {
+      if (info.shares[r].empty() || info.shares[r][0] != r) ++violations;
+      sum = std::accumulate(info.shares[r].begin() + 1, info.shares[r].end(), sum);
+    }
+    if (sum != std::accumulate(totals.begin(), totals.end(), std::uint64_t{0})) ++violations;
     const std::uint64_t draw = info.rng.next_u64();
     offset_ = static_cast<std::uint32_t>((draw + sum + totals[info.index % lps_]) % lps_);
     last_plan_ = info.time;
@@ -634,10 +648,11 @@ TEST(Epochs, RunInIdleStretchesWithoutExtraWindows) {
 }
 
 // Epochs every 100 ps; the planner (on `rank`, or every rank if -1) throws at
-// epoch 2, or the contribution does.
+// epoch 2, or the contribution does, or the share.
 class EpochThrower : public Model {
  public:
-  EpochThrower(int rank, bool in_contribute) : bad_rank_(rank), in_contribute_(in_contribute) {}
+  EpochThrower(int rank, bool in_contribute, bool in_share = false)
+      : bad_rank_(rank), in_contribute_(in_contribute), in_share_(in_share) {}
   std::uint32_t lp_count() const override { return 6; }
   Time lookahead(const Partition&) const override { return 100; }
   void setup(const Partition&, int rank) override {
@@ -653,9 +668,14 @@ class EpochThrower : public Model {
       throw std::runtime_error("contribution bug");
     }
   }
+  std::vector<std::uint64_t> epoch_share(const EpochInfo& info,
+                                         std::span<const std::uint64_t>) override {
+    if (in_share_ && info.index == 2 && rank_ == bad_rank_) throw std::runtime_error("share bug");
+    return {1, 2, 3};
+  }
   void epoch_plan(const EpochInfo& info, std::span<const std::uint64_t>) override {
     ++plans;
-    if (!in_contribute_ && info.index == 2 && (bad_rank_ < 0 || rank_ == bad_rank_)) {
+    if (!in_contribute_ && !in_share_ && info.index == 2 && (bad_rank_ < 0 || rank_ == bad_rank_)) {
       throw std::runtime_error("planner bug");
     }
   }
@@ -663,7 +683,7 @@ class EpochThrower : public Model {
 
  private:
   int bad_rank_;
-  bool in_contribute_;
+  bool in_contribute_, in_share_;
   int rank_ = 0;
 };
 
@@ -707,6 +727,18 @@ TEST(Epochs, APlannerThatThrowsStopsEveryRank) {
       EXPECT_EQ(m.plans, 2u);
       if (world.rank() == last) {
         EXPECT_STREQ(e.what(), "epoch 2 at t=300ps: contribution bug");
+      }
+    }
+  }
+  {
+    EpochThrower m(last, false, true);  // a share throws: every rank still gathers, none plans
+    try {
+      run(m, m.partition(world.size()), world, opt);
+      ADD_FAILURE() << "the share's exception went unnoticed";
+    } catch (const EngineError& e) {
+      EXPECT_EQ(m.plans, 2u);
+      if (world.rank() == last) {
+        EXPECT_STREQ(e.what(), "epoch 2 at t=300ps: share bug");
       }
     }
   }

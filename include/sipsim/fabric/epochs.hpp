@@ -1,11 +1,12 @@
 #pragma once
 // Epochs of a fabric with a global controller (SiP-Ring's wavelength planner,
-// SiP-OCS's circuit allocation): pdes::Model's four epoch calls with the same
+// SiP-OCS's circuit allocation): pdes::Model's five epoch calls with the same
 // contract, which the model that hosts the fabric forwards here
 // (fabric::FabricModel). The defaults declare no epochs.
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "sipsim/pdes/model.hpp"
 
@@ -20,6 +21,10 @@ class Epochs {
   virtual void epoch_contribute(pdes::Time /*epoch*/, std::span<std::uint64_t> /*counters*/) {}
   virtual void epoch_plan(const pdes::EpochInfo& /*info*/,
                           std::span<const std::uint64_t> /*totals*/) {}
+  virtual std::vector<std::uint64_t> epoch_share(const pdes::EpochInfo& /*info*/,
+                                                 std::span<const std::uint64_t> /*totals*/) {
+    return {};
+  }
 };
 
 }  // namespace sipsim::fabric

@@ -32,6 +32,10 @@ class FabricModel : public pdes::Model {
   void epoch_contribute(pdes::Time epoch, std::span<std::uint64_t> counters) override {
     fabric_.epoch_contribute(epoch, counters);
   }
+  std::vector<std::uint64_t> epoch_share(const pdes::EpochInfo& info,
+                                         std::span<const std::uint64_t> totals) override {
+    return fabric_.epoch_share(info, totals);
+  }
   void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> totals) override {
     fabric_.epoch_plan(info, totals);
   }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "sipsim/pdes/event.hpp"
 #include "sipsim/pdes/partition.hpp"
@@ -26,11 +27,15 @@ using Payload = std::array<std::uint64_t, 4>;
 // LP's stream.
 inline constexpr LpId kEpochStreamLp = 0xFFFFFFFF;
 
-// Handed to Model::epoch_plan; valid only during that call.
+// Handed to Model::epoch_share and Model::epoch_plan; valid only during that call.
 struct EpochInfo {
   Time time;            // the epoch: every event before it has run, none at or after it
   std::uint64_t index;  // 0, 1, ... in the order the run reaches epochs
   RandomStream& rng;    // keyed by (seed, kEpochStreamLp, index): identical on every rank
+  int rank = 0;         // this rank, of `ranks`
+  int ranks = 1;
+  // In epoch_plan: every rank's epoch_share, in rank order (empty in epoch_share).
+  std::span<const std::vector<std::uint64_t>> shares = {};
 };
 
 // Handed to Model::init and Model::handle; valid only during that call.
@@ -117,6 +122,16 @@ class Model {
   // which is what keeps the lookahead positive. An exception stops the run
   // on every rank like any model error, naming the epoch.
   virtual void epoch_plan(const EpochInfo& /*info*/, std::span<const std::uint64_t> /*totals*/) {}
+  // Planning split over the ranks, optional: called on every rank before
+  // epoch_plan, with the same totals, for this rank's share of the work
+  // (info.rank of info.ranks; info.rng is epoch_plan's, not to be drawn
+  // from here). The engine gathers the shares, and epoch_plan finds them all
+  // in info.shares. The plan must not depend on how the work was split; on
+  // one rank, the one share is all of it. The default shares nothing.
+  virtual std::vector<std::uint64_t> epoch_share(const EpochInfo& /*info*/,
+                                                 std::span<const std::uint64_t> /*totals*/) {
+    return {};
+  }
 
   // Wider windows (the windowed engine). A window may run up to the earliest
   // time any pending event can put an event on another rank, not just the

@@ -198,11 +198,17 @@ class CircuitNetwork final : public Network {
       }
     }
   }
+  std::vector<std::uint64_t> epoch_share(const pdes::EpochInfo& info,
+                                         std::span<const std::uint64_t> totals) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::uint64_t> share = controller_->plan_share(plan_, demand_of(totals), info);
+    planner_ns_ += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count());
+    return share;
+  }
   void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> totals) override {
-    std::vector<PairTraffic> demand;
-    for (std::size_t k = 0; k < pairs_.size(); ++k) {
-      if (totals[k] > 0) demand.push_back({pairs_[k].first, pairs_[k].second, totals[k]});
-    }
+    const std::vector<PairTraffic> demand = demand_of(totals);
     const auto t0 = std::chrono::steady_clock::now();
     std::optional<CircuitPlan> next = controller_->next_plan(plan_, demand, info);
     planner_ns_ += static_cast<std::uint64_t>(
@@ -371,6 +377,16 @@ class CircuitNetwork final : public Network {
                              ", a pair that the job's traffic matrix does not have");
     }
     return static_cast<std::size_t>(it - pairs_.begin());
+  }
+
+  // The controller's input at an epoch: the pairs with bytes offered or
+  // undelivered, summed over the ranks.
+  std::vector<PairTraffic> demand_of(std::span<const std::uint64_t> totals) const {
+    std::vector<PairTraffic> demand;
+    for (std::size_t k = 0; k < pairs_.size(); ++k) {
+      if (totals[k] > 0) demand.push_back({pairs_[k].first, pairs_[k].second, totals[k]});
+    }
+    return demand;
   }
 
   void log(const PlanRecord& r) {

@@ -41,6 +41,7 @@
 #include <lemon/smart_graph.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -470,6 +471,106 @@ Block plan_direction(std::uint32_t n, std::vector<Demand>& demands, RingSolver s
   return BlockPlanner(n, 0, n, true, demands, all, solver).run();
 }
 
+// A block as words (plan_ring_fibres): its chains, weights, times, counts,
+// then its children the same way. Doubles travel as their bits.
+void put_block(const Block& b, std::vector<std::uint64_t>& out) {
+  out.push_back(b.ids.size());
+  out.insert(out.end(), b.ids.begin(), b.ids.end());
+  out.push_back(b.end.size());
+  out.insert(out.end(), b.end.begin(), b.end.end());
+  out.push_back(b.weight.size());
+  for (const double w : b.weight) out.push_back(std::bit_cast<std::uint64_t>(w));
+  out.insert(out.end(),
+             {std::bit_cast<std::uint64_t>(b.time), std::bit_cast<std::uint64_t>(b.total), b.steps,
+              b.solves, b.children.size()});
+  for (const Block& c : b.children) put_block(c, out);
+}
+
+// Reads put_block's words at `at`, moving it past them.
+Block get_block(std::span<const std::uint64_t> in, std::size_t& at) {
+  const auto next = [&] {
+    if (at >= in.size()) throw std::logic_error("ring planner: a shared fibre's plan is cut short");
+    return in[at++];
+  };
+  Block b;
+  b.ids.resize(next());
+  for (auto& id : b.ids) id = static_cast<std::uint32_t>(next());
+  b.end.resize(next());
+  for (auto& e : b.end) e = static_cast<std::uint32_t>(next());
+  b.weight.resize(next());
+  for (double& w : b.weight) w = std::bit_cast<double>(next());
+  b.time = std::bit_cast<double>(next());
+  b.total = std::bit_cast<double>(next());
+  b.steps = next();
+  b.solves = next();
+  b.children.resize(next());
+  for (Block& c : b.children) c = get_block(in, at);
+  return b;
+}
+
+// The demands of each fibre, in its own coordinates; those beyond the reach
+// both ways go to `unreachable`. Validates the input.
+struct Fibres {
+  std::vector<Demand> cw, ccw;
+  std::vector<RingDemand> unreachable;
+};
+Fibres fibres_of(const RingPlanInput& in) {
+  const std::uint32_t n = in.gpus;
+  if (in.demands.empty() && in.traffic.size() != std::size_t{n} * n) {
+    throw std::invalid_argument("ring planner: traffic matrix must be N x N");
+  }
+  if (n > 1 && (in.wavelengths == 0 || in.reach == 0)) {
+    throw std::invalid_argument("ring planner: wavelengths and reach must be positive");
+  }
+  Fibres f;
+  auto add = [&](std::uint32_t i, std::uint32_t j, double bytes) {
+    if (!std::isfinite(bytes) || bytes < 0) {
+      throw std::invalid_argument("ring planner: traffic must be finite and non-negative");
+    }
+    if (i == j || bytes == 0) return;
+    // The shorter direction (clockwise on ties), if within the reach.
+    const std::uint32_t h_cw = ring_hops(n, i, j, RingDirection::kClockwise);
+    const std::uint32_t h_ccw = n - h_cw;
+    if (std::min(h_cw, h_ccw) > in.reach) {
+      f.unreachable.push_back({i, j, bytes});
+    } else if (h_cw <= h_ccw) {
+      f.cw.push_back({i, h_cw, i, j, bytes, bytes});
+    } else {
+      f.ccw.push_back({(n - i) % n, h_ccw, i, j, bytes, bytes});  // mirrored
+    }
+  };
+  if (!in.demands.empty()) {
+    for (std::size_t k = 0; k < in.demands.size(); ++k) {
+      const RingDemand& d = in.demands[k];
+      if (d.src >= n || d.dst >= n ||
+          (k > 0 &&
+           std::tie(in.demands[k - 1].src, in.demands[k - 1].dst) >= std::tie(d.src, d.dst))) {
+        throw std::invalid_argument(
+            "ring planner: demands must name GPUs below N, sorted by (src, dst), each pair once");
+      }
+      add(d.src, d.dst, d.bytes);
+    }
+  } else {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      for (std::uint32_t j = 0; j < n; ++j) add(i, j, in.traffic[std::size_t{i} * n + j]);
+    }
+  }
+  return f;
+}
+
+// Fibre `fibre` (0 clockwise, 1 counter-clockwise): as another rank planned
+// it (RingPlanInput::planned), else planned here.
+Block fibre_plan(const RingPlanInput& in, std::uint64_t fibre, std::vector<Demand>& demands) {
+  for (const std::vector<std::uint64_t>& words : in.planned) {
+    for (std::size_t at = 0; at < words.size();) {
+      const std::uint64_t f = words[at++];
+      Block b = get_block(words, at);
+      if (f == fibre) return b;
+    }
+  }
+  return plan_direction(in.gpus, demands, in.solver);
+}
+
 // A.1 step 4 for one block with w wavelengths: its chains' share of the
 // block's drain time, times w, by randomized rounding (systematic sampling).
 // A block without children keeps the sum w; one with children keeps for them
@@ -525,51 +626,27 @@ std::uint32_t ring_hops(std::uint32_t gpus, std::uint32_t src, std::uint32_t dst
                                                 : (src + gpus - dst) % gpus;
 }
 
+std::vector<std::uint64_t> plan_ring_fibres(const RingPlanInput& in, int rank, int ranks) {
+  std::vector<std::uint64_t> words;
+  if (ranks < 2) return words;
+  Fibres f = fibres_of(in);
+  for (std::uint64_t fibre = 0; fibre < 2; ++fibre) {
+    if (static_cast<int>(fibre % static_cast<std::uint64_t>(ranks)) != rank) continue;
+    words.push_back(fibre);
+    put_block(plan_direction(in.gpus, fibre == 0 ? f.cw : f.ccw, in.solver), words);
+  }
+  return words;
+}
+
 RingPlan plan_ring_wavelengths(const RingPlanInput& in) {
-  const std::uint32_t n = in.gpus;
-  if (in.demands.empty() && in.traffic.size() != std::size_t{n} * n) {
-    throw std::invalid_argument("ring planner: traffic matrix must be N x N");
-  }
-  if (n > 1 && (in.wavelengths == 0 || in.reach == 0)) {
-    throw std::invalid_argument("ring planner: wavelengths and reach must be positive");
-  }
   RingPlan plan;
   plan.clockwise_wavelengths = in.wavelengths;
-  std::vector<Demand> cw, ccw;
-  auto add = [&](std::uint32_t i, std::uint32_t j, double bytes) {
-    if (!std::isfinite(bytes) || bytes < 0) {
-      throw std::invalid_argument("ring planner: traffic must be finite and non-negative");
-    }
-    if (i == j || bytes == 0) return;
-    // The shorter direction (clockwise on ties), if within the reach.
-    const std::uint32_t h_cw = ring_hops(n, i, j, RingDirection::kClockwise);
-    const std::uint32_t h_ccw = n - h_cw;
-    if (std::min(h_cw, h_ccw) > in.reach) {
-      plan.unreachable.push_back({i, j, bytes});
-    } else if (h_cw <= h_ccw) {
-      cw.push_back({i, h_cw, i, j, bytes, bytes});
-    } else {
-      ccw.push_back({(n - i) % n, h_ccw, i, j, bytes, bytes});  // mirrored
-    }
-  };
-  if (!in.demands.empty()) {
-    for (std::size_t k = 0; k < in.demands.size(); ++k) {
-      const RingDemand& d = in.demands[k];
-      if (d.src >= n || d.dst >= n ||
-          (k > 0 &&
-           std::tie(in.demands[k - 1].src, in.demands[k - 1].dst) >= std::tie(d.src, d.dst))) {
-        throw std::invalid_argument(
-            "ring planner: demands must name GPUs below N, sorted by (src, dst), each pair once");
-      }
-      add(d.src, d.dst, d.bytes);
-    }
-  } else {
-    for (std::uint32_t i = 0; i < n; ++i) {
-      for (std::uint32_t j = 0; j < n; ++j) add(i, j, in.traffic[std::size_t{i} * n + j]);
-    }
-  }
-  const Block p_cw = plan_direction(n, cw, in.solver);
-  const Block p_ccw = plan_direction(n, ccw, in.solver);
+  Fibres f = fibres_of(in);
+  plan.unreachable = std::move(f.unreachable);
+  const std::vector<Demand>& cw = f.cw;
+  const std::vector<Demand>& ccw = f.ccw;
+  const Block p_cw = fibre_plan(in, 0, f.cw);
+  const Block p_ccw = fibre_plan(in, 1, f.ccw);
   plan.steps = p_cw.steps + p_ccw.steps;
   plan.solves = p_cw.solves + p_ccw.solves;
 

@@ -54,7 +54,18 @@ class SipRingController final : public CircuitController {
         std::equal(demand.begin(), demand.end(), planned_for_.begin(), planned_for_.end())) {
       return std::nullopt;
     }
-    return plan_for(demand, info.rng.next_u64(), info.index + 1);
+    return plan_for(demand, info.rng.next_u64(), info.index + 1, info.shares);
+  }
+  // On several ranks, each fibre's A.1 steps 1-3 run on one rank
+  // (plan_ring_fibres): the epoch's longest part, the same plan.
+  std::vector<std::uint64_t> plan_share(const CircuitPlan&, std::span<const PairTraffic> demand,
+                                        const pdes::EpochInfo& info) override {
+    if (info.ranks < 2 || demand.empty() ||
+        std::equal(demand.begin(), demand.end(), planned_for_.begin(), planned_for_.end())) {
+      return {};
+    }
+    set_demands(demand);
+    return plan_ring_fibres(input(0, 0, {}), info.rank, info.ranks);
   }
 
   // Beyond the reach in both directions, a chunk relays through the GPU at
@@ -94,12 +105,14 @@ class SipRingController final : public CircuitController {
     return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
   }
 
-  CircuitPlan plan_for(std::span<const PairTraffic> demand, std::uint64_t seed,
-                       std::uint64_t epoch) {
+  void set_demands(std::span<const PairTraffic> demand) {
     demands_.clear();
     for (const PairTraffic& t : demand) {
       demands_.push_back({t.src, t.dst, static_cast<double>(t.bytes)});
     }
+  }
+  RingPlanInput input(std::uint64_t seed, std::uint64_t epoch,
+                      std::span<const std::vector<std::uint64_t>> planned) const {
     RingPlanInput in;
     in.gpus = spec_.gpus;
     in.wavelengths = spec_.wavelengths;
@@ -108,7 +121,14 @@ class SipRingController final : public CircuitController {
     in.seed = seed;
     in.epoch = epoch;
     in.solver = spec_.solver;
-    RingPlan ring = plan_ring_wavelengths(in);
+    in.planned = planned;
+    return in;
+  }
+
+  CircuitPlan plan_for(std::span<const PairTraffic> demand, std::uint64_t seed, std::uint64_t epoch,
+                       std::span<const std::vector<std::uint64_t>> planned = {}) {
+    set_demands(demand);
+    RingPlan ring = plan_ring_wavelengths(input(seed, epoch, planned));
     // A wavelength stays lit where the same pair keeps it in the same
     // direction: both plans' grants are sorted by pair, so one merge finds
     // the overlaps.

@@ -216,6 +216,48 @@ TEST(RingPlanner, ShortestPathSolverMatchesNetworkSimplex) {
   }
 }
 
+// Split over 2 or 3 ranks (plan_ring_fibres), the plan is the one planned
+// whole: each fibre's blocks, their children and counts travel exactly. One
+// rank shares nothing, and a share cut short is refused.
+TEST(RingPlanner, FibresPlannedOnOtherRanksGiveTheSamePlan) {
+  for (std::uint32_t trial = 0; trial < 12; ++trial) {
+    const std::uint32_t group = 2 + trial % 4;
+    const std::uint32_t n = group * (3 + trial);
+    Matrix m = RingPlusGroups(n, group, 1e6, 3e5);
+    std::uint64_t x = 99 + trial;
+    for (auto& b : m.bytes) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      if ((x >> 61) == 0) b += static_cast<double>(x >> 30);
+    }
+    for (std::uint32_t i = 0; i < n; ++i) m.at(i, i) = 0;
+    RingPlanInput in;
+    in.gpus = n;
+    in.wavelengths = 2 + trial % 8;
+    in.reach = 2 + trial % 6;
+    in.traffic = m.bytes;
+    in.seed = trial;
+    in.epoch = trial;
+    const RingPlan whole = plan_ring_wavelengths(in);
+    EXPECT_TRUE(plan_ring_fibres(in, 0, 1).empty());
+    for (int ranks = 2; ranks <= 3; ++ranks) {
+      std::vector<std::vector<std::uint64_t>> shares;
+      for (int r = 0; r < ranks; ++r) shares.push_back(plan_ring_fibres(in, r, ranks));
+      EXPECT_TRUE(ranks < 3 || shares[2].empty());
+      RingPlanInput split = in;
+      split.planned = shares;
+      EXPECT_EQ(plan_ring_wavelengths(split), whole) << "trial " << trial << ", " << ranks;
+      // One fibre from another rank, the other planned here.
+      split.planned = std::span(shares).subspan(1, 1);
+      EXPECT_EQ(plan_ring_wavelengths(split), whole) << "trial " << trial << ", " << ranks;
+    }
+    std::vector<std::vector<std::uint64_t>> cut = {plan_ring_fibres(in, 0, 2)};
+    cut[0].pop_back();
+    RingPlanInput broken = in;
+    broken.planned = cut;
+    EXPECT_THROW(plan_ring_wavelengths(broken), std::logic_error);
+  }
+}
+
 TEST(RingPlanner, RejectsBadInputs) {
   Matrix m(4);
   RingPlanInput in;

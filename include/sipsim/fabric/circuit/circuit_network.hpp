@@ -64,6 +64,14 @@ class CircuitController {
   virtual std::optional<CircuitPlan> next_plan(const CircuitPlan& current,
                                                std::span<const PairTraffic> demand,
                                                const pdes::EpochInfo& info) = 0;
+  // Before next_plan, on every rank, with the same arguments: this rank's
+  // share of planning it (pdes::Model::epoch_share); next_plan finds every
+  // rank's in info.shares. The default shares nothing.
+  virtual std::vector<std::uint64_t> plan_share(const CircuitPlan& /*current*/,
+                                                std::span<const PairTraffic> /*demand*/,
+                                                const pdes::EpochInfo& /*info*/) {
+    return {};
+  }
   // Where a chunk at GPU `at` for `dst` must go next on a circuit of its
   // own, under plans that change: `dst` itself where the fabric can give the
   // pair a circuit, else a GPU on the way (SiP-Ring: beyond the reach, the

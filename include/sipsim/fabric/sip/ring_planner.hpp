@@ -63,6 +63,9 @@ struct RingPlanInput {
   std::uint64_t seed = 0;
   std::uint64_t epoch = 0;
   RingSolver solver = RingSolver::kShortestPath;
+  // Fibres other ranks planned (plan_ring_fibres of the same input), any
+  // number per entry: they are taken as they are, the rest planned here.
+  std::span<const std::vector<std::uint64_t>> planned;
 };
 
 struct RingPlan {
@@ -87,6 +90,13 @@ inline constexpr std::uint32_t kRingPlannerStream = 0x52494E47u;  // "RING"
 // Throws std::invalid_argument on a traffic span that is not N x N, negative
 // or non-finite bytes, reach 0 or W 0 with N > 1.
 RingPlan plan_ring_wavelengths(const RingPlanInput& input);
+
+// Planning split over ranks: A.1 steps 1-3 of the fibres this rank takes
+// (clockwise on rank 0 mod ranks, counter-clockwise on rank 1 mod ranks), as
+// words for another rank's RingPlanInput::planned. Nothing on one rank. The
+// fibres are independent until step 4's rounding, so the plan is the same
+// however they were split. Throws as plan_ring_wavelengths does.
+std::vector<std::uint64_t> plan_ring_fibres(const RingPlanInput& input, int rank, int ranks);
 
 // The plan's lightpaths one by one, sorted by (direction, wavelength, src).
 std::vector<Lightpath> lightpaths_of(const RingPlan& plan);
