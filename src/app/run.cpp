@@ -153,13 +153,10 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
     const double all_busy = r.busy_seconds_mean * ranks;
     const double one_rank = all_busy + r.epoch_seconds;
     const double efficiency = r.wall_seconds > 0 ? one_rank / (ranks * r.wall_seconds) : 0.0;
-    row("efficiency",
-        r.epochs > 0
-            ? fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, and the epochs', {:.3f} s, "
-                          "over {} x wall)",
-                          efficiency, all_busy, r.epoch_seconds, ranks)
-            : fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, over {} x wall)", efficiency,
-                          all_busy, ranks));
+    const std::string epochs =
+        r.epochs > 0 ? fmt::format("and the epochs', {:.3f} s, ", r.epoch_seconds) : "";
+    row("efficiency", fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, {}over {} x wall)",
+                                  efficiency, all_busy, epochs, ranks));
     if (one_rank < r.wall_seconds) {
       row("warning",
           "fewer ranks would have been faster: one rank needs about the busy time "

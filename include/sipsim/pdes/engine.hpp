@@ -70,8 +70,8 @@ struct RunResult {
   // mean. wall_seconds minus busy_seconds_max is synchronisation and waiting.
   double busy_seconds_max = 0;
   double busy_seconds_mean = 0;
-  // Time in the epochs (their reduction and the model's plan), rank 0's: every
-  // rank runs each epoch whole, so more ranks do not shorten it.
+  // Time in the epochs (their reduction, shares and plan), this rank's (the
+  // summary prints rank 0's): every rank runs each epoch's plan whole.
   double epoch_seconds = 0;
   // Scaling figures (docs/scaling.md), identical on every rank. Counts are
   // exact; the *_seconds are measured. Windows of the sequential engine: 1.

@@ -41,9 +41,11 @@
 #include <lemon/smart_graph.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <tuple>
@@ -558,17 +560,19 @@ Fibres fibres_of(const RingPlanInput& in) {
   return f;
 }
 
-// Fibre `fibre` (0 clockwise, 1 counter-clockwise): as another rank planned
-// it (RingPlanInput::planned), else planned here.
-Block fibre_plan(const RingPlanInput& in, std::uint64_t fibre, std::vector<Demand>& demands) {
-  for (const std::vector<std::uint64_t>& words : in.planned) {
+// The fibres other ranks planned (RingPlanInput::planned), each read once,
+// by fibre (0 clockwise, 1 counter-clockwise).
+std::array<std::optional<Block>, 2> planned_fibres(
+    std::span<const std::vector<std::uint64_t>> shares) {
+  std::array<std::optional<Block>, 2> out;
+  for (const std::vector<std::uint64_t>& words : shares) {
     for (std::size_t at = 0; at < words.size();) {
-      const std::uint64_t f = words[at++];
-      Block b = get_block(words, at);
-      if (f == fibre) return b;
+      const std::uint64_t fibre = words[at++];
+      if (fibre >= out.size()) throw std::logic_error("ring planner: a shared fibre is not 0 or 1");
+      out[fibre] = get_block(words, at);
     }
   }
-  return plan_direction(in.gpus, demands, in.solver);
+  return out;
 }
 
 // A.1 step 4 for one block with w wavelengths: its chains' share of the
@@ -639,14 +643,16 @@ std::vector<std::uint64_t> plan_ring_fibres(const RingPlanInput& in, int rank, i
 }
 
 RingPlan plan_ring_wavelengths(const RingPlanInput& in) {
+  const std::uint32_t n = in.gpus;
   RingPlan plan;
   plan.clockwise_wavelengths = in.wavelengths;
   Fibres f = fibres_of(in);
   plan.unreachable = std::move(f.unreachable);
   const std::vector<Demand>& cw = f.cw;
   const std::vector<Demand>& ccw = f.ccw;
-  const Block p_cw = fibre_plan(in, 0, f.cw);
-  const Block p_ccw = fibre_plan(in, 1, f.ccw);
+  std::array<std::optional<Block>, 2> planned = planned_fibres(in.planned);
+  const Block p_cw = planned[0] ? std::move(*planned[0]) : plan_direction(n, f.cw, in.solver);
+  const Block p_ccw = planned[1] ? std::move(*planned[1]) : plan_direction(n, f.ccw, in.solver);
   plan.steps = p_cw.steps + p_ccw.steps;
   plan.solves = p_cw.solves + p_ccw.solves;
 

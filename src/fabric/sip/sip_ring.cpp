@@ -50,20 +50,14 @@ class SipRingController final : public CircuitController {
   // (a ring all-reduce "needs no rescheduling", App. A.1).
   std::optional<CircuitPlan> next_plan(const CircuitPlan&, std::span<const PairTraffic> demand,
                                        const pdes::EpochInfo& info) override {
-    if (demand.empty() ||
-        std::equal(demand.begin(), demand.end(), planned_for_.begin(), planned_for_.end())) {
-      return std::nullopt;
-    }
+    if (keeps_plan(demand)) return std::nullopt;
     return plan_for(demand, info.rng.next_u64(), info.index + 1, info.shares);
   }
   // On several ranks, each fibre's A.1 steps 1-3 run on one rank
   // (plan_ring_fibres): the epoch's longest part, the same plan.
   std::vector<std::uint64_t> plan_share(const CircuitPlan&, std::span<const PairTraffic> demand,
                                         const pdes::EpochInfo& info) override {
-    if (info.ranks < 2 || demand.empty() ||
-        std::equal(demand.begin(), demand.end(), planned_for_.begin(), planned_for_.end())) {
-      return {};
-    }
+    if (info.ranks < 2 || keeps_plan(demand)) return {};
     set_demands(demand);
     return plan_ring_fibres(input(0, 0, {}), info.rank, info.ranks);
   }
@@ -105,6 +99,11 @@ class SipRingController final : public CircuitController {
     return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
   }
 
+  // An idle period, or one whose traffic is the last plan's.
+  bool keeps_plan(std::span<const PairTraffic> demand) const {
+    return demand.empty() ||
+           std::equal(demand.begin(), demand.end(), planned_for_.begin(), planned_for_.end());
+  }
   void set_demands(std::span<const PairTraffic> demand) {
     demands_.clear();
     for (const PairTraffic& t : demand) {

@@ -22,8 +22,9 @@ struct Matrix {
   double& at(std::uint32_t i, std::uint32_t j) { return bytes[std::size_t{i} * n + j]; }
 };
 
-RingPlan Plan(const Matrix& m, std::uint32_t w, std::uint32_t reach = 15, std::uint64_t seed = 1,
-              std::uint64_t epoch = 0) {
+// The planner's input for matrix m (which must outlive it).
+RingPlanInput Input(const Matrix& m, std::uint32_t w, std::uint32_t reach, std::uint64_t seed,
+                    std::uint64_t epoch) {
   RingPlanInput in;
   in.gpus = m.n;
   in.wavelengths = w;
@@ -31,7 +32,12 @@ RingPlan Plan(const Matrix& m, std::uint32_t w, std::uint32_t reach = 15, std::u
   in.traffic = m.bytes;
   in.seed = seed;
   in.epoch = epoch;
-  RingPlan plan = plan_ring_wavelengths(in);
+  return in;
+}
+
+RingPlan Plan(const Matrix& m, std::uint32_t w, std::uint32_t reach = 15, std::uint64_t seed = 1,
+              std::uint64_t epoch = 0) {
+  RingPlan plan = plan_ring_wavelengths(Input(m, w, reach, seed, epoch));
   const auto violation = check_ring_plan(plan, m.n, w, reach);
   EXPECT_FALSE(violation.has_value()) << *violation;
   return plan;
@@ -201,13 +207,7 @@ TEST(RingPlanner, ShortestPathSolverMatchesNetworkSimplex) {
       b = (x >> 61) < 3 ? 1.0 + static_cast<double>(x >> 20) : 0.0;
     }
     for (std::uint32_t i = 0; i < n; ++i) m.at(i, i) = 0;
-    RingPlanInput in;
-    in.gpus = n;
-    in.wavelengths = 1 + trial % 7;
-    in.reach = 1 + trial % 5;
-    in.traffic = m.bytes;
-    in.seed = trial;
-    in.epoch = trial;
+    RingPlanInput in = Input(m, 1 + trial % 7, 1 + trial % 5, trial, trial);
     const RingPlan fast = plan_ring_wavelengths(in);
     in.solver = RingSolver::kNetworkSimplex;
     const RingPlan simplex = plan_ring_wavelengths(in);
@@ -230,13 +230,7 @@ TEST(RingPlanner, FibresPlannedOnOtherRanksGiveTheSamePlan) {
       if ((x >> 61) == 0) b += static_cast<double>(x >> 30);
     }
     for (std::uint32_t i = 0; i < n; ++i) m.at(i, i) = 0;
-    RingPlanInput in;
-    in.gpus = n;
-    in.wavelengths = 2 + trial % 8;
-    in.reach = 2 + trial % 6;
-    in.traffic = m.bytes;
-    in.seed = trial;
-    in.epoch = trial;
+    const RingPlanInput in = Input(m, 2 + trial % 8, 2 + trial % 6, trial, trial);
     const RingPlan whole = plan_ring_wavelengths(in);
     EXPECT_TRUE(plan_ring_fibres(in, 0, 1).empty());
     for (int ranks = 2; ranks <= 3; ++ranks) {
@@ -251,6 +245,7 @@ TEST(RingPlanner, FibresPlannedOnOtherRanksGiveTheSamePlan) {
       EXPECT_EQ(plan_ring_wavelengths(split), whole) << "trial " << trial << ", " << ranks;
     }
     std::vector<std::vector<std::uint64_t>> cut = {plan_ring_fibres(in, 0, 2)};
+    ASSERT_FALSE(cut[0].empty());
     cut[0].pop_back();
     RingPlanInput broken = in;
     broken.planned = cut;
