@@ -120,6 +120,9 @@ struct Interpreter::Floors {
   std::vector<pdes::Time> delay;
   std::vector<std::uint8_t> dirty;
   std::vector<std::uint32_t> dirty_list;
+  // The local LPs whose program has a crossing op: no other can send across
+  // ranks (a fabric's switch ports, a stage whose peers are all local).
+  std::vector<std::uint32_t> crossing;
   pdes::Time from = 0;  // of the last remote_floor
   void touch(std::uint32_t local) {
     if (dirty[local] != 0) return;
@@ -454,7 +457,9 @@ void Interpreter::build_quiet_times() {
   f.table.assign(n, Floors::kNoTable);
   f.floor.assign(n, {});
   f.delay.assign(n, pdes::kTimeMax);
-  f.dirty.assign(n, 0);
+  // Marked dirty for good (touch() then skips them): LPs whose floor is never
+  // read, those without a program or without a crossing op.
+  f.dirty.assign(n, 1);
   f.dirty_list.clear();
   std::map<std::pair<std::uint32_t, std::vector<std::uint8_t>>, std::uint32_t> index;
   for (std::uint32_t li = 0; li < n; ++li) {
@@ -487,6 +492,10 @@ void Interpreter::build_quiet_times() {
     }
     f.table[li] = it->second;
     f.delay[li] = std::min(network_->cut_distance(node->id), executor_.direct_delay());
+    const std::vector<std::uint8_t>& c = f.tables[it->second].crossing;
+    if (std::find(c.begin(), c.end(), 1) == c.end()) continue;
+    f.crossing.push_back(li);
+    f.dirty[li] = 0;
     f.touch(li);
   }
 }
@@ -543,7 +552,7 @@ pdes::Time Interpreter::remote_floor(pdes::Time from) {
   for (const std::uint32_t li : f.dirty_list) refresh_floor(li);
   f.dirty_list.clear();
   pdes::Time best = pdes::kTimeMax;
-  for (std::size_t li = 0; li < f.floor.size(); ++li) {
+  for (const std::uint32_t li : f.crossing) {
     best = std::min(best, pdes::saturating_add(f.floor[li].at(from), f.delay[li]));
   }
   return best;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sipsim/base/units.hpp"
+#include "sipsim/fabric/routed/port_lps.hpp"
 #include "sipsim/pdes/partitioners/groups.hpp"
 
 namespace sipsim::fabric {
@@ -38,7 +39,8 @@ pdes::Time memo_serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
 }
 
 // ---------------------------------------------------------------------------
-// Routed packet fabric: chunks hop vertex to vertex, each output link a FIFO.
+// Routed packet fabric: chunks hop vertex to vertex, each output link a FIFO
+// and each switch output link an LP of its own (PortLps).
 class RoutedNetwork final : public Network {
  public:
   RoutedNetwork(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,
@@ -48,7 +50,8 @@ class RoutedNetwork final : public Network {
         io_(io_latency),
         cut_through_(forwarding == Forwarding::kCutThrough),
         link_free_(topo_->links().size(), 0),
-        has_runs_(topo_->run_positions() > 0) {
+        has_runs_(topo_->run_positions() > 0),
+        lps_(*topo_) {
     if (chunk_bytes == 0) throw std::invalid_argument("chunk size must be > 0");
     for (const Link& l : topo_->links()) {
       if (l.rate_bps == 0) throw std::invalid_argument("a link has a rate of 0 bit/s");
@@ -60,10 +63,12 @@ class RoutedNetwork final : public Network {
   }
 
   std::uint32_t nodes() const override { return topo_->nodes(); }
-  std::uint32_t lp_count() const override { return topo_->vertices(); }
+  std::uint32_t lp_count() const override { return lps_.count(); }
 
   // Locality groups in contiguous, node-balanced blocks of ranks, so that a
-  // server (and its leaf) never straddles two ranks.
+  // server (and its leaf) never straddles two ranks; each switch port goes
+  // with its switch or, from a switch spread over the ranks, with where it
+  // leads (PortLps::owners).
   pdes::Partition partition(int ranks) const override {
     std::vector<std::uint64_t> nodes_in(topo_->groups(), 0);
     for (Vertex v = 0; v < topo_->nodes(); ++v) ++nodes_in[topo_->group_of(v)];
@@ -75,16 +80,12 @@ class RoutedNetwork final : public Network {
                                                          : topo_->group_of(v);
     }
     const pdes::Partition p = pdes::partitioners::groups(group, nodes_in, ranks);
-    return adopt_switches(p, group, ranks);
+    std::vector<std::uint8_t> placed(topo_->vertices());
+    const pdes::Partition vertices = adopt_switches(p, group, ranks, placed);
+    return pdes::Partition::from_owners(lps_.owners(vertices, placed), ranks);
   }
 
-  pdes::Time lookahead(const pdes::Partition& p) const override {
-    pdes::Time best = pdes::kTimeMax;
-    for (const Link& l : topo_->links()) {
-      if (p.owner(l.from) != p.owner(l.to)) best = std::min(best, l.latency);
-    }
-    return best;
-  }
+  pdes::Time lookahead(const pdes::Partition& p) const override { return lps_.lookahead(p); }
   // A cut link's latency is at most the longest link's.
   pdes::Time max_lookahead() const override {
     pdes::Time longest = 0;
@@ -96,9 +97,9 @@ class RoutedNetwork final : public Network {
     partial_.assign(partition.lps_of(rank).size(), {});
     std::fill(link_free_.begin(), link_free_.end(), 0);
     stats_ = {};
-    owner_.resize(topo_->vertices());
-    for (Vertex v = 0; v < topo_->vertices(); ++v) owner_[v] = partition.owner(v);
-    cut_distance_ = cut_distances();
+    owner_.resize(lps_.count());
+    for (pdes::LpId lp = 0; lp < lps_.count(); ++lp) owner_[lp] = partition.owner(lp);
+    cut_distance_ = lps_.cut_distances(owner_);
   }
 
   // A chunk follows its route; each link it crosses on its own rank adds its
@@ -109,19 +110,21 @@ class RoutedNetwork final : public Network {
     thread_local std::vector<LinkId> path;
     path.clear();
     if (!topo_->route(src, dst, (std::uint64_t{src} << 32) | dst, path)) return false;
-    return std::all_of(path.begin(), path.end(),
-                       [&](LinkId id) { return owner_[topo_->link(id).to] == owner_[src]; });
+    return owner_[dst] == owner_[src] && std::all_of(path.begin(), path.end(), [&](LinkId id) {
+             return owner_[lps_.holder(id)] == owner_[src];
+           });
   }
   pdes::Time remote_bound(const pdes::Event& e) const override {
     const auto dst = static_cast<std::uint32_t>(e.data[3]);
     pdes::Time t = e.time;
-    for (Vertex v = e.dst; v != dst;) {
-      const LinkId id = topo_->next_link(v, dst, e.data[3]);
+    for (pdes::LpId at = e.dst; at != dst;) {
+      const LinkId id = lps_.is_port(at) ? lps_.link_of(at) : topo_->next_link(at, dst, e.data[3]);
       if (id == kNoLink) return e.time;  // handle() reports it
       const Link& l = topo_->link(id);
       t += l.latency;
-      if (owner_[l.to] != owner_[v]) return t;
-      v = l.to;
+      const pdes::LpId next = lps_.next(l.to, dst, e.data[3]);
+      if (owner_[next] != owner_[at]) return t;
+      at = next;
     }
     return pdes::kTimeMax;
   }
@@ -150,6 +153,11 @@ class RoutedNetwork final : public Network {
     }
     const auto src = static_cast<std::uint32_t>(ev.data[3] >> 32);
     const auto dst = static_cast<std::uint32_t>(ev.data[3]);
+    if (lps_.is_port(ctx.self())) {
+      reserve(ctx, lps_.link_of(ctx.self()), ctx.now(), ctx.now() + ev.data[2], dst, ev.data,
+              ev.aux);
+      return;
+    }
     if (ctx.self() != dst) {
       forward(ctx, ctx.now(), ctx.now() + ev.data[2], dst, ev.data, ev.aux);
       return;
@@ -496,48 +504,14 @@ class RoutedNetwork final : public Network {
     return path;
   }
 
-  // Per vertex, the least latency of a walk over links to one that leaves
-  // the vertex's rank, that link included (kTimeMax: none): Dijkstra from the
-  // cut links backwards. Every route is such a walk, so a vertex's events
-  // reach another rank no sooner.
-  std::vector<pdes::Time> cut_distances() const {
-    const Vertex n = topo_->vertices();
-    std::vector<pdes::Time> d(n, pdes::kTimeMax);
-    std::vector<std::vector<LinkId>> in(n);
-    for (LinkId id = 0; id < topo_->links().size(); ++id) {
-      const Link& l = topo_->link(id);
-      if (owner_[l.from] != owner_[l.to]) {
-        d[l.from] = std::min(d[l.from], l.latency);
-      } else {
-        in[l.to].push_back(id);
-      }
-    }
-    using Item = std::pair<pdes::Time, Vertex>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<>> q;
-    for (Vertex v = 0; v < n; ++v) {
-      if (d[v] != pdes::kTimeMax) q.push({d[v], v});
-    }
-    while (!q.empty()) {
-      const auto [dv, v] = q.top();
-      q.pop();
-      if (dv != d[v]) continue;
-      for (const LinkId id : in[v]) {
-        const Link& l = topo_->link(id);
-        if (dv + l.latency < d[l.from]) {
-          d[l.from] = dv + l.latency;
-          q.push({d[l.from], l.from});
-        }
-      }
-    }
-    return d;
-  }
-
   // A spread switch whose placed neighbours are all on one rank (a pod's
   // spine when the pod's leaves are) joins that rank, tier by tier, so that
   // traffic inside a pod never crosses ranks and the windows only wait for
   // the tiers above (Model::remote_bound).
+  // placed[v]: whether vertex v belongs to a rank (not left to the round
+  // robin).
   pdes::Partition adopt_switches(const pdes::Partition& p, const std::vector<std::uint32_t>& group,
-                                 int ranks) const {
+                                 int ranks, std::vector<std::uint8_t>& placed) const {
     constexpr std::uint32_t kOpen = pdes::partitioners::kSpread;
     std::vector<std::uint32_t> owner(topo_->vertices());
     for (Vertex v = 0; v < topo_->vertices(); ++v) {
@@ -563,6 +537,7 @@ class RoutedNetwork final : public Network {
     }
     // Those left (a top tier joining ranks) keep the round robin.
     for (Vertex v = 0; v < topo_->vertices(); ++v) {
+      placed[v] = owner[v] == kOpen ? 0 : 1;
       if (owner[v] == kOpen) owner[v] = static_cast<std::uint32_t>(p.owner(v));
     }
     return pdes::Partition::from_owners(std::move(owner), ranks);
@@ -597,6 +572,12 @@ class RoutedNetwork final : public Network {
       throw std::logic_error("no route from vertex " + std::to_string(ctx.self()) + " to node " +
                              std::to_string(dst));
     }
+    return reserve(ctx, id, head, tail, dst, chunk, last);
+  }
+  // The same on link `id`, held by this LP; the chunk goes on to the LP that
+  // handles it at the link's far end (PortLps::next).
+  pdes::Time reserve(pdes::Context& ctx, LinkId id, pdes::Time head, pdes::Time tail,
+                     std::uint32_t dst, pdes::Payload chunk, std::uint32_t last) {
     const Link& l = topo_->link(id);
     const pdes::Time start = std::max(head, link_free_[id]);
     stats_.max_queueing = std::max(stats_.max_queueing, start - head);
@@ -604,12 +585,13 @@ class RoutedNetwork final : public Network {
         std::max(start + serialization_ps(chunk_bytes(chunk[0], last), l.rate_bps), tail);
     link_free_[id] = finish;
     ++stats_.chunk_hops;
+    const pdes::LpId next = lps_.next(l.to, dst, chunk[3]);
     if (cut_through_ && l.to != dst) {
       chunk[2] = finish - start;
-      ctx.send(l.to, start + l.latency - ctx.now(), kChunk, chunk, last);
+      ctx.send(next, start + l.latency - ctx.now(), kChunk, chunk, last);
     } else {
       chunk[2] = 0;
-      ctx.send(l.to, finish + l.latency - ctx.now(), kChunk, chunk, last);
+      ctx.send(next, finish + l.latency - ctx.now(), kChunk, chunk, last);
     }
     return finish;
   }
@@ -623,8 +605,9 @@ class RoutedNetwork final : public Network {
   bool uniform_ = false;  // every link has the first link's rate and latency
   static constexpr std::size_t kMemoRuns = 4;  // quote_runs remembers routes of up to 4 runs
   std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> partial_;  // per local LP
-  std::vector<int> owner_;                // rank of every vertex (setup)
-  std::vector<pdes::Time> cut_distance_;  // per vertex (cut_distances)
+  PortLps lps_;
+  std::vector<int> owner_;                // rank of every LP (setup)
+  std::vector<pdes::Time> cut_distance_;  // per LP (PortLps::cut_distances)
 };
 
 }  // namespace

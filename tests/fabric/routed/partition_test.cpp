@@ -1,8 +1,10 @@
 // RoutedNetwork::partition through pdes::partitioners::groups gives exactly
 // the partition of the fabric's own algorithm before the partitioners moved
 // to pdes/ (kept below as the reference), then with spread switches adopted
-// by the one rank all their placed neighbours are on (a pod's spine), on the
-// topologies of the cluster, torus, BCube and TopoOpt tests.
+// by the one rank all their placed neighbours are on (a pod's spine), and
+// then every switch port with its switch, or with where it leads from a
+// switch left spread, on the topologies of the cluster, torus, BCube and
+// TopoOpt tests.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -71,10 +73,19 @@ std::vector<std::uint32_t> reference_owners(const Topology& topo, int ranks) {
       }
     }
   }
+  // Since the ports are LPs: after the vertices, one per switch output link
+  // in order of (switch, link id).
+  std::vector<std::uint32_t> lps(adopted);
   for (Vertex v = 0; v < topo.vertices(); ++v) {
-    if (adopted[v] == kOpen) adopted[v] = owner[v];
+    if (adopted[v] == kOpen) lps[v] = owner[v];
   }
-  return adopted;
+  for (Vertex v = topo.nodes(); v < topo.vertices(); ++v) {
+    for (LinkId l : topo.out_links(v)) {
+      const Vertex to = topo.link(l).to;
+      lps.push_back(adopted[v] != kOpen || adopted[to] == kOpen ? lps[v] : lps[to]);
+    }
+  }
+  return lps;
 }
 
 using Factory = std::function<std::unique_ptr<Topology>()>;
@@ -139,7 +150,8 @@ TEST(RoutedPartition, ClustersMatchTheFabricsOwnAlgorithm) {
 // 64 nodes in servers of 4, three tiers of 4 switches' children: a pod (the
 // leaves under one mid-tier group) holds 16 nodes. On 2 ranks every pod
 // and its mid-tier switches are on one rank: only the top tier is cut, and
-// the remote bounds see it.
+// the remote bounds see it; a top switch's ports down to a pod are the pod's
+// rank's, so traffic between two pods of one rank stays on it.
 TEST(RoutedPartition, PodsStayWholeAndBoundTheirRemoteEvents) {
   const ClusterSpec s = cluster_spec(4, Nic::kPerNode, {4, 4, 4}, {1, 1, 1});
   const auto topo = make_cluster(s, 64);
@@ -175,6 +187,13 @@ TEST(RoutedPartition, PodsStayWholeAndBoundTheirRemoteEvents) {
   EXPECT_EQ(net->remote_bound(e), pdes::kTimeMax);
   EXPECT_TRUE(net->stays_local(0, 1));
   EXPECT_TRUE(net->stays_local(1, 0));
+  // Node 20 is in rank 0's other pod: the chunk crosses a top-tier switch,
+  // whose port down to that pod is rank 0's, so it never leaves the rank.
+  e.data[3] = std::uint64_t{0} << 32 | 20;
+  EXPECT_EQ(net->remote_bound(e), pdes::kTimeMax);
+  EXPECT_TRUE(net->stays_local(0, 20));
+  EXPECT_TRUE(net->stays_local(20, 0));
+  EXPECT_FALSE(net->stays_local(40, 20));
 }
 
 TEST(RoutedPartition, ToriMatchTheFabricsOwnAlgorithm) {
