@@ -45,14 +45,45 @@ PortLps::PortLps(const Topology& topo)
   }
 }
 
-std::vector<std::uint32_t> PortLps::owners(const pdes::Partition& vertices,
-                                           std::span<const std::uint8_t> placed) const {
+std::vector<std::uint32_t> PortLps::owners(const pdes::Partition& nodes) const {
   std::vector<std::uint32_t> owner(count());
-  for (Vertex v = 0; v < vertices_; ++v) owner[v] = static_cast<std::uint32_t>(vertices.owner(v));
+  for (Vertex v = 0; v < vertices_; ++v) owner[v] = static_cast<std::uint32_t>(nodes.owner(v));
+  // Levels: hops from the nearest node, breadth first from all of them.
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::vector<std::uint32_t> level(vertices_, kNone);
+  std::vector<Vertex> order;
+  order.reserve(vertices_);
+  for (Vertex n = 0; n < topo_->nodes(); ++n) {
+    level[n] = 0;
+    order.push_back(n);
+  }
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    for (const LinkId l : topo_->out_links(order[i])) {
+      const Vertex w = topo_->link(l).to;
+      if (level[w] != kNone) continue;
+      level[w] = level[order[i]] + 1;
+      order.push_back(w);
+    }
+  }
+  // Homes, level by level: a node's rank; a switch's, the home most of its
+  // neighbours one level closer to the nodes have (the lowest on a tie).
+  std::vector<std::uint32_t> home(owner.begin(), owner.begin() + vertices_);
+  std::vector<std::uint32_t> seen(static_cast<std::size_t>(nodes.ranks()), 0);
+  for (const Vertex v : order) {
+    if (level[v] == 0) continue;
+    std::fill(seen.begin(), seen.end(), 0);
+    for (const LinkId l : topo_->out_links(v)) {
+      const Vertex w = topo_->link(l).to;
+      if (level[w] + 1 == level[v]) ++seen[home[w]];
+    }
+    home[v] = static_cast<std::uint32_t>(std::max_element(seen.begin(), seen.end()) - seen.begin());
+    owner[v] = home[v];  // its own LP stays idle
+  }
+  // A port down towards the nodes carries what goes to the home of the
+  // vertex it leads to; any other port, what comes from its switch's.
   for (std::size_t k = 0; k < link_of_.size(); ++k) {
     const Link& l = topo_->link(link_of_[k]);
-    const Vertex by = placed[l.from] != 0 || placed[l.to] == 0 ? l.from : l.to;
-    owner[vertices_ + k] = owner[by];
+    owner[vertices_ + k] = level[l.to] < level[l.from] ? home[l.to] : home[l.from];
   }
   return owner;
 }

@@ -65,24 +65,16 @@ class RoutedNetwork final : public Network {
   std::uint32_t nodes() const override { return topo_->nodes(); }
   std::uint32_t lp_count() const override { return lps_.count(); }
 
-  // Locality groups in contiguous, node-balanced blocks of ranks, so that a
-  // server (and its leaf) never straddles two ranks; each switch port goes
-  // with its switch or, from a switch spread over the ranks, with where it
-  // leads (PortLps::owners).
+  // The nodes' locality groups in contiguous, node-balanced blocks of ranks,
+  // so that a server never straddles two ranks; the switches and their ports
+  // follow the nodes (PortLps::owners).
   pdes::Partition partition(int ranks) const override {
     std::vector<std::uint64_t> nodes_in(topo_->groups(), 0);
     for (Vertex v = 0; v < topo_->nodes(); ++v) ++nodes_in[topo_->group_of(v)];
-    std::vector<std::uint32_t> group(topo_->vertices());
-    for (Vertex v = 0; v < topo_->vertices(); ++v) {
-      // A switch joining many groups (a spine, a top-level BCube switch)
-      // belongs to none: spread them so that no rank carries all of them.
-      group[v] = topo_->is_switch(v) && !mostly_local(v) ? pdes::partitioners::kSpread
-                                                         : topo_->group_of(v);
-    }
-    const pdes::Partition p = pdes::partitioners::groups(group, nodes_in, ranks);
-    std::vector<std::uint8_t> placed(topo_->vertices());
-    const pdes::Partition vertices = adopt_switches(p, group, ranks, placed);
-    return pdes::Partition::from_owners(lps_.owners(vertices, placed), ranks);
+    std::vector<std::uint32_t> group(topo_->vertices(), pdes::partitioners::kSpread);
+    for (Vertex v = 0; v < topo_->nodes(); ++v) group[v] = topo_->group_of(v);
+    const pdes::Partition nodes = pdes::partitioners::groups(group, nodes_in, ranks);
+    return pdes::Partition::from_owners(lps_.owners(nodes), ranks);
   }
 
   pdes::Time lookahead(const pdes::Partition& p) const override { return lps_.lookahead(p); }
@@ -502,55 +494,6 @@ class RoutedNetwork final : public Network {
       v = topo_->link(l).to;
     }
     return path;
-  }
-
-  // A spread switch whose placed neighbours are all on one rank (a pod's
-  // spine when the pod's leaves are) joins that rank, tier by tier, so that
-  // traffic inside a pod never crosses ranks and the windows only wait for
-  // the tiers above (Model::remote_bound).
-  // placed[v]: whether vertex v belongs to a rank (not left to the round
-  // robin).
-  pdes::Partition adopt_switches(const pdes::Partition& p, const std::vector<std::uint32_t>& group,
-                                 int ranks, std::vector<std::uint8_t>& placed) const {
-    constexpr std::uint32_t kOpen = pdes::partitioners::kSpread;
-    std::vector<std::uint32_t> owner(topo_->vertices());
-    for (Vertex v = 0; v < topo_->vertices(); ++v) {
-      owner[v] = group[v] == kOpen ? kOpen : static_cast<std::uint32_t>(p.owner(v));
-    }
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (Vertex v = 0; v < topo_->vertices(); ++v) {
-        if (owner[v] != kOpen) continue;
-        std::uint32_t only = kOpen;
-        bool one = true;
-        for (const LinkId l : topo_->out_links(v)) {
-          const std::uint32_t o = owner[topo_->link(l).to];
-          if (o == kOpen) continue;
-          if (only == kOpen) only = o;
-          one = one && o == only;
-        }
-        if (one && only != kOpen) {
-          owner[v] = only;
-          changed = true;
-        }
-      }
-    }
-    // Those left (a top tier joining ranks) keep the round robin.
-    for (Vertex v = 0; v < topo_->vertices(); ++v) {
-      placed[v] = owner[v] == kOpen ? 0 : 1;
-      if (owner[v] == kOpen) owner[v] = static_cast<std::uint32_t>(p.owner(v));
-    }
-    return pdes::Partition::from_owners(std::move(owner), ranks);
-  }
-
-  // At least half of the switch's neighbours are in its own locality group.
-  bool mostly_local(Vertex v) const {
-    std::size_t same = 0, all = 0;
-    for (LinkId l : topo_->out_links(v)) {
-      ++all;
-      if (topo_->group_of(topo_->link(l).to) == topo_->group_of(v)) ++same;
-    }
-    return 2 * same >= all;
   }
 
   std::uint64_t chunks_of(std::uint64_t bytes) const {

@@ -1,16 +1,15 @@
-// RoutedNetwork::partition through pdes::partitioners::groups gives exactly
-// the partition of the fabric's own algorithm before the partitioners moved
-// to pdes/ (kept below as the reference), then with spread switches adopted
-// by the one rank all their placed neighbours are on (a pod's spine), and
-// then every switch port with its switch, or with where it leads from a
-// switch left spread, on the topologies of the cluster, torus, BCube and
-// TopoOpt tests.
+// RoutedNetwork::partition: the nodes' locality groups in contiguous,
+// node-balanced blocks of ranks (the fabric's algorithm before the
+// partitioners moved to pdes/, kept below as the reference), then every
+// switch and switch port by its home (PortLps::owners, restated below from
+// its definition), on the topologies of the cluster, torus, BCube and TopoOpt
+// tests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -26,63 +25,54 @@ namespace {
 using pdes::kNanosecond;
 using Nic = ClusterSpec::Nic;
 
-// The reference: RoutedNetwork::partition as of db6f4cf, verbatim but for
-// member access.
+// The reference. Nodes: RoutedNetwork::partition's as of db6f4cf. A vertex's
+// level: its least hop count from a node, relaxed to a fixed point. Its home:
+// a node's rank; a switch's, the most frequent home among its neighbours one
+// level lower (the lowest rank on a tie). LPs: the vertices (a switch's by
+// its home), then a port per switch output link in (switch, link) order, by
+// the home of the vertex it leads to if that is lower, else its switch's.
 std::vector<std::uint32_t> reference_owners(const Topology& topo, int ranks) {
-  auto mostly_local = [&](Vertex v) {
-    std::size_t same = 0, all = 0;
-    for (LinkId l : topo.out_links(v)) {
-      ++all;
-      if (topo.group_of(topo.link(l).to) == topo.group_of(v)) ++same;
-    }
-    return 2 * same >= all;
-  };
   const std::uint32_t groups = topo.groups();
   std::vector<std::uint64_t> nodes_in(groups + 1, 0);
   for (Vertex v = 0; v < topo.nodes(); ++v) ++nodes_in[topo.group_of(v) + 1];
   for (std::uint32_t g = 0; g < groups; ++g) nodes_in[g + 1] += nodes_in[g];
   const std::uint64_t total = std::max<std::uint64_t>(1, nodes_in[groups]);
-  std::vector<std::uint32_t> owner(topo.vertices());
-  std::uint32_t spread = 0;
-  for (Vertex v = 0; v < topo.vertices(); ++v) {
-    const std::uint32_t g = topo.group_of(v);
-    if (topo.is_switch(v) && !mostly_local(v)) {
-      owner[v] = spread++ % static_cast<std::uint32_t>(ranks);
-      continue;
-    }
-    owner[v] = static_cast<std::uint32_t>(nodes_in[g] * static_cast<std::uint64_t>(ranks) / total);
+  std::vector<std::uint32_t> home(topo.vertices(), 0);
+  for (Vertex v = 0; v < topo.nodes(); ++v) {
+    home[v] = static_cast<std::uint32_t>(nodes_in[topo.group_of(v)] *
+                                         static_cast<std::uint64_t>(ranks) / total);
   }
-  // Since the remote bounds: spread switches whose placed neighbours share a
-  // rank join it, until none does.
-  constexpr std::uint32_t kOpen = ~0u;
-  std::vector<std::uint32_t> adopted(owner);
-  for (Vertex v = 0; v < topo.vertices(); ++v) {
-    if (topo.is_switch(v) && !mostly_local(v)) adopted[v] = kOpen;
-  }
+  constexpr std::uint32_t kFar = ~0u;
+  std::vector<std::uint32_t> level(topo.vertices(), kFar);
+  for (Vertex v = 0; v < topo.nodes(); ++v) level[v] = 0;
   for (bool changed = true; changed;) {
     changed = false;
-    for (Vertex v = 0; v < topo.vertices(); ++v) {
-      if (adopted[v] != kOpen) continue;
-      std::set<std::uint32_t> ranks_seen;
-      for (LinkId l : topo.out_links(v)) {
-        if (adopted[topo.link(l).to] != kOpen) ranks_seen.insert(adopted[topo.link(l).to]);
-      }
-      if (ranks_seen.size() == 1) {
-        adopted[v] = *ranks_seen.begin();
+    for (const Link& l : topo.links()) {
+      if (level[l.from] != kFar && level[l.from] + 1 < level[l.to]) {
+        level[l.to] = level[l.from] + 1;
         changed = true;
       }
     }
   }
-  // Since the ports are LPs: after the vertices, one per switch output link
-  // in order of (switch, link id).
-  std::vector<std::uint32_t> lps(adopted);
-  for (Vertex v = 0; v < topo.vertices(); ++v) {
-    if (adopted[v] == kOpen) lps[v] = owner[v];
+  std::uint32_t top = 0;
+  for (const std::uint32_t x : level) top = x == kFar ? top : std::max(top, x);
+  for (std::uint32_t at = 1; at <= top; ++at) {
+    for (Vertex v = topo.nodes(); v < topo.vertices(); ++v) {
+      if (level[v] != at) continue;
+      std::vector<std::uint32_t> seen(static_cast<std::size_t>(ranks), 0);
+      for (LinkId l : topo.out_links(v)) {
+        if (level[topo.link(l).to] + 1 == at) ++seen[home[topo.link(l).to]];
+      }
+      std::uint32_t best = 0;
+      for (std::uint32_t r = 1; r < seen.size(); ++r) best = seen[r] > seen[best] ? r : best;
+      home[v] = best;
+    }
   }
+  std::vector<std::uint32_t> lps(home);
   for (Vertex v = topo.nodes(); v < topo.vertices(); ++v) {
     for (LinkId l : topo.out_links(v)) {
       const Vertex to = topo.link(l).to;
-      lps.push_back(adopted[v] != kOpen || adopted[to] == kOpen ? lps[v] : lps[to]);
+      lps.push_back(level[to] < level[v] ? home[to] : home[v]);
     }
   }
   return lps;

@@ -42,13 +42,16 @@ class PortLps {
     return l == kNoLink ? to : holder_[l];
   }
 
-  // Every LP's rank from the vertices' partition, where `placed[v]` says that
-  // vertex v belongs to a rank (a node, a switch of one server or pod) rather
-  // than being spread over them (a spine): a port goes with its switch if
-  // placed, else with the vertex it leads to if placed, else with the
-  // switch's round-robin rank.
-  std::vector<std::uint32_t> owners(const pdes::Partition& vertices,
-                                    std::span<const std::uint8_t> placed) const;
+  // Every LP's rank from the nodes' (the rest of `nodes` is not read). Each
+  // vertex has a home: a node's rank, and, level by level away from the
+  // nodes, the home most of a switch's neighbours one level closer to the
+  // nodes have (the lowest rank on a tie): a leaf's is its servers' rank, a
+  // pod switch's the rank most of the pod is on. A switch's own LP, idle,
+  // takes its home. A port down towards the nodes goes with the home of the
+  // vertex it leads to (a spine's port down to a pod, with the pod), any
+  // other port with its switch's (a leaf's uplinks, with the leaf's
+  // servers): traffic between places of one rank then stays on it.
+  std::vector<std::uint32_t> owners(const pdes::Partition& nodes) const;
   // The least latency of a link whose holder sends to an LP on another rank
   // (kTimeMax: none).
   pdes::Time lookahead(const pdes::Partition& p) const;
