@@ -1,5 +1,7 @@
 """sipsim.open on a collectives run, checked against the raw HDF5 and what the binary printed."""
 
+import subprocess
+
 import h5py
 import numpy as np
 import pytest
@@ -110,3 +112,23 @@ def test_phold_run_has_no_fabric(tmp_path):
         run.fabric
     with pytest.raises(sipsim.MissingDataError, match="not a collectives run"):
         run.collectives()
+
+
+def test_partition_is_recorded(collectives_run, collectives_run_2_ranks, tmp_path):
+    """/meta/partition holds the rank that ran each LP: all 0 on one rank, on two the owners
+    `sipsim info --ranks 2 --owners` gives for the same scenario."""
+    from conftest import ROOT, sipsim_binary
+
+    with h5py.File(collectives_run[0], "r") as f:
+        one = f["/meta/partition"][...]
+        lps = len(f["/lp/events"])
+    with h5py.File(collectives_run_2_ranks[0], "r") as f:
+        two = f["/meta/partition"][...]
+    assert len(one) == len(two) == lps
+    assert (one == 0).all()
+    owners = tmp_path / "owners.txt"
+    subprocess.run([str(sipsim_binary()), "info", str(ROOT / "scenarios" / "nccl" / "elect-flat.yaml"),
+                    "--ranks", "2", "--owners", str(owners), "--set", "fabric.nodes=8",
+                    "--set", "workload.sizes.max=1MiB"], check=True, capture_output=True)
+    assert two.tolist() == [int(x) for x in owners.read_text().split()]
+    assert set(two.tolist()) == {0, 1}

@@ -459,7 +459,8 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
   write("/lp", [&] {
     const auto mine = partition->lps_of(comm.rank());
     const std::vector<std::uint64_t> ids(mine.begin(), mine.end());
-    file->write_lp_stats(partition->lp_count(), ids, result.lp_events, result.lp_digest);
+    file->write_lp_stats(partition->lp_count(), ids, result.lp_events, result.lp_digest,
+                         comm.rank());
   });
   write("the results", [&] { sim.results->write(file->h5()); });
   std::map<std::string, std::uint64_t> fabric_totals;

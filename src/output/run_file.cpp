@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <random>
 #include <utility>
+#include <vector>
 
 namespace sipsim::output {
 
@@ -228,7 +229,7 @@ void RunFile::write_meta(const RunMetadata& m) {
 
 void RunFile::write_lp_stats(std::uint64_t lp_count, std::span<const std::uint64_t> local_lps,
                              std::span<const std::uint64_t> events,
-                             std::span<const std::uint64_t> digest) {
+                             std::span<const std::uint64_t> digest, int rank) {
   file_->create_group("/lp");
   h5::Handle ev = h5::write_distributed(*file_, "/lp/events", lp_count, local_lps, events);
   h5::write_attr(ev.get(), "units", std::string_view("events"));
@@ -236,6 +237,12 @@ void RunFile::write_lp_stats(std::uint64_t lp_count, std::span<const std::uint64
   h5::write_attr(dg.get(), "description",
                  std::string_view("order-sensitive hash of (time, src, seq, kind) of the events "
                                   "each LP processed; equal at every rank count"));
+  // Where each LP ran: the partition of this rank count (machine-dependent,
+  // hence in /meta).
+  const std::vector<std::uint64_t> ranks(local_lps.size(), static_cast<std::uint64_t>(rank));
+  h5::Handle part = h5::write_distributed(*file_, "/meta/partition", lp_count, local_lps, ranks);
+  h5::write_attr(part.get(), "description",
+                 std::string_view("the rank that ran each LP (LP ids as /lp)"));
 }
 
 void RunFile::commit() {

@@ -94,9 +94,11 @@ class RunFile {
   void remove_existing();
   void write_meta(const RunMetadata& meta);
   // /lp/events and /lp/digest: one entry per LP; each rank gives its LPs
-  // (ascending ids) and their values.
+  // (ascending ids) and their values. Also /meta/partition, the rank that
+  // ran each LP (`rank` is this one's; /meta written first).
   void write_lp_stats(std::uint64_t lp_count, std::span<const std::uint64_t> local_lps,
-                      std::span<const std::uint64_t> events, std::span<const std::uint64_t> digest);
+                      std::span<const std::uint64_t> events, std::span<const std::uint64_t> digest,
+                      int rank);
   // Writes out, closes and renames the file to path() (collective). Without
   // `replace` a file that appeared at path() during the run is never
   // replaced: that is an error. Throws h5::Error (writing) or PublishError
