@@ -86,7 +86,13 @@ class RoutedNetwork final : public Network {
   }
 
   void setup(const pdes::Partition& partition, int rank) override {
-    partial_.assign(partition.lps_of(rank).size(), {});
+    // Only nodes take deliveries; they have the lowest ids, so the first
+    // local indices.
+    const auto lps = partition.lps_of(rank);
+    partial_.assign(
+        static_cast<std::size_t>(std::count_if(lps.begin(), lps.end(),
+                                               [&](pdes::LpId lp) { return lp < topo_->nodes(); })),
+        {});
     std::fill(link_free_.begin(), link_free_.end(), 0);
     stats_ = {};
     owner_.resize(lps_.count());
@@ -547,7 +553,7 @@ class RoutedNetwork final : public Network {
   bool has_runs_;         // the topology describes routes as runs (Topology::route_runs)
   bool uniform_ = false;  // every link has the first link's rate and latency
   static constexpr std::size_t kMemoRuns = 4;  // quote_runs remembers routes of up to 4 runs
-  std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> partial_;  // per local LP
+  std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> partial_;  // per local node
   PortLps lps_;
   std::vector<int> owner_;                // rank of every LP (setup)
   std::vector<pdes::Time> cut_distance_;  // per LP (PortLps::cut_distances)
