@@ -10,7 +10,7 @@
 // LP ids: the vertices first ([0, vertices), so a node's LP is its id; a
 // switch's own LP receives nothing), then one per switch output link, in
 // order of (from vertex, link id). Events into one port from different
-// vertices then sort (DESIGN.md §2: by source LP on ties) as they did when
+// vertices then sort (pdes::event_before: by source LP on ties) as they did when
 // the switch was one LP, so results do not depend on the split.
 #include <cstdint>
 #include <span>
