@@ -14,8 +14,9 @@ constexpr std::int64_t kMixed = -1;
 // The rank of every LP a chunk entering vertex w may be handed to
 // (PortLps::next): w itself for a node, the holders of its output links for
 // a switch; kMixed where they differ.
+template <class Owner>  // int(pdes::LpId)
 std::vector<std::int64_t> successor_ranks(const Topology& topo, const PortLps& lps,
-                                          const std::function<int(pdes::LpId)>& owner) {
+                                          const Owner& owner) {
   std::vector<std::int64_t> rank(topo.vertices(), kMixed);
   for (Vertex w = 0; w < topo.vertices(); ++w) {
     if (!topo.is_switch(w)) {
