@@ -15,7 +15,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, sipsim_binary
 
 import sipsim
 from sipsim import scaling
@@ -405,6 +405,40 @@ def test_a_real_run_predicts_its_own_critical_path(collectives_run_2_ranks):
     (row,) = scaling.predict(m, [(2, 1.0)])
     assert row.critical_path_events == pytest.approx(run.meta["critical_path_events"], rel=1e-9)
     assert row.remote_fraction == pytest.approx(run.meta["remote_fraction"], rel=1e-12)
+
+
+def test_the_run_summary_predicts_as_this_module_does(collectives_run_2_ranks):
+    """`sipsim run` writes the model's efficiency from the run alone (/meta@predicted_efficiency,
+    the summary's `predicted` line): the same numbers as predict() without a 1-rank run."""
+    path, stdout = collectives_run_2_ranks[0], collectives_run_2_ranks[1]
+    run = sipsim.open(path)
+    targets = [int(p) for p in run.meta["predicted_efficiency_ranks"]]
+    assert targets == [2, 16, 64, 256]
+    rows = scaling.predict(scaling.measured(run), [(p, 1.0) for p in targets])
+    assert list(run.meta["predicted_efficiency"]) == pytest.approx(
+        [r.efficiency for r in rows], rel=1e-9)
+    shown = ", ".join(f"{r.efficiency:.2f} at {r.ranks}" for r in rows[1:])
+    assert f"predicted           efficiency {rows[0].efficiency:.2f} at 2 ranks, {shown}" in stdout
+
+
+def test_info_predicts_from_a_run_of_the_scenario(collectives_run_2_ranks, training_run):
+    """`sipsim info SCENARIO --run RUN.h5` prints the same prediction; a run of another scenario
+    is refused with one error naming the file."""
+    path = collectives_run_2_ranks[0]
+    scenario = str(ROOT / "scenarios" / "nccl" / "elect-flat.yaml")
+    done = subprocess.run([str(sipsim_binary()), "info", scenario, "--run", str(path),
+                           "--set", "fabric.nodes=8"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    run = sipsim.open(path)
+    first = run.meta["predicted_efficiency"][0]
+    assert f"predicted efficiency      {first:.2f} at 2 ranks," in done.stdout
+    assert f"(from {path}, 2 ranks)" in done.stdout
+    other = subprocess.run([str(sipsim_binary()), "info", scenario, "--run",
+                            str(training_run[0])], capture_output=True, text=True, timeout=60)
+    assert other.returncode == 2
+    assert other.stderr.strip() == (f"sipsim: error: {training_run[0]}: a run of scenario "
+                                    f"'quickstart', not of 'elect-flat': give a run file of "
+                                    f"this scenario")
 
 
 def test_errors_name_the_file(tmp_path, fixtures):

@@ -4,6 +4,7 @@
 #include <memory>
 #include <sstream>
 
+#include "scaling_advice.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/common.hpp"
 #include "sipsim/base/units.hpp"
@@ -81,14 +82,47 @@ void add_device_rows(const setup::Setup& s,
   rows.push_back({"device power", num(a.busy_w) + " W busy, " + num(a.idle_w) + " W idle"});
 }
 
+// The scaling model's prediction from a finished run of the scenario named
+// `scenario` (docs/scaling.md). Throws output::run_file::Error.
+std::string predicted_from(const std::string& run_path, const std::string& scenario) {
+  const output::run_file::Reader file(run_path);
+  if (const std::string why = file.unfinished_reason(); !why.empty()) {
+    throw output::run_file::Error(run_path + ": " + why);
+  }
+  const std::string name = file.string_attr("/meta", "scenario_name");
+  if (name != scenario) {
+    throw output::run_file::Error(run_path + ": a run of scenario '" + name + "', not of '" +
+                                  scenario + "': give a run file of this scenario");
+  }
+  const pdes::ScalingFigures figures = scaling_figures(file);
+  const std::string text = predicted_efficiency_text(figures);
+  if (text.empty()) {
+    return "none: " + run_path +
+           " ran the sequential engine; run on 2 ranks, or on one with --set "
+           "simulation.engine=windowed";
+  }
+  return text + " (from " + run_path + ", " + std::to_string(figures.ranks) +
+         (figures.ranks == 1 ? " rank)" : " ranks)");
+}
+
 }  // namespace
 
-int info_command(const std::string& path, const std::vector<std::string>& overrides, int ranks,
-                 const std::string& owners, const mpi::communicator& comm) {
-  auto s = load(path, overrides, comm);
+int info_command(const InfoOptions& options, const mpi::communicator& comm) {
+  const std::string& path = options.scenario;
+  const int ranks = options.ranks;
+  auto s = load(path, options.overrides, comm);
   if (!s) return kExitBadInput;
   if (comm.rank() != 0) return kExitOk;
-  if (!owners.empty()) return write_owners(*s, ranks > 0 ? ranks : 1, owners, comm);
+  if (!options.owners.empty()) return write_owners(*s, ranks > 0 ? ranks : 1, options.owners, comm);
+  std::string predicted;
+  if (!options.run.empty()) {
+    try {
+      predicted = predicted_from(options.run, s->scenario.name);
+    } catch (const output::run_file::Error& e) {
+      report(comm, e.what());
+      return kExitBadInput;
+    }
+  }
   if (!s->fabric) {
     std::cout << path << ": workload " << s->workload->type() << " has no fabric\n";
     return kExitOk;
@@ -115,12 +149,15 @@ int info_command(const std::string& path, const std::vector<std::string>& overri
        la == pdes::kTimeMax ? std::string("none (no link is cut)") : base::format_time_ps(la)});
   // What a run on several ranks can expect (docs/user-guide.md, "Choosing
   // the rank count and memory"): the efficiency itself needs a run's counts.
-  rows.push_back({"windows on several ranks",
-                  std::string(network->bounds_remote_events()
-                                  ? "as wide as the programs keep quiet across ranks"
-                                  : "one lookahead wide") +
-                      "; run 1 and 2 ranks, then `python3 -m sipsim.scaling RUN.h5` predicts "
-                      "more"});
+  rows.push_back(
+      {"windows on several ranks",
+       std::string(network->bounds_remote_events()
+                       ? "as wide as the programs keep quiet across ranks"
+                       : "one lookahead wide") +
+           (predicted.empty() ? "; run it on 2 ranks, then `sipsim info --run RUN.h5` predicts "
+                                "more"
+                              : "")});
+  if (!predicted.empty()) rows.push_back({"predicted efficiency", predicted});
   if (const setup::CollectiveJob* job = s->workload->collective_job()) {
     const collective::AlgorithmParams& params = job->config.params;
     auto shape = [](const collective::Dims& d) {

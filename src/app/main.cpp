@@ -62,10 +62,7 @@ struct Args {
   std::vector<std::string> compare_paths;
   std::vector<std::string> compare_overrides;
   bool compare_csv = false;
-  std::string info_path;
-  std::vector<std::string> info_overrides;
-  int info_ranks = 0;
-  std::string info_owners;
+  InfoOptions info;
   ExportArgs export_args;
   SweepArgs sweep;
   std::string collect_dir, collect_level = "run";
@@ -136,12 +133,17 @@ CLI::App* add_compare(CLI::App& cli, Args& a) {
 
 CLI::App* add_info(CLI::App& cli, Args& a) {
   CLI::App* cmd = cli.add_subcommand("info", "fabric facts: nodes, links, lookahead, power");
-  cmd->add_option("scenario", a.info_path, "scenario YAML file")->required();
-  cmd->add_option("--ranks", a.info_ranks, "rank count for the partition and lookahead")
+  cmd->add_option("scenario", a.info.scenario, "scenario YAML file")->required();
+  cmd->add_option("--ranks", a.info.ranks, "rank count for the partition and lookahead")
       ->check(whole_number(1, 1u << 24));
-  cmd->add_option("--owners", a.info_owners,
-                  "write the owning rank of every LP (one per line) to this file instead");
-  cmd->add_option("--set", a.info_overrides, kSetHelp)->allow_extra_args(false);
+  CLI::Option* owners =
+      cmd->add_option("--owners", a.info.owners,
+                      "write the owning rank of every LP (one per line) to this file instead");
+  cmd->add_option("--run", a.info.run,
+                  "a finished run file of this scenario: predict the efficiency at 2, 16, 64 and "
+                  "256 ranks from it (docs/scaling.md)")
+      ->excludes(owners);
+  cmd->add_option("--set", a.info.overrides, kSetHelp)->allow_extra_args(false);
   return cmd;
 }
 
@@ -257,9 +259,11 @@ int run_named(const Commands& cmd, const Args& a, int& argc, char**& argv) {
     return compare_command(a.compare_paths, a.compare_overrides, a.compare_csv, a.max_work, world);
   }
   if (*cmd.info) {
-    return info_command(a.info_path, a.info_overrides,
-                        a.info_ranks > 0 ? a.info_ranks : world.size(), a.info_owners, world);
+    InfoOptions info = a.info;
+    if (cmd.info->count("--ranks") == 0) info.ranks = world.size();
+    return info_command(info, world);
   }
+
   if (*cmd.export_cmd) return export_command(a.export_args, world);
   return kExitBadInput;
 }

@@ -21,6 +21,7 @@
 #include <span>
 #include <sstream>
 
+#include "scaling_advice.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/common.hpp"
 #include "sipsim/app/signals.hpp"
@@ -69,6 +70,23 @@ std::string engine_name(const pdes::RunResult& r) {
   return r.lookahead == pdes::kTimeMax ? "sequential" : "windowed";
 }
 
+// What the scaling model reads (docs/scaling.md), from the engine's result.
+pdes::ScalingFigures figures_of(const pdes::RunResult& r, int ranks) {
+  pdes::ScalingFigures f;
+  f.ranks = ranks;
+  f.windowed = r.lookahead != pdes::kTimeMax;
+  f.events = r.committed_events;
+  f.windows = r.windows;
+  f.critical_path_events = r.critical_path_events;
+  f.wall_seconds = r.wall_seconds;
+  f.busy_seconds_mean = r.busy_seconds_mean;
+  f.critical_path_seconds = r.critical_path_seconds;
+  f.remote_fraction = r.committed_events > 0 ? static_cast<double>(r.remote_events) /
+                                                   static_cast<double>(r.committed_events)
+                                             : 0.0;
+  return f;
+}
+
 // The figures that predict scaling (docs/scaling.md) from the engine's.
 output::RunMetadata::Scaling scaling_of(const pdes::RunResult& r, int ranks) {
   output::RunMetadata::Scaling sc;
@@ -95,6 +113,11 @@ output::RunMetadata::Scaling scaling_of(const pdes::RunResult& r, int ranks) {
   sc.rank_histogram = r.rank_window_histogram;
   sc.rank_events = r.rank_events;
   sc.rank_busy_seconds = r.rank_busy_seconds;
+  for (const pdes::ScalingPrediction& p :
+       pdes::predict_scaling(figures_of(r, ranks), pdes::kAdvisedRanks)) {
+    sc.predicted_ranks.push_back(static_cast<std::uint64_t>(p.ranks));
+    sc.predicted_efficiency.push_back(p.efficiency);
+  }
   for (std::size_t rank = 0; rank < static_cast<std::size_t>(ranks); ++rank) {
     const pdes::WindowSummary one =
         pdes::summarize(std::span(r.rank_window_histogram).subspan(rank * k, k),
@@ -105,6 +128,59 @@ output::RunMetadata::Scaling scaling_of(const pdes::RunResult& r, int ranks) {
     sc.rank_window_events_max.push_back(one.max);
   }
   return sc;
+}
+
+// The windowed engine's rows of the summary: its windows, what they cost and
+// what the scaling model predicts (docs/user-guide.md, "Choosing the rank
+// count and memory").
+void window_rows(const std::function<void(const std::string&, const std::string&)>& row,
+                 const pdes::RunResult& r, int ranks) {
+  row("engine",
+      r.mean_window > r.lookahead
+          ? fmt::format("windowed, {} windows of {} or more (mean {})", r.windows,
+                        base::format_time_ps(r.lookahead), base::format_time_ps(r.mean_window))
+          : fmt::format("windowed, {} windows of {}", r.windows,
+                        base::format_time_ps(r.lookahead)));
+  const output::RunMetadata::Scaling sc = scaling_of(r, ranks);
+  // Exact counts: the same at every run of the scenario on this many ranks.
+  row("events/window",
+      fmt::format("per rank mean {:.1f}, p50 {}, p99 {}, max {}; critical path {} events",
+                  sc.window_events_mean, sc.window_events_p50, sc.window_events_p99,
+                  sc.window_events_max, sc.critical_path_events));
+  row("remote events",
+      fmt::format("{} ({:.1f}% of events)", r.remote_events, 100 * sc.remote_fraction));
+  row("busy", fmt::format("{:.3f} s slowest rank, {:.3f} s mean ({:.0f}% of wall)",
+                          r.busy_seconds_max, r.busy_seconds_mean,
+                          r.wall_seconds > 0 ? 100 * r.busy_seconds_mean / r.wall_seconds : 0.0));
+  row("sync",
+      fmt::format("critical path {:.3f} s; {:.0f}% of wall synchronising, imbalance {:.0f}%",
+                  r.critical_path_seconds, 100 * sc.sync_fraction, 100 * sc.imbalance_fraction));
+  // The ranks' busy time, summed, plus the epochs (which every rank runs
+  // whole) is about what one rank would take (a little more: sending to
+  // other ranks costs too), so a wall above it means fewer ranks would have
+  // been faster.
+  const double all_busy = r.busy_seconds_mean * ranks;
+  const double one_rank = all_busy + r.epoch_seconds;
+  const double efficiency = r.wall_seconds > 0 ? one_rank / (ranks * r.wall_seconds) : 0.0;
+  const std::string epochs =
+      r.epochs > 0 ? fmt::format("and the epochs', {:.3f} s, ", r.epoch_seconds) : "";
+  row("efficiency", fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, {}over {} x wall)",
+                                efficiency, all_busy, epochs, ranks));
+  row("predicted", "efficiency " + predicted_efficiency_text(figures_of(r, ranks)) +
+                       " (docs/scaling.md, from this run)");
+  if (ranks == 1) return;
+  if (one_rank < r.wall_seconds) {
+    row("warning",
+        "fewer ranks would have been faster: one rank needs about the busy time "
+        "of all ranks (and the epochs'); see \"Choosing the rank count and memory\" in the "
+        "user guide");
+  } else if (efficiency < pdes::kPaysEfficiency) {
+    const int better = std::max(1, std::min(ranks / 2, pdes::ranks_that_pay(figures_of(r, ranks))));
+    row("warning", fmt::format("more ranks than pay: the ranks waited for more than half of the "
+                               "wall time; {} the machine better",
+                               better == 1 ? std::string("one rank uses")
+                                           : fmt::format("{} ranks or fewer use", better)));
+  }
 }
 
 void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const MemoryStats& mem,
@@ -125,44 +201,11 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
   row("event rate", fmt::format("{:.3f} M events/s", rate / 1e6));
   if (r.lookahead == pdes::kTimeMax) {
     row("engine", "sequential");
+    row("predicted",
+        "efficiency on more ranks: run on 2 ranks, or on one with --set "
+        "simulation.engine=windowed (docs/scaling.md)");
   } else {
-    row("engine",
-        r.mean_window > r.lookahead
-            ? fmt::format("windowed, {} windows of {} or more (mean {})", r.windows,
-                          base::format_time_ps(r.lookahead), base::format_time_ps(r.mean_window))
-            : fmt::format("windowed, {} windows of {}", r.windows,
-                          base::format_time_ps(r.lookahead)));
-    const output::RunMetadata::Scaling sc = scaling_of(r, ranks);
-    // Exact counts: the same at every run of the scenario on this many ranks.
-    row("events/window",
-        fmt::format("per rank mean {:.1f}, p50 {}, p99 {}, max {}; critical path {} events",
-                    sc.window_events_mean, sc.window_events_p50, sc.window_events_p99,
-                    sc.window_events_max, sc.critical_path_events));
-    row("remote events",
-        fmt::format("{} ({:.1f}% of events)", r.remote_events, 100 * sc.remote_fraction));
-    row("busy", fmt::format("{:.3f} s slowest rank, {:.3f} s mean ({:.0f}% of wall)",
-                            r.busy_seconds_max, r.busy_seconds_mean,
-                            r.wall_seconds > 0 ? 100 * r.busy_seconds_mean / r.wall_seconds : 0.0));
-    row("sync",
-        fmt::format("critical path {:.3f} s; {:.0f}% of wall synchronising, imbalance {:.0f}%",
-                    r.critical_path_seconds, 100 * sc.sync_fraction, 100 * sc.imbalance_fraction));
-    // The ranks' busy time, summed, plus the epochs (which every rank runs
-    // whole) is about what one rank would take (a little more: sending to
-    // other ranks costs too), so a wall above it means fewer ranks would have
-    // been faster.
-    const double all_busy = r.busy_seconds_mean * ranks;
-    const double one_rank = all_busy + r.epoch_seconds;
-    const double efficiency = r.wall_seconds > 0 ? one_rank / (ranks * r.wall_seconds) : 0.0;
-    const std::string epochs =
-        r.epochs > 0 ? fmt::format("and the epochs', {:.3f} s, ", r.epoch_seconds) : "";
-    row("efficiency", fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, {}over {} x wall)",
-                                  efficiency, all_busy, epochs, ranks));
-    if (one_rank < r.wall_seconds) {
-      row("warning",
-          "fewer ranks would have been faster: one rank needs about the busy time "
-          "of all ranks (and the epochs'); see \"Choosing the rank count and memory\" in the "
-          "user guide");
-    }
+    window_rows(row, r, ranks);
   }
   if (r.epochs > 0) row("epochs", std::to_string(r.epochs));
   row("peak memory",

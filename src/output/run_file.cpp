@@ -225,6 +225,11 @@ void RunFile::write_meta(const RunMetadata& m) {
                  std::span<const std::uint64_t>(sc.rank_window_events_p99));
   h5::write_attr(id, "rank_window_events_max",
                  std::span<const std::uint64_t>(sc.rank_window_events_max));
+  if (!sc.predicted_ranks.empty()) {
+    h5::write_attr(id, "predicted_efficiency_ranks",
+                   std::span<const std::uint64_t>(sc.predicted_ranks));
+    h5::write_attr(id, "predicted_efficiency", std::span<const double>(sc.predicted_efficiency));
+  }
 }
 
 void RunFile::write_lp_stats(std::uint64_t lp_count, std::span<const std::uint64_t> local_lps,

@@ -38,10 +38,18 @@ int compare_command(const std::vector<std::string>& scenarios,
                     const boost::mpi::communicator& comm);
 // Fabric facts (DESIGN.md §7): nodes, links, bisection, lookahead for a rank
 // count, and for RAMP its physical budget, power and cost.
-// `owners` (not empty): instead, write the owning rank of every LP for `ranks`
-// ranks to that file, one line per LP.
-int info_command(const std::string& scenario, const std::vector<std::string>& overrides, int ranks,
-                 const std::string& owners, const boost::mpi::communicator& comm);
+struct InfoOptions {
+  std::string scenario;
+  std::vector<std::string> overrides;
+  int ranks = 1;  // for the partition and the lookahead
+  // Not empty: instead, write the owning rank of every LP for `ranks` ranks
+  // to this file, one line per LP.
+  std::string owners;
+  // Not empty: a finished run file of the scenario, from whose figures the
+  // scaling model predicts the efficiency at more ranks (docs/scaling.md).
+  std::string run;
+};
+int info_command(const InfoOptions& options, const boost::mpi::communicator& comm);
 int validate_command(const std::string& scenario, const std::vector<std::string>& overrides,
                      const boost::mpi::communicator& comm);
 

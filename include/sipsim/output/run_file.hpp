@@ -59,6 +59,10 @@ struct RunMetadata {
     std::vector<double> rank_window_events_mean;
     std::vector<std::uint64_t> rank_window_events_p50, rank_window_events_p99,
         rank_window_events_max;
+    // The scaling model's predicted efficiency at these rank counts, from
+    // this run (empty for a sequential run).
+    std::vector<std::uint64_t> predicted_ranks;
+    std::vector<double> predicted_efficiency;
   } scaling;
 };
 
