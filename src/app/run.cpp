@@ -166,8 +166,10 @@ void window_rows(const std::function<void(const std::string&, const std::string&
       r.epochs > 0 ? fmt::format("and the epochs', {:.3f} s, ", r.epoch_seconds) : "";
   row("efficiency", fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, {}over {} x wall)",
                                 efficiency, all_busy, epochs, ranks));
-  row("predicted", "efficiency " + predicted_efficiency_text(figures_of(r, ranks)) +
-                       " (docs/scaling.md, from this run)");
+  const std::string predicted = predicted_efficiency_text(figures_of(r, ranks));
+  row("predicted", predicted.empty()
+                       ? std::string("nothing to predict from: no events ran in windows")
+                       : "efficiency " + predicted + " (docs/scaling.md, from this run)");
   if (ranks == 1) return;
   if (one_rank < r.wall_seconds) {
     row("warning",
