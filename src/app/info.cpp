@@ -98,8 +98,9 @@ std::string predicted_from(const std::string& run_path, const std::string& scena
   const std::string text = predicted_efficiency_text(figures);
   if (text.empty()) {
     return "none: " + run_path +
-           " ran the sequential engine; run on 2 ranks, or on one with --set "
-           "simulation.engine=windowed";
+           (figures.windowed ? " ran no events in windows"
+                             : " ran the sequential engine; run on 2 ranks, or on one with --set "
+                               "simulation.engine=windowed");
   }
   return text + " (from " + run_path + ", " + std::to_string(figures.ranks) +
          (figures.ranks == 1 ? " rank)" : " ranks)");

@@ -91,8 +91,8 @@ pdes::ScalingFigures figures_of(const pdes::RunResult& r, int ranks) {
 output::RunMetadata::Scaling scaling_of(const pdes::RunResult& r, int ranks) {
   output::RunMetadata::Scaling sc;
   auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-  sc.remote_fraction =
-      ratio(static_cast<double>(r.remote_events), static_cast<double>(r.committed_events));
+  const pdes::ScalingFigures figures = figures_of(r, ranks);
+  sc.remote_fraction = figures.remote_fraction;
   sc.critical_path_events = r.critical_path_events;
   sc.busy_seconds_max = r.busy_seconds_max;
   sc.busy_seconds_mean = r.busy_seconds_mean;
@@ -113,8 +113,7 @@ output::RunMetadata::Scaling scaling_of(const pdes::RunResult& r, int ranks) {
   sc.rank_histogram = r.rank_window_histogram;
   sc.rank_events = r.rank_events;
   sc.rank_busy_seconds = r.rank_busy_seconds;
-  for (const pdes::ScalingPrediction& p :
-       pdes::predict_scaling(figures_of(r, ranks), pdes::kAdvisedRanks)) {
+  for (const pdes::ScalingPrediction& p : pdes::predict_scaling(figures, pdes::kAdvisedRanks)) {
     sc.predicted_ranks.push_back(static_cast<std::uint64_t>(p.ranks));
     sc.predicted_efficiency.push_back(p.efficiency);
   }
@@ -166,7 +165,8 @@ void window_rows(const std::function<void(const std::string&, const std::string&
       r.epochs > 0 ? fmt::format("and the epochs', {:.3f} s, ", r.epoch_seconds) : "";
   row("efficiency", fmt::format("{:.2f} (busy time of all ranks, {:.3f} s, {}over {} x wall)",
                                 efficiency, all_busy, epochs, ranks));
-  const std::string predicted = predicted_efficiency_text(figures_of(r, ranks));
+  const pdes::ScalingFigures figures = figures_of(r, ranks);
+  const std::string predicted = predicted_efficiency_text(figures);
   row("predicted", predicted.empty()
                        ? std::string("nothing to predict from: no events ran in windows")
                        : "efficiency " + predicted + " (docs/scaling.md, from this run)");
@@ -177,7 +177,7 @@ void window_rows(const std::function<void(const std::string&, const std::string&
         "of all ranks (and the epochs'); see \"Choosing the rank count and memory\" in the "
         "user guide");
   } else if (efficiency < pdes::kPaysEfficiency) {
-    const int better = std::max(1, std::min(ranks / 2, pdes::ranks_that_pay(figures_of(r, ranks))));
+    const int better = std::max(1, std::min(ranks / 2, pdes::ranks_that_pay(figures)));
     row("warning", fmt::format("more ranks than pay: the ranks waited for more than half of the "
                                "wall time; {} the machine better",
                                better == 1 ? std::string("one rank uses")
