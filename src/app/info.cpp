@@ -57,11 +57,16 @@ void add_device_rows(const setup::Setup& s,
     return out;
   };
   const bool amped = a.model == compute::Model::kAmped;
-  rows.push_back({"device", a.name + " (" + (amped ? "amped" : "roofline") + " model): " +
+  rows.push_back({"device", a.name + " (" + compute::model_name(a.model) + " model): " +
                                 num(static_cast<double>(a.memory_bytes_per_s) * 1e-9) + " GB/s, " +
                                 base::format_bytes(a.memory_capacity_bytes)});
   rows.push_back({"device matmul TFLOP/s", peaks(a.matmul_flops)});
   rows.push_back({"device vector TFLOP/s", peaks(a.vector_flops)});
+  if (a.model == compute::Model::kGemm) {
+    rows.push_back(
+        {"device GEMM model", compute::gemm_text(a.gemm) + ", sustained " +
+                                  num(static_cast<double>(a.gemm.sustained_ppm) * 1e-6)});
+  }
   if (amped) {
     const compute::AmpedUnits& u = a.amped;
     rows.push_back({"device AMPeD units",

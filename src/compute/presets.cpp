@@ -35,6 +35,9 @@ Accelerator v100() {
   // FMA): 1.53e9 * 80 * 8 * 128 = 125.3 TFLOP/s. Nonlinear units: Table IV's A100
   // N_FU_nonlin per SM (192 / 108) times 80 SMs = 142, width 4.
   a.amped = {1'530'000'000, 80, 8, 128, 16, 142, 4, 32};
+  // GEMM model: 80 SMs (Volta whitepaper); no published maximum achievable
+  // matmul FLOPS: the A100's fraction, a stated assumption (docs/models.md).
+  a.gemm = {80, {{256, 128}, {128, 256}, {128, 128}}, 869'000, 779'000};
   a.busy_w = 300;
   a.idle_w = 40;
   return a;
@@ -50,6 +53,13 @@ Accelerator a100_base() {
   // AMPeD Table IV, "Nvidia A100": f = 1.41e9, N_cores 108, N_FU 4, W_FU 512,
   // N_FU_nonlin 192, W_FU_nonlin 4 (1.41e9 * 108 * 4 * 512 = 311.9 TFLOP/s).
   a.amped = {1'410'000'000, 108, 4, 512, 16, 192, 4, 32};
+  // GEMM model: 108 SMs (whitepaper Table 1), cuBLAS's 256 x 128 and 128 x 128
+  // output tiles (NVIDIA, Matrix Multiplication Background User's Guide);
+  // maximum achievable matmul FLOPS 271.2 of 312 TFLOP/s (86.9%), BF16,
+  // 1024 x 10240 x 5120 (S. Bekman, Machine Learning Engineering, "Accelerators").
+  // Sustained share 0.779: fitted on AMPeD Table II's 145.6B row (docs/validation.md);
+  // the V100 and H100 presets take the same share, an assumption.
+  a.gemm = {108, {{256, 128}, {128, 256}, {128, 128}}, 869'000, 779'000};
   a.busy_w = 400;
   a.idle_w = 50;
   return a;
@@ -88,6 +98,9 @@ Accelerator h100() {
   // AMPeD Table IV, "Nvidia H100": f = 1.8e9, N_cores 132, N_FU 4, W_FU 1024,
   // N_FU_nonlin 320, W_FU_nonlin 4 (1.8e9 * 132 * 4 * 1024 = 973.1 TFLOP/s).
   a.amped = {1'800'000'000, 132, 4, 1024, 16, 320, 4, 32};
+  // GEMM model: 132 SMs (H100 SXM5, whitepaper); maximum achievable matmul
+  // FLOPS 794.5 of 989 TFLOP/s (80.3%), BF16, 2048 x 2048 x 13312 (Bekman, as for the A100).
+  a.gemm = {132, {{256, 128}, {128, 256}, {128, 128}}, 803'000, 779'000};
   a.busy_w = 700;
   a.idle_w = 70;
   return a;
@@ -148,6 +161,30 @@ Accelerator preset(const std::string& name, Dtype dtype) {
   a.element_bytes = element_bytes(dtype);
   a.peak_flops = a.vector_flops[static_cast<std::size_t>(precision_of(dtype))];
   return a;
+}
+
+const char* model_name(Model model) {
+  switch (model) {
+    case Model::kRoofline:
+      return "roofline";
+    case Model::kAmped:
+      return "amped";
+    case Model::kGemm:
+      return "gemm";
+  }
+  return "?";
+}
+
+std::string gemm_text(const GemmUnits& gemm) {
+  std::string out = std::to_string(gemm.sms) + " SMs, tiles";
+  for (const GemmTile& t : gemm.tiles) {
+    out += " " + std::to_string(t.m) + "x" + std::to_string(t.n);
+  }
+  const auto three = [](std::uint64_t ppm) {
+    const std::string digits = std::to_string(1000 + (ppm + 500) / 1000);
+    return (ppm >= kPpm ? std::string("1.") : std::string("0.")) + digits.substr(1);
+  };
+  return out + ", efficiency " + three(gemm.efficiency_ppm);
 }
 
 Accelerator a100(Dtype dtype) {

@@ -3,26 +3,16 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "rates.hpp"
+#include "sipsim/compute/gemm.hpp"
+
 namespace sipsim::compute {
 
 namespace {
-__extension__ typedef unsigned __int128 U128;
-
-pdes::Time clamp_time(U128 ps) {
-  return ps >= pdes::kTimeMax ? pdes::kTimeMax : static_cast<pdes::Time>(ps);
-}
-
-// ceil(amount * 1e12 / rate) ps.
-pdes::Time time_at_rate(U128 amount, std::uint64_t rate) {
-  return clamp_time((amount * pdes::kSecond + rate - 1) / rate);
-}
-
-// ceil(amount * 1e12 * 1e6 / (rate * eff_ppm)) ps: `amount` at `rate` scaled by eff.
-// amount < 2^66 and rate * eff < 2^72, so nothing overflows 128 bits.
-pdes::Time time_at_rate_eff(U128 amount, std::uint64_t rate, std::uint64_t eff_ppm) {
-  const U128 den = static_cast<U128>(rate) * eff_ppm;
-  return clamp_time((amount * pdes::kSecond * kPpm + den - 1) / den);
-}
+using rates::clamp_time;
+using rates::time_at_rate;
+using rates::time_at_rate_eff;
+using rates::U128;
 
 void check_op(const OpCost& op) {
   if (op.micro_batch == 0) throw std::invalid_argument("an op's micro_batch must be >= 1");
@@ -191,6 +181,7 @@ pdes::Time Amped::op_ps(const OpCost& op) const {
 
 std::unique_ptr<Device> make_device(const Accelerator& acc) {
   if (acc.model == Model::kAmped) return std::make_unique<Amped>(acc);
+  if (acc.model == Model::kGemm) return std::make_unique<GemmDevice>(acc);
   return std::make_unique<Roofline>(acc);
 }
 

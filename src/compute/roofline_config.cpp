@@ -67,6 +67,28 @@ void read_efficiency(const base::Value& value, Efficiency& e) {
   m.finish();
 }
 
+// gemm: {sms, tiles: [[m, n], ...], efficiency, sustained}.
+void read_gemm(const base::Value& value, GemmUnits& g) {
+  base::MapReader m = value.as_map();
+  g.sms = m.get_u32("sms", g.sms, 1, 65'536);
+  if (auto tiles = m.optional("tiles")) {
+    const std::vector<base::Value> list = tiles->as_list();
+    if (list.empty() || list.size() > kMaxGemmTiles)
+      tiles->fail("must list 1 to 8 tile shapes [m, n]");
+    g.tiles.clear();
+    for (const base::Value& t : list) {
+      const std::vector<base::Value> sides = t.as_list();
+      if (sides.size() != 2) t.fail("must be a tile shape [m, n]");
+      g.tiles.push_back({sides[0].as_u32(1, 4096), sides[1].as_u32(1, 4096)});
+    }
+  }
+  if (auto e = m.optional("efficiency"))
+    g.efficiency_ppm = to_ppm(read_number(*e, 1e-6, 1, "a number from 1e-6 to 1"));
+  if (auto e = m.optional("sustained"))
+    g.sustained_ppm = to_ppm(read_number(*e, 1e-6, 1, "a number from 1e-6 to 1"));
+  m.finish();
+}
+
 void read_power(const base::Value& value, Accelerator& acc) {
   base::MapReader m = value.as_map();
   if (auto b = m.optional("busy")) acc.busy_w = read_number(*b, 0, 1e6, "watts from 0 to 1e6");
@@ -100,7 +122,8 @@ Accelerator read_accelerator(const std::optional<base::Value>& value) {
   Accelerator acc = preset(preset_name, dtype);
   const auto dtype_index = static_cast<std::size_t>(precision_of(dtype));
   if (auto model = m.optional("model")) {
-    acc.model = model->as_enum({"roofline", "amped"}) == "amped" ? Model::kAmped : Model::kRoofline;
+    const std::string name = model->as_enum({"roofline", "amped", "gemm"});
+    acc.model = name == "amped" ? Model::kAmped : name == "gemm" ? Model::kGemm : Model::kRoofline;
   }
   if (auto bw = m.optional("memory_bandwidth")) {
     acc.memory_bytes_per_s = bw->as_bandwidth_bps() / 8;
@@ -132,6 +155,10 @@ Accelerator read_accelerator(const std::optional<base::Value>& value) {
     acc.name = "custom";
   }
   if (auto e = m.optional("efficiency")) read_efficiency(*e, acc.efficiency);
+  if (auto g = m.optional("gemm")) {
+    read_gemm(*g, acc.gemm);
+    acc.name = "custom";
+  }
   acc.launch_overhead_ps = m.get_time_ps("launch_overhead", acc.launch_overhead_ps);
   acc.min_op_ps = m.get_time_ps("min_op_time", acc.min_op_ps);
   if (auto power = m.optional("power")) read_power(*power, acc);

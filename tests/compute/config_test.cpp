@@ -110,9 +110,10 @@ TEST(ComputeConfig, LocatedErrors) {
             "s.yaml:1:19: compute.preset: unknown value 'a200'; expected one of v100, a100, "
             "a100-40gb, a100-80gb, "
             "h100; did you mean 'a100'?");
-  EXPECT_EQ(error_of("compute: {model: ampd}\n"),
-            "s.yaml:1:18: compute.model: unknown value 'ampd'; expected one of roofline, amped; "
-            "did you mean 'amped'?");
+  EXPECT_EQ(
+      error_of("compute: {model: ampd}\n"),
+      "s.yaml:1:18: compute.model: unknown value 'ampd'; expected one of roofline, amped, gemm; "
+      "did you mean 'amped'?");
   EXPECT_EQ(error_of("compute: {presets: h100}\n"),
             "s.yaml:1:11: compute.presets: unknown key; did you mean 'preset'?");
   EXPECT_EQ(error_of("compute: {memory_capacity: 0B}\n"),

@@ -17,9 +17,28 @@
 
 namespace sipsim::compute {
 
-// How op_ps prices an op: the roofline (max of compute and memory time) or
-// AMPeD's accelerator model (eq. 2-4: functional-unit throughput, no memory term).
-enum class Model : std::uint8_t { kRoofline, kAmped };
+// How op_ps prices an op: the roofline (max of compute and memory time),
+// AMPeD's accelerator model (eq. 2-4: functional-unit throughput, no memory
+// term), or the GEMM model (the roofline per matrix multiply, with tile and
+// wave quantisation on the device's SMs; gemm.hpp).
+enum class Model : std::uint8_t { kRoofline, kAmped, kGemm };
+
+// The GEMM model's figures (docs/models.md, "Devices"): the SMs a GEMM's
+// output tiles are spread over, the output tile shapes its kernels use, the
+// largest fraction of the matrix peak a GEMM reaches (measured on the best
+// shape: the "maximum achievable matmul FLOPS"), and the share of the
+// achievable rates a training step sustains over its ops (fitted once, on
+// the 145.6B row of AMPeD Table II; docs/validation.md).
+struct GemmTile {
+  std::uint32_t m = 0, n = 0;
+};
+inline constexpr std::size_t kMaxGemmTiles = 8;
+struct GemmUnits {
+  std::uint32_t sms = 108;
+  std::vector<GemmTile> tiles = {{256, 128}, {128, 256}, {128, 128}};
+  std::uint64_t efficiency_ppm = 869'000;
+  std::uint64_t sustained_ppm = 1'000'000;  // kPpm
+};
 
 // AMPeD's accelerator design parameters (eq. 3-4, Table IV). Table IV counts
 // W_FU in FLOPs per cycle of one unit at the unit's precision fu_bits (see
@@ -70,6 +89,7 @@ struct Accelerator {
   std::uint64_t memory_capacity_bytes = std::uint64_t{40} << 30;
   AmpedUnits amped = {1'410'000'000, 108, 4, 512, 16, 192, 4, 32};  // AMPeD Table IV
   Efficiency efficiency;
+  GemmUnits gemm;
   pdes::Time launch_overhead_ps = pdes::kMicrosecond;  // SiP-ML §4.2
   pdes::Time min_op_ps = pdes::kMicrosecond;           // SiP-ML §4.2
   double busy_w = 400;                                 // datasheet TDP
@@ -90,6 +110,11 @@ Accelerator a100(Dtype dtype = Dtype::kFloat32);
 const std::vector<std::string>& preset_names();
 // Throws std::invalid_argument for an unknown name.
 Accelerator preset(const std::string& name, Dtype dtype = Dtype::kFloat32);
+
+// "roofline", "amped", "gemm".
+const char* model_name(Model model);
+// "108 SMs, tiles 256x128 128x256 128x128, efficiency 0.869".
+std::string gemm_text(const GemmUnits& gemm);
 
 // eff(ub) in ppm, >= 1 for ub >= 1 (AMPeD eq. 3).
 std::uint64_t efficiency_ppm(const Efficiency& e, std::uint32_t micro_batch);

@@ -5,6 +5,7 @@
 // scenario describes; the training workloads price their ops through op_ps.
 // Costs are integer picoseconds, identical on every rank.
 #include <cstdint>
+#include <span>
 
 #include "sipsim/pdes/time.hpp"
 
@@ -22,16 +23,27 @@ std::uint32_t element_bytes(Precision p);
 // (exp, tanh, ...) on AMPeD's nonlinear units.
 enum class OpKind : std::uint8_t { kMatmul, kElementwise, kNonlinear };
 
+// One matrix multiply C[m x n] = A[m x k] B[k x n], `batch` times (a batched
+// GEMM: attention's per-head products): 2 * batch * m * n * k FLOPs.
+struct Gemm {
+  std::uint64_t m = 0, n = 0, k = 0;
+  std::uint64_t batch = 1;
+  std::uint64_t flops() const { return 2 * batch * m * n * k; }
+};
+
 // One op to price. `flops` counts floating-point operations (a multiply-add is
 // two); for a nonlinear op it counts the nonlinear operations. `bytes` is the
 // device-memory traffic (reads + writes). `micro_batch` (>= 1) feeds the
-// micro-batch efficiency eff(ub) of matrix multiplies (AMPeD eq. 3).
+// micro-batch efficiency eff(ub) of matrix multiplies (AMPeD eq. 3). A matrix
+// multiply op may name its GEMMs' shapes (their FLOPs sum to `flops`): the
+// shape-aware device (`gemm`) prices each shape, the others price `flops`.
 struct OpCost {
   std::uint64_t flops = 0;
   std::uint64_t bytes = 0;
   Precision precision = Precision::kFp16;
   OpKind kind = OpKind::kMatmul;
   std::uint32_t micro_batch = 1;
+  std::span<const Gemm> gemms{};
 };
 
 class Device {
