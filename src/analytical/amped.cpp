@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sipsim/fabric/cost_model.hpp"
+#include "sipsim/workload/transformer/op_costs.hpp"
 
 namespace sipsim::analytical {
 
@@ -81,18 +82,6 @@ pdes::Time ring_level(std::uint32_t n, const AmpedLink& l, std::uint64_t bytes) 
   return clamp(U128{2} * (n - 1) * message_ps(l, chunk));
 }
 
-// One transformer block's op pair as the generator prices it: its matrix
-// multiplies (eq. 2's MAC term, with eff(ub)) and its element-wise bytes, each
-// an op with the device's launch overhead and minimum time; the backward pass
-// is twice both.
-pdes::Time block(const compute::Device& d, const ModelShape& m, std::uint64_t flops,
-                 std::uint64_t bytes, std::uint64_t times) {
-  const compute::OpCost mm{flops * times, 0, m.precision, compute::OpKind::kMatmul, m.micro_batch};
-  const compute::OpCost ew{0, bytes * times, m.precision, compute::OpKind::kElementwise,
-                           m.micro_batch};
-  return d.op_ps(mm) + d.op_ps(ew);
-}
-
 }  // namespace
 
 AmpedFabric read_amped_fabric(const Config& c, const fabric::CostModel& network) {
@@ -127,6 +116,16 @@ pdes::Time amped_all_reduce(const AmpedGroup& g, std::uint64_t bytes) {
                               ring_level(g.inter, g.inter_link, bytes));
 }
 
+pdes::Time amped_all_gather(const AmpedGroup& g, std::uint64_t bytes) {
+  // Half the ring all-reduce's steps at each level: (N-1) steps of C and
+  // ceil(bytes / N) at BW.
+  const auto level = [bytes](std::uint32_t n, const AmpedLink& l) -> pdes::Time {
+    if (n < 2) return 0;
+    return clamp(U128{n - 1} * message_ps(l, (bytes + n - 1) / n));
+  };
+  return pdes::saturating_add(level(g.intra, g.intra_link), level(g.inter, g.inter_link));
+}
+
 AmpedOptions amped_options(const Config& c) {
   AmpedOptions o;
   if (c.schedule == workload::transformer::Schedule::kInterleaved) {
@@ -138,36 +137,37 @@ AmpedOptions amped_options(const Config& c) {
 AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const AmpedFabric& f,
                              const AmpedOptions& options) {
   using compute::element_bytes;
+  using workload::transformer::Recompute;
   const ModelShape& m = c.model;
-  const std::uint64_t b = m.micro_batch, s = m.seq, h = m.hidden, p = element_bytes(m.precision);
-  const std::uint64_t heads = m.heads / c.tp, ffn = m.ffn / c.tp,
-                      vocab = (m.vocab + c.tp - 1) / c.tp;
+  const std::uint64_t p = element_bytes(m.precision);
   AmpedEstimate e;
   e.micro_batches = c.micro_batches();
   e.efficiency_ppm = compute::efficiency_ppm(c.accelerator.efficiency, m.micro_batch);
 
-  // eq. 2 per sub-layer i, one micro-batch, one TP shard (U(l) / N_TP). The
-  // sub-layers and their element-wise traffic are the generator's
-  // (workload/transformer/programs.cpp): attention (QKV, scores, context,
-  // output projection), MLP, and the logit layer.
-  const std::uint64_t attn_flops = (8 * b * s * h * h + 4 * b * s * s * h) / c.tp;
-  const std::uint64_t attn_bytes = (7 * b * s * h + 4 * b * heads * s * s) * p;
-  const std::uint64_t mlp_flops = 4 * b * s * h * ffn;
-  const std::uint64_t mlp_bytes = (7 * b * s * h + 2 * b * s * ffn) * p;
-  const std::uint64_t logit_flops = 2 * b * s * h * vocab;
-  const std::uint64_t logit_bytes = 2 * b * s * vocab * p;
-  e.layer_forward = block(d, m, attn_flops, attn_bytes, 1) + block(d, m, mlp_flops, mlp_bytes, 1);
-  e.layer_backward = block(d, m, attn_flops, attn_bytes, 2) + block(d, m, mlp_flops, mlp_bytes, 2);
-  if (m.vocab > 0) {  // vocab 0: an encoder-block stack without logit layer
-    e.logit_forward = block(d, m, logit_flops, logit_bytes, 1);
-    e.logit_backward = block(d, m, logit_flops, logit_bytes, 2);
-  }
+  // eq. 2 per sub-layer i, one micro-batch, one TP shard (U(l) / N_TP), as
+  // the generator prices them (workload/transformer/op_costs.hpp): attention
+  // (QKV, scores, context, output projection), MLP, and the logit layer.
+  const workload::transformer::OpCosts k = workload::transformer::op_costs(c, d);
+  e.layer_forward = k.attn_fwd + k.mlp_fwd;
+  e.layer_backward = k.attn_bwd + k.mlp_bwd;
+  // Recomputation (Korthikanti et al. 2022), as `run` does it: full reruns
+  // each layer's forward before its backward, selective the attention core.
+  if (c.recompute == Recompute::kFull) e.layer_backward += e.layer_forward;
+  if (c.recompute == Recompute::kSelective) e.layer_backward += k.attn_core;
+  e.logit_forward = k.logit_fwd;  // 0 without a logit layer (vocab 0)
+  e.logit_backward = k.logit_bwd;
 
   // eq. 1's compute divided by N_TP N_DP N_PP: per GPU, its L / PP layers for
-  // each of its N_ub micro-batches, and its share 1 / PP of the logit layer.
+  // each of its N_ub micro-batches. The logit layer is the last stage's: in
+  // steady state every stage runs at the pace of the slowest, so the
+  // iteration follows the last stage's compute (eq. 1 spreads the logit
+  // layer over the stages, as if they were equal; docs/models.md).
   const U128 ub = e.micro_batches, per_stage = m.layers / c.pp;
-  e.forward = clamp(ub * (per_stage * e.layer_forward + e.logit_forward / c.pp));
-  e.backward = clamp(ub * (per_stage * e.layer_backward + e.logit_backward / c.pp));
+  e.forward = clamp(ub * (per_stage * e.layer_forward + e.logit_forward));
+  e.backward = clamp(ub * (per_stage * e.layer_backward + e.logit_backward));
+  // The mean stage's passes, for eq. 8's fill and drain.
+  const U128 mean_passes = ub * (per_stage * (U128{e.layer_forward} + e.layer_backward) +
+                                 (U128{e.logit_forward} + e.logit_backward) / c.pp);
 
   // eq. 12 (weight update) as the device prices mixed-precision Adam (the
   // generator's optimizer op) on the first stage's parameters: it holds the
@@ -177,18 +177,35 @@ AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const Am
                          compute::Precision::kFp32, compute::OpKind::kElementwise, 1});
 
   // eq. 5-6: N_act,TP = 2bsh per layer and pass, two all-reduces of bsh
-  // (attention and MLP); the backward pass the same (AMPeD §IV-E).
-  const std::uint64_t act = b * s * h * p;
+  // (attention and MLP); the backward pass the same (AMPeD §IV-E), and full
+  // recomputation's forward two more. With sequence parallelism each is a
+  // reduce-scatter and an all-gather, which the ring prices as one
+  // all-reduce. With tp_overlap a backward all-reduce hides behind its
+  // block's first weight gradient.
+  const std::uint64_t act = k.activation_bytes;
   if (c.tp > 1) {
     e.tp_all_reduce = amped_all_reduce(f.tp, act);
-    e.tp_comm = clamp(ub * per_stage * 4 * e.tp_all_reduce);
+    const pdes::Time ar = e.tp_all_reduce;
+    const auto exposed = [&](pdes::Time hidden) {
+      return c.tp_overlap ? (ar > hidden ? ar - hidden : 0) : ar;
+    };
+    const U128 per_layer = U128{2} * ar + exposed(k.attn_wgrad) + exposed(k.mlp_wgrad) +
+                           (c.recompute == Recompute::kFull ? U128{2} * ar : 0);
+    e.tp_comm = clamp(ub * per_stage * per_layer);
   }
-  // eq. 7 summed over the L layers (its 1/L): one bsh message per micro-batch
-  // and pass, at the slower of the intra- and inter-node links (eq. 5's max);
-  // no overlap with compute.
+  // eq. 7 summed over the L layers (its 1/L): one message per micro-batch,
+  // pass and model chunk (v with interleaving), at the slower of the intra-
+  // and inter-node links (eq. 5's max); no overlap with compute. The message
+  // is b*s*h, 1/tp of it with sequence parallelism or scattered over the TP
+  // group, which then all-gathers it over the node's links.
   if (c.pp > 1) {
-    e.pp_message = message_ps(f.pp, act);
-    e.pp_comm = clamp(ub * 2 * e.pp_message);
+    const bool scatter = workload::transformer::scatter_gather(c);
+    const std::uint64_t bytes = scatter ? (k.pp_bytes + c.tp - 1) / c.tp : k.pp_bytes;
+    e.pp_message = message_ps(f.pp, bytes);
+    if (scatter) e.pp_message = pdes::saturating_add(e.pp_message, amped_all_gather(f.tp, act));
+    const std::uint32_t chunks =
+        c.schedule == workload::transformer::Schedule::kInterleaved ? c.virtual_stages : 1;
+    e.pp_comm = clamp(ub * 2 * chunks * e.pp_message);
   }
   // eq. 10-11: the gradients (N_g, S_g at the model's precision), after the
   // last backward pass; ZeRO's (1 + M_f,DP) factor is 1 (no ZeRO).
@@ -199,7 +216,7 @@ AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const Am
   // eq. 8 summed over l: R (N_PP - 1) / N_ub of the forward and backward
   // passes' compute and communication (weight update and gradients are
   // outside the pipeline).
-  const U128 passes = U128{e.forward} + e.backward + e.tp_comm + e.pp_comm;
+  const U128 passes = mean_passes + e.tp_comm + e.pp_comm;
   e.bubble = clamp(passes * (c.pp - 1) * options.r_ppm / (ub * compute::kPpm));
 
   const U128 total =

@@ -75,26 +75,40 @@ std::string Estimators::amped_report(const workload::transformer::Config& c,
       "batch {} (micro {}), {}\n# tp {} x pp {} x dp {} = {} GPUs, {}, {} micro-batches | {}\n",
       m.layers, m.hidden, m.heads, m.seq, m.vocab, m.global_batch, m.micro_batch,
       compute::precision_name(m.precision), c.tp, c.pp, c.dp, c.gpus(),
-      c.schedule == xf::Schedule::kGpipe ? "GPipe" : "1F1B", c.micro_batches(), network.describe());
+      c.schedule == xf::Schedule::kInterleaved
+          ? fmt::format("interleaved 1F1B (v {})", c.virtual_stages)
+          : std::string(xf::schedule_name(c.schedule)),
+      c.micro_batches(), network.describe());
   out << "# assumptions:\n";
+  const std::string efficiency =
+      a.model == compute::Model::kGemm
+          ? fmt::format("each GEMM by its shape ({}), sustained share {:.3f}",
+                        compute::gemm_text(a.gemm), static_cast<double>(a.gemm.sustained_ppm) / 1e6)
+          : fmt::format("eff(ub = {}) = {:.4f}", m.micro_batch,
+                        static_cast<double>(e.efficiency_ppm) / 1e6);
   out << fmt::format(
-      "#  compute: {} ops priced by the {} model, eff(ub = {}) = {:.4f}, op launch {} (minimum "
-      "{})\n",
-      a.name, a.model == compute::Model::kAmped ? "AMPeD (eq. 2-4)" : "roofline", m.micro_batch,
-      static_cast<double>(e.efficiency_ppm) / 1e6, base::format_time_ps(a.launch_overhead_ps),
-      base::format_time_ps(a.min_op_ps));
-  out << "#  eq. 1: the logit layer is spread over the pipeline stages; the weight update "
-         "(eq. 12) is the optimizer op of the first stage (Adam on its parameters)\n";
+      "#  compute: {} ops priced by the {} model, {}, op launch {} (minimum {}); recompute {}\n",
+      a.name, compute::model_name(a.model), efficiency, base::format_time_ps(a.launch_overhead_ps),
+      base::format_time_ps(a.min_op_ps), xf::recompute_name(c.recompute));
+  out << "#  eq. 1: the logit layer runs on the last stage, whose pace the pipeline follows "
+         "(eq. 8's bubble is of the mean stage); the weight update (eq. 12) is the optimizer op "
+         "of the first stage (Adam on its parameters)\n";
   if (c.tp > 1) {
     out << fmt::format(
-        "#  tp: ring all-reduce (T = 2(N-1)/N), 4 of b*s*h per layer and micro-batch, "
+        "#  tp: ring all-reduce (T = 2(N-1)/N), 4 of b*s*h per layer and micro-batch{}{}{}, "
         "{}\n",
+        c.recompute == xf::Recompute::kFull ? " (6 with full recomputation)" : "",
+        c.sequence_parallel ? ", each a reduce-scatter and an all-gather" : "",
+        c.tp_overlap ? ", the backward ones behind their block's first weight gradient" : "",
         group_text(fabric.tp));
   }
   if (c.pp > 1) {
     out << fmt::format(
-        "#  pp: one b*s*h message per micro-batch and pass, not overlapped with compute, on the "
-        "slowest adjacent stages' link ({}): {}\n",
+        "#  pp: one {} message per micro-batch, pass and model chunk, not overlapped with "
+        "compute, on the slowest adjacent stages' link ({}): {}\n",
+        c.sequence_parallel     ? "b*s*h/tp"
+        : xf::scatter_gather(c) ? "b*s*h/tp (then all-gathered over TP)"
+                                : "b*s*h",
         fabric.pp.rate_bps == fabric.node_rate_bps ? "intra-node" : "inter-node",
         link_text(fabric.pp));
   }
@@ -103,15 +117,16 @@ std::string Estimators::amped_report(const workload::transformer::Config& c,
                        e.dp_parameters, group_text(fabric.dp));
   }
   out << fmt::format(
-      "#  bubble (eq. 8): R = {}; all-reduces' reduction compute, ZeRO, MoE, sequence "
-      "parallelism, DP overlap and activation recomputation are not modelled\n",
+      "#  bubble (eq. 8): R = {}; all-reduces' reduction compute, ZeRO, MoE and DP overlap "
+      "are not modelled\n",
       c.schedule == workload::transformer::Schedule::kInterleaved
           ? fmt::format("1/{} (interleaved 1F1B, {} model chunks per GPU)", c.virtual_stages,
                         c.virtual_stages)
           : std::string("1 (GPipe and 1F1B alike)"));
   const std::string ring = "ring";
-  for (const auto& [name, p, algorithm] : {std::tuple{"tp", c.tp, c.groups[xf::kTpGroup].algorithm},
-                                           std::tuple{"dp", c.dp, c.groups[xf::kDpGroup].algorithm}}) {
+  for (const auto& [name, p, algorithm] :
+       {std::tuple{"tp", c.tp, c.groups[xf::kTpGroup].algorithm},
+        std::tuple{"dp", c.dp, c.groups[xf::kDpGroup].algorithm}}) {
     if (p > 1 && collective::to_string(algorithm) != ring) {
       out << fmt::format(
           "#  {}: the scenario asks for {}; AMPeD prices a ring (run simulates {})\n", name,

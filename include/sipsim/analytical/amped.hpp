@@ -85,6 +85,8 @@ struct AmpedEstimate {
 // intra then inter): per level C T N + bytes/BW T with T = 2(N-1)/N, i.e.
 // 2(N-1) steps of C plus ceil(bytes/N) at BW.
 pdes::Time amped_all_reduce(const AmpedGroup& group, std::uint64_t bytes);
+// The ring all-gather of `bytes` (its output) on a group: half of the above.
+pdes::Time amped_all_gather(const AmpedGroup& group, std::uint64_t bytes);
 
 // R from the scenario's schedule: 1 for GPipe and 1F1B (AMPeD Table II), 1/v
 // for interleaved 1F1B with v model chunks per GPU (Narayanan et al. 2021,

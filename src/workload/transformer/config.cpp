@@ -200,11 +200,12 @@ void read_algorithms(const base::Value& v, Config& c) {
 }
 
 // Ops of all stage programs: about 12 per layer and micro-batch, 18 with
-// full recomputation, 3 more with ZeRO-3, 6 with MoE (memory and build time stay small: 2^21 ops
-// are about 100 MB).
+// full recomputation, 3 more with ZeRO-3, 6 with MoE, 4 with tp_overlap (memory and build time stay
+// small: 2^21 ops are about 100 MB).
 void check_program_size(base::MapReader& w, const Config& c) {
   const std::uint32_t per_layer = (c.recompute == Recompute::kFull ? 18 : 12) +
-                                  (c.zero == 3 ? 3 : 0) + (c.moe.experts > 0 ? 6 : 0);
+                                  (c.zero == 3 ? 3 : 0) + (c.moe.experts > 0 ? 6 : 0) +
+                                  (c.tp_overlap ? 4 : 0);
   const std::uint64_t ops = std::uint64_t{c.micro_batches()} * c.model.layers * per_layer;
   if (ops > (1u << 21)) {
     w.required("model").fail(fmt::format(
@@ -230,6 +231,8 @@ Config read_transformer(base::MapReader& w) {
   if (auto v = w.optional("moe")) c.moe = read_moe(*v, c);
   if (auto v = w.optional("memory_check")) c.memory_check = v->as_bool();
   if (auto v = w.optional("dp_overlap")) c.dp_overlap = v->as_bool();
+  if (auto v = w.optional("tp_overlap")) c.tp_overlap = v->as_bool();
+  if (auto v = w.optional("pp_scatter_gather")) c.pp_scatter_gather = v->as_bool();
   if (auto v = w.optional("dp_bucket_bytes")) {
     c.dp_bucket_bytes = v->as_bytes();
     if (c.dp_bucket_bytes == 0) v->fail("must be at least 1B");

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sipsim/workload/transformer/op_costs.hpp"
 #include "sipsim/workload/transformer/transformer.hpp"
 
 namespace sipsim::workload::transformer {
@@ -164,72 +165,6 @@ std::uint64_t optimizer_parameters(const Config& c, std::uint32_t stage) {
 
 namespace {
 
-// The op costs of one micro-batch on one GPU (its TP shard).
-struct Costs {
-  pdes::Time attn_fwd = 0, mlp_fwd = 0, logit_fwd = 0;
-  pdes::Time attn_bwd = 0, mlp_bwd = 0, logit_bwd = 0;
-  pdes::Time attn_core = 0;             // selective recomputation: the s^2 terms' forward
-  pdes::Time moe_fwd = 0, moe_bwd = 0;  // an MoE layer's router and experts
-  std::uint64_t a2a_bytes = 0;          // each MoE all-to-all's send buffer
-  std::uint64_t activation_bytes = 0;   // b*s*h elements: TP collectives
-  std::uint64_t pp_bytes = 0;           // PP messages: b*s*h, b*s*h/tp with sequence parallelism
-};
-
-// A block is its matrix multiplies (FLOPs) and its element-wise ops (bytes:
-// layer norm, dropout, residual add, softmax, GeLU), priced separately by the
-// device and run back to back as one op. The backward pass is twice both.
-pdes::Time block(const compute::Device& d, const ModelShape& m, std::uint64_t flops,
-                 std::uint64_t bytes, std::uint64_t times) {
-  compute::OpCost mm{flops * times, 0, m.precision, compute::OpKind::kMatmul, m.micro_batch};
-  compute::OpCost ew{0, bytes * times, m.precision, compute::OpKind::kElementwise, m.micro_batch};
-  return d.op_ps(mm) + d.op_ps(ew);
-}
-
-Costs costs(const Config& c, const compute::Device& d) {
-  const ModelShape& m = c.model;
-  const std::uint64_t b = m.micro_batch, s = m.seq, h = m.hidden, p = element_bytes(m.precision);
-  const std::uint64_t heads = m.heads / c.tp, ffn = m.ffn / c.tp,
-                      vocab = (m.vocab + c.tp - 1) / c.tp;
-  // Layer norm, dropout and residual on b*s*h: replicated on the TP ranks,
-  // split along the sequence with sequence parallelism.
-  const std::uint64_t bsh = c.sequence_parallel ? b * s * h / c.tp : b * s * h;
-  // Attention: QKV and output projections 8bsh^2, scores and context 4bs^2h, sharded by TP;
-  // element-wise: layer norm, dropout and residual on b*s*h (7 reads and writes),
-  // softmax and dropout on the scores (4 per element).
-  const std::uint64_t attn_flops = (8 * b * s * h * h + 4 * b * s * s * h) / c.tp;
-  const std::uint64_t attn_bytes = (7 * bsh + 4 * b * heads * s * s) * p;
-  // MLP: two matrix multiplies 4bsh*ffn; element-wise as above plus GeLU on b*s*ffn.
-  const std::uint64_t mlp_flops = 4 * b * s * h * ffn;
-  const std::uint64_t mlp_bytes = (7 * bsh + 2 * b * s * ffn) * p;
-  // Logits 2bshV and the softmax cross-entropy on b*s*V.
-  const std::uint64_t logit_flops = 2 * b * s * h * vocab;
-  const std::uint64_t logit_bytes = 2 * b * s * vocab * p;
-  Costs out;
-  out.attn_fwd = block(d, m, attn_flops, attn_bytes, 1);
-  out.mlp_fwd = block(d, m, mlp_flops, mlp_bytes, 1);
-  // vocab 0: no logit layer (an encoder-block stack, RAMP §7.3).
-  out.logit_fwd = m.vocab > 0 ? block(d, m, logit_flops, logit_bytes, 1) : 0;
-  out.attn_bwd = block(d, m, attn_flops, attn_bytes, 2);
-  out.mlp_bwd = block(d, m, mlp_flops, mlp_bytes, 2);
-  out.logit_bwd = m.vocab > 0 ? block(d, m, logit_flops, logit_bytes, 2) : 0;
-  // The attention core (Korthikanti et al. 2022, §5): Q K^T and the scores
-  // times V (4bs^2h / tp), softmax and dropout on the scores.
-  out.attn_core = block(d, m, 4 * b * s * s * h / c.tp, 4 * b * heads * s * s * p, 1);
-  if (c.moe.experts > 0) {
-    // The router (2bshE, replicated) and the experts' MLPs on the tokens this
-    // GPU's experts receive (b*s*top_k*capacity on average), sharded by TP.
-    const std::uint64_t tokens = moe_tokens(c);
-    const std::uint64_t flops = 4 * tokens * h * ffn + 2 * b * s * h * c.moe.experts;
-    const std::uint64_t bytes = (7 * bsh + 2 * tokens * ffn) * p;
-    out.moe_fwd = block(d, m, flops, bytes, 1);
-    out.moe_bwd = block(d, m, flops, bytes, 2);
-    out.a2a_bytes = tokens * h * p / (c.sequence_parallel ? c.tp : 1);
-  }
-  out.activation_bytes = b * s * h * p;
-  out.pp_bytes = bsh * p;
-  return out;
-}
-
 // Mixed-precision Adam on the GPU's parameters: fp32 master weights, first
 // and second moments read and written (24 B), the gradient read and the
 // weight written at the model's precision; about 12 FLOPs per parameter.
@@ -245,7 +180,7 @@ pdes::Time optimizer_ps(const Config& c, const compute::Device& d, std::uint32_t
 // Megatron's synchronous TP); sends leave asynchronously.
 class StageBuilder {
  public:
-  StageBuilder(const Config& c, const Costs& k, std::uint32_t stage, Program& p)
+  StageBuilder(const Config& c, const OpCosts& k, std::uint32_t stage, Program& p)
       : c_(c), k_(k), stage_(stage), p_(p), first_(stage == 0), last_(stage == c.pp - 1) {
     // Communicator slots in binding order: TP, DP, EP, expert DP.
     std::uint32_t n = 0;
@@ -264,7 +199,7 @@ class StageBuilder {
   // come from the previous stage (the last stage for stage 0's chunks > 0).
   void forward(std::uint32_t chunk = 0) {
     const bool entry = first_ && chunk == 0, exit = last_ && chunk + 1 == v_;
-    if (!entry) chain(p_.add(pp_op(OpKind::kRecv, kPrev), deps()));
+    if (!entry) pp_receive(kPrev);
     for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
       if (c_.zero == 3) dp_collective(collective::Op::kAllGather, layer_bytes());
       layer_forward(Category::kForward, is_moe_layer(c_, global_layer(c_, stage_, chunk, l)));
@@ -279,7 +214,7 @@ class StageBuilder {
     // very last backward pass holds its last layer for the last bucket.
     final_backward_ = ++backwards_[chunk] == c_.micro_batches();
     last_pass_ = ++all_backwards_ == c_.micro_batches() * v_;
-    if (!exit) chain(p_.add(pp_op(OpKind::kRecv, kNext), deps()));
+    if (!exit) pp_receive(kNext);
     if (exit && c_.model.vocab > 0) compute(Category::kBackward, k_.logit_bwd);
     for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
       // Layers in reverse order.
@@ -295,14 +230,17 @@ class StageBuilder {
       // reduce-scatter (an all-reduce each without sequence parallelism).
       // An MoE layer's backward: the combine's all-to-all, the experts, the dispatch's.
       tp_enter();
-      if (moe) ep_all_to_all();
-      compute(Category::kBackward, moe ? k_.moe_bwd : k_.mlp_bwd);
-      if (moe) ep_all_to_all();
-      tp_exit();
+      if (moe) {
+        ep_all_to_all();
+        compute(Category::kBackward, k_.moe_bwd);
+        ep_all_to_all();
+        tp_exit();
+      } else {
+        block_backward(k_.mlp_bwd, k_.mlp_bwd_early, k_.mlp_wgrad);
+      }
       tp_enter();
       if (c_.recompute == Recompute::kSelective) compute(Category::kBackward, k_.attn_core);
-      compute(Category::kBackward, k_.attn_bwd);
-      tp_exit();
+      block_backward(k_.attn_bwd, k_.attn_bwd_early, k_.attn_wgrad);
       if (c_.zero == 3) dp_collective(collective::Op::kReduceScatter, layer_bytes());
       // The stage's last layer goes into the last bucket (finish()).
       if (final_backward_ && overlap()) {
@@ -376,25 +314,48 @@ class StageBuilder {
     if (moe) ep_all_to_all();
     tp_exit();
   }
+  // A block's backward compute, then its closing TP collective. With
+  // tp_overlap, the weight gradient of the block's first (column-parallel)
+  // linear runs while that collective carries the input gradient (Megatron-LM's
+  // asynchronous tensor-parallel all-reduce); the next op waits for both.
+  void block_backward(pdes::Time whole, pdes::Time early, pdes::Time wgrad) {
+    if (!c_.tp_overlap || c_.tp < 2) {
+      compute(Category::kBackward, whole);
+      tp_exit();
+      return;
+    }
+    compute(Category::kBackward, early);
+    const std::uint32_t input_grad = last_op_;
+    tp_exit();
+    const std::uint32_t comm = last_op_;
+    Op op;
+    op.kind = OpKind::kCompute;
+    op.category = Category::kWeightGradient;
+    op.duration = wgrad;
+    const std::uint32_t weight_grad = p_.add(op, std::vector<std::uint32_t>{input_grad});
+    chain(p_.wait({comm, weight_grad}));
+  }
+  // A pipeline message in. With pp_scatter_gather each GPU of the TP group
+  // received 1/tp of it, and the group all-gathers the whole (Narayanan et
+  // al. 2021, §4.1's scatter/gather optimisation).
+  void pp_receive(std::uint32_t peer) {
+    chain(p_.add(pp_op(OpKind::kRecv, peer), deps()));
+    if (!scatter_gather(c_)) return;
+    chain_collective(
+        Category::kPpComm, tp_slot_,
+        {collective::Op::kAllGather, c_.groups[kTpGroup].algorithm, k_.activation_bytes, 0});
+  }
   void ep_all_to_all() {
     if (c_.moe.ep < 2) return;
-    Op op;
-    op.kind = OpKind::kCollective;
-    op.category = Category::kEpComm;
-    op.slot = ep_slot_;
-    chain(add_collective(
-        op, {collective::Op::kAllToAll, c_.groups[kEpGroup].algorithm, k_.a2a_bytes, 0}));
+    chain_collective(Category::kEpComm, ep_slot_,
+                     {collective::Op::kAllToAll, c_.groups[kEpGroup].algorithm, k_.a2a_bytes, 0});
   }
   // The expert gradients' all-reduce over the GPUs holding the same experts
   // (dp / ep of them), before the optimizer.
   void expert_all_reduce(std::uint64_t bytes) {
     if (bytes == 0 || c_.dp / c_.moe.ep < 2) return;
-    Op op;
-    op.kind = OpKind::kCollective;
-    op.category = Category::kDpComm;
-    op.slot = edp_slot_;
-    chain(
-        add_collective(op, {collective::Op::kAllReduce, c_.groups[kDpGroup].algorithm, bytes, 0}));
+    chain_collective(Category::kDpComm, edp_slot_,
+                     {collective::Op::kAllReduce, c_.groups[kDpGroup].algorithm, bytes, 0});
   }
   // A layer's dense parameters (not experts) on one GPU at the model's precision.
   std::uint64_t dense_layer_bytes(bool moe) const {
@@ -422,7 +383,7 @@ class StageBuilder {
     op.kind = kind;
     op.category = Category::kPpComm;
     op.slot = peer;
-    op.bytes = k_.pp_bytes;
+    op.bytes = scatter_gather(c_) ? (k_.pp_bytes + c_.tp - 1) / c_.tp : k_.pp_bytes;
     return op;
   }
   void compute(Category category, pdes::Time duration) {
@@ -455,29 +416,23 @@ class StageBuilder {
   }
   void dp_collective(collective::Op kind, std::uint64_t bytes) {
     if (c_.dp < 2) return;
-    Op op;
-    op.kind = OpKind::kCollective;
-    op.category = Category::kDpComm;
-    op.slot = dp_slot_;
-    chain(add_collective(op, {kind, c_.groups[kDpGroup].algorithm, bytes, 0}));
+    chain_collective(Category::kDpComm, dp_slot_, {kind, c_.groups[kDpGroup].algorithm, bytes, 0});
   }
   // Reduce-scatter input and all-gather output are the whole b*s*h.
   void tp_collective(collective::Op kind) {
     if (c_.tp < 2) return;
-    Op op;
-    op.kind = OpKind::kCollective;
-    op.category = Category::kTpComm;
-    op.slot = tp_slot_;
-    chain(add_collective(op, {kind, c_.groups[kTpGroup].algorithm, k_.activation_bytes, 0}));
+    chain_collective(Category::kTpComm, tp_slot_,
+                     {kind, c_.groups[kTpGroup].algorithm, k_.activation_bytes, 0});
   }
-  std::uint32_t add_collective(const Op& op, const collective::CollectiveCall& call) {
-    const std::vector<std::uint32_t> d = deps();
-    if (d.empty()) return p_.collective(op.category, op.slot, call);
-    return p_.collective(op.category, op.slot, call, {d[0]});
+  // A collective on communicator `slot` after the previous op, next in the chain.
+  void chain_collective(Category category, std::uint32_t slot,
+                        const collective::CollectiveCall& call) {
+    chain(has_last_ ? p_.collective(category, slot, call, {last_op_})
+                    : p_.collective(category, slot, call));
   }
 
   const Config& c_;
-  const Costs& k_;
+  const OpCosts& k_;
   std::uint32_t stage_;
   Program& p_;
   bool first_, last_;
@@ -504,7 +459,8 @@ std::uint32_t interleaved_warmup(const Config& c, std::uint32_t stage) {
 
 namespace {
 
-Program stage_program(const Config& c, const Costs& k, std::uint32_t stage, pdes::Time optimizer) {
+Program stage_program(const Config& c, const OpCosts& k, std::uint32_t stage,
+                      pdes::Time optimizer) {
   Program p(fmt::format("stage-{}", stage));
   StageBuilder b(c, k, stage, p);
   const std::uint32_t m = c.micro_batches();
@@ -550,10 +506,15 @@ void check_collective(const Config& c, const collective::Communicator& comm,
 
 }  // namespace
 
+bool scatter_gather(const Config& c) {
+  return c.pp_scatter_gather && c.tp > 1 && c.pp > 1 && !c.sequence_parallel;
+}
+
 std::vector<collective::Op> group_ops(const Config& c, bool tp) {
   if (tp ? c.sequence_parallel : c.zero > 0) {
     return {collective::Op::kReduceScatter, collective::Op::kAllGather};
   }
+  if (tp && scatter_gather(c)) return {collective::Op::kAllReduce, collective::Op::kAllGather};
   return {collective::Op::kAllReduce};
 }
 
@@ -603,7 +564,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
   ProgramSet set;
   set.iterations = c.iterations;
   set.replay_collectives = c.replay_collectives;
-  const Costs k = costs(c, device);
+  const OpCosts k = op_costs(c, device);
   // Communicators: TP groups by (pp, dp), then DP groups by (pp, tp).
   const std::uint32_t tp_base = 0;
   const std::uint32_t dp_base = c.tp > 1 ? c.pp * c.dp : 0;

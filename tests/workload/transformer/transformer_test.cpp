@@ -486,6 +486,63 @@ TEST(Transformer, DataParallelBucketsOverlapBackward) {
   }
 }
 
+// tp_overlap: each block's backward TP all-reduce (2005.12 ns, a ring of 2 on
+// 64 B) runs beside its first linear's weight gradient: QKV's 2 x 8 x 12 x 4
+// = 768 FLOPs and fc1's 2 x 8 x 16 x 4 = 1024 (tp 2, b*s = 4), which leave
+// the backward column for the weight-gradient one and hide behind the
+// all-reduce: 2 layers x 2 micro-batches x 1792 ns off the iteration.
+TEST(Transformer, TensorParallelAllReduceOverlapsWeightGradients) {
+  Config c = tiny(2, 1, 1, Schedule::kOneFOneB);
+  const Outcome serial = run(c);
+  c.tp_overlap = true;
+  const Outcome overlap = run(c);
+  ASSERT_EQ(overlap.unfinished, "");
+  constexpr Time kHidden = 2 * 2 * 1792 * kNanosecond;
+  EXPECT_EQ(overlap.results->iteration_time(0), serial.results->iteration_time(0) - kHidden);
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    EXPECT_EQ(column(*overlap.results, g, Category::kWeightGradient), kHidden) << g;
+    EXPECT_EQ(column(*overlap.results, g, Category::kBackward) + kHidden,
+              column(*serial.results, g, Category::kBackward))
+        << g;
+    // The breakdown counts computation first: tp-comm keeps what is exposed.
+    EXPECT_EQ(column(*overlap.results, g, Category::kTpComm) + kHidden,
+              column(*serial.results, g, Category::kTpComm))
+        << g;
+  }
+}
+
+// pp_scatter_gather: each GPU of a TP group sends 1/tp of the b*s*h message
+// (64 B / 2), and the receivers all-gather it over TP, counted as pp-comm.
+// Sequence parallelism's messages are 1/tp already: nothing changes then.
+TEST(Transformer, PipelineMessagesScatterOverTheTensorGroup) {
+  Config c = tiny(2, 2, 1, Schedule::kOneFOneB);
+  c.pp_scatter_gather = true;
+  const LinearDevice d;
+  const ProgramSet set = make_programs(c, d, c.gpus());
+  std::uint32_t sends = 0, gathers = 0;
+  for (const Program& p : set.programs) {
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+      const Op& op = p.op(i);
+      if (op.kind == OpKind::kSend) {
+        EXPECT_EQ(op.bytes, 32u);
+        ++sends;
+      }
+      if (op.kind == OpKind::kCollective && op.category == Category::kPpComm) {
+        EXPECT_EQ(p.call(op.call).op, collective::Op::kAllGather);
+        EXPECT_EQ(p.call(op.call).bytes, 64u);
+        EXPECT_EQ(p.op(p.deps(i)[0]).kind, OpKind::kRecv);
+        ++gathers;
+      }
+    }
+  }
+  EXPECT_EQ(sends, 4u);  // 2 micro-batches, forward and backward
+  EXPECT_EQ(gathers, sends);
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  c.sequence_parallel = true;
+  EXPECT_FALSE(scatter_gather(c));
+}
+
 // Replay (workload.collectives: replay): TP 2 x DP 2, one stage, 4
 // micro-batches, no DP overlap: each TP and DP group's collectives start their
 // members together on an otherwise idle elect-flat, which is where replay is
@@ -767,6 +824,15 @@ TEST(TransformerConfig, Errors) {
             "op reduce-scatter");
   EXPECT_EQ(error_of(kModel + "  parallelism: {tp: 2}\n  algorithms: {tp: double-binary-tree}\n"),
             "");
+  EXPECT_NE(error_of(kModel + "  parallelism: {tp: 2}\n  tp_overlap: maybe\n")
+                .find("workload.tp_overlap"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kModel + "  parallelism: {tp: 2}\n  tp_overlap: true\n"), "");
+  // Scattered pipeline messages need the TP algorithm's all-gather.
+  EXPECT_NE(error_of(kModel + "  parallelism: {tp: 2, pp: 2}\n  pp_scatter_gather: true\n"
+                              "  algorithms: {tp: double-binary-tree}\n")
+                .find("does not implement op all-gather"),
+            std::string::npos);
   EXPECT_NE(error_of("  model: {layers: 2, hidden: 8, heads: 2, seq: 3, vocab: 16, "
                      "global_batch: 4}\n  parallelism: {tp: 2, sequence_parallel: true}\n")
                 .find("workload.parallelism.sequence_parallel: needs tp (2) to divide model.seq"),

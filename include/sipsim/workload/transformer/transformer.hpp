@@ -98,6 +98,13 @@ struct Config {
   // of it; false: one bucket after the whole backward pass.
   bool dp_overlap = true;
   std::uint64_t dp_bucket_bytes = std::uint64_t{25} << 20;
+  // Megatron-LM's overlaps, off by default (docs/models.md): the backward
+  // TP collective of each block alongside its first linear's weight gradient
+  // (tp_overlap); pipeline messages scattered over the TP group's GPUs, 1/tp
+  // each, and all-gathered over TP on arrival (pp_scatter_gather; moot with
+  // sequence parallelism, whose messages are already 1/tp).
+  bool tp_overlap = false;
+  bool pp_scatter_gather = false;
   Schedule schedule = Schedule::kOneFOneB;
   // Model chunks per GPU (interleaved 1F1B's v): stage s holds chunks
   // s, s + pp, ..., each of layers / (pp * v) layers.
@@ -220,6 +227,9 @@ std::optional<CollectiveProblem> invalid_collective(const Config& config, std::u
 // all-gather with sequence parallelism; DP all-reduce, or reduce-scatter and
 // all-gather with ZeRO.
 std::vector<collective::Op> group_ops(const Config& config, bool tp);
+// Whether pipeline messages are scattered over the TP group (pp_scatter_gather
+// with tp > 1, pp > 1 and no sequence parallelism).
+bool scatter_gather(const Config& config);
 
 // The programs (one per stage), communicators and bindings of the job, ops
 // priced by `device`. Throws std::invalid_argument when a collective is not
