@@ -1,8 +1,8 @@
 #pragma once
 // What every training workload reports (docs/output.md: /iterations,
-// /breakdown): per iteration its start (first GPU), end (last GPU) and TFLOP/s
-// per GPU, then any extra per-iteration columns a workload adds; per iteration
-// and GPU the breakdown. A workload derives from TrainingResults, gives it its
+// /breakdown): per iteration its start (first GPU), end (last GPU), period
+// and TFLOP/s per GPU, then any extra per-iteration columns a workload adds;
+// per iteration and GPU the breakdown. A workload derives from TrainingResults, gives it its
 // programs, GPUs, iterations and FLOPs per iteration, and prints its own
 // header line; the interpreter runs the programs and reports to it.
 #include <boost/mpi/communicator.hpp>
@@ -85,6 +85,12 @@ class TrainingResults : public Results, public ProgramObserver {
   pdes::Time iteration_time(std::uint32_t iteration) const {
     return end_[iteration] - start_[iteration];
   }
+  // The steady-state period: end(i) - end(i - 1), with end(-1) = start(0), so
+  // iteration 0's period is its whole time and the periods sum to the run's
+  // span. Iterations overlap (a GPU starts the next when it finished its own
+  // part), so end - start over-counts every iteration after the first.
+  pdes::Time period(std::uint32_t iteration) const;
+  // Per-iteration rates (TFLOP/s) are over the period.
   double tflops_per_gpu(std::uint32_t iteration) const;
   const Breakdown& breakdown(std::uint32_t iteration, std::uint32_t gpu) const {
     return breakdown_[std::size_t{iteration} * shape_.gpus + gpu];
@@ -104,6 +110,8 @@ class TrainingResults : public Results, public ProgramObserver {
   virtual void print_footer(std::ostream& /*out*/) const {}
 
  private:
+  void print_iterations(std::ostream& out) const;
+  void print_breakdown(std::ostream& out) const;
   TrainingShape shape_;
   std::vector<IterationColumn> columns_;
   std::vector<std::uint32_t> gpu_of_node_;  // empty: GPU g is node g

@@ -45,7 +45,7 @@ TransformerResults::TransformerResults(const Config& config,
 }
 
 double TransformerResults::model_tflops_per_gpu(std::uint32_t i) const {
-  const pdes::Time t = iteration_time(i);
+  const pdes::Time t = period(i);
   if (t == 0) return 0;
   return iteration_flops(config_) / pdes::to_seconds(t) / config_.gpus() / 1e12;
 }

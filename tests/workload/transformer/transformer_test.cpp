@@ -305,6 +305,30 @@ TEST(Transformer, ThreeDimensionalBreakdownIsExact) {
   }
 }
 
+// Three identical iterations, tp 2 x pp 2 x dp 2, 1F1B: the last stage starts
+// iteration i + 1 before stage 0 ends iteration i, so end - start over-counts
+// every iteration after the first. The periods (end_i - end_{i-1}, iteration
+// 0 its whole time) add up to the run's span, are equal in the steady state,
+// and are what the TFLOP/s divide by.
+TEST(Transformer, PeriodsAddUpToTheRun) {
+  Config c = tiny(2, 2, 2, Schedule::kOneFOneB);
+  c.iterations = 3;
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  const TransformerResults& x = *r.results;
+  EXPECT_EQ(x.period(0), x.iteration_time(0));
+  EXPECT_EQ(x.period(0) + x.period(1) + x.period(2), x.end(2) - x.start(0));
+  EXPECT_EQ(x.period(1), x.period(2));
+  EXPECT_EQ(x.period(1), x.end(1) - x.end(0));
+  EXPECT_LT(x.start(1), x.end(0));              // the iterations overlap
+  EXPECT_GT(x.iteration_time(1), x.period(1));  // so end - start is longer
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    const double seconds = pdes::to_seconds(x.period(i));
+    EXPECT_DOUBLE_EQ(x.tflops_per_gpu(i), megatron_iteration_flops(c) / seconds / 8 / 1e12) << i;
+    EXPECT_DOUBLE_EQ(x.model_tflops_per_gpu(i), iteration_flops(c) / seconds / 8 / 1e12) << i;
+  }
+}
+
 TEST(Transformer, Mapping) {
   Config c = tiny(2, 2, 2, Schedule::kGpipe);
   EXPECT_EQ(gpu_of(c, {1, 0, 0}), 1u);  // TP innermost, then DP, PP
