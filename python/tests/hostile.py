@@ -10,7 +10,7 @@ COLLECTIVES = np.dtype([
     ("busbw_gbps", "<f8")])
 ITERATIONS = np.dtype([
     ("iteration", "<u4"), ("start_ps", "<u8"), ("end_ps", "<u8"), ("period_ps", "<u8"),
-    ("tflops_per_gpu", "<f8"), ("model_tflops_per_gpu", "<f8"), ("energy_j", "<f8"), ("device_energy_j", "<f8"),
+    ("hardware_tflops_per_gpu", "<f8"), ("model_tflops_per_gpu", "<f8"), ("energy_j", "<f8"), ("device_energy_j", "<f8"),
     ("fabric_energy_j", "<f8")])
 TRACE = np.dtype([
     ("node", "<u4"), ("iteration", "<u4"), ("op", "<u4"), ("step", "<i4"), ("kind", "S12"),

@@ -32,8 +32,9 @@ def test_periods_add_up_to_the_run(three_iterations):
     # The iterations overlap: end - start over-counts every one after the first.
     assert (end[1:] - start[1:] > period[1:]).all()
     # TFLOP/s are over the period: FLOPs per GPU = TFLOP/s x period, the same every iteration.
-    work = raw["tflops_per_gpu"] * period
-    np.testing.assert_allclose(work, work[0], rtol=1e-12)
+    for count in ("hardware_tflops_per_gpu", "model_tflops_per_gpu"):
+        work = raw[count] * period
+        np.testing.assert_allclose(work, work[0], rtol=1e-12)
     df = sipsim.open(path).iterations()
     np.testing.assert_array_equal(df["period_s"], period / 1e12)
     assert list(df.columns[:5]) == ["iteration", "start_s", "end_s", "time_s", "period_s"]
@@ -76,8 +77,9 @@ def test_collect_means_the_periods(tmp_path):
         (row,) = list(csv.DictReader(f))
     assert float(row["iteration_s"]) == pytest.approx(period.mean(), rel=1e-9)
     # The TFLOP/s over the run's span: the periods' time-weighted mean.
-    tflops = (raw["tflops_per_gpu"] * period).sum() / period.sum()
-    assert float(row["tflops_per_gpu"]) == pytest.approx(tflops, rel=1e-9)
+    for count in ("hardware_tflops_per_gpu", "model_tflops_per_gpu"):
+        tflops = (raw[count] * period).sum() / period.sum()
+        assert float(row[count]) == pytest.approx(tflops, rel=1e-9)
     with open(tmp_path / "study" / "results-iteration.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     np.testing.assert_allclose([float(r["iteration_s"]) for r in rows], period, rtol=1e-9)
