@@ -192,8 +192,11 @@ class Run:
         return df
 
     def iterations(self) -> pd.DataFrame:
-        """One row per training iteration: iteration, start_s, end_s, time_s, tflops_per_gpu,
-        model_tflops_per_gpu (transformer), energy_j, device_energy_j, fabric_energy_j."""
+        """One row per training iteration: iteration, start_s, end_s, time_s (end - start),
+        period_s (end - the previous iteration's end; iteration 0: its time_s),
+        hardware_tflops_per_gpu (the FLOPs the GPUs execute, recomputation included),
+        model_tflops_per_gpu (3 x forward), energy_j, device_energy_j, fabric_energy_j.
+        Iterations overlap, so the periods, not time_s, add up to the run's span."""
         arr, attrs = self._read("/iterations")
         with self._reading("/iterations"):
             df = _with_duration(_table(arr), arr, "end_s")

@@ -9,8 +9,8 @@ COLLECTIVES = np.dtype([
     ("h2h_ps", "<u8"), ("h2t_ps", "<u8"), ("compute_ps", "<u8"), ("algbw_gbps", "<f8"),
     ("busbw_gbps", "<f8")])
 ITERATIONS = np.dtype([
-    ("iteration", "<u4"), ("start_ps", "<u8"), ("end_ps", "<u8"), ("tflops_per_gpu", "<f8"),
-    ("model_tflops_per_gpu", "<f8"), ("energy_j", "<f8"), ("device_energy_j", "<f8"),
+    ("iteration", "<u4"), ("start_ps", "<u8"), ("end_ps", "<u8"), ("period_ps", "<u8"),
+    ("hardware_tflops_per_gpu", "<f8"), ("model_tflops_per_gpu", "<f8"), ("energy_j", "<f8"), ("device_energy_j", "<f8"),
     ("fabric_energy_j", "<f8")])
 TRACE = np.dtype([
     ("node", "<u4"), ("iteration", "<u4"), ("op", "<u4"), ("step", "<i4"), ("kind", "S12"),
@@ -52,7 +52,7 @@ def minimal_run(path, trace=True):
         f["lp/events"] = np.ones(4, np.uint64)
         f["collectives"] = collectives()
         it = np.zeros(1, ITERATIONS)
-        it["end_ps"] = 2000
+        it["end_ps"] = it["period_ps"] = 2000
         f["iterations"] = it
         f["breakdown"] = np.full((1, 2, 3), 500.0)
         f["breakdown"].attrs["categories"] = s(CATEGORIES)

@@ -11,7 +11,8 @@ CATEGORIES = ["forward", "backward", "weight-gradient", "optimizer", "compute", 
 
 
 def printed(stdout):
-    """(iteration rows [(ms, TFLOP/s)], mean GPU breakdown in ms) as the binary printed them."""
+    """(iteration rows [(period ms, HW TFLOP/s, model TFLOP/s)], mean GPU breakdown in ms) as
+    the binary printed them."""
     lines = stdout.splitlines()
     start = next(i for i, l in enumerate(lines) if l.startswith("#iteration"))
     iterations = []
@@ -19,7 +20,7 @@ def printed(stdout):
         if line.startswith("#"):
             break
         parts = line.split()
-        iterations.append((float(parts[1]), float(parts[2])))
+        iterations.append((float(parts[1]), float(parts[2]), float(parts[3])))
     mean = next(l for l in lines if l.strip().startswith("mean GPU")).split()[2:]
     return iterations, [float(x) for x in mean]
 
@@ -31,15 +32,17 @@ def test_iterations(training_run):
     with h5py.File(path) as f:
         raw = f["/iterations"][:]
     assert list(df["iteration"]) == [0, 1]
-    assert {"start_s", "end_s", "time_s", "tflops_per_gpu", "model_tflops_per_gpu", "energy_j",
-            "device_energy_j", "fabric_energy_j"} <= set(df.columns)
+    assert {"start_s", "end_s", "time_s", "period_s", "hardware_tflops_per_gpu",
+            "model_tflops_per_gpu", "energy_j", "device_energy_j", "fabric_energy_j"} <= set(df.columns)
+    assert "tflops_per_gpu" not in df.columns  # renamed: one name per FLOP count
     np.testing.assert_array_equal(df["time_s"], (raw["end_ps"] - raw["start_ps"]) / 1e12)
     np.testing.assert_array_equal(df["energy_j"], raw["energy_j"])
     rows, _ = printed(stdout)
     assert len(rows) == 2
-    for (ms, tflops), (_, row) in zip(rows, df.iterrows()):
-        assert row["time_s"] * 1e3 == pytest.approx(ms, abs=5e-7)
-        assert row["tflops_per_gpu"] == pytest.approx(tflops, abs=0.005)
+    for (ms, hardware, model), (_, row) in zip(rows, df.iterrows()):
+        assert row["period_s"] * 1e3 == pytest.approx(ms, abs=5e-7)
+        assert row["hardware_tflops_per_gpu"] == pytest.approx(hardware, abs=0.005)
+        assert row["model_tflops_per_gpu"] == pytest.approx(model, abs=0.005)
     assert df.attrs["collectives"] == "simulate"
     assert df.attrs["busy_w"] > 0
     assert run.meta["scenario_name"] == "quickstart"

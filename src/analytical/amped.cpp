@@ -223,8 +223,10 @@ AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const Am
       U128{e.forward} + e.backward + e.optimizer + e.tp_comm + e.pp_comm + e.dp_comm + e.bubble;
   e.iteration = clamp(total);
   if (e.iteration > 0) {
-    e.tflops_per_gpu =
-        workload::transformer::iteration_flops(c) / pdes::to_seconds(e.iteration) / c.gpus() / 1e12;
+    const double seconds = pdes::to_seconds(e.iteration);
+    e.hardware_tflops_per_gpu =
+        workload::transformer::hardware_iteration_flops(c) / seconds / c.gpus() / 1e12;
+    e.model_tflops_per_gpu = workload::transformer::iteration_flops(c) / seconds / c.gpus() / 1e12;
   }
   return e;
 }

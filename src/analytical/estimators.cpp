@@ -141,13 +141,20 @@ std::string Estimators::amped_report(const workload::transformer::Config& c,
       {"pp-comm", e.pp_comm},
       {"dp-comm", e.dp_comm},
       {"bubble", e.bubble}};
-  // Model FLOPs over a time without recomputation: run's "model TFLOP/s",
-  // comparable to Megatron's count over a recomputing run (docs/validation.md).
-  out << "# TFLOP/s/GPU: model FLOPs (72*B*s*l*h^2*(...)) over AMPeD's time, which has no "
-         "recomputation (run's model TFLOP/s)\n";
-  std::string head = fmt::format("#{:>9} {:>14} {:>15}", "model", "time(ms)", "TFLOP/s/GPU");
-  std::string row =
-      fmt::format(" {:>9} {:>14.6f} {:>15.2f}", "AMPeD", ms(e.iteration), e.tflops_per_gpu);
+  // Both of run's counts over AMPeD's time. Model FLOPs over a time without
+  // recomputation are comparable to Megatron's (hardware) count over a
+  // recomputing run (docs/validation.md).
+  out << fmt::format(
+      "# per GPU, over AMPeD's time (no recomputation): HW TFLOP/s, the FLOPs the GPUs execute "
+      "with recompute {}{}; model TFLOP/s, 3 x forward (72*B*s*l*h^2*(...))\n",
+      xf::recompute_name(c.recompute),
+      c.recompute == xf::Recompute::kNone
+          ? " (= the model FLOPs)"
+          : ", counting the recomputed work AMPeD's time leaves out");
+  std::string head = fmt::format("#{:>9} {:>14} {:>13} {:>13}", "model", "time(ms)", "HW TFLOP/s",
+                                 "model TFLOP/s");
+  std::string row = fmt::format(" {:>9} {:>14.6f} {:>13.2f} {:>13.2f}", "AMPeD", ms(e.iteration),
+                                e.hardware_tflops_per_gpu, e.model_tflops_per_gpu);
   for (const auto& [name, t] : columns) {
     head += fmt::format(" {:>10}", name);
     row += fmt::format(" {:>10.4f}", ms(t));

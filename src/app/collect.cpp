@@ -95,9 +95,9 @@ void run_results(const output::run_file::Reader& in, const std::string& level, c
     for (std::size_t i = 0; i < iters.size(); ++i) {
       Row r = key;
       r.insert(r.end(), {{"iteration", std::to_string(iters[i].iteration)},
-                         {"iteration_s",
-                          num(static_cast<double>(iters[i].end_ps - iters[i].start_ps) / 1e12)},
-                         {"tflops_per_gpu", num(iters[i].tflops_per_gpu)}});
+                         {"iteration_s", num(static_cast<double>(iters[i].period_ps) / 1e12)},
+                         {"hardware_tflops_per_gpu", num(iters[i].hardware_tflops_per_gpu)},
+                         {"model_tflops_per_gpu", num(iters[i].model_tflops_per_gpu)}});
       for (std::size_t c = 0; i < bd.mean_s.size() && c < bd.categories.size(); ++c) {
         r.emplace_back(bd.categories[c] + "_s", num(bd.mean_s[i][c]));
       }
@@ -141,14 +141,20 @@ void run_results(const output::run_file::Reader& in, const std::string& level, c
                        {"busbw_gbps_largest", num(mean(bus_top))}});
   }
   if (!iters.empty()) {
-    std::vector<double> it, tf;
+    // The mean period (the run's span over its iterations: iterations
+    // overlap, so end - start would over-count) and the TFLOP/s over that
+    // span, the periods' time-weighted means.
+    double span = 0, hardware = 0, model = 0;
     for (const output::run_file::IterationRow& i : iters) {
-      it.push_back(static_cast<double>(i.end_ps - i.start_ps) / 1e12);
-      tf.push_back(i.tflops_per_gpu);
+      const double p = static_cast<double>(i.period_ps) / 1e12;
+      span += p;
+      hardware += i.hardware_tflops_per_gpu * p;
+      model += i.model_tflops_per_gpu * p;
     }
     r.insert(r.end(), {{"iterations", std::to_string(iters.size())},
-                       {"iteration_s", num(mean(it))},
-                       {"tflops_per_gpu", num(mean(tf))}});
+                       {"iteration_s", num(span / static_cast<double>(iters.size()))},
+                       {"hardware_tflops_per_gpu", num(span > 0 ? hardware / span : NAN)},
+                       {"model_tflops_per_gpu", num(span > 0 ? model / span : NAN)}});
     for (std::size_t c = 0; c < bd.categories.size(); ++c) {
       std::vector<double> v;
       for (const auto& m : bd.mean_s) v.push_back(m[c]);

@@ -376,7 +376,11 @@ std::vector<IterationRow> Reader::iterations() const {
   insert(type.get(), "iteration", offsetof(IterationRow, iteration), H5T_NATIVE_UINT32);
   insert(type.get(), "start_ps", offsetof(IterationRow, start_ps), H5T_NATIVE_UINT64);
   insert(type.get(), "end_ps", offsetof(IterationRow, end_ps), H5T_NATIVE_UINT64);
-  insert(type.get(), "tflops_per_gpu", offsetof(IterationRow, tflops_per_gpu), H5T_NATIVE_DOUBLE);
+  insert(type.get(), "period_ps", offsetof(IterationRow, period_ps), H5T_NATIVE_UINT64);
+  insert(type.get(), "hardware_tflops_per_gpu", offsetof(IterationRow, hardware_tflops_per_gpu),
+         H5T_NATIVE_DOUBLE);
+  insert(type.get(), "model_tflops_per_gpu", offsetof(IterationRow, model_tflops_per_gpu),
+         H5T_NATIVE_DOUBLE);
   const hsize_t n = table_rows("/iterations", type.get());
   Handle d(H5Dopen2(file_.get(), "/iterations", H5P_DEFAULT));
   std::vector<IterationRow> rows(n);

@@ -1,6 +1,6 @@
-// The training workloads' shared results: per iteration its time, TFLOP/s per
-// GPU and extra columns, per iteration and GPU the breakdown (docs/output.md:
-// /iterations, /breakdown).
+// The training workloads' shared results: per iteration its time, period,
+// hardware and model TFLOP/s per GPU and extra columns, per iteration and GPU
+// the breakdown (docs/output.md: /iterations, /breakdown).
 #include "sipsim/workload/training_results.hpp"
 
 #include <mpi.h>
@@ -83,10 +83,25 @@ std::string TrainingResults::unfinished(const boost::mpi::communicator& comm) co
   return interpreter_->unfinished(comm);
 }
 
-double TrainingResults::tflops_per_gpu(std::uint32_t i) const {
-  const pdes::Time t = iteration_time(i);
-  if (t == 0) return 0;
-  return shape_.flops_per_iteration / pdes::to_seconds(t) / shape_.gpus / 1e12;
+pdes::Time TrainingResults::period(std::uint32_t i) const {
+  const pdes::Time before = i == 0 ? start_[0] : end_[i - 1];
+  return end_[i] > before ? end_[i] - before : 0;  // 0: never ran
+}
+
+namespace {
+
+double tflops_over(double flops, double seconds, std::uint32_t gpus) {
+  return seconds > 0 ? flops / seconds / gpus / 1e12 : 0;
+}
+
+}  // namespace
+
+double TrainingResults::hardware_tflops_per_gpu(std::uint32_t i) const {
+  return tflops_over(shape_.hardware_flops_per_iteration, pdes::to_seconds(period(i)), shape_.gpus);
+}
+
+double TrainingResults::model_tflops_per_gpu(std::uint32_t i) const {
+  return tflops_over(shape_.model_flops_per_iteration, pdes::to_seconds(period(i)), shape_.gpus);
 }
 
 Breakdown TrainingResults::total_breakdown() const {
@@ -133,8 +148,10 @@ output::h5::Handle write_rank0(output::h5::File& file, const char* path, hid_t t
 namespace {
 
 // A row of /iterations: iteration (u32 at 0), start_ps (u64 at 8), end_ps
-// (u64 at 16), tflops_per_gpu (double at 24), then the extra doubles.
-constexpr std::size_t kStartOffset = 8, kEndOffset = 16, kTflopsOffset = 24, kFixedRow = 32;
+// (u64 at 16), period_ps (u64 at 24), hardware_tflops_per_gpu (double at 32),
+// model_tflops_per_gpu (double at 40), then the extra doubles.
+constexpr std::size_t kStartOffset = 8, kEndOffset = 16, kPeriodOffset = 24, kHardwareOffset = 32,
+                      kModelOffset = 40, kFixedRow = 48;
 
 }  // namespace
 
@@ -144,11 +161,14 @@ void TrainingResults::write(output::h5::File& file) const {
   std::vector<unsigned char> rows(start_.size() * row);
   for (std::uint32_t i = 0; i < start_.size(); ++i) {
     unsigned char* r = rows.data() + std::size_t{i} * row;
-    const double tflops = tflops_per_gpu(i);
+    const double hardware = hardware_tflops_per_gpu(i), model = model_tflops_per_gpu(i);
+    const pdes::Time p = period(i);
     std::memcpy(r, &i, sizeof i);
     std::memcpy(r + kStartOffset, &start_[i], 8);
     std::memcpy(r + kEndOffset, &end_[i], 8);
-    std::memcpy(r + kTflopsOffset, &tflops, 8);
+    std::memcpy(r + kPeriodOffset, &p, 8);
+    std::memcpy(r + kHardwareOffset, &hardware, 8);
+    std::memcpy(r + kModelOffset, &model, 8);
     for (std::size_t c = 0; c < columns_.size(); ++c) {
       const double v = columns_[c].value(i);
       std::memcpy(r + kFixedRow + 8 * c, &v, 8);
@@ -158,7 +178,10 @@ void TrainingResults::write(output::h5::File& file) const {
   check(H5Tinsert(t.get(), "iteration", 0, H5T_NATIVE_UINT32), "/iterations");
   check(H5Tinsert(t.get(), "start_ps", kStartOffset, H5T_NATIVE_UINT64), "/iterations");
   check(H5Tinsert(t.get(), "end_ps", kEndOffset, H5T_NATIVE_UINT64), "/iterations");
-  check(H5Tinsert(t.get(), "tflops_per_gpu", kTflopsOffset, H5T_NATIVE_DOUBLE), "/iterations");
+  check(H5Tinsert(t.get(), "period_ps", kPeriodOffset, H5T_NATIVE_UINT64), "/iterations");
+  check(H5Tinsert(t.get(), "hardware_tflops_per_gpu", kHardwareOffset, H5T_NATIVE_DOUBLE),
+        "/iterations");
+  check(H5Tinsert(t.get(), "model_tflops_per_gpu", kModelOffset, H5T_NATIVE_DOUBLE), "/iterations");
   for (std::size_t c = 0; c < columns_.size(); ++c) {
     check(H5Tinsert(t.get(), columns_[c].name.c_str(), kFixedRow + 8 * c, H5T_NATIVE_DOUBLE),
           "/iterations");
@@ -210,26 +233,54 @@ void TrainingResults::print(std::ostream& out) const {
            "shape, on its lowest communicator; every other instance synchronises its members "
            "and repeats its timing)\n";
   }
-  const std::uint32_t gpus = shape_.gpus, iterations = shape_.iterations;
-  std::string head = fmt::format("#{:>9} {:>14} {:>15}", "iteration", "time(ms)", "TFLOP/s/GPU");
+  print_iterations(out);
+  const fabric::EnergyPerBit& fe = energy_model_.fabric;
+  out << "# fabric energy per bit: "
+      << (fe.known() ? fmt::format("{:.4g} pJ ({})", fe.pj, fe.source) : fe.source) << "\n";
+  print_breakdown(out);
+  print_footer(out);
+}
+
+// The iteration table (period, TFLOP/s over it, the extra columns) and, with
+// more than one iteration, the steady state: the mean period of iterations
+// 1.. (iteration 0 starts with every GPU idle; each later one overlaps the
+// one before).
+void TrainingResults::print_iterations(std::ostream& out) const {
+  const std::uint32_t iterations = shape_.iterations;
+  std::string head = fmt::format("#{:>9} {:>14} {:>13} {:>13}", "iteration", "period(ms)",
+                                 "HW TFLOP/s", "model TFLOP/s");
   for (const IterationColumn& c : columns_) {
     head += fmt::format(" {:>{}}", c.heading, std::max<std::size_t>(10, c.heading.size()));
   }
   out << head << "\n";
   for (std::uint32_t i = 0; i < iterations; ++i) {
-    std::string line = fmt::format(" {:>9} {:>14.6f} {:>15.2f}", i,
-                                   static_cast<double>(iteration_time(i)) / 1e9, tflops_per_gpu(i));
+    std::string line =
+        fmt::format(" {:>9} {:>14.6f} {:>13.2f} {:>13.2f}", i, static_cast<double>(period(i)) / 1e9,
+                    hardware_tflops_per_gpu(i), model_tflops_per_gpu(i));
     for (const IterationColumn& c : columns_) {
       line += fmt::format(" {:>{}.{}f}", c.value(i), std::max<std::size_t>(10, c.heading.size()),
                           c.decimals);
     }
     out << line << "\n";
   }
-  const fabric::EnergyPerBit& fe = energy_model_.fabric;
-  out << "# fabric energy per bit: "
-      << (fe.known() ? fmt::format("{:.4g} pJ ({})", fe.pj, fe.source) : fe.source) << "\n";
-  // Over all iterations: the mean over GPUs and the slowest GPU (the largest
-  // total; the lowest GPU among equals), in ms per iteration.
+  if (iterations > 1) {
+    double sum = 0;
+    for (std::uint32_t i = 1; i < iterations; ++i) sum += static_cast<double>(period(i));
+    const double mean_s = sum / (iterations - 1) / 1e12;
+    const std::string which =
+        iterations == 2 ? "iteration 1" : fmt::format("iterations 1-{}", iterations - 1);
+    out << fmt::format(
+        "# steady state ({}): mean period {:.6f} ms, {:.2f} HW TFLOP/s, {:.2f} model TFLOP/s "
+        "per GPU\n",
+        which, mean_s * 1e3, tflops_over(shape_.hardware_flops_per_iteration, mean_s, shape_.gpus),
+        tflops_over(shape_.model_flops_per_iteration, mean_s, shape_.gpus));
+  }
+}
+
+// Over all iterations: the mean over GPUs and the slowest GPU (the largest
+// total; the lowest GPU among equals), in ms per iteration.
+void TrainingResults::print_breakdown(std::ostream& out) const {
+  const std::uint32_t gpus = shape_.gpus, iterations = shape_.iterations;
   Breakdown slowest{};
   std::uint64_t slowest_total = 0;
   std::uint32_t slowest_gpu = 0;
@@ -262,7 +313,6 @@ void TrainingResults::print(std::ostream& out) const {
     slow_line += fmt::format(" {:>{}.4f}", static_cast<double>(slowest[k]) / per, width);
   }
   out << "\n" << head2 << "\n" << mean_line << "\n" << slow_line << "\n";
-  print_footer(out);
 }
 
 Simulation make_training_simulation(std::unique_ptr<TrainingResults> results) {

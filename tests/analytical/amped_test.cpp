@@ -23,6 +23,9 @@ using pdes::kNanosecond;
 using pdes::Time;
 using workload::Category;
 using workload::transformer::Config;
+using workload::transformer::hardware_iteration_flops;
+using workload::transformer::iteration_flops;
+using workload::transformer::Recompute;
 using workload::transformer::Schedule;
 using workload::transformer::TransformerResults;
 
@@ -76,7 +79,19 @@ TEST(Amped, HandComputedOneStage) {
   EXPECT_EQ(e.pp_comm, 0u);
   EXPECT_EQ(e.bubble, 0u);
   EXPECT_EQ(e.iteration, 131771520u);  // the simulator's, tests/workload/transformer
-  EXPECT_GT(e.tflops_per_gpu, 0.0);
+  // run's two counts over AMPeD's time; without recomputation they agree.
+  const double per_gpu = pdes::to_seconds(e.iteration) * 4 * 1e12;
+  EXPECT_NEAR(e.model_tflops_per_gpu / (iteration_flops(c) / per_gpu), 1.0, 1e-12);
+  EXPECT_EQ(e.hardware_tflops_per_gpu, e.model_tflops_per_gpu);
+  // With recomputation the hardware count adds the rerun forward work; the
+  // time (AMPeD has no recomputation) stays.
+  Config full = c;
+  full.recompute = Recompute::kFull;
+  const AmpedEstimate f = amped(full, d);
+  EXPECT_EQ(f.iteration, e.iteration);
+  EXPECT_EQ(f.model_tflops_per_gpu, e.model_tflops_per_gpu);
+  EXPECT_NEAR(f.hardware_tflops_per_gpu / (hardware_iteration_flops(full) / per_gpu), 1.0, 1e-12);
+  EXPECT_GT(f.hardware_tflops_per_gpu, f.model_tflops_per_gpu);
 }
 
 // eq. 7-8 by hand: pp 2, 2 micro-batches, one layer per stage (tp 1: attention
@@ -178,7 +193,8 @@ TEST(Amped, AgreesWithSimulationOneStage) {
       const AmpedEstimate e = amped(c, LinearDevice());
       const auto r = simulate(c, std::make_unique<LinearDevice>());
       EXPECT_EQ(r->iteration_time(0), e.iteration) << tp << " " << dp;
-      EXPECT_DOUBLE_EQ(r->model_tflops_per_gpu(0), e.tflops_per_gpu);
+      EXPECT_DOUBLE_EQ(r->model_tflops_per_gpu(0), e.model_tflops_per_gpu);
+      EXPECT_DOUBLE_EQ(r->hardware_tflops_per_gpu(0), e.hardware_tflops_per_gpu);
       for (std::uint32_t g = 0; g < c.gpus(); ++g) {
         EXPECT_EQ(column(*r, g, Category::kForward), e.forward);
         EXPECT_EQ(column(*r, g, Category::kBackward), e.backward);

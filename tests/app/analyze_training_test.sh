@@ -17,9 +17,10 @@ run=$("$sipsim" run "$dir/amped-flat.yaml" -q -o "$tmp/run.h5") || fail "run exi
 for word in assumptions "eff(ub = 2)" "ring all-reduce" "R = 1"; do
   grep -qF "$word" <<<"$analyze" || fail "analyze does not say '$word'"
 done
-# The AMPeD row's columns by name, and run's mean-GPU row's (its label is two words).
+# The AMPeD row's columns by name (the headings "HW TFLOP/s" and "model
+# TFLOP/s" are one column each), and run's mean-GPU row's (its label is two words).
 for name in forward backward optimizer; do
-  a=$(awk -v w="$name" '/^#/ && /TFLOP/ { for (i = 2; i <= NF; ++i) if ($i == w) c = i } $1 == "AMPeD" { print $(c - 1) }' <<<"$analyze")
+  a=$(awk -v w="$name" '/^#/ && /TFLOP/ { gsub(/ TFLOP\/s/, ""); for (i = 2; i <= NF; ++i) if ($i == w) c = i } $1 == "AMPeD" { print $(c - 1) }' <<<"$analyze")
   r=$(awk -v w="$name" '/^#/ && /forward/ && !/TFLOP/ { for (i = 2; i <= NF; ++i) if ($i == w) c = i } $1 == "mean" { print $(c + 1) }' <<<"$run")
   [ -n "$a" ] && [ "$a" = "$r" ] || fail "$name: analyze '$a' ms, run '$r' ms"
 done
@@ -32,7 +33,7 @@ pipe=$("$sipsim" analyze "$dir/training-tiny.yaml") || fail "analyze (pipeline) 
 for word in bubble pp-comm dp-comm tp-comm "1F1B"; do
   grep -qF "$word" <<<"$pipe" || fail "pipeline analyze does not say '$word'"
 done
-bubble=$(awk '/^#/ && /TFLOP/ { for (i = 2; i <= NF; ++i) if ($i == "bubble") c = i } $1 == "AMPeD" { print $(c - 1) }' <<<"$pipe")
+bubble=$(awk '/^#/ && /TFLOP/ { gsub(/ TFLOP\/s/, ""); for (i = 2; i <= NF; ++i) if ($i == "bubble") c = i } $1 == "AMPeD" { print $(c - 1) }' <<<"$pipe")
 awk -v b="$bubble" 'BEGIN { exit !(b > 0) }' || fail "pipeline bubble '$bubble'"
 
 [ "$failures" -eq 0 ] && echo "analyze training: all passed"

@@ -114,7 +114,9 @@ std::vector<Column> iteration_columns(const char* swap = "", hid_t with = H5T_IE
   std::vector<Column> c = {{"iteration", H5T_STD_U32LE},
                            {"start_ps", H5T_STD_U64LE},
                            {"end_ps", H5T_STD_U64LE},
-                           {"tflops_per_gpu", H5T_IEEE_F64LE}};
+                           {"period_ps", H5T_STD_U64LE},
+                           {"hardware_tflops_per_gpu", H5T_IEEE_F64LE},
+                           {"model_tflops_per_gpu", H5T_IEEE_F64LE}};
   for (Column& col : c) {
     if (std::strcmp(col.name, swap) == 0) col.type = with;
   }
@@ -210,7 +212,9 @@ void iterations(hid_t file, std::size_t rows) {
     b.set("iteration", static_cast<double>(r));
     b.set("start_ps", static_cast<double>(r * 1000));
     b.set("end_ps", static_cast<double>(r * 1000 + 900));
-    b.set("tflops_per_gpu", 3.5);
+    b.set("period_ps", r == 0 ? 900.0 : 1000.0);
+    b.set("hardware_tflops_per_gpu", 3.5);
+    b.set("model_tflops_per_gpu", 2.5);
   });
 }
 

@@ -75,10 +75,13 @@ struct AmpedEstimate {
   pdes::Time tp_comm = 0, pp_comm = 0, dp_comm = 0;
   pdes::Time bubble = 0;  // eq. 8
   pdes::Time iteration = 0;
-  // Model FLOPs (workload::transformer::iteration_flops, 72·B·s·l·h²·…) per
-  // second and GPU: AMPeD has no recomputation, so this is run's
-  // model_tflops_per_gpu, not its Megatron count.
-  double tflops_per_gpu = 0;
+  // FLOPs per second and GPU over `iteration`, in 10^12, counted as run
+  // counts them: the hardware FLOPs (hardware_iteration_flops: recomputation
+  // as the scenario sets it) and the model FLOPs (iteration_flops, 3x
+  // forward). AMPeD's time has no recomputation, so with `recompute` set the
+  // hardware figure counts work the time leaves out.
+  double hardware_tflops_per_gpu = 0;
+  double model_tflops_per_gpu = 0;
 };
 
 // AMPeD's ring all-reduce of `bytes` on a group (eq. 6 / 11, hierarchical

@@ -47,8 +47,8 @@ struct CollectiveRow {
 // A /iterations row (the columns collect reads).
 struct IterationRow {
   std::uint32_t iteration = 0;
-  std::uint64_t start_ps = 0, end_ps = 0;
-  double tflops_per_gpu = 0;
+  std::uint64_t start_ps = 0, end_ps = 0, period_ps = 0;
+  double hardware_tflops_per_gpu = 0, model_tflops_per_gpu = 0;
 };
 
 // /breakdown: per iteration and category, the mean over GPUs in seconds.

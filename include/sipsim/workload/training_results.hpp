@@ -1,10 +1,11 @@
 #pragma once
 // What every training workload reports (docs/output.md: /iterations,
-// /breakdown): per iteration its start (first GPU), end (last GPU) and TFLOP/s
-// per GPU, then any extra per-iteration columns a workload adds; per iteration
-// and GPU the breakdown. A workload derives from TrainingResults, gives it its
-// programs, GPUs, iterations and FLOPs per iteration, and prints its own
-// header line; the interpreter runs the programs and reports to it.
+// /breakdown): per iteration its start (first GPU), end (last GPU), period
+// and hardware and model TFLOP/s per GPU, then any extra per-iteration columns
+// a workload adds; per iteration and GPU the breakdown. A workload derives
+// from TrainingResults, gives it its programs, GPUs, iterations and FLOPs per
+// iteration, and prints its own header line; the interpreter runs the
+// programs and reports to it.
 #include <boost/mpi/communicator.hpp>
 #include <cstdint>
 #include <functional>
@@ -25,8 +26,11 @@ namespace sipsim::workload {
 struct TrainingShape {
   std::uint32_t gpus = 1;
   std::uint32_t iterations = 1;
-  double flops_per_iteration = 0;  // model FLOPs of one iteration, all GPUs
-  std::string flops_formula;       // the /iterations attribute flops_formula
+  // FLOPs of one iteration, all GPUs: what the GPUs execute (recomputation
+  // included) and the model's (3x the forward pass).
+  double hardware_flops_per_iteration = 0;
+  double model_flops_per_iteration = 0;
+  std::string flops_formula;  // the /iterations attribute flops_formula
   // GPU g runs on fabric node nodes[g]; empty: on node g.
   std::vector<std::uint32_t> nodes;
   // `workload.collectives` that ran (the /iterations attribute collectives).
@@ -37,7 +41,7 @@ struct TrainingShape {
 };
 
 // An extra per-iteration column: a double in /iterations after
-// tflops_per_gpu, and a column of the summary's iteration table.
+// model_tflops_per_gpu, and a column of the summary's iteration table.
 struct IterationColumn {
   std::string name;     // the /iterations field
   std::string heading;  // the summary's column heading
@@ -85,7 +89,15 @@ class TrainingResults : public Results, public ProgramObserver {
   pdes::Time iteration_time(std::uint32_t iteration) const {
     return end_[iteration] - start_[iteration];
   }
-  double tflops_per_gpu(std::uint32_t iteration) const;
+  // The steady-state period: end(i) - end(i - 1), with end(-1) = start(0), so
+  // iteration 0's period is its whole time and the periods sum to the run's
+  // span. Iterations overlap (a GPU starts the next when it finished its own
+  // part), so end - start over-counts every iteration after the first.
+  pdes::Time period(std::uint32_t iteration) const;
+  // FLOPs per second and GPU over the period, in 10^12: the hardware count
+  // (recomputation included) and the model count (TrainingShape).
+  double hardware_tflops_per_gpu(std::uint32_t iteration) const;
+  double model_tflops_per_gpu(std::uint32_t iteration) const;
   const Breakdown& breakdown(std::uint32_t iteration, std::uint32_t gpu) const {
     return breakdown_[std::size_t{iteration} * shape_.gpus + gpu];
   }
@@ -96,7 +108,7 @@ class TrainingResults : public Results, public ProgramObserver {
   const TrainingShape& shape() const { return shape_; }
 
  protected:
-  // Extra columns, in order, after tflops_per_gpu (call from the constructor).
+  // Extra columns, in order, after model_tflops_per_gpu (call from the constructor).
   void add_column(IterationColumn column) { columns_.push_back(std::move(column)); }
   // The summary's first lines, each starting with '#'.
   virtual void print_header(std::ostream& out) const = 0;
@@ -104,6 +116,8 @@ class TrainingResults : public Results, public ProgramObserver {
   virtual void print_footer(std::ostream& /*out*/) const {}
 
  private:
+  void print_iterations(std::ostream& out) const;
+  void print_breakdown(std::ostream& out) const;
   TrainingShape shape_;
   std::vector<IterationColumn> columns_;
   std::vector<std::uint32_t> gpu_of_node_;  // empty: GPU g is node g

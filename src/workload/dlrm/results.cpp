@@ -15,8 +15,10 @@ TrainingShape shape_of(const Config& c) {
   return {c.gpus,
           c.iterations,
           iteration_flops(c),
-          "3*B*(bottom MLP + 2*(T+1)^2*d + top MLP forward FLOPs per sample); embeddings are "
-          "memory traffic (docs/models.md, DLRM)",
+          iteration_flops(c),
+          "hardware_tflops_per_gpu = model_tflops_per_gpu (nothing is recomputed): "
+          "3*B*(bottom MLP + 2*(T+1)^2*d + top MLP forward FLOPs per sample), over period_ps; "
+          "embeddings are memory traffic (docs/models.md, DLRM)",
           c.nodes,
           c.replay_collectives,
           c.accelerator.busy_w,

@@ -17,8 +17,10 @@ TrainingShape shape_of(const Config& c) {
   return {c.gpus(),
           c.iterations,
           c.graph.flops() * c.global_batch / c.graph.batch,
-          "(forward + backward FLOPs of the graph) x global_batch / graph batch (docs/models.md, "
-          "Op graphs)",
+          c.graph.flops() * c.global_batch / c.graph.batch,
+          "hardware_tflops_per_gpu = model_tflops_per_gpu (nothing is recomputed): (forward + "
+          "backward FLOPs of the graph) x global_batch / graph batch, over period_ps "
+          "(docs/models.md, Op graphs)",
           {},
           collective::Replay::kNone,
           c.accelerator.busy_w,

@@ -119,11 +119,24 @@ double iteration_flops(const Config& c) {
   return 3.0 * sequences * per_sequence / c.model.micro_batch;
 }
 
-double megatron_iteration_flops(const Config& c) {
-  const double sequences = c.model.global_batch;
-  const double per_sequence =
-      4.0 * layers_forward_flops(c) + 3.0 * static_cast<double>(logit_forward_flops(c.model));
-  return sequences * per_sequence / c.model.micro_batch;
+// The model FLOPs plus the forward work `recompute` reruns in backward:
+// full, every layer's forward (4x the layers, 3x the logits: Narayanan et al.
+// 2021, eq. 3's 96*B*s*l*h^2*(...) at ffn = 4h); selective, the attention
+// core's 4*b*s^2*h per layer (Korthikanti et al. 2022, §5); none, nothing.
+double hardware_iteration_flops(const Config& c) {
+  const ModelShape& m = c.model;
+  double recomputed = 0;  // per micro-batch
+  switch (c.recompute) {
+    case Recompute::kNone:
+      break;
+    case Recompute::kSelective:
+      recomputed = 4.0 * m.micro_batch * m.seq * m.seq * m.hidden * m.layers;
+      break;
+    case Recompute::kFull:
+      recomputed = layers_forward_flops(c);
+      break;
+  }
+  return iteration_flops(c) + recomputed * m.global_batch / m.micro_batch;
 }
 
 std::uint64_t stage_parameters(const Config& c, std::uint32_t stage) {

@@ -1,6 +1,6 @@
 // The transformer's results: the shared training results (per iteration its
-// time and TFLOP/s per GPU, per iteration and GPU the breakdown) with the
-// transformer's FLOPs, header, model TFLOP/s column and per-GPU memory.
+// time, period and TFLOP/s per GPU, per iteration and GPU the breakdown) with
+// the transformer's FLOPs, header and per-GPU memory.
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -15,13 +15,37 @@ namespace sipsim::workload::transformer {
 
 namespace {
 
+// The /iterations attribute flops_formula: both counts, at ffn = 4h, with
+// this run's recomputation.
+std::string flops_formula(const Config& c) {
+  const std::string model = "72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h))";
+  std::string hardware;
+  switch (c.recompute) {
+    case Recompute::kNone:
+      hardware = model + " (recompute none: the model FLOPs)";
+      break;
+    case Recompute::kSelective:
+      hardware = model +
+                 " + 4*B*s^2*h*l (recompute selective: the attention core's forward again, "
+                 "Korthikanti et al. 2022 §5)";
+      break;
+    case Recompute::kFull:
+      hardware =
+          "96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) (recompute full: the layers' forward again, "
+          "Narayanan et al. 2021 eq. 3)";
+      break;
+  }
+  return "hardware_tflops_per_gpu (the FLOPs the GPUs execute): " + hardware +
+         "; model_tflops_per_gpu (3 x forward): " + model +
+         "; at ffn = 4h, over period_ps (docs/models.md, Transformer training)";
+}
+
 TrainingShape shape_of(const Config& c) {
   return {c.gpus(),
           c.iterations,
-          megatron_iteration_flops(c),
-          "tflops_per_gpu: 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) (Megatron, full "
-          "recomputation); model_tflops_per_gpu: 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)); at "
-          "ffn = 4h (docs/models.md, Transformer training)",
+          hardware_iteration_flops(c),
+          iteration_flops(c),
+          flops_formula(c),
           c.nodes,
           c.replay_collectives,
           c.accelerator.busy_w,
@@ -39,16 +63,7 @@ TransformerResults::TransformerResults(const Config& config,
             return make_programs(config, d, nodes);
           },
           std::move(network), std::move(device)),
-      config_(config) {
-  add_column({"model_tflops_per_gpu", "model TFLOP/s", 2,
-              [this](std::uint32_t i) { return model_tflops_per_gpu(i); }});
-}
-
-double TransformerResults::model_tflops_per_gpu(std::uint32_t i) const {
-  const pdes::Time t = iteration_time(i);
-  if (t == 0) return 0;
-  return iteration_flops(config_) / pdes::to_seconds(t) / config_.gpus() / 1e12;
-}
+      config_(config) {}
 
 void TransformerResults::write(output::h5::File& file) const {
   TrainingResults::write(file);

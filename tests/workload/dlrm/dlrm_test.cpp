@@ -135,7 +135,8 @@ TEST(Dlrm, TinyIterationByHand) {
     EXPECT_EQ(sum(r.results->breakdown(0, g)), iteration) << g;
   }
   // 3 x 2 samples x (16 + 32 + 10) FLOPs per 4437.52 ns, per GPU.
-  EXPECT_NEAR(r.results->tflops_per_gpu(0), 3.0 * 2 * 58 / 4437.52e-9 / 2 / 1e12, 1e-12);
+  EXPECT_NEAR(r.results->hardware_tflops_per_gpu(0), 3.0 * 2 * 58 / 4437.52e-9 / 2 / 1e12, 1e-12);
+  EXPECT_EQ(r.results->model_tflops_per_gpu(0), r.results->hardware_tflops_per_gpu(0));
 }
 
 // Replayed collectives (workload.collectives): the backward all-to-all and

@@ -301,7 +301,32 @@ TEST(Transformer, ThreeDimensionalBreakdownIsExact) {
     for (std::uint32_t g = 0; g < 8; ++g)
       longest = std::max(longest, sum(r.results->breakdown(0, g)));
     EXPECT_EQ(longest, r.results->iteration_time(0));
-    EXPECT_GT(r.results->tflops_per_gpu(0), 0.0);
+    EXPECT_GT(r.results->hardware_tflops_per_gpu(0), 0.0);
+  }
+}
+
+// Three identical iterations, tp 2 x pp 2 x dp 2, 1F1B: the last stage starts
+// iteration i + 1 before stage 0 ends iteration i, so end - start over-counts
+// every iteration after the first. The periods (end_i - end_{i-1}, iteration
+// 0 its whole time) add up to the run's span, are equal in the steady state,
+// and are what the TFLOP/s divide by.
+TEST(Transformer, PeriodsAddUpToTheRun) {
+  Config c = tiny(2, 2, 2, Schedule::kOneFOneB);
+  c.iterations = 3;
+  const Outcome r = run(c);
+  ASSERT_EQ(r.unfinished, "");
+  const TransformerResults& x = *r.results;
+  EXPECT_EQ(x.period(0), x.iteration_time(0));
+  EXPECT_EQ(x.period(0) + x.period(1) + x.period(2), x.end(2) - x.start(0));
+  EXPECT_EQ(x.period(1), x.period(2));
+  EXPECT_EQ(x.period(1), x.end(1) - x.end(0));
+  EXPECT_LT(x.start(1), x.end(0));              // the iterations overlap
+  EXPECT_GT(x.iteration_time(1), x.period(1));  // so end - start is longer
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    const double seconds = pdes::to_seconds(x.period(i));
+    EXPECT_DOUBLE_EQ(x.hardware_tflops_per_gpu(i), hardware_iteration_flops(c) / seconds / 8 / 1e12)
+        << i;
+    EXPECT_DOUBLE_EQ(x.model_tflops_per_gpu(i), iteration_flops(c) / seconds / 8 / 1e12) << i;
   }
 }
 
@@ -324,14 +349,21 @@ TEST(Transformer, IterationFlopsFollowMegatron) {
   EXPECT_NEAR(iteration_flops(c) / expected, 1.0, 1e-12);
 }
 
-// Megatron's "hardware" count at ffn = 4h: 96 B s l h^2 (1 + s/(6h) + V/(16 l h)),
-// 4/3 of the model FLOPs in the layers and 1 in the logits.
-TEST(Transformer, MegatronFlopsCountFullRecomputation) {
+// The hardware count at ffn = 4h: with full recomputation Megatron's
+// 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) (Narayanan et al. 2021, eq. 3), 4/3 of
+// the model FLOPs in the layers and 1 in the logits; with selective the model
+// FLOPs + 4 B s^2 h l (Korthikanti et al. 2022, §5); with none the model FLOPs.
+TEST(Transformer, HardwareFlopsCountTheRecomputation) {
   Config c;
   c.model = {24, 2048, 16, 8192, 2048, 51200, 64, 1, compute::Precision::kFp16};
   const double B = 64, s = 2048, l = 24, h = 2048, V = 51200;
-  const double expected = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
-  EXPECT_NEAR(megatron_iteration_flops(c) / expected, 1.0, 1e-12);
+  EXPECT_EQ(hardware_iteration_flops(c), iteration_flops(c));
+  c.recompute = Recompute::kSelective;
+  EXPECT_NEAR(hardware_iteration_flops(c) / (iteration_flops(c) + 4 * B * s * s * h * l), 1.0,
+              1e-12);
+  c.recompute = Recompute::kFull;
+  const double megatron = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+  EXPECT_NEAR(hardware_iteration_flops(c) / megatron, 1.0, 1e-12);
 }
 
 // Recomputation adds exactly its forward work to backward (tiny, 2
@@ -340,14 +372,17 @@ TEST(Transformer, MegatronFlopsCountFullRecomputation) {
 // micro-batch; full the attention and MLP blocks, 3264 + 5056 ns. tp 2: full
 // also reruns the 2 TP all-reduces per layer (2005.12 ns each), and the
 // blocks cost 1856 + 2752 ns. Nothing else changes; TFLOP/s are reported by
-// both counts, their ratio that of the counts.
+// both counts, their ratio that of the counts, and the hardware count adds
+// exactly the FLOPs recomputed: 512 (selective) or the layer's 6656 (full) per
+// layer and micro-batch.
 TEST(Transformer, RecomputationAddsTheStatedWork) {
   const Outcome none = run(tiny(1, 1, 1, Schedule::kOneFOneB));
   ASSERT_EQ(none.unfinished, "");
   const Time t0 = none.results->iteration_time(0);
   const Time b0 = column(*none.results, 0, Category::kBackward);
-  for (const auto& [mode, extra] : {std::pair{Recompute::kSelective, Time{2 * 2 * 768}},
-                                    std::pair{Recompute::kFull, Time{2 * 2 * (3264 + 5056)}}}) {
+  for (const auto& [mode, extra, flops] :
+       {std::tuple{Recompute::kSelective, Time{2 * 2 * 768}, 2 * 2 * 512.0},
+        std::tuple{Recompute::kFull, Time{2 * 2 * (3264 + 5056)}, 2 * 2 * 6656.0}}) {
     Config c = tiny(1, 1, 1, Schedule::kOneFOneB);
     c.recompute = mode;
     const Outcome r = run(c);
@@ -357,8 +392,9 @@ TEST(Transformer, RecomputationAddsTheStatedWork) {
               column(*none.results, 0, Category::kForward));
     EXPECT_EQ(r.results->iteration_time(0), t0 + extra * kNanosecond);
     EXPECT_EQ(sum(r.results->breakdown(0, 0)), r.results->iteration_time(0));
-    EXPECT_NEAR(r.results->tflops_per_gpu(0) / r.results->model_tflops_per_gpu(0),
-                megatron_iteration_flops(c) / iteration_flops(c), 1e-12);
+    EXPECT_NEAR(r.results->hardware_tflops_per_gpu(0) / r.results->model_tflops_per_gpu(0),
+                hardware_iteration_flops(c) / iteration_flops(c), 1e-12);
+    EXPECT_EQ(hardware_iteration_flops(c) - iteration_flops(c), flops);
   }
   Config c = tiny(2, 1, 1, Schedule::kGpipe);
   const Outcome base = run(c);

@@ -184,10 +184,12 @@ std::uint64_t logit_forward_flops(const ModelShape& m);
 // Model FLOPs of one iteration, forward and backward (3x forward), all GPUs:
 // 72*B*s*l*h^2*(1 + s/(6h) + V/(12*l*h)) at ffn = 4h.
 double iteration_flops(const Config& config);
-// Megatron's "hardware" FLOPs of one iteration (Narayanan et al. 2021, eq. 3):
-// the layers' forward 4x (full recomputation), the logits' 3x:
-// 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) at ffn = 4h, whatever `recompute`.
-double megatron_iteration_flops(const Config& config);
+// The FLOPs the GPUs execute in one iteration, all GPUs: iteration_flops plus
+// the forward work `recompute` reruns. full: the layers' forward again, so the
+// layers' 4x and the logits' 3x, 96*B*s*l*h^2*(1 + s/(6h) + V/(16*l*h)) at
+// ffn = 4h (Narayanan et al. 2021, eq. 3); selective: the attention core's
+// forward again, + 4*B*s^2*h*l (Korthikanti et al. 2022, §5); none: nothing.
+double hardware_iteration_flops(const Config& config);
 // Parameters of one stage held by one GPU (its TP shard).
 std::uint64_t stage_parameters(const Config& config, std::uint32_t stage);
 // Parameters of one (dense) layer held by one GPU (its TP shard).
@@ -237,15 +239,13 @@ bool scatter_gather(const Config& config);
 ProgramSet make_programs(const Config& config, const compute::Device& device,
                          std::uint32_t fabric_nodes);
 
-// Per iteration: start (first GPU), end (last GPU), TFLOP/s per GPU; per
+// Per iteration: start (first GPU), end (last GPU), period, hardware
+// (hardware_iteration_flops) and model (iteration_flops) TFLOP/s per GPU; per
 // iteration and GPU: the breakdown (docs/output.md; workload/training_results).
 class TransformerResults final : public TrainingResults {
  public:
   TransformerResults(const Config& config, std::unique_ptr<fabric::Network> network,
                      std::unique_ptr<compute::Device> device);
-  // Model FLOPs (iteration_flops, no recomputation) per second and GPU, in
-  // 10^12; tflops_per_gpu counts Megatron's (megatron_iteration_flops).
-  double model_tflops_per_gpu(std::uint32_t iteration) const;
   // The shared tables, then /memory (each GPU's peak memory).
   void write(output::h5::File& file) const override;
 
