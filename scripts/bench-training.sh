@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Training benchmark: one iteration of AMPeD Table II's 145.6B row (1,536
-# GPUs, TP 8 x PP 8 x DP 24, 96 micro-batches, full recomputation) on the
-# SuperPod cluster, fully simulated and under replay, each on 1 and 2 ranks,
+# GPUs, TP 8 x PP 8 x DP 24, 96 micro-batches, full recomputation, interleaved
+# 1F1B with 2 chunks and Megatron's overlaps since 2026-11-29; before, 1F1B
+# without them) on the SuperPod cluster, fully simulated and under replay, each on 1 and 2 ranks,
 # then replay-shapes on 1 rank. Median of RUNS runs of each case (default 1:
 # a full simulation takes a minute or more). Prints
 # events, engine wall seconds, peak memory (all ranks), windows (mean width),

@@ -24,6 +24,9 @@ from . import checks
 from .errors import MissingDataError, SipsimError
 
 PS_PER_S = 1e12
+# The run files this reader reads (docs/output.md): 2 since /iterations gained period_ps
+# and hardware_tflops_per_gpu.
+FORMAT_VERSION = 2
 
 # Why each table can be missing: the workloads that write it (docs/output.md, "Which groups").
 _WHY_MISSING = {
@@ -288,6 +291,10 @@ def _inspect(f: h5py.File, p: str, size: int) -> Run:
         checks.refuse(p, "it has no / attribute format" if fmt is None
                       else f"its / attribute format is {fmt!r:.60}, not 'sipsim'")
     checks.typed(root, {"format_version": int}, "/", p)
+    if root.get("format_version") != FORMAT_VERSION:
+        checks.refuse(p, f"its format_version is {root.get('format_version')}, this reader reads "
+                      f"{FORMAT_VERSION} (version 2 renamed /iterations' tflops_per_gpu to "
+                      "hardware_tflops_per_gpu and added period_ps): run it again with this sipsim")
     checks.walk(f, p, size)  # every link hard, no virtual or external data, no inflated size
     meta_group = checks.member(f, "/meta", p)
     if not isinstance(meta_group, h5py.Group):

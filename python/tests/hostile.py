@@ -39,7 +39,7 @@ def minimal_run(path, trace=True):
     """Writes a run file every table of which opens and reads; returns its path."""
     with h5py.File(path, "w") as f:
         f.attrs["format"] = s("sipsim")
-        f.attrs["format_version"] = np.uint64(1)
+        f.attrs["format_version"] = np.uint64(2)
         m = f.create_group("meta")
         m.attrs["run_id"] = s("0123456789abcdef")
         m.attrs["end_time_ps"] = np.uint64(10**9)

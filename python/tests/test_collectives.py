@@ -27,7 +27,7 @@ def test_meta_and_fabric(collectives_run):
     assert run.meta["ranks"] == 1 and isinstance(run.meta["ranks"], int)
     assert run.meta["overrides"].splitlines() == ["fabric.nodes=8", "workload.sizes.max=1MiB"]
     assert len(run.meta["run_id"]) == 16 and int(run.meta["run_id"], 16) >= 0
-    assert run.format_version == 1
+    assert run.format_version == 2
     assert run.fabric["type"] == "elect-flat"
     assert run.fabric["description"].startswith("elect-flat: 8 nodes at 2.4Tbps")
     with h5py.File(path) as f:

@@ -37,7 +37,7 @@ def test_uncommitted(tmp_path):
     p = tmp_path / "run.h5"
     with h5py.File(p, "w") as f:
         f.attrs["format"] = "sipsim"
-        f.attrs["format_version"] = 1
+        f.attrs["format_version"] = 2
     with pytest.raises(sipsim.NotARunError, match="no /meta"):
         sipsim.open(p)
     with h5py.File(p, "a") as f:
@@ -58,3 +58,13 @@ def test_partial_name(collectives_run, tmp_path):
 def test_errors_share_a_base_class():
     assert issubclass(sipsim.NotARunError, sipsim.SipsimError)
     assert issubclass(sipsim.MissingDataError, sipsim.SipsimError)
+
+
+def test_older_format_version(tmp_path):
+    # A run file of format_version 1 (tflops_per_gpu, no period) is refused by name.
+    p = tmp_path / "old.h5"
+    with h5py.File(p, "w") as f:
+        f.attrs["format"] = "sipsim"
+        f.attrs["format_version"] = 1
+    with pytest.raises(sipsim.NotARunError, match="format_version is 1, this reader reads 2"):
+        sipsim.open(p)

@@ -141,16 +141,15 @@ std::string Estimators::amped_report(const workload::transformer::Config& c,
       {"pp-comm", e.pp_comm},
       {"dp-comm", e.dp_comm},
       {"bubble", e.bubble}};
-  // Both of run's counts over AMPeD's time. Model FLOPs over a time without
-  // recomputation are comparable to Megatron's (hardware) count over a
-  // recomputing run (docs/validation.md).
+  // Both of run's counts, over the estimate's time, which includes the
+  // recomputation as run simulates it.
   out << fmt::format(
-      "# per GPU, over AMPeD's time (no recomputation): HW TFLOP/s, the FLOPs the GPUs execute "
-      "with recompute {}{}; model TFLOP/s, 3 x forward (72*B*s*l*h^2*(...))\n",
+      "# per GPU over the iteration: HW TFLOP/s, the FLOPs the GPUs execute with recompute "
+      "{}{}; model TFLOP/s, 3 x forward (72*B*s*l*h^2*(...))\n",
       xf::recompute_name(c.recompute),
-      c.recompute == xf::Recompute::kNone
-          ? " (= the model FLOPs)"
-          : ", counting the recomputed work AMPeD's time leaves out");
+      c.recompute == xf::Recompute::kNone   ? " (= the model FLOPs)"
+      : c.recompute == xf::Recompute::kFull ? " (Megatron's count, 96*B*s*l*h^2*(...))"
+                                            : "");
   std::string head = fmt::format("#{:>9} {:>14} {:>13} {:>13}", "model", "time(ms)", "HW TFLOP/s",
                                  "model TFLOP/s");
   std::string row = fmt::format(" {:>9} {:>14.6f} {:>13.2f} {:>13.2f}", "AMPeD", ms(e.iteration),

@@ -13,6 +13,7 @@
 
 #include "sipsim/base/files.hpp"
 #include "sipsim/base/text.hpp"
+#include "sipsim/output/run_file.hpp"
 
 namespace sipsim::output::run_file {
 
@@ -114,7 +115,7 @@ void read_rows(const std::string& path, hid_t dataset, const char* name, hid_t m
       H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr) >=
           0 &&
       H5Dread(dataset, mem_type, mem_space.get(), file_space.get(), H5P_DEFAULT, out) >= 0;
-  if (!ok) throw Error(path + ": cannot read " + name + " (damaged, or not format_version 1)");
+  if (!ok) throw Error(path + ": cannot read " + name + " (damaged)");
 }
 
 struct LinkCheck {
@@ -240,6 +241,15 @@ Reader::Reader(std::string path, ReaderOptions options) : path_(std::move(path))
   if (string_attr("/", "format") != "sipsim") {
     throw Error(path_ + ": not a sipsim run file (no /@format = \"sipsim\")");
   }
+  const double version = number_attr("/", "format_version");
+  if (version != static_cast<double>(kFormatVersion)) {
+    const std::string found =
+        std::isnan(version) ? "no format_version"
+                            : "format_version " + std::to_string(static_cast<long long>(version));
+    throw Error(path_ + ": " + found + ", this sipsim reads " + std::to_string(kFormatVersion) +
+                " (version 2 renamed /iterations' tflops_per_gpu to hardware_tflops_per_gpu "
+                "and added period_ps): run it again with this sipsim");
+  }
 }
 
 bool Reader::has(const std::string& object) const {
@@ -291,7 +301,7 @@ Handle Reader::open_checked(const std::string& dataset, int rank) const {
   if (!space || H5Sget_simple_extent_ndims(space.get()) != rank) {
     throw Error(path_ + ": " + dataset + " is not a " +
                 (rank == 1 ? std::string("table") : std::to_string(rank) + "-D array") +
-                " (damaged, or not format_version 1)");
+                " (damaged)");
   }
   const std::optional<std::uint64_t> bytes = declared_bytes(d.get());
   if (!bytes || *bytes > file_bytes_) {
@@ -317,8 +327,7 @@ std::uint64_t Reader::table_rows(const std::string& dataset, hid_t mem_type) con
   const std::uint64_t n = rows(dataset);
   Handle d(H5Dopen2(file_.get(), dataset.c_str(), H5P_DEFAULT));
   if (const std::string lacks = missing_member(d.get(), mem_type); !lacks.empty()) {
-    throw Error(path_ + ": " + dataset + " lacks " + lacks +
-                " of the schema (damaged, or not format_version 1)");
+    throw Error(path_ + ": " + dataset + " lacks " + lacks + " of the schema (damaged)");
   }
   return n;
 }

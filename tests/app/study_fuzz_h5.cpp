@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "sipsim/output/h5.hpp"
+#include "sipsim/output/run_file.hpp"
 #include "study_fuzz.hpp"
 
 namespace sipsim::app::fuzz {
@@ -60,6 +61,7 @@ void attr_u64(hid_t obj, const char* name, std::uint64_t v) {
 // `skip` names an attribute to leave out.
 void finished(hid_t file, const std::string& scenario, const std::string& skip = "") {
   if (skip != "format") attr_string(file, "format", "sipsim");
+  if (skip != "format_version") attr_u64(file, "format_version", output::kFormatVersion);
   Handle meta(ok(H5Gcreate2(file, "/meta", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), "/meta"));
   if (skip != "run_id") attr_string(meta.get(), "run_id", "0123456789abcdef");
   if (skip != "end_time_ps") attr_u64(meta.get(), "end_time_ps", 68030436);

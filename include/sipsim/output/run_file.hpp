@@ -18,7 +18,9 @@
 
 namespace sipsim::output {
 
-inline constexpr std::uint64_t kFormatVersion = 1;
+// 2: /iterations has period_ps and hardware_tflops_per_gpu (1: tflops_per_gpu,
+// and no period); docs/output.md.
+inline constexpr std::uint64_t kFormatVersion = 2;
 
 struct RunMetadata {
   std::string sipsim_version;
