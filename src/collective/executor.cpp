@@ -151,8 +151,10 @@ void Executor::setup(const pdes::Partition& partition, int rank) {
   if (replay_ == Replay::kShape) build_groups();
 }
 
-void Executor::declare(std::uint32_t comm, const CollectiveCall& call) {
-  if (replay_ == Replay::kShape) declared_.emplace_back(comm, call);
+void Executor::declare(std::uint32_t comm, const CollectiveCall& call, std::uint32_t role) {
+  if (replay_ != Replay::kShape) return;
+  declared_.emplace_back(comm, call);
+  role_.try_emplace(comm, role);
 }
 
 void Executor::build_groups() {
@@ -160,8 +162,13 @@ void Executor::build_groups() {
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> lowest;  // by hash
   for (std::uint32_t c = 0; c < comms_.size(); ++c) {
     std::vector<std::uint32_t>& seen = lowest[shape_hash(comms_[c])];
-    auto it = std::find_if(seen.begin(), seen.end(),
-                           [&](std::uint32_t s) { return same_shape(comms_[s], comms_[c]); });
+    const auto role = [&](std::uint32_t k) {
+      const auto r = role_.find(k);
+      return r == role_.end() ? 0u : r->second;
+    };
+    auto it = std::find_if(seen.begin(), seen.end(), [&](std::uint32_t s) {
+      return role(s) == role(c) && same_shape(comms_[s], comms_[c]);
+    });
     shape_[c] = it == seen.end() ? c : *it;
     if (it == seen.end()) seen.push_back(c);
   }

@@ -216,7 +216,8 @@ Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> networ
         const collective::Communicator& cm = set_.comms[comm];
         const collective::CollectiveSpec spec =
             collective::make_spec(c.op, c.algorithm, cm.size(), c.bytes, c.root, cm.params);
-        executor_.declare(comm, c);  // replay-shapes: which communicators run the call
+        // replay-shapes: which communicators run the call, and their program
+        executor_.declare(comm, c, b->program);
         if (collective::why_invalid(spec).empty())
           it->second = collective::Schedule(spec, 0).steps();
       }

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "sipsim/base/fifo.hpp"
@@ -153,8 +154,12 @@ class Executor {
   }
   // Replay::kShape: communicator `comm` runs `call` (the host declares every
   // such pair, the same on every rank, before setup). A call not declared on
-  // a communicator is replayed from its own first instance.
-  void declare(std::uint32_t comm, const CollectiveCall& call);
+  // a communicator is replayed from its own first instance. `role` (the
+  // program its members run; the first declared counts) keeps communicators
+  // of different roles apart: within a role calls come in the same order, so
+  // a recorder never waits on a communicator that waits for its record (a
+  // pipeline's first stage receives last).
+  void declare(std::uint32_t comm, const CollectiveCall& call, std::uint32_t role = 0);
   // Tell the host when each step of a simulated collective ends
   // (ExecutorHost::step_done; the trace's `steps` level). Replayed
   // collectives have no steps.
@@ -262,6 +267,7 @@ class Executor {
   bool report_steps_ = false;
   // Replay::kShape.
   std::vector<std::pair<std::uint32_t, CollectiveCall>> declared_;
+  std::unordered_map<std::uint32_t, std::uint32_t> role_;  // by communicator
   struct Group {
     CollectiveCall call;
     std::vector<std::uint32_t> comms;  // ascending: comms.front() records
