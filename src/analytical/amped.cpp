@@ -75,11 +75,13 @@ AmpedGroup split(const std::vector<std::uint32_t>& m, const fabric::CostModel& n
 }
 
 // eq. 6 (and 11) for one level of N members: C T N + bytes S / BW T with the
-// ring's T = 2(N-1)/N, as 2(N-1) steps of C and a chunk of ceil(bytes / N).
-pdes::Time ring_level(std::uint32_t n, const AmpedLink& l, std::uint64_t bytes) {
+// ring's T = 2(N-1)/N, as 2(N-1) steps of C and a chunk of ceil(bytes / N);
+// `passes` 1 is one pass of the ring (an all-gather), half of it.
+pdes::Time ring_level(std::uint32_t n, const AmpedLink& l, std::uint64_t bytes,
+                      std::uint32_t passes = 2) {
   if (n < 2) return 0;
   const std::uint64_t chunk = (bytes + n - 1) / n;
-  return clamp(U128{2} * (n - 1) * message_ps(l, chunk));
+  return clamp(U128{passes} * (n - 1) * message_ps(l, chunk));
 }
 
 }  // namespace
@@ -117,13 +119,9 @@ pdes::Time amped_all_reduce(const AmpedGroup& g, std::uint64_t bytes) {
 }
 
 pdes::Time amped_all_gather(const AmpedGroup& g, std::uint64_t bytes) {
-  // Half the ring all-reduce's steps at each level: (N-1) steps of C and
-  // ceil(bytes / N) at BW.
-  const auto level = [bytes](std::uint32_t n, const AmpedLink& l) -> pdes::Time {
-    if (n < 2) return 0;
-    return clamp(U128{n - 1} * message_ps(l, (bytes + n - 1) / n));
-  };
-  return pdes::saturating_add(level(g.intra, g.intra_link), level(g.inter, g.inter_link));
+  // One pass of the ring at each level: (N-1) steps, half the all-reduce's.
+  return pdes::saturating_add(ring_level(g.intra, g.intra_link, bytes, 1),
+                              ring_level(g.inter, g.inter_link, bytes, 1));
 }
 
 AmpedOptions amped_options(const Config& c) {
@@ -148,14 +146,14 @@ AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const Am
   // the generator prices them (workload/transformer/op_costs.hpp): attention
   // (QKV, scores, context, output projection), MLP, and the logit layer.
   const workload::transformer::OpCosts k = workload::transformer::op_costs(c, d);
-  e.layer_forward = k.attn_fwd + k.mlp_fwd;
-  e.layer_backward = k.attn_bwd + k.mlp_bwd;
+  e.layer_forward = k.attn.forward + k.mlp.forward;
+  e.layer_backward = k.attn.backward + k.mlp.backward;
   // Recomputation (Korthikanti et al. 2022), as `run` does it: full reruns
   // each layer's forward before its backward, selective the attention core.
   if (c.recompute == Recompute::kFull) e.layer_backward += e.layer_forward;
   if (c.recompute == Recompute::kSelective) e.layer_backward += k.attn_core;
-  e.logit_forward = k.logit_fwd;  // 0 without a logit layer (vocab 0)
-  e.logit_backward = k.logit_bwd;
+  e.logit_forward = k.logit.forward;  // 0 without a logit layer (vocab 0)
+  e.logit_backward = k.logit.backward;
 
   // eq. 1's compute divided by N_TP N_DP N_PP: per GPU, its L / PP layers for
   // each of its N_ub micro-batches. The logit layer is the last stage's: in
@@ -189,7 +187,7 @@ AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const Am
     const auto exposed = [&](pdes::Time hidden) {
       return c.tp_overlap ? (ar > hidden ? ar - hidden : 0) : ar;
     };
-    const U128 per_layer = U128{2} * ar + exposed(k.attn_wgrad) + exposed(k.mlp_wgrad) +
+    const U128 per_layer = U128{2} * ar + exposed(k.attn.wgrad) + exposed(k.mlp.wgrad) +
                            (c.recompute == Recompute::kFull ? U128{2} * ar : 0);
     e.tp_comm = clamp(ub * per_stage * per_layer);
   }
@@ -199,10 +197,9 @@ AmpedEstimate estimate_amped(const Config& c, const compute::Device& d, const Am
   // is b*s*h, 1/tp of it with sequence parallelism or scattered over the TP
   // group, which then all-gathers it over the node's links.
   if (c.pp > 1) {
-    const bool scatter = workload::transformer::scatter_gather(c);
-    const std::uint64_t bytes = scatter ? (k.pp_bytes + c.tp - 1) / c.tp : k.pp_bytes;
-    e.pp_message = message_ps(f.pp, bytes);
-    if (scatter) e.pp_message = pdes::saturating_add(e.pp_message, amped_all_gather(f.tp, act));
+    e.pp_message = message_ps(f.pp, k.pp_bytes);
+    if (workload::transformer::scatter_gather(c))
+      e.pp_message = pdes::saturating_add(e.pp_message, amped_all_gather(f.tp, act));
     const std::uint32_t chunks =
         c.schedule == workload::transformer::Schedule::kInterleaved ? c.virtual_stages : 1;
     e.pp_comm = clamp(ub * 2 * chunks * e.pp_message);

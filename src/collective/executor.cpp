@@ -160,12 +160,12 @@ void Executor::declare(std::uint32_t comm, const CollectiveCall& call, std::uint
 void Executor::build_groups() {
   shape_.assign(comms_.size(), 0);
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> lowest;  // by hash
+  const auto role = [&](std::uint32_t k) {
+    const auto r = role_.find(k);
+    return r == role_.end() ? 0u : r->second;
+  };
   for (std::uint32_t c = 0; c < comms_.size(); ++c) {
     std::vector<std::uint32_t>& seen = lowest[shape_hash(comms_[c])];
-    const auto role = [&](std::uint32_t k) {
-      const auto r = role_.find(k);
-      return r == role_.end() ? 0u : r->second;
-    };
     auto it = std::find_if(seen.begin(), seen.end(), [&](std::uint32_t s) {
       return role(s) == role(c) && same_shape(comms_[s], comms_[c]);
     });

@@ -3,6 +3,7 @@
 // fp8 to fp16 (no fp8 units before Hopper), tf32 to fp32 (tf32 exists only in
 // Ampere's and Hopper's tensor cores), bf16 on the V100 to fp32 (no bf16 units);
 // vector (non-tensor) fp8 to fp16 and tf32 to fp32.
+#include <cstdio>
 #include <stdexcept>
 
 #include "sipsim/compute/accelerator.hpp"
@@ -17,6 +18,15 @@ constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 // TFLOP/s with one decimal, as the datasheets print them, in FLOP/s.
 constexpr std::uint64_t tflops(std::uint64_t tenths) {
   return tenths * (kTera / 10);
+}
+
+// The GEMM model's figures of a part with `sms` SMs reaching `efficiency_ppm`
+// of its matmul peak: cuBLAS's 256 x 128 and 128 x 128 output tiles and the
+// transpose (NVIDIA, Matrix Multiplication Background User's Guide), and the
+// sustained share 0.779 fitted on AMPeD Table II's 145.6B row (A100 80 GB,
+// docs/validation.md), which the other parts take as an assumption.
+GemmUnits gemm_units(std::uint32_t sms, std::uint64_t efficiency_ppm) {
+  return {sms, {{256, 128}, {128, 256}, {128, 128}}, efficiency_ppm, 779'000};
 }
 
 // Order of Precision: fp32, tf32, fp16, bf16, fp8.
@@ -37,7 +47,7 @@ Accelerator v100() {
   a.amped = {1'530'000'000, 80, 8, 128, 16, 142, 4, 32};
   // GEMM model: 80 SMs (Volta whitepaper); no published maximum achievable
   // matmul FLOPS: the A100's fraction, a stated assumption (docs/models.md).
-  a.gemm = {80, {{256, 128}, {128, 256}, {128, 128}}, 869'000, 779'000};
+  a.gemm = gemm_units(80, 869'000);
   a.busy_w = 300;
   a.idle_w = 40;
   return a;
@@ -53,13 +63,10 @@ Accelerator a100_base() {
   // AMPeD Table IV, "Nvidia A100": f = 1.41e9, N_cores 108, N_FU 4, W_FU 512,
   // N_FU_nonlin 192, W_FU_nonlin 4 (1.41e9 * 108 * 4 * 512 = 311.9 TFLOP/s).
   a.amped = {1'410'000'000, 108, 4, 512, 16, 192, 4, 32};
-  // GEMM model: 108 SMs (whitepaper Table 1), cuBLAS's 256 x 128 and 128 x 128
-  // output tiles (NVIDIA, Matrix Multiplication Background User's Guide);
-  // maximum achievable matmul FLOPS 271.2 of 312 TFLOP/s (86.9%), BF16,
-  // 1024 x 10240 x 5120 (S. Bekman, Machine Learning Engineering, "Accelerators").
-  // Sustained share 0.779: fitted on AMPeD Table II's 145.6B row (docs/validation.md);
-  // the V100 and H100 presets take the same share, an assumption.
-  a.gemm = {108, {{256, 128}, {128, 256}, {128, 128}}, 869'000, 779'000};
+  // GEMM model: 108 SMs (whitepaper Table 1); maximum achievable matmul FLOPS
+  // 271.2 of 312 TFLOP/s (86.9%), BF16, 1024 x 10240 x 5120 (S. Bekman,
+  // Machine Learning Engineering, "Accelerators").
+  a.gemm = gemm_units(108, 869'000);
   a.busy_w = 400;
   a.idle_w = 50;
   return a;
@@ -100,7 +107,7 @@ Accelerator h100() {
   a.amped = {1'800'000'000, 132, 4, 1024, 16, 320, 4, 32};
   // GEMM model: 132 SMs (H100 SXM5, whitepaper); maximum achievable matmul
   // FLOPS 794.5 of 989 TFLOP/s (80.3%), BF16, 2048 x 2048 x 13312 (Bekman, as for the A100).
-  a.gemm = {132, {{256, 128}, {128, 256}, {128, 128}}, 803'000, 779'000};
+  a.gemm = gemm_units(132, 803'000);
   a.busy_w = 700;
   a.idle_w = 70;
   return a;
@@ -180,11 +187,10 @@ std::string gemm_text(const GemmUnits& gemm) {
   for (const GemmTile& t : gemm.tiles) {
     out += " " + std::to_string(t.m) + "x" + std::to_string(t.n);
   }
-  const auto three = [](std::uint64_t ppm) {
-    const std::string digits = std::to_string(1000 + (ppm + 500) / 1000);
-    return (ppm >= kPpm ? std::string("1.") : std::string("0.")) + digits.substr(1);
-  };
-  return out + ", efficiency " + three(gemm.efficiency_ppm);
+  char efficiency[32];
+  std::snprintf(efficiency, sizeof efficiency, ", efficiency %.3f",
+                static_cast<double>(gemm.efficiency_ppm) / static_cast<double>(kPpm));
+  return out + efficiency;
 }
 
 Accelerator a100(Dtype dtype) {

@@ -46,29 +46,20 @@ pdes::Time price(const compute::Device& d, const ModelShape& m, const Gemms& mm,
   return (mm.list.empty() ? 0 : d.op_ps(gemm)) + (bytes == 0 ? 0 : d.op_ps(ew));
 }
 
-// One block's costs: forward, whole backward, and the backward split around
-// the weight gradient of its first GEMM (`overlapped`).
-struct Block {
-  pdes::Time forward = 0, backward = 0, early = 0, wgrad = 0;
-};
-Block block(const compute::Device& d, const ModelShape& m, const std::vector<Gemm>& forward,
-            std::uint64_t bytes, const Gemm* overlapped) {
-  Block b;
+// One block's costs; with `split`, the backward also without the weight
+// gradient of the block's first GEMM, which backward_of lists second.
+BlockCost block(const compute::Device& d, const ModelShape& m, const std::vector<Gemm>& forward,
+                std::uint64_t bytes, bool split) {
+  BlockCost b;
   b.forward = price(d, m, {forward}, bytes);
-  b.backward = price(d, m, backward_of(forward), 2 * bytes);
-  Gemms early = backward_of(forward);
-  if (overlapped != nullptr) {
-    const Gemm w = weight_grad(*overlapped);
-    for (auto it = early.list.begin(); it != early.list.end(); ++it) {
-      if (it->m == w.m && it->n == w.n && it->k == w.k && it->batch == w.batch) {
-        early.list.erase(it);
-        break;
-      }
-    }
-    b.early = price(d, m, early, 2 * bytes);
-    b.wgrad = price(d, m, {{w}}, 0);
-  } else {
-    b.early = b.backward;
+  Gemms backward = backward_of(forward);
+  b.backward = price(d, m, backward, 2 * bytes);
+  b.early = b.backward;
+  if (split) {
+    const Gemm wgrad = backward.list[1];
+    backward.list.erase(backward.list.begin() + 1);
+    b.early = price(d, m, backward, 2 * bytes);
+    b.wgrad = price(d, m, {{wgrad}}, 0);
   }
   return b;
 }
@@ -103,22 +94,11 @@ OpCosts op_costs(const Config& c, const compute::Device& d) {
   const std::uint64_t logit_bytes = 2 * b * s * vocab * p;
 
   OpCosts out;
-  const Block attn = block(d, m, {qkv, scores, context, projection}, attn_bytes, &qkv);
-  const Block mlp = block(d, m, {fc1, fc2}, mlp_bytes, &fc1);
-  out.attn_fwd = attn.forward;
-  out.attn_bwd = attn.backward;
-  out.attn_bwd_early = attn.early;
-  out.attn_wgrad = attn.wgrad;
-  out.mlp_fwd = mlp.forward;
-  out.mlp_bwd = mlp.backward;
-  out.mlp_bwd_early = mlp.early;
-  out.mlp_wgrad = mlp.wgrad;
+  // The column-parallel QKV and fc1 come first: their weight gradients split.
+  out.attn = block(d, m, {qkv, scores, context, projection}, attn_bytes, true);
+  out.mlp = block(d, m, {fc1, fc2}, mlp_bytes, true);
   // vocab 0: no logit layer (an encoder-block stack, RAMP §7.3).
-  if (m.vocab > 0) {
-    const Block logit = block(d, m, {logits}, logit_bytes, nullptr);
-    out.logit_fwd = logit.forward;
-    out.logit_bwd = logit.backward;
-  }
+  if (m.vocab > 0) out.logit = block(d, m, {logits}, logit_bytes, false);
   // The attention core (Korthikanti et al. 2022, §5): Q K^T and the scores
   // times V, softmax and dropout on the scores.
   out.attn_core = price(d, m, {{scores, context}}, 4 * b * heads * s * s * p);
@@ -129,13 +109,11 @@ OpCosts op_costs(const Config& c, const compute::Device& d) {
     const std::uint64_t tokens = moe_tokens(c);
     const std::vector<Gemm> moe = {
         {b * s, c.moe.experts, h, 1}, {tokens, ffn, h, 1}, {tokens, h, ffn, 1}};
-    const Block experts = block(d, m, moe, (7 * bsh + 2 * tokens * ffn) * p, nullptr);
-    out.moe_fwd = experts.forward;
-    out.moe_bwd = experts.backward;
+    out.moe = block(d, m, moe, (7 * bsh + 2 * tokens * ffn) * p, false);
     out.a2a_bytes = tokens * h * p / (c.sequence_parallel ? c.tp : 1);
   }
   out.activation_bytes = b * s * h * p;
-  out.pp_bytes = bsh * p;
+  out.pp_bytes = scatter_gather(c) ? (bsh * p + c.tp - 1) / c.tp : bsh * p;
   return out;
 }
 

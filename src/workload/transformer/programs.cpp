@@ -217,7 +217,7 @@ class StageBuilder {
       if (c_.zero == 3) dp_collective(collective::Op::kAllGather, layer_bytes());
       layer_forward(Category::kForward, is_moe_layer(c_, global_layer(c_, stage_, chunk, l)));
     }
-    if (exit && c_.model.vocab > 0) compute(Category::kForward, k_.logit_fwd);
+    if (exit && c_.model.vocab > 0) compute(Category::kForward, k_.logit.forward);
     if (!exit) p_.add(pp_op(OpKind::kSend, kNext), deps());
   }
 
@@ -228,7 +228,7 @@ class StageBuilder {
     final_backward_ = ++backwards_[chunk] == c_.micro_batches();
     last_pass_ = ++all_backwards_ == c_.micro_batches() * v_;
     if (!exit) pp_receive(kNext);
-    if (exit && c_.model.vocab > 0) compute(Category::kBackward, k_.logit_bwd);
+    if (exit && c_.model.vocab > 0) compute(Category::kBackward, k_.logit.backward);
     for (std::uint32_t l = 0; l < chunk_layers_; ++l) {
       // Layers in reverse order.
       const bool moe = is_moe_layer(c_, global_layer(c_, stage_, chunk, chunk_layers_ - 1 - l));
@@ -245,15 +245,15 @@ class StageBuilder {
       tp_enter();
       if (moe) {
         ep_all_to_all();
-        compute(Category::kBackward, k_.moe_bwd);
+        compute(Category::kBackward, k_.moe.backward);
         ep_all_to_all();
         tp_exit();
       } else {
-        block_backward(k_.mlp_bwd, k_.mlp_bwd_early, k_.mlp_wgrad);
+        block_backward(k_.mlp);
       }
       tp_enter();
       if (c_.recompute == Recompute::kSelective) compute(Category::kBackward, k_.attn_core);
-      block_backward(k_.attn_bwd, k_.attn_bwd_early, k_.attn_wgrad);
+      block_backward(k_.attn);
       if (c_.zero == 3) dp_collective(collective::Op::kReduceScatter, layer_bytes());
       // The stage's last layer goes into the last bucket (finish()).
       if (final_backward_ && overlap()) {
@@ -319,11 +319,11 @@ class StageBuilder {
   // and the combine all-to-all, on the EP group.
   void layer_forward(Category category, bool moe) {
     tp_enter();
-    compute(category, k_.attn_fwd);
+    compute(category, k_.attn.forward);
     tp_exit();
     tp_enter();
     if (moe) ep_all_to_all();
-    compute(category, moe ? k_.moe_fwd : k_.mlp_fwd);
+    compute(category, moe ? k_.moe.forward : k_.mlp.forward);
     if (moe) ep_all_to_all();
     tp_exit();
   }
@@ -331,20 +331,20 @@ class StageBuilder {
   // tp_overlap, the weight gradient of the block's first (column-parallel)
   // linear runs while that collective carries the input gradient (Megatron-LM's
   // asynchronous tensor-parallel all-reduce); the next op waits for both.
-  void block_backward(pdes::Time whole, pdes::Time early, pdes::Time wgrad) {
+  void block_backward(const BlockCost& k) {
     if (!c_.tp_overlap || c_.tp < 2) {
-      compute(Category::kBackward, whole);
+      compute(Category::kBackward, k.backward);
       tp_exit();
       return;
     }
-    compute(Category::kBackward, early);
+    compute(Category::kBackward, k.early);
     const std::uint32_t input_grad = last_op_;
     tp_exit();
     const std::uint32_t comm = last_op_;
     Op op;
     op.kind = OpKind::kCompute;
     op.category = Category::kWeightGradient;
-    op.duration = wgrad;
+    op.duration = k.wgrad;
     const std::uint32_t weight_grad = p_.add(op, std::vector<std::uint32_t>{input_grad});
     chain(p_.wait({comm, weight_grad}));
   }
@@ -396,7 +396,7 @@ class StageBuilder {
     op.kind = kind;
     op.category = Category::kPpComm;
     op.slot = peer;
-    op.bytes = scatter_gather(c_) ? (k_.pp_bytes + c_.tp - 1) / c_.tp : k_.pp_bytes;
+    op.bytes = k_.pp_bytes;
     return op;
   }
   void compute(Category category, pdes::Time duration) {
