@@ -4,6 +4,10 @@
 #include <array>
 #include <functional>
 #include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -105,20 +109,23 @@ std::uint64_t critical_path_work_lower_bound(const collective::CollectiveSpec& s
 
 namespace {
 
+// Communicators of one size running the same schedule at once: the first is
+// the one estimated (its members), the others load the fabric beside it.
+using Comms = std::span<const std::vector<std::uint32_t>>;
+
 // The prices, waits included, of one step's messages when critical_path
 // walks step by step: message k of a member's step waits for the other
 // senders' bytes on its busiest resource; its own messages are serialised by
 // the longest path.
 class StepWaits {
  public:
-  StepWaits(const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
-            StepLoad& step)
-      : members_(members), network_(network), step_(step), own_at_(network.run_space(), 0) {}
+  StepWaits(Comms comms, const fabric::CostModel& network, StepLoad& step)
+      : comms_(comms), network_(network), step_(step), own_at_(network.run_space(), 0) {}
 
   // Every member's messages of `wire` (one step), member by member, in order.
   void operator()(const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
     out.clear();
-    load_step(wire, members_, network_, step_);
+    load_step(wire, comms_, 1, network_, step_);
     const std::vector<Msg>& msgs = step_.msgs;
     for (std::size_t first = 0; first < msgs.size();) {
       std::size_t last = first;
@@ -206,7 +213,7 @@ class StepWaits {
     }
   }
 
-  const std::vector<std::uint32_t>& members_;
+  Comms comms_;
   const fabric::CostModel& network_;
   StepLoad& step_;
   std::vector<std::uint64_t> own_at_;  // a sender's bytes, by position
@@ -215,15 +222,15 @@ class StepWaits {
 // critical_path step by step: level by level where it can (with `idle`, the
 // idle-fabric estimate from the same walk), else the longest path over every
 // step's waits.
-CollectiveEstimate critical_path_by_steps(const collective::CollectiveSpec& spec,
-                                          const std::vector<std::uint32_t>& members,
+CollectiveEstimate critical_path_by_steps(const collective::CollectiveSpec& spec, Comms comms,
                                           const fabric::CostModel& network,
                                           const compute::Device& device, const Walk& walk,
                                           Evaluation order, const Progress& progress,
                                           std::optional<CollectiveEstimate>* idle) {
   const std::uint32_t p = spec.p;
+  const std::vector<std::uint32_t>& members = comms[0];
   StepLoad step(network);
-  StepWaits step_waits(members, network, step);
+  StepWaits step_waits(comms, network, step);
   if (order == Evaluation::kLevels) {
     const LevelPrices level_prices = [&](std::uint32_t,
                                          const std::vector<collective::WireStep>& wire,
@@ -271,7 +278,7 @@ void time_round(const std::vector<collective::WireStep>& wire, const compute::De
   for (std::uint32_t m = 0; m < p; ++m) {
     r.sent[m] = r.arrived[m] = r.h2t[m] = 0;
     r.ins[m] = r.outs[m] = 0;
-    r.local[m] = collective::local_ps(wire[m], device);
+    r.local[m] = collective::local_ps(wire[m % wire.size()], device);
   }
   // A message waits, at worst, for the other bytes on its busiest resource.
   for (const Msg& g : step.msgs) {
@@ -304,20 +311,20 @@ void time_round(const std::vector<collective::WireStep>& wire, const compute::De
   }
 }
 
-// The period of a ring round's repeated steps: the maximum cycle mean, per
-// cycle of the predecessor permutation the larger of its largest a_r and its
-// mean b_r (critical_path_by_rounds); none where the members do not receive
-// from one predecessor each.
-std::optional<pdes::Time> ring_period(RoundMembers& r) {
+// The period of a ring round's repeated steps for members [begin, end) (one
+// communicator): the maximum cycle mean, per cycle of the predecessor
+// permutation the larger of its largest a_r and its mean b_r
+// (critical_path_by_rounds); none where the members do not receive from one
+// predecessor each.
+std::optional<pdes::Time> ring_period(RoundMembers& r, std::uint32_t begin, std::uint32_t end) {
   const auto one = [](std::uint32_t n) { return n == 1; };
-  if (!std::all_of(r.ins.begin(), r.ins.end(), one) ||
-      !std::all_of(r.outs.begin(), r.outs.end(), one)) {
+  if (!std::all_of(r.ins.begin() + begin, r.ins.begin() + end, one) ||
+      !std::all_of(r.outs.begin() + begin, r.outs.begin() + end, one)) {
     return std::nullopt;
   }
-  const std::uint32_t p = static_cast<std::uint32_t>(r.sent.size());
   pdes::Time period = 0;
-  std::fill(r.seen.begin(), r.seen.end(), 0);
-  for (std::uint32_t start = 0; start < p; ++start) {
+  std::fill(r.seen.begin() + begin, r.seen.begin() + end, 0);
+  for (std::uint32_t start = begin; start < end; ++start) {
     if (r.seen[start]) continue;
     pdes::Time a_max = 0, b_sum = 0, length = 0;
     for (std::uint32_t m = start; !r.seen[m]; m = r.pred[m]) {
@@ -341,42 +348,62 @@ std::optional<pdes::Time> ring_period(RoundMembers& r) {
 // synchronous step (the pipeline's fill) plus n-1 periods, which lets fast
 // hops of a ring run ahead of its slow ones, as in the simulator; a run
 // whose members receive from several peers takes n synchronous steps.
-CollectiveEstimate critical_path_by_rounds(const collective::CollectiveSpec& spec,
-                                           const std::vector<std::uint32_t>& members,
-                                           const fabric::CostModel& network,
-                                           const compute::Device& device, const Walk& walk,
-                                           const Progress& progress) {
+// Several communicators at once (`comms`): every one's messages load the
+// fabric, and each gets its own estimate, in order.
+std::vector<CollectiveEstimate> critical_path_by_rounds(
+    const collective::CollectiveSpec& spec, Comms comms, const fabric::CostModel& network,
+    const compute::Device& device, const Walk& walk, const Progress& progress) {
   const std::uint32_t p = spec.p;
+  const auto k = static_cast<std::uint32_t>(comms.size());
   StepLoad step(network);
-  CollectiveEstimate est;
-  est.steps = walk.steps;
+  std::vector<CollectiveEstimate> est(k);
+  for (CollectiveEstimate& e : est) e.steps = walk.steps;
   std::vector<collective::WireStep> wire(p);
-  RoundMembers r(p);
-  Ticker ticker(progress, walk.work);
+  RoundMembers r(p * k);
+  Ticker ticker(progress, walk.work * k);
   for (const collective::Schedule::Run& round : walk.runs) {
     fill_wire(walk.schedules, round.first, wire);
-    load_step(wire, members, network, step);
+    load_step(wire, comms, k, network, step);
     time_round(wire, device, step, r);
     step.unload();
-    // The slowest member (the lowest index among equals) sets one synchronous step.
     auto end = [&](std::uint32_t m) { return std::max(r.sent[m], r.arrived[m]) + r.local[m]; };
-    std::uint32_t crit = 0;
-    for (std::uint32_t m = 1; m < p; ++m) {
-      if (end(m) > end(crit)) crit = m;
+    for (std::uint32_t c = 0; c < k; ++c) {
+      // The slowest member (the lowest index among equals) sets one synchronous step.
+      std::uint32_t crit = c * p;
+      for (std::uint32_t m = c * p + 1; m < (c + 1) * p; ++m) {
+        if (end(m) > end(crit)) crit = m;
+      }
+      const pdes::Time first = end(crit);
+      const pdes::Time period =
+          (round.count > 1 ? ring_period(r, c * p, (c + 1) * p) : std::nullopt).value_or(first);
+      const pdes::Time run = first + (round.count - 1) * period;
+      const pdes::Time compute = r.local[crit] * round.count;
+      est[c].total += run;
+      est[c].compute += compute;
+      est[c].h2t += std::min(r.h2t[crit] * round.count, run - compute);
+      est[c].messages += step.msgs.size() / k * std::uint64_t{round.count};
     }
-    const pdes::Time first = end(crit);
-    const pdes::Time period = (round.count > 1 ? ring_period(r) : std::nullopt).value_or(first);
-    const pdes::Time run = first + (round.count - 1) * period;
-    const pdes::Time compute = r.local[crit] * round.count;
-    est.total += run;
-    est.compute += compute;
-    est.h2t += std::min(r.h2t[crit] * round.count, run - compute);
-    est.messages += step.msgs.size() * std::uint64_t{round.count};
-    ticker.add(p);
+    ticker.add(std::uint64_t{p} * k);
   }
-  const pdes::Time busy = est.compute + est.h2t;
-  est.h2h = est.total > busy ? est.total - busy : 0;
+  for (CollectiveEstimate& e : est) {
+    const pdes::Time busy = e.compute + e.h2t;
+    e.h2h = e.total > busy ? e.total - busy : 0;
+  }
   return est;
+}
+
+// The walk of `spec`, refused (EstimateTooLarge) above `max_work` member-steps
+// for `work` of them per member-step of one walk.
+Walk checked_walk(const collective::CollectiveSpec& spec, std::uint64_t max_work,
+                  std::uint64_t times = 1, std::string_view what = "") {
+  Walk walk = plan_walk(spec);
+  if (walk.work * times > max_work) {
+    throw EstimateTooLarge(std::string(collective::to_string(spec.algorithm)) + " on " +
+                           std::to_string(spec.p) + " members" + std::string(what) + " needs " +
+                           std::to_string(walk.work * times) + " member-steps (limit " +
+                           std::to_string(max_work) + ")");
+  }
+  return walk;
 }
 
 // estimate_critical_path, and with `idle`, estimate_collective's levels beside
@@ -387,16 +414,13 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
                                  const fabric::CostModel& network, const compute::Device& device,
                                  std::uint64_t max_work, Evaluation order, const Progress& progress,
                                  std::optional<CollectiveEstimate>* idle) {
-  const std::uint32_t p = spec.p;
-  const Walk walk = plan_walk(spec);
-  if (walk.work > max_work) {
-    throw EstimateTooLarge(std::string(collective::to_string(spec.algorithm)) + " on " +
-                           std::to_string(p) + " members needs " + std::to_string(walk.work) +
-                           " member-steps (limit " + std::to_string(max_work) + ")");
+  const Walk walk = checked_walk(spec, max_work);
+  const Comms comms(&members, 1);
+  if (walk.rounds) {
+    return critical_path_by_rounds(spec, comms, network, device, walk, progress).front();
   }
-  if (walk.rounds) return critical_path_by_rounds(spec, members, network, device, walk, progress);
-  const bool want_idle = idle != nullptr && std::uint64_t{p} * walk.steps <= max_work;
-  return critical_path_by_steps(spec, members, network, device, walk, order, progress,
+  const bool want_idle = idle != nullptr && std::uint64_t{spec.p} * walk.steps <= max_work;
+  return critical_path_by_steps(spec, comms, network, device, walk, order, progress,
                                 want_idle ? idle : nullptr);
 }
 
@@ -408,6 +432,37 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                           const compute::Device& device, std::uint64_t max_work,
                                           Evaluation order, const Progress& progress) {
   return critical_path(spec, members, network, device, max_work, order, progress, nullptr);
+}
+
+// Ring rounds price every communicator in one walk; other schedules walk
+// once per communicator, the others loading the fabric beside it.
+std::vector<CollectiveEstimate> estimate_concurrent_critical_paths(
+    const collective::CollectiveSpec& spec, std::span<const std::vector<std::uint32_t>> comms,
+    const fabric::CostModel& network, const compute::Device& device, std::uint64_t max_work) {
+  const std::uint64_t k = comms.size();
+  if (k == 0) return {};
+  for (const std::vector<std::uint32_t>& nodes : comms) {
+    if (nodes.size() != spec.p) {
+      throw std::invalid_argument("concurrent communicators of " + std::to_string(nodes.size()) +
+                                  " members for a collective of " + std::to_string(spec.p));
+    }
+  }
+  const std::string what = " x " + std::to_string(k) + " communicators";
+  const Walk walk = plan_walk(spec);
+  if (walk.rounds) {
+    checked_walk(spec, max_work, k, what);
+    return critical_path_by_rounds(spec, comms, network, device, walk, {});
+  }
+  checked_walk(spec, max_work, k * k, what);
+  std::vector<CollectiveEstimate> out;
+  std::vector<std::vector<std::uint32_t>> order(comms.begin(), comms.end());
+  for (std::size_t c = 0; c < k; ++c) {
+    std::swap(order[0], order[c]);  // communicator c first, the others beside it
+    out.push_back(critical_path_by_steps(spec, order, network, device, walk, Evaluation::kLevels,
+                                         {}, nullptr));
+    std::swap(order[0], order[c]);
+  }
+  return out;
 }
 
 EstimateWithIdle estimate_critical_path_with_idle(const collective::CollectiveSpec& spec,

@@ -29,6 +29,25 @@ std::optional<pdes::Time> Estimators::critical_path(const collective::Collective
   }
 }
 
+std::optional<workload::Estimators::Contention> Estimators::contention(
+    const collective::CollectiveSpec& spec, const std::vector<std::vector<std::uint32_t>>& comms,
+    const fabric::Network& network, const compute::Device& device) const {
+  if (comms.empty()) return std::nullopt;
+  try {
+    const std::uint64_t alone_work = critical_path_work(spec);
+    if (alone_work > max_work_) return std::nullopt;
+    Contention c;
+    c.alone = estimate_critical_path(spec, comms.front(), network, device, max_work_).total;
+    for (const CollectiveEstimate& e :
+         estimate_concurrent_critical_paths(spec, comms, network, device, max_work_ - alone_work)) {
+      c.together.push_back(e.total);
+    }
+    return c;
+  } catch (const EstimateTooLarge&) {
+    return std::nullopt;
+  }
+}
+
 std::uint64_t Estimators::work(const collective::CollectiveSpec& spec) const {
   return critical_path_work(spec);
 }

@@ -23,76 +23,118 @@ Priced price(const fabric::CostModel& network, std::uint32_t a, std::uint32_t b,
   return {0, q.injection, q.uncongested, transfer_of(bytes, q.rate_bps)};
 }
 
+namespace {
+
+// Charges `bytes` on resource `id` of the step's loads.
+void charge(StepLoad& step, std::uint32_t id, std::uint64_t bytes) {
+  std::uint64_t& total = step.load[id].total;
+  if (total == 0) step.touched.push_back(id);
+  total += bytes;
+}
+
+// The step by runs: false (and the loads half made) where a pair has none.
+bool load_by_runs(const std::vector<collective::WireStep>& wire,
+                  std::span<const std::vector<std::uint32_t>> comms, std::size_t priced,
+                  const fabric::CostModel& network, StepLoad& step) {
+  const auto p = static_cast<std::uint32_t>(wire.size());
+  for (std::uint32_t c = 0; c < comms.size(); ++c) {
+    const std::vector<std::uint32_t>& nodes = comms[c];
+    for (std::uint32_t m = 0; m < p; ++m) {
+      for (const collective::WireMessage& w : wire[m].out) {
+        const auto begin = static_cast<std::uint32_t>(step.runs.size());
+        fabric::CostModel::PathQuote q;
+        if (!network.quote_runs(nodes[m], nodes[w.peer], w.bytes, q, step.runs)) return false;
+        for (std::size_t k = begin; k < step.runs.size(); ++k) {
+          step.run_loads.add(step.runs[k], w.bytes);
+        }
+        if (c >= priced) {
+          step.runs.resize(begin);  // loads only
+          continue;
+        }
+        step.msgs.push_back({c * p + m,
+                             c * p + w.peer,
+                             w.bytes,
+                             begin,
+                             static_cast<std::uint32_t>(step.runs.size()),
+                             {0, q.injection, q.uncongested, transfer_of(w.bytes, q.rate_bps)}});
+      }
+    }
+  }
+  return true;
+}
+
+// The step by resource: a multicast's resources charged once per sender.
+void load_by_resources(const std::vector<collective::WireStep>& wire,
+                       std::span<const std::vector<std::uint32_t>> comms, std::size_t priced,
+                       const fabric::CostModel& network, StepLoad& step) {
+  const auto p = static_cast<std::uint32_t>(wire.size());
+  std::vector<Msg>& msgs = step.msgs;
+  std::vector<fabric::CostModel::Resource>& res = step.res;
+  for (std::uint32_t c = 0; c < comms.size(); ++c) {
+    const std::vector<std::uint32_t>& nodes = comms[c];
+    for (std::uint32_t m = 0; m < p; ++m) {
+      const collective::WireStep& ws = wire[m];
+      step.charged.clear();
+      for (const collective::WireMessage& w : ws.out) {
+        const auto begin = static_cast<std::uint32_t>(res.size());
+        const Priced priced_msg = price(network, nodes[m], nodes[w.peer], w.bytes, &res);
+        if (ws.multicast || c >= priced) {  // charged now (a multicast's resources once)
+          for (std::size_t k = begin; k < res.size(); ++k) {
+            if (!ws.multicast || step.charged.insert(res[k].id)) charge(step, res[k].id, w.bytes);
+          }
+        }
+        if (c >= priced) {
+          res.resize(begin);  // loads only
+          continue;
+        }
+        msgs.push_back({c * p + m, c * p + w.peer, w.bytes, begin,
+                        static_cast<std::uint32_t>(res.size()), priced_msg});
+      }
+    }
+  }
+  // The priced messages' bytes after all the quotes, each resource's load
+  // fetched a few resources ahead: at 65,536 RAMP nodes the loads are 64 MiB
+  // read at random, and a quote between two of them kept their cache misses
+  // from overlapping. (Sums: the order does not change them.)
+  for (const Msg& g : msgs) {
+    if (wire[g.from % p].multicast) continue;
+    for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
+      if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
+      charge(step, res[k].id, g.bytes);
+    }
+  }
+}
+
+}  // namespace
+
 // Loads `step` with the messages of every member's wire step `wire` (one step
 // index), by runs where it can (the same loads: each run's positions are its
 // resources, and a multicast, whose resources are charged once, goes by
 // resource).
 void load_step(const std::vector<collective::WireStep>& wire,
-               const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
-               StepLoad& step) {
-  std::vector<Msg>& msgs = step.msgs;
-  msgs.clear();
+               std::span<const std::vector<std::uint32_t>> comms, std::size_t priced,
+               const fabric::CostModel& network, StepLoad& step) {
+  step.msgs.clear();
   step.res.clear();
   step.runs.clear();
   step.by_runs = network.run_space() > 0 &&
                  std::none_of(wire.begin(), wire.end(), [](const auto& w) { return w.multicast; });
-  for (std::uint32_t m = 0; step.by_runs && m < wire.size(); ++m) {
-    for (const collective::WireMessage& w : wire[m].out) {
-      const auto begin = static_cast<std::uint32_t>(step.runs.size());
-      fabric::CostModel::PathQuote q;
-      if (!network.quote_runs(members[m], members[w.peer], w.bytes, q, step.runs)) {
-        step.by_runs = false;  // this pair has no runs: the whole step by resource
-        break;
-      }
-      for (std::size_t k = begin; k < step.runs.size(); ++k) {
-        step.run_loads.add(step.runs[k], w.bytes);
-      }
-      msgs.push_back({m,
-                      w.peer,
-                      w.bytes,
-                      begin,
-                      static_cast<std::uint32_t>(step.runs.size()),
-                      {0, q.injection, q.uncongested, transfer_of(w.bytes, q.rate_bps)}});
-    }
-  }
-  if (step.by_runs) {
+  if (step.by_runs && load_by_runs(wire, comms, priced, network, step)) {
     step.run_loads.settle();
     return;
   }
+  // A pair without runs: the whole step by resource.
+  step.by_runs = false;
   step.unload();
-  msgs.clear();
+  step.msgs.clear();
   step.runs.clear();
-  std::vector<fabric::CostModel::Resource>& res = step.res;
-  auto charge = [&](std::uint32_t id, std::uint64_t bytes) {
-    std::uint64_t& total = step.load[id].total;
-    if (total == 0) step.touched.push_back(id);
-    total += bytes;
-  };
-  for (std::uint32_t m = 0; m < wire.size(); ++m) {
-    const collective::WireStep& ws = wire[m];
-    step.charged.clear();
-    for (const collective::WireMessage& w : ws.out) {
-      const auto begin = static_cast<std::uint32_t>(res.size());
-      const Priced priced = price(network, members[m], members[w.peer], w.bytes, &res);
-      if (ws.multicast) {  // its resources charged once
-        for (std::size_t k = begin; k < res.size(); ++k) {
-          if (step.charged.insert(res[k].id)) charge(res[k].id, w.bytes);
-        }
-      }
-      msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size()), priced});
-    }
-  }
-  // The other messages' bytes after all the quotes, each resource's load
-  // fetched a few resources ahead: at 65,536 RAMP nodes the loads are 64 MiB
-  // read at random, and a quote between two of them kept their cache misses
-  // from overlapping. (Sums: the order does not change them.)
-  for (const Msg& g : msgs) {
-    if (wire[g.from].multicast) continue;
-    for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-      if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
-      charge(res[k].id, g.bytes);
-    }
-  }
+  load_by_resources(wire, comms, priced, network, step);
+}
+
+void load_step(const std::vector<collective::WireStep>& wire,
+               const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
+               StepLoad& step) {
+  load_step(wire, std::span<const std::vector<std::uint32_t>>(&members, 1), 1, network, step);
 }
 
 }  // namespace sipsim::analytical::detail

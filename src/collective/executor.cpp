@@ -148,11 +148,35 @@ void Executor::setup(const pdes::Partition& partition, int rank) {
   nodes_.clear();
   nodes_.resize(partition.lps_of(rank).size());
   early_.clear();
-  if (replay_ == Replay::kShape) build_groups();
+  group_shapes();
+}
+
+void Executor::group_shapes() {
+  if (replay_ == Replay::kShape && !grouped_) build_groups();
+}
+
+void Executor::set_contention(std::uint32_t index, pdes::Time alone,
+                              std::vector<pdes::Time> together) {
+  SharedCall& g = groups_.at(index);
+  if (together.size() != g.comms.size()) {
+    throw std::logic_error("set_contention: one time per communicator of the shared call");
+  }
+  g.alone = alone;
+  g.together = std::move(together);
+}
+
+// The record's E - S scaled by together / alone, never below the record's:
+// the recorder's instance met the fabric alone, and an estimate that finds a
+// communicator faster together (another route) keeps the record.
+pdes::Time Executor::SharedCall::stretch(pdes::Time after, std::uint32_t position) const {
+  if (alone == 0 || position >= together.size() || together[position] <= alone) return after;
+  __extension__ typedef unsigned __int128 Wide;  // after * together passes 2^64 past ~4 ms each
+  return static_cast<pdes::Time>(Wide{after} * together[position] / alone);
 }
 
 void Executor::declare(std::uint32_t comm, const CollectiveCall& call, std::uint32_t role) {
   if (replay_ != Replay::kShape) return;
+  grouped_ = false;
   declared_.emplace_back(comm, call);
   role_.try_emplace(comm, role);
 }
@@ -172,10 +196,10 @@ void Executor::build_groups() {
     shape_[c] = it == seen.end() ? c : *it;
     if (it == seen.end()) seen.push_back(c);
   }
-  std::map<CallKey, Group> groups;
+  std::map<CallKey, SharedCall> groups;
   for (const auto& [comm, call] : declared_) {
-    Group& g = groups[{shape_.at(comm), static_cast<int>(call.op), call.algorithm.row(), call.bytes,
-                       call.root}];
+    SharedCall& g = groups[{shape_.at(comm), static_cast<int>(call.op), call.algorithm.row(),
+                            call.bytes, call.root}];
     g.call = call;
     g.comms.push_back(comm);
   }
@@ -193,6 +217,7 @@ void Executor::build_groups() {
     groups_.push_back(std::move(g));
   }
   for (auto& [key, p] : prepared_) assign_group(key, *p);
+  grouped_ = true;
 }
 
 void Executor::assign_group(CallKey key, PreparedCollective& p) const {
@@ -206,6 +231,8 @@ void Executor::assign_group(CallKey key, PreparedCollective& p) const {
   const std::vector<std::uint32_t>& members = groups_[it->second].comms;
   if (!std::binary_search(members.begin(), members.end(), comm)) return;  // not declared
   p.group = it->second;
+  p.position = static_cast<std::uint32_t>(std::lower_bound(members.begin(), members.end(), comm) -
+                                          members.begin());
   p.shared = members.front() != comm;
 }
 
@@ -563,7 +590,9 @@ void Executor::schedule_replays(Node& node, const PreparedCollective& prep, std:
       continue;
     }
     x.scheduled = true;
-    const pdes::Time after = rec.end > rec.sync ? rec.end - rec.sync : 0;
+    pdes::Time after = rec.end > rec.sync ? rec.end - rec.sync : 0;
+    if (prep.group != PreparedCollective::kNoGroup)
+      after = groups_[prep.group].stretch(after, prep.position);
     const pdes::Time end = std::max(ctx.now(), x.sync + after);
     x.end = end;
     ctx.send(ctx.self(), end - ctx.now(), kReplayDone,

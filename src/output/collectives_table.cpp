@@ -6,13 +6,6 @@ namespace sipsim::output {
 
 namespace {
 
-h5::Handle string_type(std::size_t size) {
-  h5::Handle t(H5Tcopy(H5T_C_S1));
-  H5Tset_size(t.get(), size);
-  H5Tset_strpad(t.get(), H5T_STR_NULLPAD);
-  return t;
-}
-
 void check(herr_t status, const char* what) {
   if (status < 0) throw h5::Error(std::string("writing /collectives: ") + what);
 }
@@ -20,8 +13,8 @@ void check(herr_t status, const char* what) {
 }  // namespace
 
 void write_collectives(h5::File& file, const std::vector<CollectiveRow>& rows) {
-  h5::Handle op_t = string_type(sizeof(CollectiveRow::op));
-  h5::Handle algo_t = string_type(sizeof(CollectiveRow::algorithm));
+  h5::Handle op_t = h5::fixed_string_type(sizeof(CollectiveRow::op));
+  h5::Handle algo_t = h5::fixed_string_type(sizeof(CollectiveRow::algorithm));
   // The same layout in memory and in the file (little-endian explicit types),
   // so h5py and pandas read it as a plain structured array.
   h5::Handle t(H5Tcreate(H5T_COMPOUND, sizeof(CollectiveRow)));

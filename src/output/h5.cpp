@@ -577,4 +577,11 @@ Handle write_distributed(File& file, const std::string& path, std::uint64_t glob
                                 H5T_NATIVE_DOUBLE, values.data());
 }
 
+Handle fixed_string_type(std::size_t size) {
+  Handle t(H5Tcopy(H5T_C_S1));
+  H5Tset_size(t.get(), size);
+  H5Tset_strpad(t.get(), H5T_STR_NULLPAD);
+  return t;
+}
+
 }  // namespace sipsim::output::h5

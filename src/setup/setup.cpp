@@ -74,6 +74,8 @@ workload::Simulation build(const Setup& setup, const BuildOptions& options) {
   try {
     const analytical::Estimators estimators;
     sim = setup.workload->build(std::move(network), options, estimators);
+    // Not for `validate` (options.resolve_auto false): estimates take time.
+    if (options.resolve_auto && sim.results) sim.results->use_estimators(estimators);
   } catch (const std::invalid_argument& e) {
     throw base::ScenarioError(setup.workload_at.location, setup.workload_at.key, e.what());
   } catch (const std::bad_alloc&) {

@@ -225,9 +225,25 @@ Interpreter::Interpreter(ProgramSet set, std::unique_ptr<fabric::Network> networ
     }
     total_work_ += work * set_.iterations;
   }
+  executor_.group_shapes();
 }
 
 Interpreter::~Interpreter() = default;
+
+void Interpreter::price_shape_contention(const Estimators& estimators) {
+  const std::vector<collective::Executor::SharedCall>& calls = executor_.shared_calls();
+  for (std::uint32_t i = 0; i < calls.size(); ++i) {
+    const collective::CollectiveCall& c = calls[i].call;
+    const collective::Communicator& recorder = set_.comms[calls[i].comms.front()];
+    const collective::CollectiveSpec spec =
+        collective::make_spec(c.op, c.algorithm, recorder.size(), c.bytes, c.root, recorder.params);
+    std::vector<std::vector<std::uint32_t>> nodes;
+    for (const std::uint32_t comm : calls[i].comms) nodes.push_back(set_.comms[comm].nodes);
+    if (auto e = estimators.contention(spec, nodes, *network_, *device_)) {
+      executor_.set_contention(i, e->alone, std::move(e->together));
+    }
+  }
+}
 
 // A node's phase is its program (role); nodes that run nothing form one more.
 pdes::Partition Interpreter::partition(int ranks) const {

@@ -26,19 +26,6 @@ std::string_view to_string(TraceLevel level) {
 
 namespace {
 
-template <std::size_t N>
-void copy_name(char (&out)[N], std::string_view name) {
-  std::memset(out, 0, N);
-  std::memcpy(out, name.data(), std::min(N, name.size()));
-}
-
-output::h5::Handle string_type(std::size_t size) {
-  output::h5::Handle t(H5Tcopy(H5T_C_S1));
-  H5Tset_size(t.get(), size);
-  H5Tset_strpad(t.get(), H5T_STR_NULLPAD);
-  return t;
-}
-
 void check(herr_t status, const char* what) {
   if (status < 0) throw output::h5::Error(std::string("writing /trace/events: ") + what);
 }
@@ -52,8 +39,8 @@ void Trace::record(const OpRecord& r) {
   if (op.kind == OpKind::kWait) return;
   if (level_ != TraceLevel::kOps && op.kind == OpKind::kCompute) return;
   Row row{r.node, r.iteration, r.op, -1, {}, {}, r.start, r.end};
-  copy_name(row.kind, to_string(op.kind));
-  copy_name(row.category, to_string(op.category));
+  output::h5::copy_fixed(row.kind, to_string(op.kind));
+  output::h5::copy_fixed(row.category, to_string(op.category));
   rows_.push_back(row);
 }
 
@@ -62,8 +49,8 @@ void Trace::record_step(const OpRecord& r, std::uint32_t step) {
   const Binding& b = *programs_->bindings[r.node];
   const Op& op = programs_->programs[b.program].op(r.op);
   Row row{r.node, r.iteration, r.op, static_cast<std::int32_t>(step), {}, {}, r.start, r.end};
-  copy_name(row.kind, "step");
-  copy_name(row.category, to_string(op.category));
+  output::h5::copy_fixed(row.kind, "step");
+  output::h5::copy_fixed(row.category, to_string(op.category));
   rows_.push_back(row);
 }
 
@@ -85,8 +72,8 @@ void Trace::write(output::h5::File& file) const {
            std::tie(b.node, b.iteration, b.op, b.step);
   });
 
-  Handle kind_t = string_type(sizeof(Row::kind));
-  Handle cat_t = string_type(sizeof(Row::category));
+  Handle kind_t = output::h5::fixed_string_type(sizeof(Row::kind));
+  Handle cat_t = output::h5::fixed_string_type(sizeof(Row::category));
   Handle t(H5Tcreate(H5T_COMPOUND, sizeof(Row)));
   check(H5Tinsert(t.get(), "node", offsetof(Row, node), H5T_NATIVE_UINT32), "node");
   check(H5Tinsert(t.get(), "iteration", offsetof(Row, iteration), H5T_NATIVE_UINT32), "iteration");

@@ -13,6 +13,8 @@
 #include <span>
 #include <string>
 
+#include "sipsim/workload/replay_contention.hpp"
+
 namespace sipsim::workload {
 
 TrainingResults::TrainingResults(TrainingShape shape, const ProgramMaker& make,
@@ -221,6 +223,9 @@ void TrainingResults::write(output::h5::File& file) const {
   Handle ge = write_rank0(file, "/gpu_energy", H5T_NATIVE_DOUBLE, 2, edims, joules.data());
   output::h5::write_attr(ge.get(), "units", std::string_view("J"));
   if (trace_) trace_->write(file);
+  if (shape_.replay_collectives == collective::Replay::kShape) {
+    write_replay_contention(file, interpreter_->shared_calls(), programs().comms);
+  }
 }
 
 void TrainingResults::print(std::ostream& out) const {
@@ -232,6 +237,7 @@ void TrainingResults::print(std::ostream& out) const {
     out << "# collectives: replay-shapes (a call of a kind simulated once per communicator "
            "shape, on its lowest communicator; every other instance synchronises its members "
            "and repeats its timing)\n";
+    print_replay_contention(out, interpreter_->shared_calls(), programs().comms);
   }
   print_iterations(out);
   const fabric::EnergyPerBit& fe = energy_model_.fabric;

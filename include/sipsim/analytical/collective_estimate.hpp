@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "sipsim/collective/schedule.hpp"
@@ -93,6 +95,20 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                           std::uint64_t max_work = kDefaultMaxWork,
                                           Evaluation order = Evaluation::kLevels,
                                           const Progress& progress = {});
+
+// The critical path of each of the communicators `comms` (of spec.p members
+// each; member m of communicator c is node comms[c][m]) while all of them run
+// `spec` at the same time: every one's step-k messages load the resources,
+// so a message also waits for the other communicators' bytes on its busiest
+// resource. `replay-shapes` prices what the communicators of one shape cost
+// each other with it (docs/models.md, "Replayed by shape"). One walk prices
+// every communicator of a ring phase (critical_path_work times comms.size()
+// member-steps); other schedules take one walk per communicator
+// (comms.size() squared times). One communicator: estimate_critical_path.
+std::vector<CollectiveEstimate> estimate_concurrent_critical_paths(
+    const collective::CollectiveSpec& spec, std::span<const std::vector<std::uint32_t>> comms,
+    const fabric::CostModel& network, const compute::Device& device,
+    std::uint64_t max_work = kDefaultMaxWork);
 
 // estimate_critical_path (levels) and, where p * steps <= max_work,
 // estimate_collective's idle-fabric estimate (levels) beside it, the same

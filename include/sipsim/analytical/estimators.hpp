@@ -13,6 +13,10 @@ class Estimators final : public workload::Estimators {
                                           const std::vector<std::uint32_t>& members,
                                           const fabric::Network& network,
                                           const compute::Device& device) const override;
+  std::optional<Contention> contention(const collective::CollectiveSpec& spec,
+                                       const std::vector<std::vector<std::uint32_t>>& comms,
+                                       const fabric::Network& network,
+                                       const compute::Device& device) const override;
   std::uint64_t work_limit() const override { return max_work_; }
   std::uint64_t work(const collective::CollectiveSpec& spec) const override;
   std::uint64_t work_lower_bound(const collective::CollectiveSpec& spec) const override;

@@ -6,6 +6,7 @@
 // analytical/ (collective_estimate.cpp).
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <unordered_set>
 #include <vector>
 
@@ -126,5 +127,12 @@ void for_each_position(const fabric::CostModel::PathRun& r, F&& f) {
 void load_step(const std::vector<collective::WireStep>& wire,
                const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
                StepLoad& step);
+// The same for communicators of one size running `wire` at once (member m of
+// communicator c at comms[c][m]): all of them load the resources, and the
+// messages of the first `priced` are in `step.msgs`, member m of communicator
+// c numbered c * p + m (p = wire.size()).
+void load_step(const std::vector<collective::WireStep>& wire,
+               std::span<const std::vector<std::uint32_t>> comms, std::size_t priced,
+               const fabric::CostModel& network, StepLoad& step);
 
 }  // namespace sipsim::analytical::detail

@@ -108,7 +108,8 @@ struct PreparedCollective {
   // for the group (it is the group's lowest) or is replayed from its record.
   static constexpr std::uint32_t kNoGroup = ~std::uint32_t{0};
   std::uint32_t group = kNoGroup;
-  bool shared = false;  // replayed from another communicator's record
+  std::uint32_t position = 0;  // this communicator's in the group's
+  bool shared = false;         // replayed from another communicator's record
 };
 
 class Executor {
@@ -160,6 +161,27 @@ class Executor {
   // a recorder never waits on a communicator that waits for its record (a
   // pipeline's first stage receives last).
   void declare(std::uint32_t comm, const CollectiveCall& call, std::uint32_t role = 0);
+  // Replay::kShape: a call whose record several communicators share, and what
+  // they cost each other when they run it at once (RAMP §7.4.1's critical
+  // path of the recorder alone and beside the others, set_contention): every
+  // replayed instance of it, the recorder's later ones included, takes the
+  // record's E - S times together / alone (docs/models.md, "Replayed by
+  // shape"). alone == 0: not priced, the record's own E - S.
+  struct SharedCall {
+    CollectiveCall call;
+    std::vector<std::uint32_t> comms;  // ascending: comms.front() records
+    pdes::Time alone = 0;              // the recorder's critical path alone
+    std::vector<pdes::Time> together;  // by communicator, as `comms`: beside the others
+    // A replayed instance's E - S on comms[position] from the record's.
+    pdes::Time stretch(pdes::Time after, std::uint32_t position) const;
+  };
+  // After every declare(): groups the communicators that share a call's
+  // record (setup() does it where the host has not).
+  void group_shapes();
+  // After group_shapes(): the shared calls, the same on every rank (empty
+  // without Replay::kShape).
+  const std::vector<SharedCall>& shared_calls() const { return groups_; }
+  void set_contention(std::uint32_t index, pdes::Time alone, std::vector<pdes::Time> together);
   // Tell the host when each step of a simulated collective ends
   // (ExecutorHost::step_done; the trace's `steps` level). Replayed
   // collectives have no steps.
@@ -268,14 +290,11 @@ class Executor {
   // Replay::kShape.
   std::vector<std::pair<std::uint32_t, CollectiveCall>> declared_;
   std::unordered_map<std::uint32_t, std::uint32_t> role_;  // by communicator
-  struct Group {
-    CollectiveCall call;
-    std::vector<std::uint32_t> comms;  // ascending: comms.front() records
-  };
-  std::vector<Group> groups_;               // in key order: the same on every rank
-  std::map<CallKey, std::uint32_t> group_;  // by (shape, call)
-  std::vector<std::uint32_t> shape_;        // by communicator: its shape's lowest
-  pdes::Time sync_delay_ = 0;               // Network::max_lookahead()
+  std::vector<SharedCall> groups_;                         // in key order: the same on every rank
+  bool grouped_ = false;                                   // groups_ built from every declare()
+  std::map<CallKey, std::uint32_t> group_;                 // by (shape, call)
+  std::vector<std::uint32_t> shape_;                       // by communicator: its shape's lowest
+  pdes::Time sync_delay_ = 0;                              // Network::max_lookahead()
   // At leaders: per (communicator, collective number), members started so far
   // and the latest start.
   struct Gather {

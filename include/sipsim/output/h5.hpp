@@ -7,7 +7,9 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -96,6 +98,15 @@ void agree(MPI_Comm comm, const Error* local);
 // fills the disk fails on the ranks that write): throws Error(what, with
 // HDF5's and the system's reason) on every rank when `rc` < 0 on any.
 void check_collective(MPI_Comm comm, herr_t rc, const std::string& what);
+
+// A compound table's string column: fixed-length, `size` bytes, null-padded.
+Handle fixed_string_type(std::size_t size);
+// Fills such a field from `text`, cut at N bytes.
+template <std::size_t N>
+void copy_fixed(char (&field)[N], std::string_view text) {
+  std::memset(field, 0, N);
+  std::memcpy(field, text.data(), std::min(N, text.size()));
+}
 
 // Attributes on any object (file id, group or dataset handle).
 void write_attr(hid_t object, const std::string& name, std::string_view value);

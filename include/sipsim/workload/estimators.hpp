@@ -29,6 +29,18 @@ class Estimators {
                                                   const std::vector<std::uint32_t>& members,
                                                   const fabric::Network& network,
                                                   const compute::Device& device) const = 0;
+  // `replay-shapes`: the critical path of `spec` on the first of `comms`
+  // alone, and of each of them while all run it at the same time (their
+  // messages loading the fabric together); nullopt when that needs more work
+  // than work_limit().
+  struct Contention {
+    pdes::Time alone = 0;
+    std::vector<pdes::Time> together;  // by communicator, as `comms`
+  };
+  virtual std::optional<Contention> contention(const collective::CollectiveSpec& spec,
+                                               const std::vector<std::vector<std::uint32_t>>& comms,
+                                               const fabric::Network& network,
+                                               const compute::Device& device) const = 0;
   // The most work an estimate may take, the exact work of one, and a lower
   // bound of it that is at least a quarter of it, from three members'
   // schedules (O(steps) instead of O(p)).

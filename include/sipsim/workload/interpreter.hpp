@@ -40,6 +40,7 @@
 #include "sipsim/fabric/fabric_model.hpp"
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/pdes/model.hpp"
+#include "sipsim/workload/estimators.hpp"
 #include "sipsim/workload/program.hpp"
 #include "sipsim/workload/quiet_time.hpp"
 
@@ -104,6 +105,14 @@ class Interpreter final : public fabric::FabricModel,
   void set_report_steps(bool report) { executor_.set_report_steps(report); }
   // collective::Executor::replayed_bytes of this rank.
   std::uint64_t replayed_bytes() const { return executor_.replayed_bytes(); }
+  // `replay-shapes`: prices, once before the run, what the communicators
+  // sharing each call's record cost each other when they run it at once
+  // (Estimators::contention; collective::Executor::SharedCall). Unpriced
+  // (too much work for the estimator): the record's own time.
+  void price_shape_contention(const Estimators& estimators);
+  const std::vector<collective::Executor::SharedCall>& shared_calls() const {
+    return executor_.shared_calls();
+  }
 
   // lp_count, lookahead and the epochs are the fabric's (fabric::FabricModel).
   // The fabric's partition, told which nodes run the same program (a pipeline

@@ -16,6 +16,8 @@
 
 namespace sipsim::workload {
 
+class Estimators;
+
 class Results {
  public:
   virtual ~Results() = default;
@@ -26,6 +28,9 @@ class Results {
       throw std::invalid_argument("only training workloads (transformer) have an event trace");
     }
   }
+  // Before the run, where the workload uses estimates (`replay-shapes`'
+  // contention between the communicators of one shape).
+  virtual void use_estimators(const Estimators& /*estimators*/) {}
   // Every rank, once after the run: combines the ranks' views (collective).
   virtual void collect(const boost::mpi::communicator& /*comm*/) {}
   // What the run left undone that makes it fail (a program that could not

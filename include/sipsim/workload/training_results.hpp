@@ -62,6 +62,9 @@ class TrainingResults : public Results, public ProgramObserver {
   std::unique_ptr<Interpreter> take_model() { return std::move(owned_); }
   const fabric::Network& network() const { return interpreter_->network(); }
   const ProgramSet& programs() const { return interpreter_->programs(); }
+  void use_estimators(const Estimators& estimators) override {
+    interpreter_->price_shape_contention(estimators);
+  }
 
   void iteration_done(std::uint32_t node, std::uint32_t iteration, pdes::Time start, pdes::Time end,
                       const Breakdown& breakdown) override;

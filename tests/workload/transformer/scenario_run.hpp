@@ -12,11 +12,12 @@
 
 namespace sipsim::workload::transformer {
 
-// A scenario's one training iteration through setup/ (read, build, run,
-// collect): the iteration time, GPU 0's breakdown, the fabric's counters and
-// the printed results.
+// A scenario's training run through setup/ (read, build, run, collect): the
+// first iteration's time, the last one's period, GPU 0's breakdown in the
+// first, the fabric's counters and the printed results.
 struct ScenarioRun {
   pdes::Time iteration = 0;
+  pdes::Time last_period = 0;  // the last iteration's (TrainingResults::period)
   Breakdown gpu0{};
   std::uint64_t rule_conflicts = 0;  // RAMP's serialised transfers
   std::string printed;
@@ -31,7 +32,8 @@ inline ScenarioRun run_scenario(const std::string& text) {
   EXPECT_EQ(sim.results->unfinished(world), "");
   sim.results->collect(world);
   const auto& r = dynamic_cast<const TrainingResults&>(*sim.results);
-  ScenarioRun out{r.iteration_time(0), r.breakdown(0, 0), 0, ""};
+  ScenarioRun out{r.iteration_time(0), r.period(r.shape().iterations - 1), r.breakdown(0, 0), 0,
+                  ""};
   std::ostringstream printed;
   r.print(printed);
   out.printed = printed.str();
