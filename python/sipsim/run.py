@@ -36,6 +36,7 @@ _WHY_MISSING = {
     "/gpu_energy": "not a training run (workload.type: transformer, dlrm or graph)",
     "/memory": "only transformer runs have it",
     "/trace/events": "the run had no trace (output.trace: ops, collectives or steps, training only)",
+    "/replay_shapes": "not a training run under workload.collectives: replay-shapes",
     "/fabric": "the workload ran on no fabric (e.g. PHOLD)",
     "/lp/events": "every run writes it (docs/output.md): the file is damaged or not a whole run's",
 }
@@ -237,6 +238,17 @@ class Run:
         df.attrs = attrs
         return df
 
+    def replay_shapes(self) -> pd.DataFrame:
+        """/replay_shapes (training under replay-shapes): one row per call that communicators
+        of one shape share: op, algorithm, recorder, bytes, communicators, members, first_node,
+        alone_s, together_max_s, together_mean_s. Every replayed instance of the call on a
+        communicator takes its record's time x that communicator's together / alone."""
+        arr, attrs = self._read("/replay_shapes")
+        with self._reading("/replay_shapes"):
+            df = _table(arr)
+        df.attrs = attrs
+        return df
+
     def memory(self) -> pd.DataFrame:
         """Each GPU's peak memory (transformer): gpu, weights_bytes, ..., total_bytes;
         `attrs["capacity_bytes"]` is the accelerator's memory."""
@@ -261,7 +273,8 @@ class Run:
         return df
 
 
-_TABLES = ("/collectives", "/iterations", "/breakdown", "/memory", "/trace/events", "/gpu_energy")
+_TABLES = ("/collectives", "/iterations", "/breakdown", "/memory", "/trace/events", "/gpu_energy",
+           "/replay_shapes")
 
 
 def open(path: "str | os.PathLike[str]") -> Run:  # noqa: A001 - the package's entry point

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import sipsim
+from conftest import run_sipsim
 
 CATEGORIES = ["forward", "backward", "weight-gradient", "optimizer", "compute", "tp-comm", "pp-comm",
               "dp-comm", "ep-comm", "collective", "bubble", "idle"]
@@ -110,3 +111,28 @@ def test_memory_and_energy(training_run):
     assert len(energy) == 2 * 64
     per_iteration = energy.groupby("iteration")["energy_j"].sum()
     np.testing.assert_allclose(per_iteration.to_numpy(), run.iterations()["device_energy_j"], rtol=1e-9)
+
+
+def test_replay_shapes(tmp_path):
+    """Megatron's schedule on a 128-GPU SuperPod under replay-shapes: /replay_shapes lists the
+    calls its communicators share, priced alone and together, as the summary says."""
+    path, stdout = run_sipsim(tmp_path, "../tests/app/training-megatron.yaml", "shapes.h5",
+                              "workload.collectives=replay-shapes")
+    run = sipsim.open(path)
+    df = run.replay_shapes()
+    assert list(df.columns) == ["op", "algorithm", "recorder", "bytes", "communicators", "members",
+                                "first_node", "alone_s", "together_max_s", "together_mean_s"]
+    assert df.attrs["time_units"] == "ps"
+    assert len(df) == 14 and (df["communicators"] >= 2).all()
+    assert (df["alone_s"] > 0).all()  # every call was priced
+    assert (df["together_max_s"] >= df["together_mean_s"]).all()
+    # TP groups (8 GPUs of one server) do not contend; some DP groups (strided) do.
+    tp = df[df["recorder"].str.startswith("tp")]
+    assert (tp["together_max_s"] == tp["alone_s"]).all() and len(tp) == 8
+    ratio = (df["together_max_s"] / df["alone_s"]).max()
+    assert ratio > 1.5
+    summary = next(l for l in stdout.splitlines() if l.startswith("# replay-shapes contention"))
+    assert f"(x{ratio:.3f})" in summary
+    with pytest.raises(sipsim.MissingDataError):
+        sipsim.open(run_sipsim(tmp_path, "../tests/app/training-megatron.yaml", "replay.h5",
+                               "workload.collectives=replay")[0]).replay_shapes()

@@ -3,7 +3,8 @@
 # group, dataset, attribute and table column of a real run file is listed
 # there for that kind of run, and everything listed for that kind of run is in
 # the file; and every listed name is described in the document's tables.
-# Four runs: PHOLD (no fabric), collectives on elect-flat and on RAMP, a transformer.
+# Five runs: PHOLD (no fabric), collectives on elect-flat and on RAMP, a transformer,
+# and one under replay-shapes.
 # Usage: schema_test.sh SIPSIM SOURCE_DIR
 set -euo pipefail
 sipsim=$(realpath "$1")
@@ -69,6 +70,7 @@ check phold always -- "$src/scenarios/phold-4k.yaml" --set simulation.end_time=2
 check flat always fabric collectives -- "$src/scenarios/nccl/elect-flat.yaml" --set workload.sizes.max=64KiB
 check ramp always fabric collectives ramp -- "$src/scenarios/ramp/small-ramp.yaml" --set workload.sizes.max=64KiB
 check training always fabric training trace -- "$src/tests/app/training-tiny.yaml"
+check shapes always fabric training trace shapes -- "$src/tests/app/training-replay-shapes.yaml"
 
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
-echo "4 run files match docs/output.md"
+echo "5 run files match docs/output.md"
