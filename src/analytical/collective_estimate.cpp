@@ -113,14 +113,35 @@ namespace {
 // the one estimated (its members), the others load the fabric beside it.
 using Comms = std::span<const std::vector<std::uint32_t>>;
 
+// The bytes a resource's load `load` counts for a message of `mine` bytes
+// whose sender puts `own` on it in the step: the others' (kAdded), or the
+// others' and its own (kOverlapped).
+std::uint64_t counted(std::uint64_t load, std::uint64_t own, std::uint64_t mine, Waiting waiting) {
+  const std::uint64_t others = load - std::min(load, own);
+  return waiting == Waiting::kAdded ? others : others + mine;
+}
+
+// A message's wait from its busiest resource's time `worst` (of the counted
+// bytes): after its idle-fabric time (kAdded), or what the busiest resource
+// needs beyond that time (kOverlapped).
+pdes::Time wait_of(WorstWait& worst, const Priced& price, Waiting waiting) {
+  const pdes::Time w = worst.ps();
+  if (waiting == Waiting::kAdded) return w;
+  return w > price.uncongested ? w - price.uncongested : 0;
+}
+
 // The prices, waits included, of one step's messages when critical_path
 // walks step by step: message k of a member's step waits for the other
 // senders' bytes on its busiest resource; its own messages are serialised by
 // the longest path.
 class StepWaits {
  public:
-  StepWaits(Comms comms, const fabric::CostModel& network, StepLoad& step)
-      : comms_(comms), network_(network), step_(step), own_at_(network.run_space(), 0) {}
+  StepWaits(Comms comms, const fabric::CostModel& network, StepLoad& step, Waiting waiting)
+      : comms_(comms),
+        network_(network),
+        step_(step),
+        waiting_(waiting),
+        own_at_(network.run_space(), 0) {}
 
   // Every member's messages of `wire` (one step), member by member, in order.
   void operator()(const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
@@ -150,10 +171,10 @@ class StepWaits {
     WorstWait wait;
     for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
       const std::uint64_t l = loads.max_load(path_runs[k]);
-      wait.add(l - std::min(l, g.bytes), path_runs[k].rate_bps);
+      wait.add(counted(l, g.bytes, g.bytes, waiting_), path_runs[k].rate_bps);
     }
     out.push_back(g.price);
-    out.back().wait = wait.ps();
+    out.back().wait = wait_of(wait, g.price, waiting_);
   }
 
   // One sender's messages [first, last) by runs: its own bytes at each
@@ -172,11 +193,11 @@ class StepWaits {
       for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
         for_each_position(path_runs[k], [&](std::uint32_t at) {
           const std::uint64_t l = loads.load(at);
-          wait.add(l - std::min(l, own_at_[at]), path_runs[k].rate_bps);
+          wait.add(counted(l, own_at_[at], msgs[g].bytes, waiting_), path_runs[k].rate_bps);
         });
       }
       out.push_back(msgs[g].price);
-      out.back().wait = wait.ps();
+      out.back().wait = wait_of(wait, msgs[g].price, waiting_);
     }
     for (std::size_t g = first; g < last; ++g) {
       for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
@@ -201,10 +222,10 @@ class StepWaits {
       WorstWait wait;
       for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
         const StepLoad::Load& l = load[res[k].id];
-        wait.add(l.total - std::min(l.total, l.own), res[k].rate_bps);
+        wait.add(counted(l.total, l.own, msgs[g].bytes, waiting_), res[k].rate_bps);
       }
       out.push_back(msgs[g].price);
-      out.back().wait = wait.ps();
+      out.back().wait = wait_of(wait, msgs[g].price, waiting_);
     }
     for (std::size_t g = first; g < last; ++g) {
       for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
@@ -216,6 +237,7 @@ class StepWaits {
   Comms comms_;
   const fabric::CostModel& network_;
   StepLoad& step_;
+  Waiting waiting_;
   std::vector<std::uint64_t> own_at_;  // a sender's bytes, by position
 };
 
@@ -226,11 +248,12 @@ CollectiveEstimate critical_path_by_steps(const collective::CollectiveSpec& spec
                                           const fabric::CostModel& network,
                                           const compute::Device& device, const Walk& walk,
                                           Evaluation order, const Progress& progress,
-                                          std::optional<CollectiveEstimate>* idle) {
+                                          std::optional<CollectiveEstimate>* idle,
+                                          Waiting waiting = Waiting::kAdded) {
   const std::uint32_t p = spec.p;
   const std::vector<std::uint32_t>& members = comms[0];
   StepLoad step(network);
-  StepWaits step_waits(comms, network, step);
+  StepWaits step_waits(comms, network, step, waiting);
   if (order == Evaluation::kLevels) {
     const LevelPrices level_prices = [&](std::uint32_t,
                                          const std::vector<collective::WireStep>& wire,
@@ -271,7 +294,7 @@ struct RoundMembers {
 // its sends have left and its data arrived, its h2t, its local operation,
 // and whom it receives from.
 void time_round(const std::vector<collective::WireStep>& wire, const compute::Device& device,
-                const StepLoad& step, RoundMembers& r) {
+                const StepLoad& step, Waiting waiting, RoundMembers& r) {
   const std::vector<fabric::CostModel::Resource>& res = step.res;
   const std::vector<fabric::CostModel::PathRun>& path_runs = step.runs;
   const std::uint32_t p = static_cast<std::uint32_t>(r.sent.size());
@@ -285,15 +308,16 @@ void time_round(const std::vector<collective::WireStep>& wire, const compute::De
     WorstWait worst;
     if (step.by_runs) {
       for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
-        worst.add(step.run_loads.max_load(path_runs[k]) - g.bytes, path_runs[k].rate_bps);
+        worst.add(counted(step.run_loads.max_load(path_runs[k]), g.bytes, g.bytes, waiting),
+                  path_runs[k].rate_bps);
       }
     } else {
       for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
         if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
-        worst.add(step.load[res[k].id].total - g.bytes, res[k].rate_bps);
+        worst.add(counted(step.load[res[k].id].total, g.bytes, g.bytes, waiting), res[k].rate_bps);
       }
     }
-    const pdes::Time wait = worst.ps();
+    const pdes::Time wait = wait_of(worst, g.price, waiting);
     const pdes::Time transfer = g.price.transfer + wait;
     const pdes::Time arrival = g.price.uncongested + wait;
     const pdes::Time left = g.price.injection + wait;
@@ -350,9 +374,12 @@ std::optional<pdes::Time> ring_period(RoundMembers& r, std::uint32_t begin, std:
 // whose members receive from several peers takes n synchronous steps.
 // Several communicators at once (`comms`): every one's messages load the
 // fabric, and each gets its own estimate, in order.
-std::vector<CollectiveEstimate> critical_path_by_rounds(
-    const collective::CollectiveSpec& spec, Comms comms, const fabric::CostModel& network,
-    const compute::Device& device, const Walk& walk, const Progress& progress) {
+std::vector<CollectiveEstimate> critical_path_by_rounds(const collective::CollectiveSpec& spec,
+                                                        Comms comms,
+                                                        const fabric::CostModel& network,
+                                                        const compute::Device& device,
+                                                        const Walk& walk, const Progress& progress,
+                                                        Waiting waiting = Waiting::kAdded) {
   const std::uint32_t p = spec.p;
   const auto k = static_cast<std::uint32_t>(comms.size());
   StepLoad step(network);
@@ -364,7 +391,7 @@ std::vector<CollectiveEstimate> critical_path_by_rounds(
   for (const collective::Schedule::Run& round : walk.runs) {
     fill_wire(walk.schedules, round.first, wire);
     load_step(wire, comms, k, network, step);
-    time_round(wire, device, step, r);
+    time_round(wire, device, step, waiting, r);
     step.unload();
     auto end = [&](std::uint32_t m) { return std::max(r.sent[m], r.arrived[m]) + r.local[m]; };
     for (std::uint32_t c = 0; c < k; ++c) {
@@ -438,7 +465,8 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
 // once per communicator, the others loading the fabric beside it.
 std::vector<CollectiveEstimate> estimate_concurrent_critical_paths(
     const collective::CollectiveSpec& spec, std::span<const std::vector<std::uint32_t>> comms,
-    const fabric::CostModel& network, const compute::Device& device, std::uint64_t max_work) {
+    const fabric::CostModel& network, const compute::Device& device, std::uint64_t max_work,
+    Waiting waiting) {
   const std::uint64_t k = comms.size();
   if (k == 0) return {};
   for (const std::vector<std::uint32_t>& nodes : comms) {
@@ -451,7 +479,7 @@ std::vector<CollectiveEstimate> estimate_concurrent_critical_paths(
   const Walk walk = plan_walk(spec);
   if (walk.rounds) {
     checked_walk(spec, max_work, k, what);
-    return critical_path_by_rounds(spec, comms, network, device, walk, {});
+    return critical_path_by_rounds(spec, comms, network, device, walk, {}, waiting);
   }
   checked_walk(spec, max_work, k * k, what);
   std::vector<CollectiveEstimate> out;
@@ -459,7 +487,7 @@ std::vector<CollectiveEstimate> estimate_concurrent_critical_paths(
   for (std::size_t c = 0; c < k; ++c) {
     std::swap(order[0], order[c]);  // communicator c first, the others beside it
     out.push_back(critical_path_by_steps(spec, order, network, device, walk, Evaluation::kLevels,
-                                         {}, nullptr));
+                                         {}, nullptr, waiting));
     std::swap(order[0], order[c]);
   }
   return out;

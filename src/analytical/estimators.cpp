@@ -29,6 +29,8 @@ std::optional<pdes::Time> Estimators::critical_path(const collective::Collective
   }
 }
 
+// Both with the waits overlapping the idle-fabric time (Waiting::kOverlapped),
+// so that a relayed path's per-hop latency and the sharing are not added.
 std::optional<workload::Estimators::Contention> Estimators::contention(
     const collective::CollectiveSpec& spec, const std::vector<std::vector<std::uint32_t>>& comms,
     const fabric::Network& network, const compute::Device& device) const {
@@ -37,9 +39,12 @@ std::optional<workload::Estimators::Contention> Estimators::contention(
     const std::uint64_t alone_work = critical_path_work(spec);
     if (alone_work > max_work_) return std::nullopt;
     Contention c;
-    c.alone = estimate_critical_path(spec, comms.front(), network, device, max_work_).total;
-    for (const CollectiveEstimate& e :
-         estimate_concurrent_critical_paths(spec, comms, network, device, max_work_ - alone_work)) {
+    c.alone = estimate_concurrent_critical_paths(spec, std::span(comms).first(1), network, device,
+                                                 max_work_, Waiting::kOverlapped)
+                  .front()
+                  .total;
+    for (const CollectiveEstimate& e : estimate_concurrent_critical_paths(
+             spec, comms, network, device, max_work_ - alone_work, Waiting::kOverlapped)) {
       c.together.push_back(e.total);
     }
     return c;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 
 #include "../support/test_fabrics.hpp"
@@ -70,7 +71,8 @@ TEST(ConcurrentCriticalPath, OneCommunicatorIsTheEstimate) {
 
 // Four groups of eight on elect-flat (each node its own port) and the eight
 // GPUs of each of four servers (NVLink inside the server): no resource is
-// shared, so together is alone, to the picosecond.
+// shared, so together is alone, to the picosecond, whichever way the waits
+// combine.
 TEST(ConcurrentCriticalPath, DisjointCommunicatorsDoNotSlowEachOther) {
   const auto flat = fabric::make_elect_flat(32, 400'000'000'000, kMicrosecond);
   const auto cluster = fabric::make_routed(
@@ -79,11 +81,14 @@ TEST(ConcurrentCriticalPath, DisjointCommunicatorsDoNotSlowEachOther) {
     for (const auto& [op, name] : kAlgorithms) {
       const CollectiveSpec spec = spec_of(op_of(op), name, 8, 64 << 20);
       const auto comms = groups(4, 8, 1, 8);
-      const auto together = estimate_concurrent_critical_paths(spec, comms, *net, kA100);
-      ASSERT_EQ(together.size(), 4u);
-      for (std::size_t c = 0; c < comms.size(); ++c) {
-        EXPECT_EQ(together[c].total, estimate_critical_path(spec, comms[c], *net, kA100).total)
-            << name << ", communicator " << c;
+      for (const Waiting waiting : {Waiting::kAdded, Waiting::kOverlapped}) {
+        const auto together =
+            estimate_concurrent_critical_paths(spec, comms, *net, kA100, kDefaultMaxWork, waiting);
+        ASSERT_EQ(together.size(), 4u);
+        for (std::size_t c = 0; c < comms.size(); ++c) {
+          EXPECT_EQ(together[c].total, estimate_critical_path(spec, comms[c], *net, kA100).total)
+              << name << ", communicator " << c;
+        }
       }
     }
   }
@@ -115,6 +120,32 @@ TEST(ConcurrentCriticalPath, StridedGroupsLoadTheSameUplinks) {
     for (std::size_t c = 0; c < comms.size(); ++c) {
       EXPECT_EQ(reversed[c].total, together[comms.size() - 1 - c].total) << name << ", " << c;
     }
+  }
+}
+
+// Waiting::kOverlapped (replay-shapes' pricing): a message takes the larger
+// of its idle-fabric time and its busiest resource's time, instead of their
+// sum. Alone, with nothing shared, that is the plain estimate; beside the
+// strided groups it is never above the added waits, and never below alone.
+TEST(ConcurrentCriticalPath, OverlappedWaitsLieBetweenAloneAndAdded) {
+  const auto net = fabric::make_routed(
+      fabric::make_cluster(testing::cluster_spec(200'000'000'000, 4), 32), 1 << 20);
+  for (const auto& [op, name] : kAlgorithms) {
+    const CollectiveSpec spec = spec_of(op_of(op), name, 4, 64 << 20);
+    const auto comms = groups(8, 4, 8, 1);
+    const auto alone = estimate_concurrent_critical_paths(
+        spec, std::span(comms).first(1), *net, kA100, kDefaultMaxWork, Waiting::kOverlapped);
+    EXPECT_EQ(alone[0].total, estimate_critical_path(spec, comms[0], *net, kA100).total) << name;
+    const auto added = estimate_concurrent_critical_paths(spec, comms, *net, kA100);
+    const auto overlapped = estimate_concurrent_critical_paths(
+        spec, comms, *net, kA100, kDefaultMaxWork, Waiting::kOverlapped);
+    bool slower = false;
+    for (std::size_t c = 0; c < comms.size(); ++c) {
+      EXPECT_LE(overlapped[c].total, added[c].total) << name << ", communicator " << c;
+      EXPECT_GE(overlapped[c].total, alone[0].total) << name << ", communicator " << c;
+      slower = slower || overlapped[c].total > alone[0].total;
+    }
+    EXPECT_TRUE(slower) << name;
   }
 }
 

@@ -96,6 +96,14 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
                                           Evaluation order = Evaluation::kLevels,
                                           const Progress& progress = {});
 
+// How a message's wait for the other bytes on its busiest resource combines
+// with its idle-fabric time: added after it (kAdded, RAMP §7.4.1, every
+// estimate's), or overlapping it (kOverlapped: the message takes the larger
+// of its idle-fabric time and the busiest resource's time for the others'
+// bytes and its own), which on a multi-hop path whose per-hop latency
+// dominates (a relayed circuit) does not count the sharing twice.
+enum class Waiting { kAdded, kOverlapped };
+
 // The critical path of each of the communicators `comms` (of spec.p members
 // each; member m of communicator c is node comms[c][m]) while all of them run
 // `spec` at the same time: every one's step-k messages load the resources,
@@ -108,7 +116,7 @@ CollectiveEstimate estimate_critical_path(const collective::CollectiveSpec& spec
 std::vector<CollectiveEstimate> estimate_concurrent_critical_paths(
     const collective::CollectiveSpec& spec, std::span<const std::vector<std::uint32_t>> comms,
     const fabric::CostModel& network, const compute::Device& device,
-    std::uint64_t max_work = kDefaultMaxWork);
+    std::uint64_t max_work = kDefaultMaxWork, Waiting waiting = Waiting::kAdded);
 
 // estimate_critical_path (levels) and, where p * steps <= max_work,
 // estimate_collective's idle-fabric estimate (levels) beside it, the same

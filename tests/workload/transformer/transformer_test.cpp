@@ -697,7 +697,7 @@ TEST(Transformer, ReplayedCollectivesUnderContention) {
 // gradient all-reduces share leaf uplinks. Unpriced, every group repeated
 // its recorder's uncontended run and the steady period came out 14.5% short
 // of `replay`'s (36.11 against 42.22 ms); priced by the critical path of the
-// groups together, it is within 1% (42.33 ms), and the summary says which
+// groups together, it is within 1% (42.32 ms), and the summary says which
 // call was stretched the most.
 TEST(Transformer, ReplayedByShapeWithContention) {
   const std::string scenario = R"(
