@@ -193,7 +193,9 @@ def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = Non
         else df[y].astype(float)
     if ys.notna().sum() == 0 and df[y].notna().any():
         raise SipsimError(f"--y {y}: not a numeric column (values like {df[y].dropna().iloc[0]!r})")
-    cols = _group_columns(df, by, exclude=[x] + ([ref_col] if ref_col else []))
+    # With `best`, the marked columns are what a point picks among, not a group of its own.
+    picked = _columns_of(df, "--mark", mark) if best is not None and mark is not None else []
+    cols = _group_columns(df, by, exclude=[x] + ([ref_col] if ref_col else []) + picked)
     if cols:
         text = df[cols].astype(object).where(df[cols].notna(), "-").astype(str)
         groups = text.agg(", ".join, axis=1) if len(cols) > 1 else text[cols[0]]
@@ -218,7 +220,7 @@ def lines_table(sources, x: str, y: str = "iteration_s", by: Optional[str] = Non
     marks = []
     if best is not None:
         if mark is not None:
-            marks = _columns_of(df, "--mark", mark)
+            marks = picked
         else:  # the axes that differ between the rows of one point
             candidates = [a for a in dict.fromkeys(df.attrs.get("axes", []) + ["seed"])
                           if a in d.columns and a not in cols and a != x]

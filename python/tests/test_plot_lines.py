@@ -62,6 +62,19 @@ def test_mean_per_point_one_line_per_label_axis(tmp_path, capsys):
     assert ax.get_legend().get_title().get_text() == "label.fabric"
 
 
+def test_best_min_picks_among_a_marked_label_axis():
+    """A strategy named by a label axis (label.strategy, as the Megatron study's) is what a
+    point picks among with --best --mark, not a group of its own."""
+    df = _study()
+    df["label.strategy"] = df["workload.mp"].map({1: "8x2", 2: "4x8"})
+    df.attrs["axes"] = df.attrs["axes"] + ["label.strategy"]
+    table, info = plot.lines_table(df, x="label.gbps_per_gpu", best="min", mark="label.strategy")
+    assert sorted(set(table["group"])) == ["flat", "ring"]
+    assert list(table[table["group"] == "flat"]["label.strategy"]) == ["8x2", "4x8", "4x8"]
+    without = plot.lines_table(df, x="label.gbps_per_gpu")[0]  # no --best: one line per strategy
+    assert sorted(set(without["group"])) == ["flat, 4x8", "flat, 8x2", "ring, 4x8", "ring, 8x2"]
+
+
 def test_best_min_takes_the_fastest_row_and_marks_it():
     df = _study()
     table, info = plot.lines_table(df, x="label.gbps_per_gpu", best="min")

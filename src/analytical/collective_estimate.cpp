@@ -22,10 +22,12 @@ namespace sipsim::analytical {
 
 using detail::for_each_position;
 using detail::kLoadsAhead;
+using detail::load_all;
 using detail::load_step;
 using detail::Msg;
 using detail::prefetch_load;
 using detail::price;
+using detail::price_one;
 using detail::Priced;
 using detail::StepLoad;
 using detail::WorstWait;
@@ -301,7 +303,7 @@ void time_round(const std::vector<collective::WireStep>& wire, const compute::De
   for (std::uint32_t m = 0; m < p; ++m) {
     r.sent[m] = r.arrived[m] = r.h2t[m] = 0;
     r.ins[m] = r.outs[m] = 0;
-    r.local[m] = collective::local_ps(wire[m % wire.size()], device);
+    r.local[m] = collective::local_ps(wire[m], device);
   }
   // A message waits, at worst, for the other bytes on its busiest resource.
   for (const Msg& g : step.msgs) {
@@ -335,20 +337,20 @@ void time_round(const std::vector<collective::WireStep>& wire, const compute::De
   }
 }
 
-// The period of a ring round's repeated steps for members [begin, end) (one
-// communicator): the maximum cycle mean, per cycle of the predecessor
-// permutation the larger of its largest a_r and its mean b_r
-// (critical_path_by_rounds); none where the members do not receive from one
-// predecessor each.
-std::optional<pdes::Time> ring_period(RoundMembers& r, std::uint32_t begin, std::uint32_t end) {
+// The period of a ring round's repeated steps: the maximum cycle mean, per
+// cycle of the predecessor permutation the larger of its largest a_r and its
+// mean b_r (critical_path_by_rounds); none where the members do not receive
+// from one predecessor each.
+std::optional<pdes::Time> ring_period(RoundMembers& r) {
   const auto one = [](std::uint32_t n) { return n == 1; };
-  if (!std::all_of(r.ins.begin() + begin, r.ins.begin() + end, one) ||
-      !std::all_of(r.outs.begin() + begin, r.outs.begin() + end, one)) {
+  if (!std::all_of(r.ins.begin(), r.ins.end(), one) ||
+      !std::all_of(r.outs.begin(), r.outs.end(), one)) {
     return std::nullopt;
   }
+  const std::uint32_t p = static_cast<std::uint32_t>(r.sent.size());
   pdes::Time period = 0;
-  std::fill(r.seen.begin() + begin, r.seen.begin() + end, 0);
-  for (std::uint32_t start = begin; start < end; ++start) {
+  std::fill(r.seen.begin(), r.seen.end(), 0);
+  for (std::uint32_t start = 0; start < p; ++start) {
     if (r.seen[start]) continue;
     pdes::Time a_max = 0, b_sum = 0, length = 0;
     for (std::uint32_t m = start; !r.seen[m]; m = r.pred[m]) {
@@ -386,30 +388,39 @@ std::vector<CollectiveEstimate> critical_path_by_rounds(const collective::Collec
   std::vector<CollectiveEstimate> est(k);
   for (CollectiveEstimate& e : est) e.steps = walk.steps;
   std::vector<collective::WireStep> wire(p);
-  RoundMembers r(p * k);
+  RoundMembers r(p);
   Ticker ticker(progress, walk.work * k);
+  // Communicator c's share of a round: its members' times in `r`.
+  const auto add_round = [&](const collective::Schedule::Run& round, CollectiveEstimate& e) {
+    time_round(wire, device, step, waiting, r);
+    // The slowest member (the lowest index among equals) sets one synchronous step.
+    auto end = [&](std::uint32_t m) { return std::max(r.sent[m], r.arrived[m]) + r.local[m]; };
+    std::uint32_t crit = 0;
+    for (std::uint32_t m = 1; m < p; ++m) {
+      if (end(m) > end(crit)) crit = m;
+    }
+    const pdes::Time first = end(crit);
+    const pdes::Time period = (round.count > 1 ? ring_period(r) : std::nullopt).value_or(first);
+    const pdes::Time run = first + (round.count - 1) * period;
+    const pdes::Time compute = r.local[crit] * round.count;
+    e.total += run;
+    e.compute += compute;
+    e.h2t += std::min(r.h2t[crit] * round.count, run - compute);
+    e.messages += step.msgs.size() * std::uint64_t{round.count};
+  };
   for (const collective::Schedule::Run& round : walk.runs) {
     fill_wire(walk.schedules, round.first, wire);
-    load_step(wire, comms, k, network, step);
-    time_round(wire, device, step, waiting, r);
-    step.unload();
-    auto end = [&](std::uint32_t m) { return std::max(r.sent[m], r.arrived[m]) + r.local[m]; };
-    for (std::uint32_t c = 0; c < k; ++c) {
-      // The slowest member (the lowest index among equals) sets one synchronous step.
-      std::uint32_t crit = c * p;
-      for (std::uint32_t m = c * p + 1; m < (c + 1) * p; ++m) {
-        if (end(m) > end(crit)) crit = m;
+    if (k == 1) {
+      load_step(wire, comms[0], network, step);
+      add_round(round, est[0]);
+    } else {  // every communicator's loads, then each one's prices (its paths only in memory)
+      load_all(wire, comms, network, step);
+      for (std::uint32_t c = 0; c < k; ++c) {
+        price_one(wire, comms[c], network, step);
+        add_round(round, est[c]);
       }
-      const pdes::Time first = end(crit);
-      const pdes::Time period =
-          (round.count > 1 ? ring_period(r, c * p, (c + 1) * p) : std::nullopt).value_or(first);
-      const pdes::Time run = first + (round.count - 1) * period;
-      const pdes::Time compute = r.local[crit] * round.count;
-      est[c].total += run;
-      est[c].compute += compute;
-      est[c].h2t += std::min(r.h2t[crit] * round.count, run - compute);
-      est[c].messages += step.msgs.size() / k * std::uint64_t{round.count};
     }
+    step.unload();
     ticker.add(std::uint64_t{p} * k);
   }
   for (CollectiveEstimate& e : est) {

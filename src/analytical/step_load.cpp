@@ -131,6 +131,40 @@ void load_step(const std::vector<collective::WireStep>& wire,
   load_by_resources(wire, comms, priced, network, step);
 }
 
+void load_all(const std::vector<collective::WireStep>& wire,
+              std::span<const std::vector<std::uint32_t>> comms, const fabric::CostModel& network,
+              StepLoad& step) {
+  load_step(wire, comms, 0, network, step);
+}
+
+void price_one(const std::vector<collective::WireStep>& wire,
+               const std::vector<std::uint32_t>& nodes, const fabric::CostModel& network,
+               StepLoad& step) {
+  step.msgs.clear();
+  step.res.clear();
+  step.runs.clear();
+  for (std::uint32_t m = 0; m < wire.size(); ++m) {
+    for (const collective::WireMessage& w : wire[m].out) {
+      if (step.by_runs) {
+        const auto begin = static_cast<std::uint32_t>(step.runs.size());
+        fabric::CostModel::PathQuote q;
+        network.quote_runs(nodes[m], nodes[w.peer], w.bytes, q, step.runs);  // load_all had them
+        step.msgs.push_back({m,
+                             w.peer,
+                             w.bytes,
+                             begin,
+                             static_cast<std::uint32_t>(step.runs.size()),
+                             {0, q.injection, q.uncongested, transfer_of(w.bytes, q.rate_bps)}});
+      } else {
+        const auto begin = static_cast<std::uint32_t>(step.res.size());
+        const Priced priced = price(network, nodes[m], nodes[w.peer], w.bytes, &step.res);
+        step.msgs.push_back(
+            {m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(step.res.size()), priced});
+      }
+    }
+  }
+}
+
 void load_step(const std::vector<collective::WireStep>& wire,
                const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
                StepLoad& step) {

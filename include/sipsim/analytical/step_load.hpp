@@ -134,5 +134,16 @@ void load_step(const std::vector<collective::WireStep>& wire,
 void load_step(const std::vector<collective::WireStep>& wire,
                std::span<const std::vector<std::uint32_t>> comms, std::size_t priced,
                const fabric::CostModel& network, StepLoad& step);
+// In two phases, for many communicators, whose paths together would not fit
+// in memory: load_all charges every communicator's messages (by runs where
+// every pair has them, `step.by_runs`) and keeps none; price_one then puts
+// one communicator's messages, with their runs or resources, in
+// `step.msgs` (members numbered 0..p-1), priced but not charged again.
+void load_all(const std::vector<collective::WireStep>& wire,
+              std::span<const std::vector<std::uint32_t>> comms, const fabric::CostModel& network,
+              StepLoad& step);
+void price_one(const std::vector<collective::WireStep>& wire,
+               const std::vector<std::uint32_t>& nodes, const fabric::CostModel& network,
+               StepLoad& step);
 
 }  // namespace sipsim::analytical::detail
