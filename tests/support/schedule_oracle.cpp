@@ -30,6 +30,7 @@ bool expected_support(Algorithm a, Op op) {
       {"binomial-tree",
        {Op::kBroadcast, Op::kReduce, Op::kGather, Op::kScatter, Op::kAllReduce, Op::kBarrier}},
       {"double-binary-tree", {Op::kAllReduce, Op::kBroadcast, Op::kReduce}},
+      {"direct-concurrent", {std::begin(kOps), std::end(kOps)}},
   };
   return kTable.at(to_string(a)).count(op) > 0;
 }

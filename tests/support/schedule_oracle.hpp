@@ -22,7 +22,8 @@ inline constexpr Op kOps[] = {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather
 inline const Algorithm kAlgorithms[] = {
     algorithm("ring"),    algorithm("bidirectional-ring"), algorithm("hierarchical-ring"),
     algorithm("torus2d"), algorithm("halving-doubling"),   algorithm("bruck"),
-    algorithm("direct"),  algorithm("binomial-tree"),      algorithm("double-binary-tree")};
+    algorithm("direct"),  algorithm("binomial-tree"),      algorithm("double-binary-tree"),
+    algorithm("direct-concurrent")};
 
 // The support matrix of the brief, kept independent of the implementation's own table.
 bool expected_support(Algorithm a, Op op);

@@ -25,6 +25,7 @@ extern const AlgorithmRow kBruckRow;
 extern const AlgorithmRow kDirectRow;
 extern const AlgorithmRow kBinomialTreeRow;
 extern const AlgorithmRow kDoubleBinaryTreeRow;
+extern const AlgorithmRow kDirectConcurrentRow;
 extern const AlgorithmRow kRampXRow;
 
 namespace {
@@ -40,6 +41,7 @@ constinit const auto kAlgorithms = std::to_array<const AlgorithmRow*>({
     &kDirectRow,
     &kBinomialTreeRow,
     &kDoubleBinaryTreeRow,
+    &kDirectConcurrentRow,
     &kRampXRow,
 });
 

@@ -28,5 +28,24 @@ TEST(Direct, StepCounts) {
   }
 }
 
+// Concurrent: one step (two for all-reduce), every member sending to every other at once;
+// rooted: one step everywhere, the root's with p-1 sends or receives.
+TEST(DirectConcurrent, StepCounts) {
+  for (std::uint32_t p : kStepCountSizes) {
+    const Algorithm a = algorithm("direct-concurrent");
+    for (Op op : {Op::kAllToAll, Op::kAllGather, Op::kReduceScatter, Op::kBarrier}) {
+      expect_uniform(make_spec(op, a, p), 1);
+    }
+    expect_uniform(make_spec(Op::kAllReduce, a, p), 2);
+    const CollectiveSpec all_to_all = make_spec(Op::kAllToAll, a, p);
+    EXPECT_EQ(wire_step(Schedule(all_to_all, 0), 0).out.size(), p - 1);
+    for (Op op : {Op::kGather, Op::kScatter, Op::kBroadcast, Op::kReduce}) {
+      const CollectiveSpec s = make_spec(op, a, p, 100, p / 2);
+      EXPECT_EQ(Schedule(s, p / 2).steps(), 1u);
+      EXPECT_EQ(Schedule(s, (p / 2 + 1) % p).steps(), 1u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sipsim::collective

@@ -88,6 +88,44 @@ TEST(Collectives, RingAllReduceOnElectFlatEqualsTheClosedForm) {
   EXPECT_EQ(r.records[0].compute, (p - 1) * roofline.reduce_ps(2, S / p));
 }
 
+// The concurrent direct exchange on an idle elect-flat: each member posts its p-1 messages of
+// S/p at once; its one port sends them back to back (member r to r+1, r+2, ... in the same
+// order everywhere, so no receiver gets two at a time), and the last arrives alpha after it
+// left: alpha + (p-1) S/p/B, against direct's (p-1)(alpha + S/p/B). Reduce-scatter adds one
+// p-input reduction of S/p; the estimator agrees to the picosecond.
+TEST(Collectives, ConcurrentDirectOnElectFlatEqualsTheClosedForm) {
+  const std::uint32_t p = 16;
+  const std::uint64_t S = std::uint64_t{1} << 24;
+  const Time alpha = 1 * kMicrosecond;
+  const Time chunk = fabric::serialization_ps(S / p, k400G);
+  for (const Op op : {Op::kAllToAll, Op::kReduceScatter, Op::kAllGather}) {
+    auto c = config(op, algorithm("direct-concurrent"), S);
+    const compute::Roofline roofline(c.accelerator);
+    const SimRun r = simulate(c, fabric::make_elect_flat(p, k400G, alpha));
+    ASSERT_EQ(r.records.size(), 1u);
+    const Time simulated = r.records[0].end - r.records[0].start;
+    const Time reduction = op == Op::kReduceScatter ? roofline.reduce_ps(p, S / p) : 0;
+    EXPECT_EQ(simulated, alpha + (p - 1) * chunk + reduction) << collective::to_string(op);
+    const SimRun pairwise =
+        simulate(config(op, algorithm("direct"), S), fabric::make_elect_flat(p, k400G, alpha));
+    EXPECT_EQ(
+        pairwise.records[0].end - pairwise.records[0].start - simulated,
+        (p - 2) * alpha +
+            (op == Op::kReduceScatter ? (p - 1) * roofline.reduce_ps(2, S / p) - reduction : 0))
+        << collective::to_string(op);
+    auto net = fabric::make_elect_flat(p, k400G, alpha);
+    collective::CollectiveSpec spec;
+    spec.op = op;
+    spec.algorithm = algorithm("direct-concurrent");
+    spec.p = p;
+    spec.bytes = S;
+    std::vector<std::uint32_t> members(p);
+    for (std::uint32_t i = 0; i < p; ++i) members[i] = i;
+    EXPECT_EQ(analytical::estimate_collective(spec, members, *net, roofline).total, simulated)
+        << collective::to_string(op);
+  }
+}
+
 // With sizes that do not divide evenly, the estimator still matches exactly.
 TEST(Collectives, EstimatorMatchesSimulationOnIdleElectFlat) {
   for (std::uint64_t bytes : {1ull, 1000ull, 999'983ull}) {
