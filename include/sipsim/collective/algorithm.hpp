@@ -35,7 +35,17 @@ struct AlgorithmTraits {
   // serves it (RAMP §6.2.2 eq. 3-4): members are chosen by the fabric, not by
   // the scenario's group.
   bool fabric_placement = false;
+  // A step receives from many senders at once, unscheduled (the concurrent
+  // direct exchange): `auto` passes over it on fabrics that refuse that
+  // (fabric::CostModel::refuses_incast).
+  bool incast = false;
 };
+
+// Whether `auto` may choose `a` on a fabric that does (or does not) refuse an
+// unscheduled incast.
+inline bool auto_candidate(const AlgorithmTraits& a, bool refuses_incast) {
+  return !(a.incast && refuses_incast);
+}
 
 // The algorithm named `name` (algorithm_names()), or nullopt.
 std::optional<Algorithm> parse_algorithm(std::string_view name);

@@ -80,6 +80,11 @@ class CostModel {
   // True when a node's messages leave through independent ports at once
   // (RAMP's transceivers); false when they share one injection port.
   virtual bool parallel_ports() const { return false; }
+  // True when a node that receives from many senders at once, in a pattern
+  // the fabric did not schedule, breaks its rules and stops the run (strict
+  // RAMP: two senders on one wavelength of a subnet, rule (c)); `auto` then
+  // passes over the algorithms whose steps do that (AlgorithmTraits::incast).
+  virtual bool refuses_incast() const { return false; }
 };
 
 }  // namespace sipsim::fabric

@@ -182,7 +182,8 @@ extern constinit const AlgorithmRow kDirectRow = {
 };
 
 extern constinit const AlgorithmRow kDirectConcurrentRow = {
-    "direct-concurrent", {}, any_op, direct_chunks, valid, no_params, build_direct_concurrent,
+    "direct-concurrent", {.incast = true},        any_op, direct_chunks, valid,
+    no_params,           build_direct_concurrent,
 };
 
 }  // namespace sipsim::collective::detail

@@ -255,6 +255,7 @@ class RampNetwork final : public Network {
     return slot_bytes_ * 8 * pdes::kSecond / s_.slot * s_.b * groups_of(a, b);
   }
   bool parallel_ports() const override { return true; }
+  bool refuses_incast() const override { return !s_.permissive; }
   // The transmitting and the receiving transceiver groups of the pair, each
   // carrying an equal part of the message (RAMP eq. 4).
   std::uint32_t resource_count() const override { return 2 * nodes_ * s_.x; }

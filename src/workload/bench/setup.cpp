@@ -118,7 +118,7 @@ class CollectivesPlugin final : public Plugin {
       if (options.resolve_auto) {
         resolve_auto(c, *network, estimators);
       } else {
-        check_auto(c, estimators);
+        check_auto(c, *network, estimators);
       }
     }
     return make_collectives_benchmark(c, std::move(network));
@@ -128,11 +128,16 @@ class CollectivesPlugin final : public Plugin {
   // The specs at `bytes` of the algorithms `auto` chooses among (those valid
   // for the op and group), or of the named algorithm if it is valid.
   std::vector<collective::CollectiveSpec> valid_specs(const CollectivesConfig& c,
-                                                      std::uint64_t bytes) const {
+                                                      std::uint64_t bytes,
+                                                      bool refuses_incast = false) const {
     const auto p = static_cast<std::uint32_t>(job_.members.size());
     std::vector<collective::CollectiveSpec> out;
     for (const collective::Algorithm algorithm : collective::all_algorithms()) {
       if (!job_.auto_algorithm && algorithm != c.algorithm) continue;
+      if (job_.auto_algorithm &&
+          !collective::auto_candidate(collective::traits(algorithm), refuses_incast)) {
+        continue;
+      }
       collective::CollectiveSpec spec = make_spec(c, p, bytes, algorithm);
       if (collective::why_invalid(spec).empty()) out.push_back(std::move(spec));
     }
@@ -151,10 +156,12 @@ class CollectivesPlugin final : public Plugin {
   // most p x the steps of three members; so the cheapest test goes first and
   // the exact count (every member's schedule, seconds at 10^6 nodes) is
   // needed only when no algorithm is clearly within the limit.
-  void check_auto(CollectivesConfig& c, const Estimators& estimators) const {
+  void check_auto(CollectivesConfig& c, const fabric::Network& network,
+                  const Estimators& estimators) const {
     const std::uint64_t limit = estimators.work_limit(), sure = limit / 4;
     for (std::uint64_t bytes : sweep_sizes(c)) {
-      const std::vector<collective::CollectiveSpec> specs = valid_specs(c, bytes);
+      const std::vector<collective::CollectiveSpec> specs =
+          valid_specs(c, bytes, network.refuses_incast());
       auto pick = [&]() -> std::optional<collective::Algorithm> {
         for (const collective::CollectiveSpec& spec : specs) {
           if (std::uint64_t{spec.p} * most_steps(spec) <= sure) return spec.algorithm;
@@ -237,7 +244,8 @@ class CollectivesPlugin final : public Plugin {
     for (std::uint64_t bytes : sweep_sizes(c)) {
       std::optional<collective::Algorithm> best;
       pdes::Time best_time = pdes::kTimeMax;
-      for (const collective::CollectiveSpec& spec : valid_specs(c, bytes)) {
+      for (const collective::CollectiveSpec& spec :
+           valid_specs(c, bytes, network.refuses_incast())) {
         const std::optional<pdes::Time> t =
             estimators.critical_path(spec, job_.members, network, device);
         if (t && *t < best_time) {

@@ -137,6 +137,7 @@ class TransformerPlugin final : public Plugin {
     std::vector<Candidate> out;
     for (const std::string& name : collective::algorithm_names()) {
       const collective::Algorithm a = *collective::parse_algorithm(name);
+      if (!collective::auto_candidate(collective::traits(a), network.refuses_incast())) continue;
       pdes::Time total = 0;
       bool usable = true;
       for (const collective::Op op : group_ops(c, tp)) {
