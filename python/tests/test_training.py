@@ -136,3 +136,21 @@ def test_replay_shapes(tmp_path):
     with pytest.raises(sipsim.MissingDataError):
         sipsim.open(run_sipsim(tmp_path, "../tests/app/training-megatron.yaml", "replay.h5",
                                "workload.collectives=replay")[0]).replay_shapes()
+
+
+def test_time_to_accuracy(tmp_path, training_run):
+    """`training: steps_to_target` (SiP-ML §4.2): the iterations at the job's global batch
+    (64 on the quickstart: half-way in log between 32 and 128, so sqrt(2000 x 500) = 1000) times
+    the steady period, in /iterations' attributes and the summary; NaN and "none" without."""
+    path, stdout = run_sipsim(tmp_path, "quickstart.yaml", "tta.h5", "workload.iterations=2",
+                              "training.steps_to_target=[{batch: 32, steps: 2000}, "
+                              "{batch: 128, steps: 500}]")
+    it = sipsim.open(path).iterations()
+    assert it.attrs["steps_to_target"] == pytest.approx(1000.0, rel=1e-12)
+    assert it.attrs["steps_to_target_source"] == "table"
+    assert it.attrs["time_to_accuracy_s"] == pytest.approx(1000.0 * it["period_s"][1], rel=1e-12)
+    line = next(l for l in stdout.splitlines() if l.startswith("# time to accuracy"))
+    assert "1000 iterations at global batch 64 (table)" in line
+    plain = sipsim.open(training_run[0]).iterations().attrs
+    assert np.isnan(plain["time_to_accuracy_s"]) and plain["steps_to_target_source"] == "none"
+    assert "# time to accuracy" not in training_run[1]

@@ -151,10 +151,13 @@ void run_results(const output::run_file::Reader& in, const std::string& level, c
       hardware += i.hardware_tflops_per_gpu * p;
       model += i.model_tflops_per_gpu * p;
     }
-    r.insert(r.end(), {{"iterations", std::to_string(iters.size())},
-                       {"iteration_s", num(span / static_cast<double>(iters.size()))},
-                       {"hardware_tflops_per_gpu", num(span > 0 ? hardware / span : NAN)},
-                       {"model_tflops_per_gpu", num(span > 0 ? model / span : NAN)}});
+    r.insert(r.end(),
+             {{"iterations", std::to_string(iters.size())},
+              {"iteration_s", num(span / static_cast<double>(iters.size()))},
+              {"hardware_tflops_per_gpu", num(span > 0 ? hardware / span : NAN)},
+              {"model_tflops_per_gpu", num(span > 0 ? model / span : NAN)},
+              // SiP-ML §4.2: steady period x iterations to the target (NaN without).
+              {"time_to_accuracy_s", num(in.number_attr("/iterations", "time_to_accuracy_s"))}});
     for (std::size_t c = 0; c < bd.categories.size(); ++c) {
       std::vector<double> v;
       for (const auto& m : bd.mean_s) v.push_back(m[c]);

@@ -41,6 +41,7 @@ Scenario load_scenario(const base::Document& document) {
     m.finish();
     s.output = out;
   }
+  s.training = root.optional("training");  // read by setup/ (workload::read_training)
   root.finish();
   return s;
 }

@@ -45,6 +45,11 @@ Setup read(scenario::Scenario scenario) {
   out.workload = entry(workload_registry(), type).read(w, context);
   w.finish();
   out.workload_at = {section.location(), section.path()};
+  if (s.training) {
+    out.steps_to_target = workload::read_training(*s.training);
+    const base::Value at = s.training->as_map().required("steps_to_target");
+    out.training_at = {at.location(), at.path()};
+  }
   return out;
 }
 
@@ -80,6 +85,13 @@ workload::Simulation build(const Setup& setup, const BuildOptions& options) {
     throw base::ScenarioError(setup.workload_at.location, setup.workload_at.key, e.what());
   } catch (const std::bad_alloc&) {
     throw base::ScenarioError(setup.workload_at.location, setup.workload_at.key, kNoMemory);
+  }
+  if (setup.steps_to_target) {
+    try {
+      sim.results->set_steps_to_target(*setup.steps_to_target);
+    } catch (const std::invalid_argument& e) {
+      throw base::ScenarioError(setup.training_at.location, setup.training_at.key, e.what());
+    }
   }
   const std::string& trace = setup.scenario.trace;
   if (trace != "none") {

@@ -7,6 +7,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <ostream>
@@ -193,6 +194,9 @@ void TrainingResults::write(output::h5::File& file) const {
   output::h5::write_attr(it.get(), "time_units", std::string_view("ps"));
   output::h5::write_attr(it.get(), "collectives", collective::to_string(shape_.replay_collectives));
   output::h5::write_attr(it.get(), "flops_formula", std::string_view(shape_.flops_formula));
+  output::h5::write_attr(it.get(), "steps_to_target", target_steps_);
+  output::h5::write_attr(it.get(), "steps_to_target_source", std::string_view(target_source_));
+  output::h5::write_attr(it.get(), "time_to_accuracy_s", time_to_accuracy_s());
   const EnergyModel& em = energy_model_;
   output::h5::write_attr(it.get(), "busy_w", em.busy_w);
   output::h5::write_attr(it.get(), "idle_w", em.idle_w);
@@ -270,9 +274,7 @@ void TrainingResults::print_iterations(std::ostream& out) const {
     out << line << "\n";
   }
   if (iterations > 1) {
-    double sum = 0;
-    for (std::uint32_t i = 1; i < iterations; ++i) sum += static_cast<double>(period(i));
-    const double mean_s = sum / (iterations - 1) / 1e12;
+    const double mean_s = steady_period_s();
     const std::string which =
         iterations == 2 ? "iteration 1" : fmt::format("iterations 1-{}", iterations - 1);
     out << fmt::format(
@@ -281,6 +283,32 @@ void TrainingResults::print_iterations(std::ostream& out) const {
         which, mean_s * 1e3, tflops_over(shape_.hardware_flops_per_iteration, mean_s, shape_.gpus),
         tflops_over(shape_.model_flops_per_iteration, mean_s, shape_.gpus));
   }
+  if (!std::isnan(target_steps_)) {
+    const double tta = time_to_accuracy_s();
+    out << fmt::format(
+        "# time to accuracy (SiP-ML §4.2): {:.0f} iterations at global batch {} ({}) x {:.6f} ms "
+        "= {:.1f} h ({:.6g} s)\n",
+        target_steps_, shape_.global_batch, target_source_, steady_period_s() * 1e3, tta / 3600,
+        tta);
+  }
+}
+
+void TrainingResults::set_steps_to_target(const StepsToTarget& steps) {
+  target_steps_ = steps.iterations(shape_.global_batch);
+  target_source_ = steps.source;
+}
+
+double TrainingResults::steady_period_s() const {
+  const std::uint32_t iterations = shape_.iterations;
+  double sum = 0;
+  for (std::uint32_t i = iterations > 1 ? 1 : 0; i < iterations; ++i) {
+    sum += static_cast<double>(period(i));
+  }
+  return sum / (iterations > 1 ? iterations - 1 : 1) / 1e12;
+}
+
+double TrainingResults::time_to_accuracy_s() const {
+  return std::isnan(target_steps_) ? NAN : target_steps_ * steady_period_s();
 }
 
 // Over all iterations: the mean over GPUs and the slowest GPU (the largest

@@ -239,7 +239,7 @@ printf 'scenario: train-base.yaml\nseeds: [3]\n' > train.yaml
 "$sipsim" sweep train.yaml --local > train.log 2>&1 || { fail "training study failed"; cat train.log; }
 "$sipsim" collect train > /dev/null && "$sipsim" collect train --level iteration > /dev/null ||
   fail "collect (training) failed"
-head -1 train/results.csv | grep -q '^run,seed,status,error,sim_time_s,wall_s,events,ranks,iterations,iteration_s,hardware_tflops_per_gpu,model_tflops_per_gpu,forward_s,' ||
+head -1 train/results.csv | grep -q '^run,seed,status,error,sim_time_s,wall_s,events,ranks,iterations,iteration_s,hardware_tflops_per_gpu,model_tflops_per_gpu,time_to_accuracy_s,forward_s,' ||
   fail "training run level: $(head -1 train/results.csv)"
 [ "$(cut -d, -f1-3,5 train/results-iteration.csv | tail -n +2)" = "0000,3,done,0
 0000,3,done,1" ] || fail "training iteration level: $(cat train/results-iteration.csv)"

@@ -11,6 +11,7 @@
 // workloads (`algorithm: auto` is resolved with the critical-path estimator
 // before the simulator is built).
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "sipsim/fabric/plugin.hpp"
 #include "sipsim/scenario/scenario.hpp"
 #include "sipsim/workload/plugin.hpp"
+#include "sipsim/workload/steps_to_target.hpp"
 
 namespace sipsim::setup {
 
@@ -46,7 +48,8 @@ struct Setup {
   scenario::Scenario scenario;
   std::unique_ptr<fabric::Plugin> fabric;  // null without a fabric: section
   std::unique_ptr<workload::Plugin> workload;
-  Section fabric_at, workload_at;
+  std::optional<workload::StepsToTarget> steps_to_target;  // the training section's
+  Section fabric_at, workload_at, training_at;
 };
 
 // Reads and checks every key of every section; throws base::ScenarioError

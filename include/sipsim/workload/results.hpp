@@ -17,6 +17,7 @@
 namespace sipsim::workload {
 
 class Estimators;
+struct StepsToTarget;
 
 class Results {
  public:
@@ -31,6 +32,12 @@ class Results {
   // Before the run, where the workload uses estimates (`replay-shapes`'
   // contention between the communicators of one shape).
   virtual void use_estimators(const Estimators& /*estimators*/) {}
+  // Before the run: the iterations to the target accuracy (the scenario's
+  // `training` section); only training workloads have them.
+  virtual void set_steps_to_target(const StepsToTarget& /*steps*/) {
+    throw std::invalid_argument(
+        "only training workloads (transformer, dlrm, graph) have a time to accuracy");
+  }
   // Every rank, once after the run: combines the ranks' views (collective).
   virtual void collect(const boost::mpi::communicator& /*comm*/) {}
   // What the run left undone that makes it fail (a program that could not

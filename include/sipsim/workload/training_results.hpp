@@ -7,6 +7,7 @@
 // iteration, and prints its own header line; the interpreter runs the
 // programs and reports to it.
 #include <boost/mpi/communicator.hpp>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "sipsim/workload/energy.hpp"
 #include "sipsim/workload/interpreter.hpp"
 #include "sipsim/workload/results.hpp"
+#include "sipsim/workload/steps_to_target.hpp"
 
 namespace sipsim::workload {
 
@@ -38,6 +40,8 @@ struct TrainingShape {
   // The accelerator's busy and idle power (W), for the energy columns.
   double busy_w = 0;
   double idle_w = 0;
+  // Samples per iteration, over all GPUs (the time to accuracy's batch).
+  std::uint64_t global_batch = 0;
 };
 
 // An extra per-iteration column: a double in /iterations after
@@ -65,6 +69,13 @@ class TrainingResults : public Results, public ProgramObserver {
   void use_estimators(const Estimators& estimators) override {
     interpreter_->price_shape_contention(estimators);
   }
+  // The iterations at this job's global batch (StepsToTarget::iterations).
+  void set_steps_to_target(const StepsToTarget& steps) override;
+  // After collect(): the steady-state period (the mean of iterations 1.., or
+  // iteration 0's with one iteration), and the time to accuracy (NaN without
+  // set_steps_to_target), in seconds.
+  double steady_period_s() const;
+  double time_to_accuracy_s() const;
 
   void iteration_done(std::uint32_t node, std::uint32_t iteration, pdes::Time start, pdes::Time end,
                       const Breakdown& breakdown) override;
@@ -129,6 +140,8 @@ class TrainingResults : public Results, public ProgramObserver {
   std::uint64_t fabric_bytes_ = 0;          // sent over the run, all ranks
   EnergyModel energy_model_;                // set by collect()
   std::unique_ptr<Trace> trace_;            // output.trace, when not none
+  double target_steps_ = NAN;               // iterations to the target accuracy
+  std::string target_source_ = "none";      // where they come from
   std::unique_ptr<Interpreter> owned_;
   Interpreter* interpreter_ = nullptr;
 };

@@ -22,7 +22,8 @@ TrainingShape shape_of(const Config& c) {
           c.nodes,
           c.replay_collectives,
           c.accelerator.busy_w,
-          c.accelerator.idle_w};
+          c.accelerator.idle_w,
+          c.model.global_batch};
 }
 
 }  // namespace

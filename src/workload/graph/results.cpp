@@ -24,7 +24,8 @@ TrainingShape shape_of(const Config& c) {
           {},
           collective::Replay::kNone,
           c.accelerator.busy_w,
-          c.accelerator.idle_w};
+          c.accelerator.idle_w,
+          c.global_batch};
 }
 
 }  // namespace

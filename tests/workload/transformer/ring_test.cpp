@@ -99,9 +99,10 @@ TEST(Transformer, FoldedOnARingFabric) {
 
 // On a fabric with a degree limit `auto` picks the fastest-estimated pair of
 // algorithms whose peers fit it. SiP-OCS with Q switches, tp 8 x dp 2 of a
-// tiny model (latency-bound TP all-reduces): halving-doubling is the fastest
-// TP estimate, with 3 TP peers + 1 DP peer each way: it fits Q = 4, not Q = 3,
-// where hierarchical-ring (2 + 1) does; Q = 1 fits nothing.
+// tiny model (latency-bound TP all-reduces): direct-concurrent (two steps,
+// 7 TP peers) is the fastest TP estimate and fits no Q here; halving-doubling
+// is the next, with 3 TP peers + 1 DP peer each way: it fits Q = 4, not
+// Q = 3, where hierarchical-ring (2 + 1) does; Q = 1 fits nothing.
 TEST(Transformer, AutoRespectsTheDegreeLimit) {
   const auto scenario = [](std::uint32_t q, const std::string& algorithms) {
     return fmt::format(
@@ -134,11 +135,11 @@ TEST(Transformer, AutoRespectsTheDegreeLimit) {
                       "sip-ocs gives each GPU at most 3 each way"),
             std::string::npos);
   const std::string none = error_of_scenario(scenario(1, both));
-  EXPECT_NE(none.find("t.yaml:3:3: workload: GPU 0 needs 4 direct peers"), std::string::npos)
+  EXPECT_NE(none.find("t.yaml:3:3: workload: GPU 0 needs 8 direct peers"), std::string::npos)
       << none;
   EXPECT_NE(none.find("at most 1 each way (its degree)"), std::string::npos) << none;
-  EXPECT_NE(none.find("with the fastest pair `auto` found, tp halving-doubling, dp ring; none of "
-                      "the 64 pairs of valid algorithms fits"),
+  EXPECT_NE(none.find("with the fastest pair `auto` found, tp direct-concurrent, dp ring; none "
+                      "of the 81 pairs of valid algorithms fits"),
             std::string::npos)
       << none;
 }
