@@ -7,8 +7,10 @@
 namespace sipsim::app {
 
 // Installs the handlers for its lifetime and restores the previous ones.
-// A second signal of the same kind gets the default action (the process
-// ends at once, as after a crash: only its partial file is left).
+// Another signal within 2 s of the first is the same request (Slurm sends
+// a job step at its time limit SIGTERM twice at once); one after that gets
+// the default action (the process ends at once, as after a crash: only its
+// partial file is left).
 class InterruptHandlers {
  public:
   InterruptHandlers();
