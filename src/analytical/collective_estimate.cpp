@@ -148,7 +148,7 @@ class StepWaits {
   // Every member's messages of `wire` (one step), member by member, in order.
   void operator()(const std::vector<collective::WireStep>& wire, std::vector<Priced>& out) {
     out.clear();
-    load_step(wire, comms_, 1, network_, step_);
+    load_step(wire, comms_, true, network_, step_);
     const std::vector<Msg>& msgs = step_.msgs;
     for (std::size_t first = 0; first < msgs.size();) {
       std::size_t last = first;
@@ -430,18 +430,15 @@ std::vector<CollectiveEstimate> critical_path_by_rounds(const collective::Collec
   return est;
 }
 
-// The walk of `spec`, refused (EstimateTooLarge) above `max_work` member-steps
-// for `work` of them per member-step of one walk.
-Walk checked_walk(const collective::CollectiveSpec& spec, std::uint64_t max_work,
-                  std::uint64_t times = 1, std::string_view what = "") {
-  Walk walk = plan_walk(spec);
-  if (walk.work * times > max_work) {
-    throw EstimateTooLarge(std::string(collective::to_string(spec.algorithm)) + " on " +
-                           std::to_string(spec.p) + " members" + std::string(what) + " needs " +
-                           std::to_string(walk.work * times) + " member-steps (limit " +
-                           std::to_string(max_work) + ")");
-  }
-  return walk;
+// Refuses (EstimateTooLarge) an estimate of `spec` needing `work` member-steps
+// above `max_work`; `what` names what multiplied one walk's work.
+void refuse_above(const collective::CollectiveSpec& spec, std::uint64_t work,
+                  std::uint64_t max_work, std::string_view what = "") {
+  if (work <= max_work) return;
+  throw EstimateTooLarge(std::string(collective::to_string(spec.algorithm)) + " on " +
+                         std::to_string(spec.p) + " members" + std::string(what) + " needs " +
+                         std::to_string(work) + " member-steps (limit " + std::to_string(max_work) +
+                         ")");
 }
 
 // estimate_critical_path, and with `idle`, estimate_collective's levels beside
@@ -452,7 +449,8 @@ CollectiveEstimate critical_path(const collective::CollectiveSpec& spec,
                                  const fabric::CostModel& network, const compute::Device& device,
                                  std::uint64_t max_work, Evaluation order, const Progress& progress,
                                  std::optional<CollectiveEstimate>* idle) {
-  const Walk walk = checked_walk(spec, max_work);
+  const Walk walk = plan_walk(spec);
+  refuse_above(spec, walk.work, max_work);
   const Comms comms(&members, 1);
   if (walk.rounds) {
     return critical_path_by_rounds(spec, comms, network, device, walk, progress).front();
@@ -489,10 +487,10 @@ std::vector<CollectiveEstimate> estimate_concurrent_critical_paths(
   const std::string what = " x " + std::to_string(k) + " communicators";
   const Walk walk = plan_walk(spec);
   if (walk.rounds) {
-    checked_walk(spec, max_work, k, what);
+    refuse_above(spec, walk.work * k, max_work, what);
     return critical_path_by_rounds(spec, comms, network, device, walk, {}, waiting);
   }
-  checked_walk(spec, max_work, k * k, what);
+  refuse_above(spec, walk.work * k * k, max_work, what);
   std::vector<CollectiveEstimate> out;
   std::vector<std::vector<std::uint32_t>> order(comms.begin(), comms.end());
   for (std::size_t c = 0; c < k; ++c) {

@@ -36,15 +36,13 @@ std::optional<workload::Estimators::Contention> Estimators::contention(
     const fabric::Network& network, const compute::Device& device) const {
   if (comms.empty()) return std::nullopt;
   try {
-    const std::uint64_t alone_work = critical_path_work(spec);
-    if (alone_work > max_work_) return std::nullopt;
     Contention c;
     c.alone = estimate_concurrent_critical_paths(spec, std::span(comms).first(1), network, device,
                                                  max_work_, Waiting::kOverlapped)
                   .front()
                   .total;
     for (const CollectiveEstimate& e : estimate_concurrent_critical_paths(
-             spec, comms, network, device, max_work_ - alone_work, Waiting::kOverlapped)) {
+             spec, comms, network, device, max_work_, Waiting::kOverlapped)) {
       c.together.push_back(e.total);
     }
     return c;

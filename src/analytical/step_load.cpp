@@ -34,7 +34,7 @@ void charge(StepLoad& step, std::uint32_t id, std::uint64_t bytes) {
 
 // The step by runs: false (and the loads half made) where a pair has none.
 bool load_by_runs(const std::vector<collective::WireStep>& wire,
-                  std::span<const std::vector<std::uint32_t>> comms, std::size_t priced,
+                  std::span<const std::vector<std::uint32_t>> comms, bool price_first,
                   const fabric::CostModel& network, StepLoad& step) {
   const auto p = static_cast<std::uint32_t>(wire.size());
   for (std::uint32_t c = 0; c < comms.size(); ++c) {
@@ -47,12 +47,12 @@ bool load_by_runs(const std::vector<collective::WireStep>& wire,
         for (std::size_t k = begin; k < step.runs.size(); ++k) {
           step.run_loads.add(step.runs[k], w.bytes);
         }
-        if (c >= priced) {
+        if (c > 0 || !price_first) {
           step.runs.resize(begin);  // loads only
           continue;
         }
-        step.msgs.push_back({c * p + m,
-                             c * p + w.peer,
+        step.msgs.push_back({m,
+                             w.peer,
                              w.bytes,
                              begin,
                              static_cast<std::uint32_t>(step.runs.size()),
@@ -65,7 +65,7 @@ bool load_by_runs(const std::vector<collective::WireStep>& wire,
 
 // The step by resource: a multicast's resources charged once per sender.
 void load_by_resources(const std::vector<collective::WireStep>& wire,
-                       std::span<const std::vector<std::uint32_t>> comms, std::size_t priced,
+                       std::span<const std::vector<std::uint32_t>> comms, bool price_first,
                        const fabric::CostModel& network, StepLoad& step) {
   const auto p = static_cast<std::uint32_t>(wire.size());
   std::vector<Msg>& msgs = step.msgs;
@@ -77,18 +77,18 @@ void load_by_resources(const std::vector<collective::WireStep>& wire,
       step.charged.clear();
       for (const collective::WireMessage& w : ws.out) {
         const auto begin = static_cast<std::uint32_t>(res.size());
-        const Priced priced_msg = price(network, nodes[m], nodes[w.peer], w.bytes, &res);
-        if (ws.multicast || c >= priced) {  // charged now (a multicast's resources once)
+        const Priced priced = price(network, nodes[m], nodes[w.peer], w.bytes, &res);
+        const bool load_only = c > 0 || !price_first;
+        if (ws.multicast || load_only) {  // charged now (a multicast's resources once)
           for (std::size_t k = begin; k < res.size(); ++k) {
             if (!ws.multicast || step.charged.insert(res[k].id)) charge(step, res[k].id, w.bytes);
           }
         }
-        if (c >= priced) {
-          res.resize(begin);  // loads only
+        if (load_only) {
+          res.resize(begin);
           continue;
         }
-        msgs.push_back({c * p + m, c * p + w.peer, w.bytes, begin,
-                        static_cast<std::uint32_t>(res.size()), priced_msg});
+        msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(res.size()), priced});
       }
     }
   }
@@ -97,7 +97,7 @@ void load_by_resources(const std::vector<collective::WireStep>& wire,
   // read at random, and a quote between two of them kept their cache misses
   // from overlapping. (Sums: the order does not change them.)
   for (const Msg& g : msgs) {
-    if (wire[g.from % p].multicast) continue;
+    if (wire[g.from].multicast) continue;
     for (std::uint32_t k = g.res_begin; k < g.res_end; ++k) {
       if (k + kLoadsAhead < res.size()) prefetch_load(step, res[k + kLoadsAhead].id);
       charge(step, res[k].id, g.bytes);
@@ -112,14 +112,14 @@ void load_by_resources(const std::vector<collective::WireStep>& wire,
 // resources, and a multicast, whose resources are charged once, goes by
 // resource).
 void load_step(const std::vector<collective::WireStep>& wire,
-               std::span<const std::vector<std::uint32_t>> comms, std::size_t priced,
+               std::span<const std::vector<std::uint32_t>> comms, bool price_first,
                const fabric::CostModel& network, StepLoad& step) {
   step.msgs.clear();
   step.res.clear();
   step.runs.clear();
   step.by_runs = network.run_space() > 0 &&
                  std::none_of(wire.begin(), wire.end(), [](const auto& w) { return w.multicast; });
-  if (step.by_runs && load_by_runs(wire, comms, priced, network, step)) {
+  if (step.by_runs && load_by_runs(wire, comms, price_first, network, step)) {
     step.run_loads.settle();
     return;
   }
@@ -128,13 +128,13 @@ void load_step(const std::vector<collective::WireStep>& wire,
   step.unload();
   step.msgs.clear();
   step.runs.clear();
-  load_by_resources(wire, comms, priced, network, step);
+  load_by_resources(wire, comms, price_first, network, step);
 }
 
 void load_all(const std::vector<collective::WireStep>& wire,
               std::span<const std::vector<std::uint32_t>> comms, const fabric::CostModel& network,
               StepLoad& step) {
-  load_step(wire, comms, 0, network, step);
+  load_step(wire, comms, false, network, step);
 }
 
 void price_one(const std::vector<collective::WireStep>& wire,
@@ -168,7 +168,7 @@ void price_one(const std::vector<collective::WireStep>& wire,
 void load_step(const std::vector<collective::WireStep>& wire,
                const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
                StepLoad& step) {
-  load_step(wire, std::span<const std::vector<std::uint32_t>>(&members, 1), 1, network, step);
+  load_step(wire, std::span<const std::vector<std::uint32_t>>(&members, 1), true, network, step);
 }
 
 }  // namespace sipsim::analytical::detail

@@ -4,7 +4,6 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <string_view>
 

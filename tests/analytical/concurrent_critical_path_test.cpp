@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <span>
 #include <stdexcept>
@@ -36,6 +37,12 @@ CollectiveSpec spec_of(Op op, const char* name, std::uint32_t p, std::uint64_t b
   return s;
 }
 
+// Four 8-GPU servers with a 200 Gb/s NIC per GPU under one leaf each.
+std::unique_ptr<fabric::Network> cluster32() {
+  return fabric::make_routed(fabric::make_cluster(testing::cluster_spec(200'000'000'000, 4), 32),
+                             1 << 20);
+}
+
 // Communicator c of k: `p` members `stride` apart from node c * offset.
 std::vector<std::vector<std::uint32_t>> groups(std::uint32_t k, std::uint32_t p,
                                                std::uint32_t stride, std::uint32_t offset) {
@@ -54,8 +61,7 @@ Op op_of(const char* name) {
 }
 
 TEST(ConcurrentCriticalPath, OneCommunicatorIsTheEstimate) {
-  const auto net = fabric::make_routed(
-      fabric::make_cluster(testing::cluster_spec(200'000'000'000, 4), 32), 1 << 20);
+  const auto net = cluster32();
   for (const auto& [op, name] : kAlgorithms) {
     const CollectiveSpec spec = spec_of(op_of(op), name, 4, 16 << 20);
     const auto comms = groups(1, 4, 8, 0);
@@ -75,8 +81,7 @@ TEST(ConcurrentCriticalPath, OneCommunicatorIsTheEstimate) {
 // combine.
 TEST(ConcurrentCriticalPath, DisjointCommunicatorsDoNotSlowEachOther) {
   const auto flat = fabric::make_elect_flat(32, 400'000'000'000, kMicrosecond);
-  const auto cluster = fabric::make_routed(
-      fabric::make_cluster(testing::cluster_spec(200'000'000'000, 4), 32), 1 << 20);
+  const auto cluster = cluster32();
   for (const fabric::Network* net : {flat.get(), cluster.get()}) {
     for (const auto& [op, name] : kAlgorithms) {
       const CollectiveSpec spec = spec_of(op_of(op), name, 8, 64 << 20);
@@ -101,8 +106,7 @@ TEST(ConcurrentCriticalPath, DisjointCommunicatorsDoNotSlowEachOther) {
 // (ECMP) are slower. The ring's estimate is the same with the groups in any
 // order: each is priced against the same loads.
 TEST(ConcurrentCriticalPath, StridedGroupsLoadTheSameUplinks) {
-  const auto net = fabric::make_routed(
-      fabric::make_cluster(testing::cluster_spec(200'000'000'000, 4), 32), 1 << 20);
+  const auto net = cluster32();
   for (const auto& [op, name] : kAlgorithms) {
     const CollectiveSpec spec = spec_of(op_of(op), name, 4, 64 << 20);
     auto comms = groups(8, 4, 8, 1);
@@ -128,8 +132,7 @@ TEST(ConcurrentCriticalPath, StridedGroupsLoadTheSameUplinks) {
 // sum. Alone, with nothing shared, that is the plain estimate; beside the
 // strided groups it is never above the added waits, and never below alone.
 TEST(ConcurrentCriticalPath, OverlappedWaitsLieBetweenAloneAndAdded) {
-  const auto net = fabric::make_routed(
-      fabric::make_cluster(testing::cluster_spec(200'000'000'000, 4), 32), 1 << 20);
+  const auto net = cluster32();
   for (const auto& [op, name] : kAlgorithms) {
     const CollectiveSpec spec = spec_of(op_of(op), name, 4, 64 << 20);
     const auto comms = groups(8, 4, 8, 1);

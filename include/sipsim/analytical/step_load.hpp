@@ -128,11 +128,10 @@ void load_step(const std::vector<collective::WireStep>& wire,
                const std::vector<std::uint32_t>& members, const fabric::CostModel& network,
                StepLoad& step);
 // The same for communicators of one size running `wire` at once (member m of
-// communicator c at comms[c][m]): all of them load the resources, and the
-// messages of the first `priced` are in `step.msgs`, member m of communicator
-// c numbered c * p + m (p = wire.size()).
+// communicator c at comms[c][m]): all of them load the resources, and with
+// `price_first` the first one's messages are in `step.msgs`.
 void load_step(const std::vector<collective::WireStep>& wire,
-               std::span<const std::vector<std::uint32_t>> comms, std::size_t priced,
+               std::span<const std::vector<std::uint32_t>> comms, bool price_first,
                const fabric::CostModel& network, StepLoad& step);
 // In two phases, for many communicators, whose paths together would not fit
 // in memory: load_all charges every communicator's messages (by runs where

@@ -31,8 +31,8 @@ class Estimators {
                                                   const compute::Device& device) const = 0;
   // `replay-shapes`: the critical path of `spec` on the first of `comms`
   // alone, and of each of them while all run it at the same time (their
-  // messages loading the fabric together); nullopt when that needs more work
-  // than work_limit().
+  // messages loading the fabric together); nullopt when either estimate
+  // needs more work than work_limit().
   struct Contention {
     pdes::Time alone = 0;
     std::vector<pdes::Time> together;  // by communicator, as `comms`
