@@ -135,7 +135,8 @@ pdes::Time wait_of(WorstWait& worst, const Priced& price, Waiting waiting) {
 // The prices, waits included, of one step's messages when critical_path
 // walks step by step: message k of a member's step waits for the other
 // senders' bytes on its busiest resource; its own messages are serialised by
-// the longest path.
+// the longest path, or, where a node's sends start together
+// (CostModel::concurrent_sends), wait for each other like any other bytes.
 class StepWaits {
  public:
   StepWaits(Comms comms, const fabric::CostModel& network, StepLoad& step, Waiting waiting)
@@ -143,6 +144,7 @@ class StepWaits {
         network_(network),
         step_(step),
         waiting_(waiting),
+        together_(network.concurrent_sends()),
         own_at_(network.run_space(), 0) {}
 
   // Every member's messages of `wire` (one step), member by member, in order.
@@ -153,8 +155,8 @@ class StepWaits {
     for (std::size_t first = 0; first < msgs.size();) {
       std::size_t last = first;
       while (last < msgs.size() && msgs[last].from == msgs[first].from) ++last;
-      if (step_.by_runs && last == first + 1) {
-        lone_by_runs(msgs[first], out);
+      if (step_.by_runs && (last == first + 1 || together_)) {
+        for (std::size_t g = first; g < last; ++g) lone_by_runs(msgs[g], out);
       } else if (step_.by_runs) {
         sender_by_runs(first, last, out);
       } else {
@@ -209,11 +211,24 @@ class StepWaits {
   }
 
   // One sender's messages [first, last) by resource: its own bytes beside
-  // each resource's load (StepLoad::Load::own).
+  // each resource's load (StepLoad::Load::own); sent together, each
+  // message's own bytes only.
   void sender_by_resources(std::size_t first, std::size_t last, std::vector<Priced>& out) {
     const std::vector<Msg>& msgs = step_.msgs;
     const std::vector<fabric::CostModel::Resource>& res = step_.res;
     std::vector<StepLoad::Load>& load = step_.load;
+    if (together_) {
+      for (std::size_t g = first; g < last; ++g) {
+        WorstWait wait;
+        for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
+          wait.add(counted(load[res[k].id].total, msgs[g].bytes, msgs[g].bytes, waiting_),
+                   res[k].rate_bps);
+        }
+        out.push_back(msgs[g].price);
+        out.back().wait = wait_of(wait, msgs[g].price, waiting_);
+      }
+      return;
+    }
     for (std::size_t g = first; g < last; ++g) {
       for (std::uint32_t k = msgs[g].res_begin; k < msgs[g].res_end; ++k) {
         if (k + kLoadsAhead < res.size()) prefetch_load(step_, res[k + kLoadsAhead].id);
@@ -240,6 +255,7 @@ class StepWaits {
   const fabric::CostModel& network_;
   StepLoad& step_;
   Waiting waiting_;
+  bool together_;
   std::vector<std::uint64_t> own_at_;  // a sender's bytes, by position
 };
 

@@ -94,15 +94,17 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
     while (s.step < sched.steps()) {
       const collective::WireStep step = collective::wire_step(sched, s.step);
       // Sends leave one after another through one injection port, or all at
-      // once through parallel ports (RAMP's transceivers).
+      // once (CostModel::concurrent_sends: RAMP's transceivers, a routed
+      // fabric's links).
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
-      collective::StepTransfer transfer(network.parallel_ports());
+      const bool together = network.concurrent_sends();
+      collective::StepTransfer transfer(together);
       for (const collective::WireMessage& snd : step.out) {
         const Priced q = waits ? (*waits)[m][sent[m]++]
                                : price(network, members[m], members[snd.peer], snd.bytes);
         const pdes::Time wait = q.wait;
-        const pdes::Time start = network.parallel_ports() ? s.step_start : tx;
+        const pdes::Time start = together ? s.step_start : tx;
         const pdes::Time arrival = start + q.uncongested + wait;
         sends_done = std::max(sends_done, start + q.injection + wait);
         tx = sends_done;
@@ -194,14 +196,18 @@ struct Arrival {
 
 // One estimate's member states; `waits`: whether its messages wait (the
 // prices' waits) or not (the idle fabric).
+// `together`: whether a member's sends of a step start at once
+// (CostModel::concurrent_sends).
 struct Lane {
-  Lane(std::uint32_t n, bool ports, bool with_waits)
+  Lane(std::uint32_t n, bool sends_together, bool with_waits)
       : waits(with_waits),
+        together(sends_together),
         state(n),
-        transfer(n, collective::StepTransfer(ports)),
+        transfer(n, collective::StepTransfer(sends_together)),
         slot_at(n),
         sent(n) {}
   bool waits;
+  bool together;
   std::vector<LevelState> state;
   std::vector<collective::StepTransfer> transfer;
   std::vector<std::pair<pdes::Time, pdes::Time>> slot_at;  // arrival, transfer
@@ -209,10 +215,10 @@ struct Lane {
   CollectiveEstimate est;
 };
 
-std::vector<Lane> make_lanes(std::uint32_t p, bool parallel, bool idle_lane) {
+std::vector<Lane> make_lanes(std::uint32_t p, const fabric::CostModel& network, bool idle_lane) {
   std::vector<Lane> lanes;
-  lanes.emplace_back(p, parallel, true);
-  if (idle_lane) lanes.emplace_back(p, parallel, false);
+  lanes.emplace_back(p, network.concurrent_sends(), true);
+  if (idle_lane) lanes.emplace_back(p, network.concurrent_sends(), false);
   return lanes;
 }
 
@@ -251,7 +257,6 @@ class LevelWalk {
   const compute::Device& device_;
   const std::vector<collective::Schedule>& schedules_;
   const std::uint32_t p_;
-  const bool parallel_;
   const bool priced_;  // level prices come from price_level, not read_level
   std::vector<Lane> lanes_;
   const std::size_t nl_;
@@ -290,9 +295,8 @@ LevelWalk::LevelWalk(const collective::CollectiveSpec& spec,
       device_(device),
       schedules_(schedules),
       p_(spec.p),
-      parallel_(network.parallel_ports()),
       priced_(priced),
-      lanes_(make_lanes(p_, parallel_, idle_lane)),
+      lanes_(make_lanes(p_, network, idle_lane)),
       nl_(lanes_.size()),
       inbox_(p_),
       slot_(p_),
@@ -415,7 +419,7 @@ std::uint64_t LevelWalk::send_level(std::uint32_t i, bool by_slot) {
     ++active;
     LaneTimes tx{}, sends_done{};
     for (std::size_t l = 0; l < nl; ++l) {
-      lanes_[l].transfer[m] = collective::StepTransfer(parallel_);
+      lanes_[l].transfer[m] = collective::StepTransfer(lanes_[l].together);
       tx[l] = sends_done[l] = lanes_[l].state[m].step_start;
     }
     for (std::uint32_t k = out_at_[m]; k < out_at_[m + 1]; ++k) {
@@ -425,7 +429,7 @@ std::uint64_t LevelWalk::send_level(std::uint32_t i, bool by_slot) {
       for (std::size_t l = 0; l < nl; ++l) {
         Lane& lane = lanes_[l];
         const pdes::Time wait = lane.waits ? q.wait : 0;
-        const pdes::Time start = parallel_ ? lane.state[m].step_start : tx[l];
+        const pdes::Time start = lane.together ? lane.state[m].step_start : tx[l];
         a.at[l] = start + q.uncongested + wait;
         sends_done[l] = std::max(sends_done[l], start + q.injection + wait);
         tx[l] = sends_done[l];

@@ -4,7 +4,9 @@
 //
 // Every member's schedule is evaluated as a longest path: a step starts when
 // the member's previous step ended; its sends leave one after another (each
-// occupies the sender's port for bytes/rate); a message arrives
+// occupies the sender's port for bytes/rate), or all at once where the
+// fabric's node sends on several links (CostModel::concurrent_sends); a
+// message arrives
 // network.uncongested_ps(a, b, bytes) after it starts (alpha + bytes*beta,
 // chunk pipelining included on routed fabrics); the step ends when its
 // receives have arrived and its sends have left, plus the roofline cost of the

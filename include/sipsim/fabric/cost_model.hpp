@@ -80,6 +80,14 @@ class CostModel {
   // True when a node's messages leave through independent ports at once
   // (RAMP's transceivers); false when they share one injection port.
   virtual bool parallel_ports() const { return false; }
+  // True when a node's sends of one step all start at once and those whose
+  // paths share a link share it (a routed fabric: a SiPAC unit's lightpaths,
+  // a torus node's links, a BCube node's ports, all sending together; two
+  // sends through one NIC each wait for the other). The estimators then
+  // start them together: the critical path (RAMP §7.4.1) charges the
+  // sharing by its loads, the idle-fabric estimate ignores it like all
+  // contention. Every fabric with parallel ports has it.
+  virtual bool concurrent_sends() const { return parallel_ports(); }
   // True when a node that receives from many senders at once, in a pattern
   // the fabric did not schedule, breaks its rules and stops the run (strict
   // RAMP: two senders on one wavelength of a subnet, rule (c)); `auto` then

@@ -286,6 +286,10 @@ class RoutedNetwork final : public Network {
     return q;
   }
 
+  // send() reserves each message's first link at once: a node's sends run
+  // together, sharing only the links their paths have in common.
+  bool concurrent_sends() const override { return true; }
+
   std::uint32_t run_space() const override { return topo_->run_positions(); }
 
   // quote() from the topology's runs: the same injection, pipeline (in closed
