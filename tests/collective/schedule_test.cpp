@@ -321,6 +321,17 @@ TEST(Executor, LargerGroupsSpotChecks) {
           return s;
         }(),
         make_spec(Op::kAllToAll, algorithm("torus2d"), 96, 99999, 0, 8, 12),
+        [] {
+          CollectiveSpec s =
+              make_spec(Op::kBroadcast, algorithm("multicast-tree"), 512, 1 << 20, 300);
+          s.dims = Dims{8, 8, 8};
+          return s;
+        }(),
+        [] {
+          CollectiveSpec s = make_spec(Op::kAllReduce, algorithm("multicast-tree"), 96, 99999);
+          s.dims = Dims{4, 2, 12};
+          return s;
+        }(),
         make_spec(Op::kAllReduce, algorithm("torus2d"), 100, 99999, 0, 10, 10),
         make_spec(Op::kAllReduce, algorithm("double-binary-tree"), 100, 99999),
         make_spec(Op::kBroadcast, algorithm("double-binary-tree"), 127, 99999, 77),

@@ -31,6 +31,7 @@ bool expected_support(Algorithm a, Op op) {
        {Op::kBroadcast, Op::kReduce, Op::kGather, Op::kScatter, Op::kAllReduce, Op::kBarrier}},
       {"double-binary-tree", {Op::kAllReduce, Op::kBroadcast, Op::kReduce}},
       {"direct-concurrent", {std::begin(kOps), std::end(kOps)}},
+      {"multicast-tree", {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast}},
   };
   return kTable.at(to_string(a)).count(op) > 0;
 }
@@ -39,7 +40,8 @@ bool rooted(Op op) {
   return op == Op::kBroadcast || op == Op::kReduce || op == Op::kGather || op == Op::kScatter;
 }
 bool two_dims(Algorithm a) {
-  return a == algorithm("hierarchical-ring") || a == algorithm("torus2d");
+  return a == algorithm("hierarchical-ring") || a == algorithm("torus2d") ||
+         a == algorithm("multicast-tree");
 }
 
 std::string describe(const CollectiveSpec& s) {
@@ -452,7 +454,8 @@ std::vector<CollectiveSpec> all_specs(std::uint32_t p, const std::vector<std::ui
         }
       }
       // Deeper hierarchies: every three-level shape, and one of four levels.
-      if (a == algorithm("hierarchical-ring")) {
+      if (a == algorithm("multicast-tree")) shapes.push_back(Dims{p});
+      if (a == algorithm("hierarchical-ring") || a == algorithm("multicast-tree")) {
         for (std::uint32_t d0 = 1; d0 <= p; ++d0) {
           for (std::uint32_t d1 = 1; p % d0 == 0 && d1 <= p / d0; ++d1) {
             if (p / d0 % d1 == 0) shapes.push_back(Dims{d0, d1, p / d0 / d1});

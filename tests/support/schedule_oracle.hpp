@@ -19,17 +19,23 @@ inline constexpr Op kOps[] = {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather
                               Op::kAllToAll,  Op::kBroadcast,     Op::kReduce,
                               Op::kGather,    Op::kScatter,       Op::kBarrier};
 // Every algorithm but RAMP-x, whose specs need a RAMP job (optical_rules.hpp: rampt::spec).
-inline const Algorithm kAlgorithms[] = {
-    algorithm("ring"),    algorithm("bidirectional-ring"), algorithm("hierarchical-ring"),
-    algorithm("torus2d"), algorithm("halving-doubling"),   algorithm("bruck"),
-    algorithm("direct"),  algorithm("binomial-tree"),      algorithm("double-binary-tree"),
-    algorithm("direct-concurrent")};
+inline const Algorithm kAlgorithms[] = {algorithm("ring"),
+                                        algorithm("bidirectional-ring"),
+                                        algorithm("hierarchical-ring"),
+                                        algorithm("torus2d"),
+                                        algorithm("halving-doubling"),
+                                        algorithm("bruck"),
+                                        algorithm("direct"),
+                                        algorithm("binomial-tree"),
+                                        algorithm("double-binary-tree"),
+                                        algorithm("direct-concurrent"),
+                                        algorithm("multicast-tree")};
 
 // The support matrix of the brief, kept independent of the implementation's own table.
 bool expected_support(Algorithm a, Op op);
 
 bool rooted(Op op);
-// hierarchical-ring and torus2d, which read dims.
+// hierarchical-ring, torus2d and multicast-tree, which read dims.
 bool two_dims(Algorithm a);
 
 std::string describe(const CollectiveSpec& s);

@@ -80,5 +80,8 @@ inline std::string valid(const CollectiveSpec&) {
   return "";
 }
 inline void no_params(CollectiveSpec&, const AlgorithmParams&) {}
+// Dims (schedule.hpp): `least` to kMaxLevels level sizes (exactly two for `torus`), innermost
+// first, whose product is p: "" or why not (hierarchical.cpp).
+std::string why_invalid_dims(const CollectiveSpec& spec, std::size_t least, bool torus);
 
 }  // namespace sipsim::collective::detail

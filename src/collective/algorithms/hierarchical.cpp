@@ -152,9 +152,11 @@ void build_torus2d(Stages& st, const Ctx& c) {
   }
 }
 
-// Dims (schedule.hpp): 2 to kMaxLevels level sizes, exactly two for the torus, innermost first,
-// whose product is p.
-std::string why_invalid_dims(const CollectiveSpec& spec, bool torus) {
+}  // namespace
+
+// Dims (schedule.hpp): `least` to kMaxLevels level sizes, exactly two for the torus, innermost
+// first, whose product is p.
+std::string why_invalid_dims(const CollectiveSpec& spec, std::size_t least, bool torus) {
   const std::size_t n = levels(spec.dims);
   std::uint64_t product = 1;
   for (std::size_t i = 0; i < n; ++i) {
@@ -162,10 +164,11 @@ std::string why_invalid_dims(const CollectiveSpec& spec, bool torus) {
   }
   bool trailing = false;  // a non-zero entry after the first zero
   for (std::size_t i = n; i < kMaxLevels; ++i) trailing = trailing || spec.dims[i] != 0;
-  if (product == spec.p && !trailing && n >= 2 && (!torus || n == 2)) return "";
+  if (product == spec.p && !trailing && n >= least && (!torus || n == 2)) return "";
   std::ostringstream why;
   why << "algorithm " << to_string(spec.algorithm) << " needs "
-      << (torus ? "two dims" : "2 to " + std::to_string(kMaxLevels) + " dims")
+      << (torus ? "two dims"
+                : std::to_string(least) + " to " + std::to_string(kMaxLevels) + " dims")
       << " whose product is p = " << spec.p << ", got ";
   std::size_t last = kMaxLevels;  // one past the last non-zero entry
   while (last > 0 && spec.dims[last - 1] == 0) --last;
@@ -173,8 +176,6 @@ std::string why_invalid_dims(const CollectiveSpec& spec, bool torus) {
   if (last == 0) why << "none";
   return why.str();
 }
-
-}  // namespace
 
 extern constinit const AlgorithmRow kHierarchicalRingRow = {
     "hierarchical-ring",
@@ -184,7 +185,7 @@ extern constinit const AlgorithmRow kHierarchicalRingRow = {
           op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast, Op::kReduce});
     },
     per_member,
-    [](const CollectiveSpec& s) { return why_invalid_dims(s, false); },
+    [](const CollectiveSpec& s) { return why_invalid_dims(s, 2, false); },
     [](CollectiveSpec& s, const AlgorithmParams& params) { s.dims = params.hierarchy; },
     build_hierarchical_ring,
 };
@@ -196,7 +197,7 @@ extern constinit const AlgorithmRow kTorus2dRow = {
       return ops_of(op, {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kAllToAll});
     },
     per_member,
-    [](const CollectiveSpec& s) { return why_invalid_dims(s, true); },
+    [](const CollectiveSpec& s) { return why_invalid_dims(s, 2, true); },
     [](CollectiveSpec& s, const AlgorithmParams& params) { s.dims = params.torus; },
     build_torus2d,
     torus_all_to_all_wire_step,

@@ -26,6 +26,7 @@ extern const AlgorithmRow kDirectRow;
 extern const AlgorithmRow kBinomialTreeRow;
 extern const AlgorithmRow kDoubleBinaryTreeRow;
 extern const AlgorithmRow kDirectConcurrentRow;
+extern const AlgorithmRow kMulticastTreeRow;
 extern const AlgorithmRow kRampXRow;
 
 namespace {
@@ -42,6 +43,7 @@ constinit const auto kAlgorithms = std::to_array<const AlgorithmRow*>({
     &kBinomialTreeRow,
     &kDoubleBinaryTreeRow,
     &kDirectConcurrentRow,
+    &kMulticastTreeRow,
     &kRampXRow,
 });
 

@@ -70,6 +70,10 @@ class BcubePlugin final : public RoutedPlugin {
   }
   std::string_view type() const override { return "bcube"; }
   std::uint64_t slowest_rate_bps() const override { return spec_.link_rate_bps; }
+  // A group's levels are its switches' digit groups.
+  GroupShape group_shape(std::uint32_t p, bool contiguous) const override {
+    return digit_levels(p, spec_.ports, spec_.levels, contiguous);
+  }
 
  private:
   std::unique_ptr<Topology> topology() const override { return make_bcube(spec_); }

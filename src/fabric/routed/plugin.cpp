@@ -3,6 +3,19 @@
 
 namespace sipsim::fabric {
 
+GroupShape digit_levels(std::uint32_t p, std::uint32_t radix, std::uint32_t digits,
+                        bool contiguous) {
+  GroupShape shape;
+  if (!contiguous || radix < 2 || p % radix != 0) return shape;
+  std::uint32_t rest = p;
+  while (rest % radix == 0 && rest > 1 && shape.levels.size() + 1 < digits) {
+    shape.levels.push_back(radix);
+    rest /= radix;
+  }
+  if (rest > 1) shape.levels.push_back(rest);
+  return shape;
+}
+
 RoutedPlugin::RoutedPlugin(base::MapReader& section) : routed_(read_routed(section)) {}
 
 std::unique_ptr<Network> RoutedPlugin::build() const {

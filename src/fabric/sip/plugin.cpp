@@ -20,6 +20,10 @@ class SipacPlugin final : public RoutedPlugin {
   }
   std::string_view type() const override { return "sipac"; }
   std::uint64_t slowest_rate_bps() const override { return sipac_lightpath_rate_bps(spec_); }
+  // A group's levels are its WSS digit groups (§2), as the multicast trees want.
+  GroupShape group_shape(std::uint32_t p, bool contiguous) const override {
+    return digit_levels(p, spec_.ports, spec_.level + 1, contiguous);
+  }
 
  private:
   std::unique_ptr<Topology> topology() const override { return make_sipac(spec_); }

@@ -10,12 +10,15 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "../routed/one_message.hpp"
 #include "../routed/topology_checks.hpp"
 #include "read_section.hpp"
 #include "sipsim/base/units.hpp"
+#include "sipsim/fabric/routed/plugin.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
+#include "sipsim/fabric/sip/plugin.hpp"
 #include "sipsim/pdes/engine.hpp"
 
 namespace sipsim::fabric {
@@ -168,6 +171,26 @@ TEST(SipacConfig, ReadsTheKeys) {
   const SipacSpec d = Read("{ports: 2, level: 1, bandwidth: 1Gbps}");
   EXPECT_EQ(d.wss_latency, 0u);
   EXPECT_EQ(d.propagation, 0u);
+}
+
+// A contiguous group's levels are its WSS digit groups (the multicast trees' hierarchy), as
+// BCube's are its switches'; a size the radix does not divide, or a strided group, has none.
+TEST(SipacPlugin, GroupLevelsAreDigitGroups) {
+  const auto sipac = testing::read_section("{type: sipac, ports: 8, level: 2, bandwidth: 2048Gbps}",
+                                           [](base::MapReader& f) {
+                                             f.required("type");
+                                             return sipac_plugin(f);
+                                           });
+  using Levels = std::vector<std::uint32_t>;
+  EXPECT_EQ(sipac->group_shape(512, true).levels, (Levels{8, 8, 8}));
+  EXPECT_EQ(sipac->group_shape(64, true).levels, (Levels{8, 8}));
+  EXPECT_EQ(sipac->group_shape(128, true).levels, (Levels{8, 8, 2}));
+  EXPECT_EQ(sipac->group_shape(8, true).levels, (Levels{8}));
+  EXPECT_TRUE(sipac->group_shape(100, true).levels.empty());
+  EXPECT_TRUE(sipac->group_shape(64, false).levels.empty());
+  EXPECT_EQ(digit_levels(4096, 8, 3, true).levels, (Levels{8, 8, 64}));
+  EXPECT_EQ(digit_levels(48, 4, 3, true).levels, (Levels{4, 4, 3}));
+  EXPECT_EQ(digit_levels(48, 4, 2, true).levels, (Levels{4, 12}));
 }
 
 TEST(SipacConfig, ErrorsAreLocated) {

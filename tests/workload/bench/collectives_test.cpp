@@ -7,6 +7,7 @@
 
 #include <boost/mpi/communicator.hpp>
 #include <cmath>
+#include <tuple>
 
 #include "../../support/test_fabrics.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
@@ -16,6 +17,7 @@
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/fabric/ramp/transport.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
+#include "sipsim/fabric/sip/sipac.hpp"
 #include "sipsim/pdes/engine.hpp"
 
 namespace sipsim::workload {
@@ -180,6 +182,53 @@ TEST(Collectives, RoutedIoLatencyIsPaidOncePerStep) {
   const auto net = make();
   EXPECT_EQ(analytical::estimate_collective(spec, members, *net, roofline).total, simulated);
   EXPECT_EQ(analytical::estimate_critical_path(spec, members, *net, roofline).total, simulated);
+}
+
+// The multicast trees on an idle SiPAC_1(r=4) (16 units, 6 lightpaths of R = 100 Gb/s each),
+// every send one lightpath hop:
+//  - broadcast of 128 KiB: L = 2 trees of S = 4 segments of b = 16 KiB; no lightpath carries
+//    two segments in one step, so each of the S + L steps takes io + b/R:
+//    (S + L)(io + b/R) without propagation delay (with it, a unit's step waits for its
+//    latest receive, so the trees' different path lengths add up along the pipeline);
+//  - all-gather of 16 x 4 KiB: L = 2 trees of half blocks; in step i each tree multicasts
+//    4^i half blocks to the 3 peers of the unit's WSS on its own level (the trees' levels
+//    differ): sum over i of io + 4^i x 2 KiB / R + lat.
+// The critical-path estimate agrees to the picosecond.
+TEST(Collectives, MulticastTreeOnSipacEqualsTheClosedForm) {
+  const std::uint32_t p = 16;
+  const std::uint64_t R = 100'000'000'000;
+  const Time io = 100 * kNanosecond;
+  auto make = [&](Time lat) {
+    fabric::SipacSpec s;
+    s.ports = 4;
+    s.level = 1;
+    s.bandwidth_bps = 6 * R;
+    s.propagation = lat;
+    return fabric::make_routed(fabric::make_sipac(s), 1 << 20, io);
+  };
+  const std::uint64_t bcast = 128 << 10, block = 4 << 10;
+  const Time lat = 10 * kNanosecond;
+  const Time expected_bcast = (4 + 2) * (io + fabric::serialization_ps(16 << 10, R));
+  const Time expected_ag = 2 * (io + lat) + fabric::serialization_ps(block / 2, R) +
+                           fabric::serialization_ps(4 * block / 2, R);
+  for (const auto& [op, bytes, hop, expected] :
+       {std::tuple{Op::kBroadcast, bcast, Time{0}, expected_bcast},
+        std::tuple{Op::kAllGather, p * block, lat, expected_ag}}) {
+    auto c = config(op, algorithm("multicast-tree"), bytes);
+    c.params.hierarchy = collective::Dims{4, 4};
+    c.root = 5;
+    const SimRun r = simulate(c, make(hop));
+    ASSERT_EQ(r.records.size(), 1u);
+    EXPECT_EQ(r.records[0].end - r.records[0].start, expected) << collective::to_string(op);
+    collective::CollectiveSpec spec =
+        collective::make_spec(op, c.algorithm, p, bytes, c.root, c.params);
+    std::vector<std::uint32_t> members(p);
+    for (std::uint32_t i = 0; i < p; ++i) members[i] = i;
+    const compute::Roofline roofline(c.accelerator);
+    EXPECT_EQ(analytical::estimate_critical_path(spec, members, *make(hop), roofline).total,
+              expected)
+        << collective::to_string(op);
+  }
 }
 
 // Incast: every member sends its block to the root at once; the root's

@@ -139,7 +139,7 @@ TEST(Transformer, AutoRespectsTheDegreeLimit) {
       << none;
   EXPECT_NE(none.find("at most 1 each way (its degree)"), std::string::npos) << none;
   EXPECT_NE(none.find("with the fastest pair `auto` found, tp direct-concurrent, dp ring; none "
-                      "of the 81 pairs of valid algorithms fits"),
+                      "of the 100 pairs of valid algorithms fits"),
             std::string::npos)
       << none;
 }

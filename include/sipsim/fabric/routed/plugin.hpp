@@ -7,6 +7,15 @@
 
 namespace sipsim::fabric {
 
+// The levels of a group of p consecutive nodes on a BCube-like fabric whose
+// node digits are base `radix` over `digits` levels (BCube, SiPAC): one level
+// per digit while p divides by the radix, the rest of p as the last level;
+// none for a group that is not contiguous or whose size the radix does not
+// divide (the algorithms then take their defaults). A group aligned on its
+// size then has the digit groups of the fabric's switches as its levels.
+GroupShape digit_levels(std::uint32_t p, std::uint32_t radix, std::uint32_t digits,
+                        bool contiguous);
+
 class RoutedPlugin : public Plugin {
  public:
   explicit RoutedPlugin(base::MapReader& section);
