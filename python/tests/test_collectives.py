@@ -132,3 +132,18 @@ def test_partition_is_recorded(collectives_run, collectives_run_2_ranks, tmp_pat
                     "--set", "workload.sizes.max=1MiB"], check=True, capture_output=True)
     assert two.tolist() == [int(x) for x in owners.read_text().split()]
     assert set(two.tolist()) == {0, 1}
+
+
+def test_auto_chooses_among_the_listed_algorithms(tmp_path):
+    """`auto_among` limits `auto` to the algorithms it lists (docs/scenarios.md): on SiPAC's 64
+    units the concurrent direct exchange wins the all-to-all, the pairwise exchange when only it
+    and the ring may be chosen."""
+    from conftest import run_sipsim
+    chosen = {}
+    for name, among in (("all", None), ("pairwise", "[ring, direct]")):
+        sets = ["workload.op=all-to-all", "workload.size=64MiB"]
+        if among:
+            sets.append(f"workload.auto_among={among}")
+        path, _ = run_sipsim(tmp_path, "sipac/sipac-64.yaml", f"{name}.h5", *sets)
+        chosen[name] = set(sipsim.open(path).collectives()["algorithm"])
+    assert chosen == {"all": {"direct-concurrent"}, "pairwise": {"direct"}}

@@ -143,6 +143,25 @@ TEST(Setup, AutoIsResolvedWhenBuilding) {
   EXPECT_EQ(sim.network->nodes(), 16u);
 }
 
+TEST(Setup, AutoAmongNeedsAutoAndNamesEachAlgorithmOnce) {
+  const std::string fabric =
+      "fabric: {type: elect-flat, nodes: 16, bandwidth: 100Gbps, latency: 1us}\n";
+  EXPECT_EQ(error_of(fabric +
+                     "workload: {type: collectives, op: all-reduce, algorithm: ring, size: 1MiB, "
+                     "auto_among: [ring]}\n"),
+            "s.yaml:2:88: workload.auto_among: needs `algorithm: auto`: it lists what `auto` "
+            "chooses among");
+  EXPECT_EQ(error_of(fabric +
+                     "workload: {type: collectives, op: all-reduce, algorithm: auto, size: 1MiB, "
+                     "auto_among: [ring, ring]}\n"),
+            "s.yaml:2:95: workload.auto_among[1]: is listed twice");
+  EXPECT_NE(error_of(fabric +
+                     "workload: {type: collectives, op: all-reduce, algorithm: auto, size: 1MiB, "
+                     "auto_among: [rings]}\n")
+                .find("workload.auto_among[0]"),
+            std::string::npos);
+}
+
 TEST(Setup, AutoCanBeCheckedWithoutTheEstimates) {
   const setup::Setup s = read_text(
       "fabric: {type: elect-flat, nodes: 16, bandwidth: 100Gbps, latency: 1us}\n"

@@ -1,4 +1,5 @@
 // The keys of a `workload: {type: collectives}` section (docs/scenarios.md).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,19 @@ CollectivesConfig read_collectives(base::MapReader& w, bool& auto_algorithm) {
   const std::string algo = w.required("algorithm").as_enum(algos);
   auto_algorithm = algo == "auto";
   if (!auto_algorithm) c.algorithm = *collective::parse_algorithm(algo);
+  if (auto among = w.optional("auto_among")) {
+    if (!auto_algorithm) among->fail("needs `algorithm: auto`: it lists what `auto` chooses among");
+    const std::vector<base::Value> list = among->as_list();
+    if (list.empty()) among->fail("must name at least one algorithm");
+    for (const base::Value& v : list) {
+      const collective::Algorithm a =
+          *collective::parse_algorithm(v.as_enum(collective::algorithm_names()));
+      if (std::find(c.auto_among.begin(), c.auto_among.end(), a) != c.auto_among.end()) {
+        v.fail("is listed twice");
+      }
+      c.auto_among.push_back(a);
+    }
+  }
   c.root = w.get_u32("root", 0);
   if (auto dims = w.optional("dims")) {
     const auto list = dims->as_list();

@@ -34,6 +34,8 @@ struct CollectivesConfig {
   collective::Algorithm algorithm;
   // One algorithm per size of the sweep (algorithm: auto); empty: `algorithm` for all.
   std::vector<collective::Algorithm> per_size;
+  // The algorithms `auto` chooses among (auto_among); empty: all of them.
+  std::vector<collective::Algorithm> auto_among;
   std::uint32_t root = 0;
   // What the algorithms read (collective::make_spec): the hierarchy's levels and the
   // torus's dimensions (workload.dims, or derived from the fabric), the RAMP job
@@ -57,7 +59,7 @@ collective::CollectiveSpec make_spec(const CollectivesConfig& config, std::uint3
 // The job's fabric nodes: `nodes` when set (RAMP-x), else the group.
 std::vector<std::uint32_t> job_members(const CollectivesConfig& config, std::uint32_t fabric_nodes);
 
-// The keys of the section after `type` (op, algorithm, root, dims, group,
+// The keys of the section after `type` (op, algorithm, auto_among, root, dims, group,
 // size/sizes, ramp_broadcast, iterations, warmup); `auto_algorithm` says
 // whether algorithm is `auto` (resolved later by the estimator, in bench/setup.cpp).
 // What depends on the fabric (the group fitting, the shapes, RAMP placement)
