@@ -6,7 +6,7 @@
 # the document quotes. 6 min 42 s on 2 quiet cores (ramp-baselines-1024: 95 s;
 # ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines;
 # sipml-fig5: 2 min, most of it SiP-Ring at mp 16; sipml-table1: 1 min;
-# sipac-fig4a: 13 s, 12 runs; sipac-fig4b: 36 s, 96 runs, two per point,
+# sipac-fig4a: 4 s, 12 runs; sipac-fig4b: 21 s, 120 runs, two per point,
 # whose times it adds; sipml-fig8: 16 s, 84 runs; sipml-fig9: 70-90 s, 60
 # runs, most of it d = 1 and 3 us, which re-plan every 5 and 15 us).
 # Every run is fresh unless KEEP=1, which keeps a study's finished runs
@@ -201,7 +201,7 @@ EOF
         plot lines "$dir/hybrid-$units.csv" --x label.gbps_per_unit --y time_s --by label.fabric \
           --logx --logy -o "$out/validation-$f-$units.png" \
           --title "SiPAC Fig. 4b, $units units, simulated: all-reduce + all-to-all of 100 MiB per unit (the sum of the two runs)
-against the bandwidth per unit (every link of each fabric scaled with it), best algorithm of each"
+against the bandwidth per unit (every link scaled with it, but one SuperPod's 200 Gb/s NICs), best algorithm of each"
       done
       echo "# $f: all-reduce + all-to-all time (ms) per units, B (Gb/s per unit) and fabric"
       table "$dir/results-sum.csv" run \

@@ -15,6 +15,8 @@ import sipsim
 
 STUDIES = ROOT / "scenarios" / "studies" / "validation"
 FILE = {"SiPAC": "sipac", "SuperPod": "superpod", "2D torus": "torus2d", "BCube": "bcube"}
+# Fig. 4b's fifth fabric: the SuperPod whose NICs stay at 200 Gb/s.
+FIXED_NIC = "SuperPod, NIC 200 Gb/s"
 
 
 def _binary():
@@ -33,9 +35,9 @@ def _set(doc, key, value):
 
 def _script_scenario(row):
     """The scenario validate-sipac.sh runs for a manifest row: the fabric's file, its --set."""
+    fabric = "superpod" if row["label.fabric"] == FIXED_NIC else FILE[row["label.fabric"]]
     doc = yaml.safe_load((ROOT / "scenarios" / "sipac" /
-                          f"{FILE[row['label.fabric']]}-{row.get('label.units', 512)}.yaml")
-                         .read_text())
+                          f"{fabric}-{row.get('label.units', 512)}.yaml").read_text())
     if "label.gbps_per_unit" in row:  # fig4b's link scaling, in integer Mb/s as the script's
         gbps = int(row["label.gbps_per_unit"])
         mbps = gbps * 1000
@@ -44,14 +46,16 @@ def _script_scenario(row):
                 "torus2d": {"fabric.link_bandwidth": f"{mbps // 4}Mbps"},
                 "superpod": {"fabric.intra.bandwidth": f"{(mbps * 12 + 6) // 13}Mbps",
                              "fabric.nic.bandwidth": f"{(mbps + 6) // 13}Mbps"}}
-        for k, v in keys[FILE[row["label.fabric"]]].items():
+        if row["label.fabric"] == FIXED_NIC:
+            keys["superpod"]["fabric.nic.bandwidth"] = "200Gbps"
+        for k, v in keys[fabric].items():
             _set(doc, k, v)
     _set(doc, "workload.op", row["workload.op"])
     _set(doc, "workload.size", row["workload.size"])
     return doc
 
 
-@pytest.mark.parametrize("name,runs", [("sipac-fig4a", 12), ("sipac-fig4b", 96)])
+@pytest.mark.parametrize("name,runs", [("sipac-fig4a", 12), ("sipac-fig4b", 120)])
 def test_the_studies_are_the_validate_scripts_runs(tmp_path, name, runs):
     out = tmp_path / name
     subprocess.run([str(_binary()), "sweep", str(STUDIES / f"{name}.yaml"), "-o", str(out)],
@@ -86,7 +90,7 @@ def test_fig4a_draws_and_prints_the_sections_times(tmp_path):
     study = sipsim.study(tmp_path / "studies" / "sipac-fig4a", level="collective")
     assert len(study) == 12 and list(study["label.fabric"].unique()) == list(FILE)
     # docs/validation.md's Fig. 4a table, in us: the SuperPod incast and SiPAC's all-to-all.
-    assert done.stdout.count("26759.068") == 2 and done.stdout.count("44018.807") == 2
+    assert done.stdout.count("26759.068") == 2 and done.stdout.count("13246.594") == 2
     assert "4.861" in done.stdout  # SiPAC's speed-up over the SuperPod incast
 
 
@@ -97,21 +101,22 @@ def test_fig4b_adds_each_points_two_runs(tmp_path):
     d = tmp_path / "studies" / "sipac-fig4b"
     runs = sipsim.study(d)
     sums = sipsim.study(d / "results-sum.csv")
-    assert len(sums) == 48 and (sums["status"] == "done").all()
+    assert len(sums) == 60 and (sums["status"] == "done").all()
     keys = ["label.units", "label.gbps_per_unit", "label.fabric"]
     expect = runs.groupby(keys, sort=False)["coll_time_s"].sum().reset_index()
     assert list(sums["time_s"]) == pytest.approx(list(expect["coll_time_s"]), rel=1e-12)
     assert list(sums["run"]) == [f"{a}+{b}" for a, b in zip(runs["run"][::2], runs["run"][1::2])]
-    # docs/validation.md's Fig. 4b table, ms: 64 units at 128 Gb/s, SiPAC; 512 at 4096, BCube.
-    row = sums[(sums["label.units"] == 64) & (sums["label.gbps_per_unit"] == 128)
-               & (sums["label.fabric"] == "SiPAC")].iloc[0]
-    assert row["time_s"] * 1e3 == pytest.approx(116.345, abs=5e-4)
-    assert row["coll_algorithm"] == "bidirectional-ring/direct"
-    row = sums[(sums["label.units"] == 512) & (sums["label.gbps_per_unit"] == 4096)
-               & (sums["label.fabric"] == "BCube")].iloc[0]
-    assert row["time_s"] * 1e3 == pytest.approx(2.602, abs=5e-4)
-    assert "116.345" in done.stdout and "2.602" in done.stdout
+    # docs/validation.md's Fig. 4b table, ms: 64 units at 128 Gb/s, SiPAC; 512 at 4096, BCube
+    # and the SuperPod whose NICs stay at 200 Gb/s.
+    def row(units, gbps, fabric):
+        return sums[(sums["label.units"] == units) & (sums["label.gbps_per_unit"] == gbps)
+                    & (sums["label.fabric"] == fabric)].iloc[0]
+    assert row(64, 128, "SiPAC")["time_s"] * 1e3 == pytest.approx(40.662, abs=5e-4)
+    assert row(64, 128, "SiPAC")["coll_algorithm"] == "multicast-tree/direct-concurrent"
+    assert row(512, 4096, "BCube")["time_s"] * 1e3 == pytest.approx(1.489, abs=5e-4)
+    assert row(512, 4096, FIXED_NIC)["time_s"] * 1e3 == pytest.approx(8.016, abs=5e-4)
+    assert "40.662" in done.stdout and "1.489" in done.stdout and "8.016" in done.stdout
     # The two halves of each figure: its own units only.
     for units in (64, 512):
         half = pd.read_csv(d / f"hybrid-{units}.csv")
-        assert len(half) == 24 and (half["label.units"] == units).all()
+        assert len(half) == 30 and (half["label.units"] == units).all()
