@@ -54,7 +54,8 @@ class EstimateProgress {
 };
 
 // The (size, algorithm) estimates a job asks for: every size of the sweep with
-// the job's algorithm, or with every valid algorithm for `auto`.
+// the job's algorithm, or with every valid algorithm `auto` may choose
+// (workload.auto_among).
 std::vector<collective::CollectiveSpec> estimate_tasks(const setup::CollectiveJob& job);
 
 // With `with_idle`, each estimate also gives the idle-fabric one beside it

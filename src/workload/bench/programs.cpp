@@ -112,6 +112,11 @@ collective::CollectiveSpec make_spec(const CollectivesConfig& c, std::uint32_t p
   return collective::make_spec(c.op, algorithm, p, bytes, c.root, c.params);
 }
 
+bool auto_may_choose(const CollectivesConfig& c, collective::Algorithm algorithm) {
+  return c.auto_among.empty() ||
+         std::find(c.auto_among.begin(), c.auto_among.end(), algorithm) != c.auto_among.end();
+}
+
 std::vector<std::uint32_t> job_members(const CollectivesConfig& c, std::uint32_t fabric_nodes) {
   return c.nodes.empty() ? group_nodes(c.group, fabric_nodes) : c.nodes;
 }

@@ -136,19 +136,13 @@ class CollectivesPlugin final : public Plugin {
       if (!job_.auto_algorithm && algorithm != c.algorithm) continue;
       if (job_.auto_algorithm &&
           (!collective::auto_candidate(collective::traits(algorithm), refuses_incast) ||
-           !among(c, algorithm))) {
+           !auto_may_choose(c, algorithm))) {
         continue;
       }
       collective::CollectiveSpec spec = make_spec(c, p, bytes, algorithm);
       if (collective::why_invalid(spec).empty()) out.push_back(std::move(spec));
     }
     return out;
-  }
-
-  // Whether `auto_among` lets `auto` choose `a` (an empty list: every algorithm).
-  static bool among(const CollectivesConfig& c, collective::Algorithm a) {
-    return c.auto_among.empty() ||
-           std::find(c.auto_among.begin(), c.auto_among.end(), a) != c.auto_among.end();
   }
 
   [[noreturn]] void no_auto_algorithm() const {

@@ -56,6 +56,8 @@ struct CollectivesConfig {
 // The collective a config asks for, for one size and algorithm, on p members.
 collective::CollectiveSpec make_spec(const CollectivesConfig& config, std::uint32_t p,
                                      std::uint64_t bytes, collective::Algorithm algorithm);
+// Whether `auto_among` lets `auto` choose `algorithm` (an empty list: every one).
+bool auto_may_choose(const CollectivesConfig& config, collective::Algorithm algorithm);
 // The job's fabric nodes: `nodes` when set (RAMP-x), else the group.
 std::vector<std::uint32_t> job_members(const CollectivesConfig& config, std::uint32_t fabric_nodes);
 
