@@ -14,7 +14,8 @@
 # The other studies there make tables of docs/validation.md without a figure,
 # and run only when FIGURES names them (scripts/validate-*.sh do):
 # ramp-estimator-1024 (3 min), ramp-table9-large (about an hour),
-# ramp-table9-simulate (about an hour), sipml-fig5-resnet50 (ResNet-50 at 64
+# ramp-table9-simulate (about an hour), ramp-table9-topoopt-reconfigured (15 s),
+# sipml-fig5-resnet50 (ResNet-50 at 64
 # GPUs), sipml-fig5-256 and sipml-fig5-resnet50-256 (256 GPUs),
 # sipml-fig5-1024, sipml-fig5-resnet50-1024 and sipml-fig5-megatron-1024
 # (1,024 GPUs; an hour or more).
@@ -94,9 +95,10 @@ for f in "${figures[@]}"; do
       echo "# $f: the same with the fabric's energy per iteration (J)"
       tables table9 "$dir"
       ;;
-    ramp-table9-large | ramp-table9-simulate)
+    ramp-table9-large | ramp-table9-simulate | ramp-table9-topoopt-reconfigured)
       # Table 9's rows beyond the figure (CE 1.5-1.0; CE 1.7 on the SuperPod under replay),
-      # and RAMP's CE 1.7 and 1.0 with every collective simulated.
+      # RAMP's CE 1.7 and 1.0 with every collective simulated, and CE 2.5-1.8 on TopoOpt
+      # with its circuits reconfigured as RAMP §7.5 assumes.
       study "$f"
       echo "# $f: iteration (ms), exposed communication share (mean GPU), the network's time / RAMP's, fabric energy (J)"
       tables table9 "$dir"

@@ -147,3 +147,24 @@ def test_auto_chooses_among_the_listed_algorithms(tmp_path):
         path, _ = run_sipsim(tmp_path, "sipac/sipac-64.yaml", f"{name}.h5", *sets)
         chosen[name] = set(sipsim.open(path).collectives()["algorithm"])
     assert chosen == {"all": {"direct-concurrent"}, "pairwise": {"direct"}}
+
+
+def test_reconfigured_topoopt_gives_a_ring_the_whole_node(tmp_path):
+    """TopoOpt reconfigured per period (RAMP §7.5's comparison): a strided ring's pairs get all
+    of a GPU's circuits, so it runs as on an ideal switch at degree x link rate, to the
+    picosecond; on the fixed rings it relays and is 4.8x slower."""
+    from conftest import run_sipsim
+    topo = "{type: topoopt, nodes: 64, degree: 4, link_bandwidth: 400Gbps, latency: 260ns"
+    fabrics = {"reconfigured": topo + ", reconfiguration: {period: 10us}}",
+               "fixed": topo + "}",
+               "flat": "{type: elect-flat, nodes: 64, bandwidth: 1600Gbps, latency: 260ns}"}
+    times = {}
+    for name, fabric in fabrics.items():
+        path, _ = run_sipsim(tmp_path, "bench-ring-allreduce-flat-512.yaml", f"{name}.h5",
+                             f"fabric={fabric}", "workload.size=64MiB", "workload.iterations=1",
+                             "workload.warmup=0", "workload.group={first: 0, count: 8, stride: 8}")
+        with h5py.File(path) as f:
+            rec = f["/collectives"][:]
+        times[name] = int(rec["end_ps"][0] - rec["start_ps"][0])
+    assert times["reconfigured"] == times["flat"]
+    assert times["fixed"] > 4 * times["flat"]

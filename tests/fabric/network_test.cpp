@@ -61,7 +61,7 @@ TEST(Transport, RoutedMessagesArriveWhenTheClosedFormSays) {
       expect_exact(*net, 15, 2, bytes);
     }
   }
-  TopooptSpec t{4, 400'000'000'000, 260 * kNanosecond};
+  TopooptSpec t{4, 400'000'000'000, 260 * kNanosecond, std::nullopt};
   auto ring = make_routed(make_topoopt(t, 12), 8192);
   expect_exact(*ring, 0, 6, 50'000);  // several relaying hops
   // The node's I/O latency (RAMP §7.5) delays each message once, not each chunk or hop.
@@ -104,7 +104,7 @@ TEST(Transport, CutThroughPaysTheSlowestLinkOnce) {
   EXPECT_EQ(stored->uncongested_ps(0, 1, 100'000),
             one->uncongested_ps(0, 1, 100'000) + serialization_ps(100'000, 2'400'000'000'000));
   // Relaying nodes (TopoOpt's rings) cut through too.
-  TopooptSpec t{4, 400'000'000'000, 260 * kNanosecond};
+  TopooptSpec t{4, 400'000'000'000, 260 * kNanosecond, std::nullopt};
   auto ring = make_routed(make_topoopt(t, 12), 8192, 100 * kNanosecond, kCut);
   expect_exact(*ring, 0, 6, 50'000);
   expect_exact(*ring, 0, 6, 0);

@@ -82,7 +82,7 @@ TEST(Quote, RoutedFabrics) {
       *make_routed(make_torus2d({{4, 6}, 600'000'000'000, 2113}), 1 << 20, 100 * kNanosecond));
   expect_quotes_equal_queries(*make_routed(make_torus2d({{5, 1}, 8'000'000'000'000, 0}), 1000));
   expect_quotes_equal_queries(
-      *make_routed(make_topoopt({4, 400'000'000'000, 260 * kNanosecond}, 12), 8192));
+      *make_routed(make_topoopt({4, 400'000'000'000, 260 * kNanosecond, std::nullopt}, 12), 8192));
   expect_quotes_equal_queries(
       *make_routed(make_bcube({3, 2, 100'000'000'000, 50 * kNanosecond, 5 * kNanosecond}), 1000));
   // Cut-through: the runs' closed form and the walk's agree too.

@@ -36,15 +36,7 @@ class SipOcsController final : public CircuitController {
     // switches have ports to spare: as 1 byte of demand, which the max-min
     // objective serves with one circuit before it shares the rest by demand.
     // Without it a pair whose traffic starts would wait up to 5d for one.
-    std::vector<PairTraffic> wanted(demand.begin(), demand.end());
-    for (const PairTraffic& t : job_) {
-      const auto it =
-          std::lower_bound(demand.begin(), demand.end(), t, [](const auto& a, const auto& b) {
-            return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
-          });
-      if (it == demand.end() || it->src != t.src || it->dst != t.dst)
-        wanted.push_back({t.src, t.dst, 1});
-    }
+    const std::vector<PairTraffic> wanted = with_idle_job_pairs(demand, job_);
     const std::vector<std::vector<int>> before = permutation_;
     CircuitPlan plan = allocate(wanted);
     // A circuit stays lit where its switch keeps the same input-output pair.

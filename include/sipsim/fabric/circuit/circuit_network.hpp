@@ -107,6 +107,14 @@ inline constexpr std::uint64_t kMaxPeriodsPerChunk = 10'000;
 std::string periods_per_chunk_problem(std::uint64_t rate_bps, std::uint64_t chunk_bytes,
                                       pdes::Time period, const char* circuit);
 
+// What a controller re-plans from at an epoch: `demand` (sorted by pair), plus
+// every pair of `job` without any as 1 byte, so that a planner which serves
+// every pair with traffic first leaves the job's idle pairs a circuit where
+// ports are left, and a pair whose traffic starts does not wait a period for
+// one. Sorted by pair.
+std::vector<PairTraffic> with_idle_job_pairs(std::span<const PairTraffic> demand,
+                                             std::span<const PairTraffic> job);
+
 std::unique_ptr<Network> make_circuit_network(const CircuitFabricSpec& spec,
                                               std::unique_ptr<CircuitController> controller);
 

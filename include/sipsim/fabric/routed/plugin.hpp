@@ -24,6 +24,7 @@ class RoutedPlugin : public Plugin {
 
  protected:
   virtual std::unique_ptr<Topology> topology() const = 0;
+  const RoutedSpec& routed() const { return routed_; }
   std::uint32_t nodes_ = 0;
 
  private:
