@@ -363,7 +363,7 @@ void Executor::start_step(Node& node, Running& r, pdes::Context& ctx, ExecutorHo
     }
   }
   if (!reuse) {
-    StepTransfer transfer(network_.parallel_ports());
+    StepTransfer transfer(network_.concurrent_sends());
     if (step.multicast && !step.out.empty()) {
       transfer.send(transfer_ps(network_, self, comm.nodes[step.out[0].peer], step.out[0].bytes));
     } else {

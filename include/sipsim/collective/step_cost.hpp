@@ -4,7 +4,8 @@
 // (analytical/) use these same rules.
 //
 // A member's step: its sends leave (one after another through one injection
-// port, or all at once through parallel ports such as RAMP's transceivers),
+// port, or all at once through parallel ports such as RAMP's transceivers, or
+// a routed fabric's links: CostModel::concurrent_sends),
 // its receives arrive; once its data is in and its sends have left, the step's
 // local operation runs (priced by the device model), and the step ends. In
 // lock-step (RAMP §6.2.3) a step also lasts at least its round.
@@ -27,10 +28,11 @@ pdes::Time transfer_ps(const fabric::CostModel& network, std::uint32_t a, std::u
                        std::uint64_t bytes);
 
 // A step's data-transfer time (the h2t of the records): its sends in turn, or
-// at once through parallel ports, or its longest receive, whichever is longer.
+// at once (CostModel::concurrent_sends), or its longest receive, whichever is
+// longer.
 class StepTransfer {
  public:
-  explicit StepTransfer(bool parallel_ports) : parallel_(parallel_ports) {}
+  explicit StepTransfer(bool sends_together) : parallel_(sends_together) {}
   void send(pdes::Time t) { sent_ = parallel_ ? std::max(sent_, t) : sent_ + t; }
   void receive(pdes::Time t) { received_ = std::max(received_, t); }
   pdes::Time h2t() const { return std::max(sent_, received_); }
