@@ -3,7 +3,7 @@
 # RAMP Table 9 on RAMP, the SuperPod fat-tree and TopoOpt, 1 rank. The runs
 # are the studies scenarios/studies/validation/ramp-table9-breakdown.yaml
 # (CE 2.5-1.7, 2 minutes, and its figure), ramp-table9-topoopt-reconfigured.yaml
-# (CE 2.5-1.8 on TopoOpt with its circuits reconfigured, 15 s) and
+# (CE 2.5-1.5 on TopoOpt with its circuits reconfigured, 4 minutes) and
 # ramp-table9-large.yaml (CE 1.5-1.0 and CE 1.7 on the SuperPod under replay,
 # about an hour); MODE=simulate
 # runs ramp-table9-simulate.yaml instead (RAMP's CE 1.7 and 1.0 with every

@@ -14,7 +14,7 @@
 # The other studies there make tables of docs/validation.md without a figure,
 # and run only when FIGURES names them (scripts/validate-*.sh do):
 # ramp-estimator-1024 (3 min), ramp-table9-large (about an hour),
-# ramp-table9-simulate (about an hour), ramp-table9-topoopt-reconfigured (15 s),
+# ramp-table9-simulate (about an hour), ramp-table9-topoopt-reconfigured (4 min),
 # sipml-fig5-resnet50 (ResNet-50 at 64
 # GPUs), sipml-fig5-256 and sipml-fig5-resnet50-256 (256 GPUs),
 # sipml-fig5-1024, sipml-fig5-resnet50-1024 and sipml-fig5-megatron-1024
