@@ -9,10 +9,10 @@
 // (a multicast) where the operation allows. Each send is its own message (the fabric's
 // lightpaths carry one copy each; a port shared by the group serialises them).
 //
-//  - broadcast: L pipelined trees, tree q correcting the levels in the rotated order
-//    (L-1+q, L-2+q, ..., q) mod L, each carrying 1/L of the buffer in S segments, so that a
-//    member's L ports work at once (as BCube's edge-disjoint spanning trees do for one-to-all,
-//    Guo et al., SIGCOMM 2009, §4.3);
+//  - broadcast: L pipelined trees, tree q visiting the levels q, q+1, ... (mod L) and q again,
+//    each carrying 1/L of the buffer in S segments, so that a member's L ports work at once
+//    (as BCube's edge-disjoint spanning trees do for one-to-all, Guo et al., SIGCOMM 2009,
+//    §4.3); S + L steps;
 //  - all-gather: L trees on 1/L of every block each, in rotated level orders, each member
 //    multicasting what it has gathered to its group, level by level; L steps;
 //  - reduce-scatter: the same trees backwards, each member sending every group peer the part
