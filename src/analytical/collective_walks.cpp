@@ -86,6 +86,9 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
     ticker.add(1);
   };
 
+  // Sends leave one after another through one injection port, or all at once
+  // (CostModel::concurrent_sends: RAMP's transceivers, a routed fabric's links).
+  const bool together = network.concurrent_sends();
   while (!ready.empty()) {
     const std::uint32_t m = ready.back();
     ready.pop_back();
@@ -93,12 +96,8 @@ CollectiveEstimate longest_path(const collective::CollectiveSpec& spec,
     const collective::Schedule& sched = schedules[m];
     while (s.step < sched.steps()) {
       const collective::WireStep step = collective::wire_step(sched, s.step);
-      // Sends leave one after another through one injection port, or all at
-      // once (CostModel::concurrent_sends: RAMP's transceivers, a routed
-      // fabric's links).
       pdes::Time tx = s.step_start;
       pdes::Time sends_done = s.step_start;
-      const bool together = network.concurrent_sends();
       collective::StepTransfer transfer(together);
       for (const collective::WireMessage& snd : step.out) {
         const Priced q = waits ? (*waits)[m][sent[m]++]
@@ -196,18 +195,14 @@ struct Arrival {
 
 // One estimate's member states; `waits`: whether its messages wait (the
 // prices' waits) or not (the idle fabric).
-// `together`: whether a member's sends of a step start at once
-// (CostModel::concurrent_sends).
 struct Lane {
-  Lane(std::uint32_t n, bool sends_together, bool with_waits)
+  Lane(std::uint32_t n, bool together, bool with_waits)
       : waits(with_waits),
-        together(sends_together),
         state(n),
-        transfer(n, collective::StepTransfer(sends_together)),
+        transfer(n, collective::StepTransfer(together)),
         slot_at(n),
         sent(n) {}
   bool waits;
-  bool together;
   std::vector<LevelState> state;
   std::vector<collective::StepTransfer> transfer;
   std::vector<std::pair<pdes::Time, pdes::Time>> slot_at;  // arrival, transfer
@@ -215,10 +210,10 @@ struct Lane {
   CollectiveEstimate est;
 };
 
-std::vector<Lane> make_lanes(std::uint32_t p, const fabric::CostModel& network, bool idle_lane) {
+std::vector<Lane> make_lanes(std::uint32_t p, bool together, bool idle_lane) {
   std::vector<Lane> lanes;
-  lanes.emplace_back(p, network.concurrent_sends(), true);
-  if (idle_lane) lanes.emplace_back(p, network.concurrent_sends(), false);
+  lanes.emplace_back(p, together, true);
+  if (idle_lane) lanes.emplace_back(p, together, false);
   return lanes;
 }
 
@@ -257,7 +252,8 @@ class LevelWalk {
   const compute::Device& device_;
   const std::vector<collective::Schedule>& schedules_;
   const std::uint32_t p_;
-  const bool priced_;  // level prices come from price_level, not read_level
+  const bool together_;  // a member's sends of a step start at once (CostModel::concurrent_sends)
+  const bool priced_;    // level prices come from price_level, not read_level
   std::vector<Lane> lanes_;
   const std::size_t nl_;
   std::vector<std::vector<Arrival>> inbox_;  // sent to the member, not yet received, in order
@@ -295,8 +291,9 @@ LevelWalk::LevelWalk(const collective::CollectiveSpec& spec,
       device_(device),
       schedules_(schedules),
       p_(spec.p),
+      together_(network.concurrent_sends()),
       priced_(priced),
-      lanes_(make_lanes(p_, network, idle_lane)),
+      lanes_(make_lanes(p_, together_, idle_lane)),
       nl_(lanes_.size()),
       inbox_(p_),
       slot_(p_),
@@ -419,7 +416,7 @@ std::uint64_t LevelWalk::send_level(std::uint32_t i, bool by_slot) {
     ++active;
     LaneTimes tx{}, sends_done{};
     for (std::size_t l = 0; l < nl; ++l) {
-      lanes_[l].transfer[m] = collective::StepTransfer(lanes_[l].together);
+      lanes_[l].transfer[m] = collective::StepTransfer(together_);
       tx[l] = sends_done[l] = lanes_[l].state[m].step_start;
     }
     for (std::uint32_t k = out_at_[m]; k < out_at_[m + 1]; ++k) {
@@ -429,7 +426,7 @@ std::uint64_t LevelWalk::send_level(std::uint32_t i, bool by_slot) {
       for (std::size_t l = 0; l < nl; ++l) {
         Lane& lane = lanes_[l];
         const pdes::Time wait = lane.waits ? q.wait : 0;
-        const pdes::Time start = lane.together ? lane.state[m].step_start : tx[l];
+        const pdes::Time start = together_ ? lane.state[m].step_start : tx[l];
         a.at[l] = start + q.uncongested + wait;
         sends_done[l] = std::max(sends_done[l], start + q.injection + wait);
         tx[l] = sends_done[l];

@@ -17,10 +17,25 @@ pdes::Time transfer_of(std::uint64_t bytes, std::uint64_t rate_bps) {
   return last_ps;
 }
 
+namespace {
+
+// A message's price from its path's quote, before any wait.
+Priced priced(const fabric::CostModel::PathQuote& q, std::uint64_t bytes) {
+  return {0, q.injection, q.uncongested, transfer_of(bytes, q.rate_bps)};
+}
+
+// Member m's message `w`, priced from `q`, its runs from `begin` to the end of step.runs.
+void add_run_msg(StepLoad& step, std::uint32_t m, const collective::WireMessage& w,
+                 std::uint32_t begin, const fabric::CostModel::PathQuote& q) {
+  step.msgs.push_back({m, w.peer, w.bytes, begin, static_cast<std::uint32_t>(step.runs.size()),
+                       priced(q, w.bytes)});
+}
+
+}  // namespace
+
 Priced price(const fabric::CostModel& network, std::uint32_t a, std::uint32_t b,
              std::uint64_t bytes, std::vector<fabric::CostModel::Resource>* resources) {
-  const fabric::CostModel::PathQuote q = network.quote(a, b, bytes, resources);
-  return {0, q.injection, q.uncongested, transfer_of(bytes, q.rate_bps)};
+  return priced(network.quote(a, b, bytes, resources), bytes);
 }
 
 namespace {
@@ -51,12 +66,7 @@ bool load_by_runs(const std::vector<collective::WireStep>& wire,
           step.runs.resize(begin);  // loads only
           continue;
         }
-        step.msgs.push_back({m,
-                             w.peer,
-                             w.bytes,
-                             begin,
-                             static_cast<std::uint32_t>(step.runs.size()),
-                             {0, q.injection, q.uncongested, transfer_of(w.bytes, q.rate_bps)}});
+        add_run_msg(step, m, w, begin, q);
       }
     }
   }
@@ -149,12 +159,7 @@ void price_one(const std::vector<collective::WireStep>& wire,
         const auto begin = static_cast<std::uint32_t>(step.runs.size());
         fabric::CostModel::PathQuote q;
         network.quote_runs(nodes[m], nodes[w.peer], w.bytes, q, step.runs);  // load_all had them
-        step.msgs.push_back({m,
-                             w.peer,
-                             w.bytes,
-                             begin,
-                             static_cast<std::uint32_t>(step.runs.size()),
-                             {0, q.injection, q.uncongested, transfer_of(w.bytes, q.rate_bps)}});
+        add_run_msg(step, m, w, begin, q);
       } else {
         const auto begin = static_cast<std::uint32_t>(step.res.size());
         const Priced priced = price(network, nodes[m], nodes[w.peer], w.bytes, &step.res);
