@@ -53,14 +53,14 @@ def _script(path, sets):
     return doc
 
 
-# -- SiP-ML Fig. 5: scripts/validate-sipml-fig5.sh's GPUS, MODELS and its loops ----------------
+# -- SiP-ML Fig. 5: the studies' loops over fabric, B and strategy ----------------
 
 FABRICS = ["elect-flat", "elect-cluster-200", "elect-cluster-400", "sip-ocs", "sip-ring"]
 BWS = [128, 256, 512, 1024, 2048, 4096, 8192]
 
 
 def _bandwidth(fabric, b):
-    """The script's bw_args: B Gb/s per GPU; SiP-Ring W = round(B / 25 Gb/s) at B / W each."""
+    """B Gb/s per GPU; SiP-Ring W = round(B / 25 Gb/s) at B / W each."""
     if fabric in ("elect-flat", "sip-ocs"):
         return [("fabric.bandwidth", f"{b}Gbps")]
     if fabric.startswith("elect-cluster"):

@@ -101,30 +101,35 @@ class Placer {
     avail[x.device] = x.end;
   }
 
-  // The device within reach of `anchor` nearest `from`.
+  // The device within half the reach of `anchor` nearest `from` (the
+  // relocation's target, below).
   std::uint32_t toward(std::uint32_t from, std::uint32_t anchor) const {
     std::uint32_t best = anchor;
     for (std::uint32_t d = 0; d < k_; ++d) {
-      if (near(d, anchor) && ring(d, from, k_) < ring(best, from, k_)) best = d;
+      if (ring(d, anchor, k_) <= w_ / 2 && ring(d, from, k_) < ring(best, from, k_)) best = d;
     }
     return best;
   }
 
   // §3.2's relocation, for x placed where some parents are out of reach:
-  // those parents move to the device within reach of x nearest their own,
-  // then (backward) their parents out of reach move towards them, and so on;
-  // a forward pass then moves each placed sub-op whose parents it no longer
-  // reaches to the candidate nearest its device (or moves its parents, as
-  // for x). Repeated until no edge among the placed sub-ops is out of reach.
-  // The paper leaves its convergence open: after kMaxRounds rounds every
-  // placed sub-op goes to x's device (valid, and counted in `fallbacks`).
-  // The estimate is then recomputed in placement order.
+  // x's parents farther than half the reach move to the device within half
+  // the reach of x nearest their own (half, so that x's siblings, which
+  // need the same parents, keep w + 1 candidates: left anywhere within the
+  // reach, the parents span 2w + 1 devices and every sibling must share x's
+  // device), then (backward) their parents out of reach move the same way
+  // towards them, and so on; a forward pass then moves each placed sub-op
+  // whose parents it no longer reaches to the candidate nearest its device
+  // (or moves its parents, as for x). Repeated until no edge among the
+  // placed sub-ops is out of reach. The paper leaves its convergence open:
+  // after kMaxRounds rounds the placed sub-ops fold into the w + 1 devices
+  // around x's (valid, and counted in `fallbacks`). The estimate is then
+  // recomputed in placement order.
   void relocate(std::uint32_t x) {
     const std::uint32_t n = x + 1;
     std::vector<std::uint32_t> work;
-    auto pull_parents = [&](std::uint32_t s) {
+    auto pull_parents = [&](std::uint32_t s, std::uint32_t limit) {
       for (const std::uint32_t p : parents[s]) {
-        if (near(device(p), device(s))) continue;
+        if (ring(device(p), device(s), k_) <= limit) continue;
         out_.subops[p].device = toward(device(p), device(s));
         ++out_.relocations;
         work.push_back(p);
@@ -133,8 +138,8 @@ class Placer {
     bool converged = false;
     for (std::uint32_t round = 0; round < kMaxRounds && !converged; ++round) {
       // Backward from x (first round) or from the sub-ops the forward pass flagged.
-      if (round == 0) pull_parents(x);
-      for (std::uint32_t i = 0; i < work.size() && i < kMaxMoves; ++i) pull_parents(work[i]);
+      if (round == 0) pull_parents(x, w_ / 2);
+      for (std::uint32_t i = 0; i < work.size() && i < kMaxMoves; ++i) pull_parents(work[i], w_);
       work.clear();
       converged = true;
       for (std::uint32_t s = 0; s < n; ++s) {
@@ -164,29 +169,24 @@ class Placer {
             }
           }
           out_.subops[s].device = best;
-          pull_parents(s);
+          pull_parents(s, w_);
         }
       }
     }
     if (!converged) {
-      // Compress the placement towards x's device, halving every device's
-      // offset from it, until every edge is within reach (at worst all on
-      // x's device, which is valid).
+      // Fold the placement into the w + 1 devices around x's device: a
+      // device at ring offset o from it goes to offset ((o + h) mod (w + 1))
+      // - h, h = floor(w / 2). Any two devices of that window are within
+      // reach, so every edge is; devices already in the window keep their
+      // sub-ops, and the others spread over it instead of piling up, so
+      // repeated fallbacks do not collapse a graph onto one device.
       ++fallbacks;
-      const std::uint32_t center = device(x);
-      while (!converged) {
-        for (std::uint32_t s = 0; s < n; ++s) {
-          const std::uint32_t up = (device(s) + k_ - center) % k_;  // clockwise offset
-          const std::int64_t offset = up <= k_ / 2 ? std::int64_t{up} : std::int64_t{up} - k_;
-          const std::int64_t half = offset / 2;
-          out_.subops[s].device =
-              static_cast<std::uint32_t>((std::int64_t{center} + half + k_) % k_);
-        }
-        converged = true;
-        for (std::uint32_t s = 0; s < n && converged; ++s) {
-          for (const std::uint32_t p : parents[s])
-            converged = converged && near(device(p), device(s));
-        }
+      const std::int64_t center = device(x), k = k_, span = std::int64_t{w_} + 1, h = w_ / 2;
+      for (std::uint32_t s = 0; s < n; ++s) {
+        const std::int64_t up = (device(s) + k - center) % k;  // clockwise offset
+        const std::int64_t offset = up <= k / 2 ? up : up - k;
+        const std::int64_t folded = ((offset + h) % span + span) % span - h;
+        out_.subops[s].device = static_cast<std::uint32_t>((center + folded + k) % k);
       }
     }
     std::fill(avail.begin(), avail.end(), pdes::Time{0});

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -129,6 +130,34 @@ TEST(DegreeAware, RelocatesParentsWhenNoDeviceFits) {
   const PlacementResult one = place(ops, in_order(3), {4000, 1000, 4000}, 1000, 4, 1);
   EXPECT_EQ(check_placement(one, 4, 1), "");
   for (const SubOp& s : one.subops) EXPECT_EQ(s.device, one.subops[0].device);
+}
+
+// A chain of gathering ops split 32 ways (a GPT's layers) with reach 8 of
+// 32: every part needs every part of its producer, so an op's parts fit in
+// w + 1 = 9 consecutive GPUs at most. The relocation pulls the producers
+// within half the reach, so that the parts spread over those 9; pulled only
+// within the reach, the producers spanned 17 GPUs and every other op ran
+// all its parts on one.
+TEST(DegreeAware, RelocationSpreadsAGatheringChainOverTheReach) {
+  constexpr std::uint32_t kOps = 24, kK = 32, kDelta = 16;
+  std::vector<std::vector<std::uint32_t>> deps(kOps);
+  for (std::uint32_t i = 1; i < kOps; ++i) deps[i] = {i - 1};
+  std::vector<DagOp> ops;
+  for (std::uint32_t i = 0; i < kOps; ++i) ops.push_back({deps[i], 1000, true});
+  const Time tau = 1000;
+  const PlacementResult p =
+      place(ops, in_order(kOps), std::vector<Time>(kOps, kK * tau), tau, kK, kDelta);
+  EXPECT_GT(p.relocations, 0u);
+  EXPECT_EQ(check_placement(p, kK, kDelta), "");
+  std::vector<Time> busy(kK, 0);
+  for (const SubOp& s : p.subops) busy[s.device] += tau;
+  const Time total = Time{kOps} * kK * tau;
+  const Time most = *std::max_element(busy.begin(), busy.end());
+  const auto used = std::count_if(busy.begin(), busy.end(), [](Time b) { return b > 0; });
+  EXPECT_GE(used, 9);
+  // Within 1/8 of an even share of the 9-GPU window (32 parts on 9 GPUs:
+  // 4 on some, 3 on others, and the first op spread wider).
+  EXPECT_LE(most, total / 9 + total / 72) << most << " of " << total;
 }
 
 // Invariants on a random layered graph with skips: every sub-op placed,
