@@ -17,7 +17,8 @@
 # ramp-table9-simulate (about an hour), ramp-table9-topoopt-reconfigured (4 min),
 # sipml-fig5-resnet50 (ResNet-50 at 64
 # GPUs), sipml-fig5-256 and sipml-fig5-resnet50-256 (256 GPUs),
-# sipml-fig5-1024, sipml-fig5-resnet50-1024 and sipml-fig5-megatron-1024
+# sipml-fig5-1024, sipml-fig5-resnet50-1024, sipml-fig5-megatron-1024 and
+# sipml-fig5-megatron-graph-1024
 # (1,024 GPUs; an hour or more).
 # Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-table1
 #        sipac-fig4a sipac-fig4b sipml-fig8 sipml-fig9"] [OUT=docs/img]
@@ -120,7 +121,7 @@ the fastest strategy mp x dp (dp = 64 / mp) per point"
       echo "# $f: the Transformer at 64 GPUs"
       tables fig5 "$dir"
       ;;
-    sipml-fig5-resnet50 | sipml-fig5-256 | sipml-fig5-resnet50-256 | sipml-fig5-1024 | sipml-fig5-resnet50-1024)
+    sipml-fig5-resnet50 | sipml-fig5-256 | sipml-fig5-resnet50-256 | sipml-fig5-1024 | sipml-fig5-resnet50-1024 | sipml-fig5-megatron-graph-1024)
       # Fig. 5 for ResNet-50, and at 256 and 1,024 GPUs: tables only.
       study "$f"
       echo "# $f"
@@ -241,6 +242,6 @@ dash-dot-dotted; the fastest mp x dp (dp = 64 / mp) per point"
       table "$dir" run \
         '(lambda t, r: pd.concat([t.assign(d=t["fabric.reconfiguration_delay"]), r.assign(d="one-shot")]).assign(v=lambda u: u.y.mul(1e3).map("{:.2f}".format) + " (mp" + u["workload.mp"].astype(str) + ") " + (u.y / u.group.map(r.set_index("group").y)).map("{:.3f}".format)).pivot(index="d", columns="group", values="v").rename_axis(columns="B").loc[list(dict.fromkeys(t["fabric.reconfiguration_delay"])) + ["one-shot"]])(*(lambda p: (p[0], p[1]["ref"]))(sipsim.plot.lines_table(d, "fabric.reconfiguration_delay", best="min", ref="label.mode=one-shot")))'
       ;;
-    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-table1, sipac-fig4a, sipac-fig4b, sipml-fig8, sipml-fig9; tables only: ramp-estimator-1024, ramp-table9-large, ramp-table9-simulate, sipml-fig5-resnet50, sipml-fig5-256, sipml-fig5-resnet50-256, sipml-fig5-1024, sipml-fig5-resnet50-1024, sipml-fig5-megatron-1024)" >&2; exit 2 ;;
+    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-table1, sipac-fig4a, sipac-fig4b, sipml-fig8, sipml-fig9; tables only: ramp-estimator-1024, ramp-table9-large, ramp-table9-simulate, sipml-fig5-resnet50, sipml-fig5-256, sipml-fig5-resnet50-256, sipml-fig5-1024, sipml-fig5-resnet50-1024, sipml-fig5-megatron-1024, sipml-fig5-megatron-graph-1024)" >&2; exit 2 ;;
   esac
 done
