@@ -37,6 +37,7 @@ _WHY_MISSING = {
     "/memory": "only transformer runs have it",
     "/trace/events": "the run had no trace (output.trace: ops, collectives or steps, training only)",
     "/replay_shapes": "not a training run under workload.collectives: replay-shapes",
+    "/faults": "the scenario has no faults: section (docs/faults.md)",
     "/fabric": "the workload ran on no fabric (e.g. PHOLD)",
     "/lp/events": "every run writes it (docs/output.md): the file is damaged or not a whole run's",
 }
@@ -249,6 +250,19 @@ class Run:
         df.attrs = attrs
         return df
 
+    def faults(self) -> pd.DataFrame:
+        """/faults (a scenario with a faults: section): one row per fault in the section's order:
+        id, kind, target, at_s, until_s (inf: never repaired), happened (the run reached it),
+        factor (gpu-slowdown's speed left, NaN otherwise), removed (in words). A GPU failure's
+        time and text are meta["failed_at_ps"] and meta["failure"] (docs/faults.md)."""
+        arr, attrs = self._read("/faults")
+        with self._reading("/faults"):
+            df = _table(arr)
+            df.loc[arr["until_ps"] == np.iinfo(np.uint64).max, "until_s"] = np.inf
+            df["happened"] = df["happened"].astype(bool)
+        df.attrs = attrs
+        return df
+
     def memory(self) -> pd.DataFrame:
         """Each GPU's peak memory (transformer): gpu, weights_bytes, ..., total_bytes;
         `attrs["capacity_bytes"]` is the accelerator's memory."""
@@ -274,7 +288,7 @@ class Run:
 
 
 _TABLES = ("/collectives", "/iterations", "/breakdown", "/memory", "/trace/events", "/gpu_energy",
-           "/replay_shapes")
+           "/replay_shapes", "/faults")
 
 
 def open(path: "str | os.PathLike[str]") -> Run:  # noqa: A001 - the package's entry point

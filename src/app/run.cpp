@@ -21,6 +21,7 @@
 #include <span>
 #include <sstream>
 
+#include "fault_report.hpp"
 #include "scaling_advice.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/common.hpp"
@@ -187,7 +188,7 @@ void window_rows(const std::function<void(const std::string&, const std::string&
 
 void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const MemoryStats& mem,
                    int ranks, const std::string& output,
-                   const std::map<std::string, std::uint64_t>& fabric) {
+                   const std::map<std::string, std::uint64_t>& fabric, const FaultOutcome& faults) {
   const scenario::Scenario& s = setup.scenario;
   const double rate =
       r.wall_seconds > 0 ? static_cast<double>(r.committed_events) / r.wall_seconds : 0.0;
@@ -197,6 +198,7 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
   auto row = [&](const std::string& k, const std::string& v) {
     o << "  " << k << std::string(k.size() < 20 ? 20 - k.size() : 1, ' ') << v << "\n";
   };
+  for (const auto& [k, v] : fault_summary(setup.faults, faults)) row(k, v);
   row("committed events", std::to_string(r.committed_events));
   row("last event at", base::format_time_ps(r.last_event_time));
   row("wall time", fmt::format("{:.3f} s (engine)", r.wall_seconds));
@@ -452,9 +454,11 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
     phase(comm, "removing the old output", kExitBadInput, [&] { file->remove_existing(); });
   }
 
+  // A GPU failure stops the job at its time (docs/faults.md).
+  const std::optional<fabric::Fault> failure = fabric::first_gpu_failure(setup->faults);
   pdes::EngineOptions options;
   options.seed = s.seed;
-  options.end_time = s.simulation.end_time;
+  options.end_time = std::min(s.simulation.end_time, failure ? failure->at : pdes::kTimeMax);
   options.kind = s.simulation.engine;
   options.progress_interval_s = args.quiet ? 0.0 : s.simulation.progress_interval_s;
   options.check_bounds = args.check_bounds;
@@ -472,13 +476,16 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
   const std::string after =
       "after the simulation (simulated time " + base::format_time_ps(result.last_event_time) + ")";
 
+  FaultOutcome outcome{std::nullopt, result.last_event_time};
   phase(comm, "collecting the results", kExitRunFailed, [&] {
     sim.results->collect(comm);
     // A program that could not finish is an error, unless the scenario's
-    // time limit stopped it.
-    if (s.simulation.end_time == pdes::kTimeMax) {
+    // time limit or a GPU failure stopped it (the job failed then).
+    if (s.simulation.end_time == pdes::kTimeMax || failure) {
       const std::string unfinished = sim.results->unfinished(comm);
-      if (!unfinished.empty()) {
+      if (failure && !unfinished.empty()) {
+        outcome.failure = failure;
+      } else if (!unfinished.empty() && s.simulation.end_time == pdes::kTimeMax) {
         throw error(kExitRunFailed, "the simulation ended with work left: " + unfinished);
       }
     }
@@ -508,6 +515,16 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
                          comm.rank());
   });
   write("the results", [&] { sim.results->write(file->h5()); });
+  if (s.faults) {
+    write("/faults", [&] {
+      output::write_faults(file->h5(), fault_rows(setup->faults, outcome));
+      if (outcome.failure) {
+        const output::h5::Handle meta = file->h5().open_group("/meta");
+        output::h5::write_attr(meta.get(), "failed_at_ps", outcome.failure->at);
+        output::h5::write_attr(meta.get(), "failure", failure_text(*outcome.failure));
+      }
+    });
+  }
   std::map<std::string, std::uint64_t> fabric_totals;
   if (sim.network != nullptr) {
     write("/fabric", [&] { fabric_totals = write_fabric(*file, *setup->fabric, *sim.network); });
@@ -524,7 +541,7 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
 
   if (comm.rank() == 0) {
     sim.results->print(std::cout);
-    print_summary(*setup, result, mem, comm.size(), output, fabric_totals);
+    print_summary(*setup, result, mem, comm.size(), output, fabric_totals, outcome);
   }
 }
 

@@ -34,25 +34,7 @@ void write_collectives(h5::File& file, const std::vector<CollectiveRow>& rows) {
   check(H5Tinsert(id, "algbw_gbps", offsetof(CollectiveRow, algbw_gbps), H5T_NATIVE_DOUBLE), "a");
   check(H5Tinsert(id, "busbw_gbps", offsetof(CollectiveRow, busbw_gbps), H5T_NATIVE_DOUBLE), "b");
 
-  const hsize_t n = rows.size();
-  h5::Handle space(H5Screate_simple(1, &n, nullptr));
-  h5::Handle dset(H5Dcreate2(file.id(), "/collectives", id, space.get(), H5P_DEFAULT, H5P_DEFAULT,
-                             H5P_DEFAULT));
-  h5::check_collective(file.comm(), dset ? 0 : -1, "cannot create /collectives");
-  int rank = 0;
-  MPI_Comm_rank(file.comm(), &rank);
-  h5::Handle mem(H5Screate_simple(1, &n, nullptr));
-  h5::Handle fspace(H5Dget_space(dset.get()));
-  if (rank != 0 || n == 0) {
-    H5Sselect_none(mem.get());
-    H5Sselect_none(fspace.get());
-  }
-  h5::Handle dxpl(H5Pcreate(H5P_DATASET_XFER));
-  H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE);
-  // Rank 0 writes: every rank must learn if that fails (a full disk).
-  h5::check_collective(file.comm(),
-                       H5Dwrite(dset.get(), id, mem.get(), fspace.get(), dxpl.get(), rows.data()),
-                       "writing /collectives: rows");
+  const h5::Handle dset = h5::write_rank0_rows(file, "/collectives", id, rows.size(), rows.data());
   h5::write_attr(dset.get(), "time_units", std::string_view("ps"));
   h5::write_attr(dset.get(), "bandwidth_units", std::string_view("GB/s (1e9 bytes/s)"));
 }

@@ -584,4 +584,29 @@ Handle fixed_string_type(std::size_t size) {
   return t;
 }
 
+Handle write_rank0_rows(File& file, const std::string& path, hid_t type, std::uint64_t n,
+                        const void* rows) {
+  const hsize_t size = n;
+  Handle space(H5Screate_simple(1, &size, nullptr));
+  Handle dset(H5Dcreate2(file.id(), path.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT));
+  check_collective(file.comm(), dset ? 0 : -1, "cannot create " + path);
+  int rank = 0;
+  MPI_Comm_rank(file.comm(), &rank);
+  Handle mem(H5Screate_simple(1, &size, nullptr));
+  Handle fspace(H5Dget_space(dset.get()));
+  if (rank != 0 || n == 0) {
+    H5Sselect_none(mem.get());
+    H5Sselect_none(fspace.get());
+  }
+  if (n == 0) return dset;  // the same on every rank
+  Handle dxpl(H5Pcreate(H5P_DATASET_XFER));
+  H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE);
+  // Rank 0 writes: every rank must learn if that fails (a full disk).
+  check_collective(file.comm(),
+                   H5Dwrite(dset.get(), type, mem.get(), fspace.get(), dxpl.get(), rows),
+                   "writing " + path + ": rows");
+  return dset;
+}
+
 }  // namespace sipsim::output::h5

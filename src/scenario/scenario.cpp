@@ -42,6 +42,7 @@ Scenario load_scenario(const base::Document& document) {
     s.output = out;
   }
   s.training = root.optional("training");  // read by setup/ (workload::read_training)
+  s.faults = root.optional("faults");      // read by setup/ (fabric::read_faults)
   root.finish();
   return s;
 }

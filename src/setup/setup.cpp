@@ -45,6 +45,11 @@ Setup read(scenario::Scenario scenario) {
   out.workload = entry(workload_registry(), type).read(w, context);
   w.finish();
   out.workload_at = {section.location(), section.path()};
+  if (s.faults) {
+    out.faults =
+        fabric::read_faults(*s.faults, out.fabric ? out.fabric->nodes() : 0, s.simulation.end_time);
+    out.faults_at = {s.faults->location(), s.faults->path()};
+  }
   if (s.training) {
     out.steps_to_target = workload::read_training(*s.training);
     const base::Value at = s.training->as_map().required("steps_to_target");
@@ -91,6 +96,21 @@ workload::Simulation build(const Setup& setup, const BuildOptions& options) {
       sim.results->set_steps_to_target(*setup.steps_to_target);
     } catch (const std::invalid_argument& e) {
       throw base::ScenarioError(setup.training_at.location, setup.training_at.key, e.what());
+    }
+  }
+  if (!setup.faults.empty()) {
+    std::vector<workload::Slowdown> slowdowns;
+    for (const fabric::Fault& f : setup.faults) {
+      if (f.kind == fabric::FaultKind::kGpuSlowdown) {
+        slowdowns.push_back({f.gpu, f.at, f.until, f.factor});
+      }
+    }
+    const std::optional<fabric::Fault> failure = fabric::first_gpu_failure(setup.faults);
+    try {
+      sim.results->set_faults(std::move(slowdowns),
+                              failure ? std::optional(failure->at) : std::nullopt);
+    } catch (const std::invalid_argument& e) {
+      throw base::ScenarioError(setup.faults_at.location, setup.faults_at.key, e.what());
     }
   }
   const std::string& trace = setup.scenario.trace;

@@ -429,7 +429,22 @@ void Interpreter::start_compute(Node& node, pdes::Context& ctx) {
   node.computing = true;
   const pdes::Time duration = node.program->op(node.computing_op).duration;
   node.compute_end = ctx.now() + duration;
-  ctx.send(ctx.self(), duration, kComputeDone, {node.computing_op, 0, 0, 0});
+  if (!slowdowns_.empty()) {  // this GPU's windows, if any (docs/faults.md)
+    const auto [lo, hi] =
+        std::equal_range(slowdowns_.begin(), slowdowns_.end(), Slowdown{node.id},
+                         [](const Slowdown& a, const Slowdown& b) { return a.node < b.node; });
+    node.compute_end = slowed_end(ctx.now(), duration, std::span(lo, hi));
+  }
+  ctx.send(ctx.self(), node.compute_end - ctx.now(), kComputeDone, {node.computing_op, 0, 0, 0});
+}
+
+// Slowdowns only lengthen compute (factor < 1), so the program-derived
+// lookahead, which bounds with the nominal durations, stays a lower bound.
+void Interpreter::set_slowdowns(std::vector<Slowdown> slowdowns) {
+  std::sort(slowdowns.begin(), slowdowns.end(), [](const Slowdown& a, const Slowdown& b) {
+    return a.node != b.node ? a.node < b.node : a.at < b.at;
+  });
+  slowdowns_ = std::move(slowdowns);
 }
 
 void Interpreter::complete(Node& node, std::uint32_t i, pdes::Context& ctx,

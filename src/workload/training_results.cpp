@@ -24,6 +24,7 @@ TrainingResults::TrainingResults(TrainingShape shape, const ProgramMaker& make,
     : shape_(std::move(shape)),
       start_(shape_.iterations, pdes::kTimeMax),
       end_(shape_.iterations, 0),
+      done_gpus_(shape_.iterations, 0),
       breakdown_(std::size_t{shape_.iterations} * shape_.gpus, Breakdown{}) {
   if (!shape_.nodes.empty()) {
     gpu_of_node_.assign(*std::max_element(shape_.nodes.begin(), shape_.nodes.end()) + 1, 0);
@@ -60,6 +61,13 @@ void TrainingResults::iteration_done(std::uint32_t node, std::uint32_t iteration
   end_[iteration] = std::max(end_[iteration], end);
   const std::uint32_t gpu = gpu_of_node_.empty() ? node : gpu_of_node_[node];
   breakdown_[std::size_t{iteration} * shape_.gpus + gpu] = breakdown;
+  ++done_gpus_[iteration];
+}
+
+void TrainingResults::set_faults(std::vector<Slowdown> slowdowns,
+                                 std::optional<pdes::Time> failure) {
+  interpreter_->set_slowdowns(std::move(slowdowns));
+  failure_ = failure;
 }
 
 // Each GPU's iterations are reported on its own rank only: min, max and sum
@@ -72,13 +80,30 @@ void TrainingResults::collect(const boost::mpi::communicator& comm) {
   MPI_Allreduce(MPI_IN_PLACE, breakdown_.data(),
                 static_cast<int>(breakdown_.size() * kBreakdownColumns), MPI_UINT64_T, MPI_SUM,
                 MPI_Comm(comm));
+  MPI_Allreduce(MPI_IN_PLACE, done_gpus_.data(), n, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm));
   for (std::size_t i = 0; i < start_.size(); ++i) {
     if (start_[i] == pdes::kTimeMax) start_[i] = end_[i] = 0;  // never ran
+  }
+  if (failure_) {
+    // The job stopped at the failure: an iteration counts when every GPU
+    // completed it (docs/faults.md); the ones after the first unfinished go.
+    std::size_t kept = 0;
+    while (kept < done_gpus_.size() && done_gpus_[kept] == shape_.gpus) ++kept;
+    start_.resize(kept);
+    end_.resize(kept);
+    breakdown_.resize(kept * shape_.gpus);
   }
   // The fabric's bytes, plus those replayed collectives would have sent
   // (docs/models.md, "Replayed collectives").
   const std::uint64_t bytes = network().counter("bytes") + interpreter_->replayed_bytes();
   MPI_Allreduce(&bytes, &fabric_bytes_, 1, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm));
+  if (failure_) {
+    // The run stopped within an iteration, whose bytes are in the count: an
+    // iteration's own are what its programs send (the same in every one).
+    std::uint64_t one = 0;
+    for (const fabric::PairTraffic& t : job_traffic(programs())) one += t.bytes;
+    fabric_bytes_ = one * shape_.iterations;
+  }
   energy_model_ = {shape_.busy_w, shape_.idle_w, network().energy_pj_per_bit()};
 }
 
@@ -256,7 +281,7 @@ void TrainingResults::print(std::ostream& out) const {
 // 1.. (iteration 0 starts with every GPU idle; each later one overlaps the
 // one before).
 void TrainingResults::print_iterations(std::ostream& out) const {
-  const std::uint32_t iterations = shape_.iterations;
+  const std::uint32_t iterations = this->iterations();
   std::string head = fmt::format("#{:>9} {:>14} {:>13} {:>13}", "iteration", "period(ms)",
                                  "HW TFLOP/s", "model TFLOP/s");
   for (const IterationColumn& c : columns_) {
@@ -299,7 +324,8 @@ void TrainingResults::set_steps_to_target(const StepsToTarget& steps) {
 }
 
 double TrainingResults::steady_period_s() const {
-  const std::uint32_t iterations = shape_.iterations;
+  const std::uint32_t iterations = this->iterations();
+  if (iterations == 0) return NAN;  // a GPU failed during the first
   double sum = 0;
   for (std::uint32_t i = iterations > 1 ? 1 : 0; i < iterations; ++i) {
     sum += static_cast<double>(period(i));
@@ -311,28 +337,40 @@ double TrainingResults::time_to_accuracy_s() const {
   return std::isnan(target_steps_) ? NAN : target_steps_ * steady_period_s();
 }
 
-// Over all iterations: the mean over GPUs and the slowest GPU (the largest
-// total; the lowest GPU among equals), in ms per iteration.
+// Over all iterations: the mean over GPUs, the slowest GPU (the largest
+// total; the lowest GPU among equals) and, where it is another, the busiest
+// (the most computation: a straggler, whom the others wait for), in ms per
+// iteration.
 void TrainingResults::print_breakdown(std::ostream& out) const {
-  const std::uint32_t gpus = shape_.gpus, iterations = shape_.iterations;
-  Breakdown slowest{};
-  std::uint64_t slowest_total = 0;
-  std::uint32_t slowest_gpu = 0;
+  const std::uint32_t gpus = shape_.gpus, iterations = this->iterations();
+  if (iterations == 0) {
+    out << "# breakdown: no iteration completed\n";
+    return;
+  }
+  Breakdown slowest{}, busiest{};
+  std::uint64_t slowest_total = 0, busiest_compute = 0;
+  std::uint32_t slowest_gpu = 0, busiest_gpu = 0;
   std::vector<double> sums(kBreakdownColumns, 0.0);
   for (std::uint32_t g = 0; g < gpus; ++g) {
     Breakdown total{};
-    std::uint64_t all = 0;
+    std::uint64_t all = 0, compute = 0;
     for (std::uint32_t i = 0; i < iterations; ++i) {
       for (std::size_t k = 0; k < kBreakdownColumns; ++k) total[k] += breakdown(i, g)[k];
     }
     for (std::size_t k = 0; k < kBreakdownColumns; ++k) {
       all += total[k];
       sums[k] += static_cast<double>(total[k]);
+      if (k < kCategories && !is_communication(static_cast<Category>(k))) compute += total[k];
     }
     if (g == 0 || all > slowest_total) {
       slowest_total = all;
       slowest = total;
       slowest_gpu = g;
+    }
+    if (g == 0 || compute > busiest_compute) {
+      busiest_compute = compute;
+      busiest = total;
+      busiest_gpu = g;
     }
   }
   const double per = 1e9 * iterations;
@@ -340,13 +378,27 @@ void TrainingResults::print_breakdown(std::ostream& out) const {
   std::string head2 = fmt::format("#{:>13}", "");
   std::string mean_line = fmt::format(" {:>13}", "mean GPU");
   std::string slow_line = fmt::format(" {:>13}", fmt::format("slowest {}", slowest_gpu));
+  std::string busy_line = fmt::format(" {:>13}", fmt::format("busiest {}", busiest_gpu));
   for (std::size_t k = 0; k < kBreakdownColumns; ++k) {
     const std::size_t width = std::max<std::size_t>(10, breakdown_column(k).size());
     head2 += fmt::format(" {:>{}}", breakdown_column(k), width);
     mean_line += fmt::format(" {:>{}.4f}", sums[k] / gpus / per, width);
     slow_line += fmt::format(" {:>{}.4f}", static_cast<double>(slowest[k]) / per, width);
+    busy_line += fmt::format(" {:>{}.4f}", static_cast<double>(busiest[k]) / per, width);
   }
   out << "\n" << head2 << "\n" << mean_line << "\n" << slow_line << "\n";
+  // The busiest GPU computes measurably more than the slowest (1%): a
+  // straggler. Equal stages' rounding differences are not.
+  const std::uint64_t slowest_compute = [&] {
+    std::uint64_t c = 0;
+    for (std::size_t k = 0; k < kCategories; ++k) {
+      if (!is_communication(static_cast<Category>(k))) c += slowest[k];
+    }
+    return c;
+  }();
+  if (busiest_gpu != slowest_gpu && busiest_compute > slowest_compute + slowest_compute / 100) {
+    out << busy_line << "\n";
+  }
 }
 
 Simulation make_training_simulation(std::unique_ptr<TrainingResults> results) {

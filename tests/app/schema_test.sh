@@ -3,8 +3,8 @@
 # group, dataset, attribute and table column of a real run file is listed
 # there for that kind of run, and everything listed for that kind of run is in
 # the file; and every listed name is described in the document's tables.
-# Five runs: PHOLD (no fabric), collectives on elect-flat and on RAMP, a transformer,
-# and one under replay-shapes.
+# Six runs: PHOLD (no fabric), collectives on elect-flat and on RAMP, a transformer,
+# one under replay-shapes, and one with GPU faults that fails.
 # Usage: schema_test.sh SIPSIM SOURCE_DIR
 set -euo pipefail
 sipsim=$(realpath "$1")
@@ -71,6 +71,7 @@ check flat always fabric collectives -- "$src/scenarios/nccl/elect-flat.yaml" --
 check ramp always fabric collectives ramp -- "$src/scenarios/ramp/small-ramp.yaml" --set workload.sizes.max=64KiB
 check training always fabric training trace -- "$src/tests/app/training-tiny.yaml"
 check shapes always fabric training trace shapes -- "$src/tests/app/training-replay-shapes.yaml"
+check faults always fabric training ramp faults failure -- "$src/tests/app/faults-gpu.yaml"
 
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
-echo "5 run files match docs/output.md"
+echo "6 run files match docs/output.md"

@@ -119,6 +119,12 @@ void write_attr(hid_t object, const std::string& name, std::span<const std::uint
                 std::span<const std::uint64_t> shape = {});
 void write_attr(hid_t object, const std::string& name, std::span<const double> values);
 
+// A 1-D table of `n` rows of compound `type` at absolute `path`, the same
+// on every rank: rank 0 writes `rows` (the others' are not read); collective.
+// Returns the dataset handle for its attributes.
+Handle write_rank0_rows(File& file, const std::string& path, hid_t type, std::uint64_t n,
+                        const void* rows);
+
 // A 1-D dataset of `global_size` elements at absolute `path`, each rank writing
 // the elements at `indices` (strictly increasing global indices; any rank may
 // own none) with `values[i]` going to `indices[i]`. Written collectively.

@@ -32,6 +32,7 @@ struct Scenario {
   std::optional<base::Value> workload;  // always present after load_scenario
   std::optional<base::Value> output;    // the output section, when given
   std::optional<base::Value> training;  // the training section (time to accuracy), when given
+  std::optional<base::Value> faults;    // the faults section (read by setup/), when given
   std::string trace = "none";           // output.trace: none, ops, collectives
   std::string path;                     // as given on the command line
   std::string yaml_text;                // the file's text, recorded in the run file

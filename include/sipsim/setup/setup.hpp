@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sipsim/fabric/faults.hpp"
 #include "sipsim/fabric/plugin.hpp"
 #include "sipsim/scenario/scenario.hpp"
 #include "sipsim/workload/plugin.hpp"
@@ -49,7 +50,8 @@ struct Setup {
   std::unique_ptr<fabric::Plugin> fabric;  // null without a fabric: section
   std::unique_ptr<workload::Plugin> workload;
   std::optional<workload::StepsToTarget> steps_to_target;  // the training section's
-  Section fabric_at, workload_at, training_at;
+  std::vector<fabric::Fault> faults;                       // the faults section's
+  Section fabric_at, workload_at, training_at, faults_at;
 };
 
 // Reads and checks every key of every section; throws base::ScenarioError

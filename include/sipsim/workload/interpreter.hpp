@@ -43,6 +43,7 @@
 #include "sipsim/workload/estimators.hpp"
 #include "sipsim/workload/program.hpp"
 #include "sipsim/workload/quiet_time.hpp"
+#include "sipsim/workload/slowdown.hpp"
 
 namespace sipsim::workload {
 
@@ -101,6 +102,8 @@ class Interpreter final : public fabric::FabricModel,
   ~Interpreter() override;
 
   void set_observer(ProgramObserver* observer) { observer_ = observer; }
+  // Before the run: the GPUs' slowdown windows (docs/faults.md), any order.
+  void set_slowdowns(std::vector<Slowdown> slowdowns);
   // Report every wire step of the simulated collectives to the observer.
   void set_report_steps(bool report) { executor_.set_report_steps(report); }
   // collective::Executor::replayed_bytes of this rank.
@@ -177,8 +180,9 @@ class Interpreter final : public fabric::FabricModel,
   std::unique_ptr<compute::Device> device_;
   collective::Executor executor_;
   ProgramObserver* observer_ = nullptr;
-  std::uint64_t total_work_ = 0;  // over every node and iteration
-  std::uint64_t ops_done_ = 0;    // by this rank's nodes
+  std::vector<Slowdown> slowdowns_;  // sorted by (node, at); empty: none
+  std::uint64_t total_work_ = 0;     // over every node and iteration
+  std::uint64_t ops_done_ = 0;       // by this rank's nodes
   std::vector<std::uint32_t> local_lps_;
   std::vector<std::unique_ptr<Node>> nodes_;  // by local LP index; null: no program
   // remote_floor: one QuietTime per program and set of crossing slots, built

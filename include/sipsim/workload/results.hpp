@@ -5,13 +5,16 @@
 // (fabric::Report::counters), never through a concrete type.
 #include <boost/mpi/communicator.hpp>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/output/h5.hpp"
 #include "sipsim/pdes/model.hpp"
+#include "sipsim/workload/slowdown.hpp"
 #include "sipsim/workload/trace.hpp"
 
 namespace sipsim::workload {
@@ -37,6 +40,16 @@ class Results {
   virtual void set_steps_to_target(const StepsToTarget& /*steps*/) {
     throw std::invalid_argument(
         "only training workloads (transformer, dlrm, graph) have a time to accuracy");
+  }
+  // Before the run: the GPUs' faults (docs/faults.md). Slowdowns stretch
+  // their GPU's compute; `failure` is when a GPU fails and the run ends
+  // (the app stops the engine there), after which the results keep only the
+  // work completed before it. Workloads that run no programs refuse both.
+  virtual void set_faults(std::vector<Slowdown> slowdowns, std::optional<pdes::Time> failure) {
+    if (!slowdowns.empty() || failure) {
+      throw std::invalid_argument(
+          "only workloads that run programs (training, collectives) model GPU faults");
+    }
   }
   // Every rank, once after the run: combines the ranks' views (collective).
   virtual void collect(const boost::mpi::communicator& /*comm*/) {}

@@ -71,6 +71,11 @@ class TrainingResults : public Results, public ProgramObserver {
   }
   // The iterations at this job's global batch (StepsToTarget::iterations).
   void set_steps_to_target(const StepsToTarget& steps) override;
+  // After a failure, collect() keeps the iterations every GPU completed.
+  void set_faults(std::vector<Slowdown> slowdowns, std::optional<pdes::Time> failure) override;
+  // After collect(): the iterations reported (all of them, or those
+  // completed before a GPU failure).
+  std::uint32_t iterations() const { return static_cast<std::uint32_t>(start_.size()); }
   // After collect(): the steady-state period (the mean of iterations 1.., or
   // iteration 0's with one iteration), and the time to accuracy (NaN without
   // set_steps_to_target), in seconds.
@@ -136,6 +141,8 @@ class TrainingResults : public Results, public ProgramObserver {
   std::vector<IterationColumn> columns_;
   std::vector<std::uint32_t> gpu_of_node_;  // empty: GPU g is node g
   std::vector<pdes::Time> start_, end_;     // per iteration
+  std::vector<std::uint64_t> done_gpus_;    // per iteration: GPUs that completed it
+  std::optional<pdes::Time> failure_;       // a GPU failure ends the run then
   std::vector<Breakdown> breakdown_;        // per iteration x GPU
   std::uint64_t fabric_bytes_ = 0;          // sent over the run, all ranks
   EnergyModel energy_model_;                // set by collect()

@@ -109,6 +109,11 @@ class CollectivesBenchmark final : public Results, public ProgramObserver {
   std::uint32_t group_size() const { return static_cast<std::uint32_t>(members_.size()); }
 
   void op_done(const OpRecord& record) override;
+  // Slowdowns stretch the members' local reductions; after a failure the
+  // records are the instances every member completed before it.
+  void set_faults(std::vector<Slowdown> slowdowns, std::optional<pdes::Time> /*failure*/) override {
+    interpreter_->set_slowdowns(std::move(slowdowns));
+  }
 
   void collect(const boost::mpi::communicator& comm) override;
   std::string unfinished(const boost::mpi::communicator& comm) const override;

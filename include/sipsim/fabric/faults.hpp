@@ -1,0 +1,58 @@
+#pragma once
+// The scenario's `faults:` section (docs/faults.md): what fails, when, and
+// until when. A fault names its target by the fabric's own addressing; the
+// GPU kinds (a fabric node's accelerator) are the same on every fabric, and
+// the interpreter applies them (workload/). This file only reads and checks
+// the list: each consumer applies the kinds it models.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sipsim/base/yaml_reader.hpp"
+#include "sipsim/pdes/time.hpp"
+
+namespace sipsim::fabric {
+
+enum class FaultKind : std::uint8_t {
+  kTransceiver,
+  kLink,
+  kSwitch,
+  kNic,
+  kOcsPort,
+  kWavelength,
+  kGpu,          // the GPU fails: the job stops
+  kGpuSlowdown,  // the GPU computes at `factor` of its speed
+};
+
+std::string_view to_string(FaultKind kind);
+
+struct Fault {
+  FaultKind kind = FaultKind::kGpu;
+  pdes::Time at = 0;
+  pdes::Time until = pdes::kTimeMax;  // the repair; kTimeMax: none
+  double factor = 1.0;                // gpu-slowdown: the speed left, in (0, 1)
+  std::uint32_t gpu = 0;              // the GPU kinds' target: a fabric node
+  std::string target;                 // the target as written, for the table and messages
+  std::string location, key;          // the entry's, for errors found later
+};
+
+// Reads the section (a list of entries; empty is a healthy run) and checks
+// what needs no fabric: known kinds and keys, `until` after `at`, a factor
+// only where it means something. `nodes`: the fabric's, for the GPU kinds'
+// targets; `end_time`: simulation.end_time (a fault at or after it is an
+// error). Throws base::ScenarioError at the offending key. A kind the fabric
+// does not model is refused here too (`modelled`: the fabric's kinds besides
+// the GPU ones).
+std::vector<Fault> read_faults(const base::Value& section, std::uint32_t nodes, pdes::Time end_time,
+                               std::span<const FaultKind> modelled = {});
+
+// The first GPU failure (kind gpu): the time the job stops, or nullopt.
+std::optional<Fault> first_gpu_failure(std::span<const Fault> faults);
+
+// One line per fault for the run summary ("gpu-slowdown gpu 3 at 0.8 from 1 ms").
+std::string describe(const Fault& fault);
+
+}  // namespace sipsim::fabric

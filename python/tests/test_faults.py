@@ -1,0 +1,80 @@
+"""GPU faults (docs/faults.md) end to end: a straggler stretches its own compute by 1/factor and
+no one else's, a GPU failure stops the job with the completed iterations kept, and an empty
+`faults:` list changes nothing."""
+
+import h5py
+import numpy as np
+
+import sipsim
+from conftest import run_sipsim
+
+STRAGGLER = "faults/straggler-gpt-1.3b-64gpu.yaml"
+COMPUTE = ("forward", "backward", "weight-gradient", "optimizer", "compute")
+
+
+def _compute_per_gpu(path):
+    with h5py.File(path, "r") as f:
+        b = f["/breakdown"][:]
+        cats = f["/breakdown"].attrs["categories"].decode().split(",")
+    cols = [cats.index(c) for c in COMPUTE]
+    return b[:, :, cols].sum(axis=(0, 2))
+
+
+def _periods(path):
+    with h5py.File(path, "r") as f:
+        return f["/iterations"][:]["period_ps"]
+
+
+def test_straggler_stretches_only_its_own_compute(tmp_path):
+    slow, out = run_sipsim(tmp_path, STRAGGLER, "slow.h5", "workload.iterations=1")
+    healthy, _ = run_sipsim(tmp_path, STRAGGLER, "healthy.h5", "workload.iterations=1", "faults=[]")
+    ratio = _compute_per_gpu(slow) / _compute_per_gpu(healthy)
+    changed = np.flatnonzero(np.abs(ratio - 1) > 1e-12)
+    assert len(changed) == 1, ratio
+    # Every op of that GPU at 0.8 of its speed: 1.25x, to the picosecond per op.
+    assert abs(ratio[changed[0]] - 1.25) < 1e-9
+    assert _periods(slow)[0] > _periods(healthy)[0]
+    assert "fault               gpu-slowdown of gpu 9 at 0ps, speed 0.8" in out
+    assert f"busiest {changed[0]}" in out
+    with h5py.File(slow, "r") as f:
+        row = f["/faults"][0]
+        assert row["kind"] == b"gpu-slowdown" and row["target"] == b"gpu 9"
+        assert row["happened"] == 1 and row["factor"] == 0.8
+        assert row["until_ps"] == 2**64 - 1
+    with h5py.File(healthy, "r") as f:
+        assert len(f["/faults"]) == 0
+
+
+def test_gpu_failure_keeps_the_completed_iterations(tmp_path):
+    healthy, _ = run_sipsim(tmp_path, STRAGGLER, "healthy.h5", "faults=[]")
+    p = _periods(healthy)
+    # Fails 10 ms into the third iteration; a slowdown planned after it never happens.
+    at = int(p[0] + p[1] + 10_000_000_000)
+    failed, out = run_sipsim(
+        tmp_path, STRAGGLER, "failed.h5",
+        f"faults=[{{kind: gpu, target: {{gpu: 5}}, at: {at}ps}}, "
+        f"{{kind: gpu-slowdown, target: {{gpu: 6}}, at: 1s, factor: 0.5}}]")
+    np.testing.assert_array_equal(_periods(failed), p[:2])
+    with h5py.File(failed, "r") as f:
+        assert f["/meta"].attrs["failed_at_ps"] == at
+        assert f["/meta"].attrs["failure"].decode().endswith("gpu 5 failed")
+        assert list(f["/faults"][:]["happened"]) == [1, 0]
+        assert f["/breakdown"].shape[0] == 2
+    # The fabric energy per iteration is an iteration's, not the cut one's share.
+    with h5py.File(healthy, "r") as f, h5py.File(failed, "r") as g:
+        np.testing.assert_allclose(g["/iterations"][:]["fabric_energy_j"],
+                                   f["/iterations"][:2]["fabric_energy_j"], rtol=1e-12)
+    assert "outcome             failed at" in out
+    faults = sipsim.open(failed).faults()
+    assert list(faults["kind"]) == ["gpu", "gpu-slowdown"]
+    assert list(faults["happened"]) == [True, False]
+    assert faults["at_s"][0] == at / 1e12 and np.isinf(faults["until_s"][0])
+
+
+def test_no_faults_is_todays_run(tmp_path):
+    base, _ = run_sipsim(tmp_path, "quickstart.yaml", "base.h5")
+    twin, _ = run_sipsim(tmp_path, "quickstart.yaml", "twin.h5", "faults=[]")
+    with h5py.File(base, "r") as f, h5py.File(twin, "r") as g:
+        assert "faults" not in f and len(g["/faults"]) == 0
+        for name in ("/iterations", "/breakdown", "/gpu_energy"):
+            np.testing.assert_array_equal(f[name][:], g[name][:])

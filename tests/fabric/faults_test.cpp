@@ -1,0 +1,109 @@
+// The `faults:` section (src/fabric/faults.cpp): entries read with their
+// times, factor and target; every bad entry refused at its key: unknown
+// kinds, keys and targets, times past the end, a repair before the failure,
+// a factor out of range or where it means nothing, overlapping duplicates,
+// and kinds the fabric does not model.
+#include "sipsim/fabric/faults.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace sipsim::fabric {
+namespace {
+
+constexpr pdes::Time kMs = 1'000'000'000;
+
+std::vector<Fault> read(const std::string& yaml, pdes::Time end = pdes::kTimeMax) {
+  const base::Document doc = base::Document::load_string(yaml, "f.yaml");
+  return read_faults(doc.root().as_map().required("faults"), 64, end);
+}
+
+std::string error_of(const std::string& yaml, pdes::Time end = pdes::kTimeMax) {
+  try {
+    read(yaml, end);
+  } catch (const base::ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Faults, ReadsEntries) {
+  const std::vector<Fault> f = read(
+      "faults:\n"
+      "  - {kind: gpu-slowdown, target: {gpu: 9}, at: 1ms, until: 3ms, factor: 0.8}\n"
+      "  - {kind: gpu, target: {gpu: 63}, at: 2ms}\n"
+      "  - {kind: gpu-slowdown, target: {gpu: 9}, at: 3ms, factor: 0.5}\n");
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].kind, FaultKind::kGpuSlowdown);
+  EXPECT_EQ(f[0].gpu, 9u);
+  EXPECT_EQ(f[0].at, kMs);
+  EXPECT_EQ(f[0].until, 3 * kMs);
+  EXPECT_EQ(f[0].factor, 0.8);
+  EXPECT_EQ(f[0].target, "gpu 9");
+  EXPECT_EQ(f[1].until, pdes::kTimeMax);
+  EXPECT_EQ(describe(f[0]), "gpu-slowdown of gpu 9 at 1ms, speed 0.8, repaired at 3ms");
+  EXPECT_EQ(first_gpu_failure(f)->gpu, 63u);
+  EXPECT_TRUE(read("faults: []\n").empty());
+  EXPECT_FALSE(first_gpu_failure(read("faults: []\n")));
+}
+
+TEST(Faults, FirstFailureIsTheEarliest) {
+  const std::vector<Fault> f = read(
+      "faults:\n"
+      "  - {kind: gpu, target: {gpu: 1}, at: 5ms}\n"
+      "  - {kind: gpu, target: {gpu: 2}, at: 2ms}\n");
+  EXPECT_EQ(first_gpu_failure(f)->gpu, 2u);
+}
+
+TEST(Faults, BadEntriesAreLocated) {
+  const auto has = [](const std::string& error, const std::string& part) {
+    return error.find(part) != std::string::npos;
+  };
+  std::string e = error_of("faults:\n  - {kind: gpu-slow, target: {gpu: 1}, at: 0s}\n");
+  EXPECT_TRUE(has(e, "f.yaml:2:")) << e;
+  EXPECT_TRUE(has(e, "faults[0].kind")) << e;
+  EXPECT_TRUE(has(e, "gpu-slowdown")) << e;  // the suggestion
+  e = error_of("faults:\n  - {kind: gpu, target: {gpu: 64}, at: 0s}\n");
+  EXPECT_TRUE(has(e, "faults[0].target.gpu")) << e;
+  e = error_of("faults:\n  - {kind: gpu, target: {gpu: 1}, at: 0s, untill: 1s}\n");
+  EXPECT_TRUE(has(e, "untill")) << e;
+  e = error_of("faults:\n  - {kind: gpu, target: {gpu: 1}, at: 2ms}\n", 2 * kMs);
+  EXPECT_TRUE(has(e, "faults[0].at")) << e;
+  EXPECT_TRUE(has(e, "end_time")) << e;
+  e = error_of(
+      "faults:\n  - {kind: gpu-slowdown, target: {gpu: 1}, at: 2ms, until: 1ms, "
+      "factor: 0.5}\n");
+  EXPECT_TRUE(has(e, "faults[0].until")) << e;
+  EXPECT_TRUE(has(e, "after the failure")) << e;
+  e = error_of("faults:\n  - {kind: gpu, target: {gpu: 1}, at: 2ms, until: 3ms}\n");
+  EXPECT_TRUE(has(e, "no repair")) << e;
+  e = error_of("faults:\n  - {kind: gpu-slowdown, target: {gpu: 1}, at: 0s, factor: 1.5}\n");
+  EXPECT_TRUE(has(e, "faults[0].factor")) << e;
+  e = error_of("faults:\n  - {kind: gpu-slowdown, target: {gpu: 1}, at: 0s}\n");
+  EXPECT_TRUE(has(e, "factor")) << e;
+  e = error_of("faults:\n  - {kind: gpu, target: {gpu: 1}, at: 0s, factor: 0.5}\n");
+  EXPECT_TRUE(has(e, "only a gpu-slowdown")) << e;
+  e = error_of("faults:\n  - {kind: gpu, target: {node: 1}, at: 0s}\n");
+  EXPECT_TRUE(has(e, "faults[0].target")) << e;
+  e = error_of(
+      "faults:\n"
+      "  - {kind: gpu-slowdown, target: {gpu: 1}, at: 0s, until: 2ms, factor: 0.5}\n"
+      "  - {kind: gpu-slowdown, target: {gpu: 1}, at: 1ms, factor: 0.9}\n");
+  EXPECT_TRUE(has(e, "f.yaml:3:")) << e;
+  EXPECT_TRUE(has(e, "overlaps fault 0")) << e;
+  e = error_of(
+      "faults:\n"
+      "  - {kind: gpu-slowdown, target: {gpu: 1}, at: 0s, factor: 0.5}\n"
+      "  - {kind: gpu, target: {gpu: 1}, at: 1ms}\n");
+  EXPECT_TRUE(has(e, "overlaps fault 0")) << e;
+  e = error_of("faults:\n  - {kind: link, target: {link: [0, 1]}, at: 0s}\n");
+  EXPECT_TRUE(has(e, "faults[0].kind")) << e;
+  EXPECT_TRUE(has(e, "not modelled on this fabric")) << e;
+  e = error_of("faults: {kind: gpu}\n");
+  EXPECT_TRUE(has(e, "faults")) << e;
+}
+
+}  // namespace
+}  // namespace sipsim::fabric
