@@ -25,9 +25,32 @@ std::string modelled_names(std::span<const FaultKind> modelled) {
   return out;
 }
 
+// `factor`: required for a slowdown, optional for a degradable kind (the
+// rate left; absent: failed), refused for the others.
+void read_factor(base::MapReader& m, Fault& f) {
+  if (f.kind == FaultKind::kGpuSlowdown) {
+    const base::Value factor = m.required("factor");
+    f.factor = factor.as_double();
+    if (!(f.factor > 0.0 && f.factor < 1.0)) {
+      factor.fail("must be between 0 and 1, excluded: the GPU's speed left (0.8: 80%)");
+    }
+  } else if (auto factor = m.optional("factor")) {
+    if (!degradable(f.kind)) {
+      factor->fail("only a gpu-slowdown, a link or a nic has a factor");
+    }
+    f.factor = factor->as_double();
+    if (!(f.factor > 0.0 && f.factor < 1.0)) {
+      factor->fail(
+          "must be between 0 and 1, excluded: the rate left (0.5: half); leave it "
+          "out for a failure");
+    }
+  }
+}
+
 // One entry of the list; `nodes` bounds the GPU targets.
 Fault read_entry(const base::Value& item, std::uint32_t nodes, pdes::Time end_time,
-                 std::span<const FaultKind> modelled) {
+                 const FaultTargets& fabric) {
+  const std::span<const FaultKind> modelled = fabric.kinds;
   base::MapReader m = item.as_map();
   Fault f;
   f.location = item.location();
@@ -55,23 +78,19 @@ Fault read_entry(const base::Value& item, std::uint32_t nodes, pdes::Time end_ti
                               base::format_time_ps(f.at)));
     }
   }
-  if (f.kind == FaultKind::kGpuSlowdown) {
-    const base::Value factor = m.required("factor");
-    f.factor = factor.as_double();
-    if (!(f.factor > 0.0 && f.factor < 1.0)) {
-      factor.fail("must be between 0 and 1, excluded: the GPU's speed left (0.8: 80%)");
-    }
-  } else if (auto factor = m.optional("factor")) {
-    factor->fail("only a gpu-slowdown has a factor");
-  }
+  read_factor(m, f);
   const base::Value target = m.required("target");
-  base::MapReader t = target.as_map();
-  if (gpu_kind(f.kind)) {
-    const base::Value gpu = t.required("gpu");
-    if (nodes == 0) gpu.fail("GPU faults need a fabric: section");
-    f.gpu = gpu.as_u32(0, nodes - 1);
-    f.target = fmt::format("gpu {}", f.gpu);
+  if (!gpu_kind(f.kind)) {
+    f.target = fabric.read(f.kind, target);
+    f.where = target;
+    m.finish();
+    return f;
   }
+  base::MapReader t = target.as_map();
+  const base::Value gpu = t.required("gpu");
+  if (nodes == 0) gpu.fail("GPU faults need a fabric: section");
+  f.gpu = gpu.as_u32(0, nodes - 1);
+  f.target = fmt::format("gpu {}", f.gpu);
   t.finish();
   m.finish();
   return f;
@@ -89,12 +108,16 @@ std::string_view to_string(FaultKind kind) {
   return kNames[static_cast<std::size_t>(kind)];
 }
 
+bool degradable(FaultKind kind) {
+  return kind == FaultKind::kLink || kind == FaultKind::kNic;
+}
+
 std::vector<Fault> read_faults(const base::Value& section, std::uint32_t nodes, pdes::Time end_time,
-                               std::span<const FaultKind> modelled) {
+                               const FaultTargets& fabric) {
   std::vector<Fault> out;
   const std::vector<base::Value> items = section.as_list();
   for (std::size_t i = 0; i < items.size(); ++i) {
-    Fault f = read_entry(items[i], nodes, end_time, modelled);
+    Fault f = read_entry(items[i], nodes, end_time, fabric);
     // Two faults of one target may not overlap in time: a GPU fails or slows
     // down once at a time, a part fails once until its repair.
     for (std::size_t j = 0; j < out.size(); ++j) {
@@ -120,11 +143,18 @@ std::optional<Fault> first_gpu_failure(std::span<const Fault> faults) {
 }
 
 std::string describe(const Fault& f) {
-  std::string out =
-      fmt::format("{} of {} at {}", to_string(f.kind), f.target, base::format_time_ps(f.at));
-  if (f.kind == FaultKind::kGpuSlowdown) out += fmt::format(", speed {:g}", f.factor);
-  if (f.until != pdes::kTimeMax)
-    out += fmt::format(", repaired at {}", base::format_time_ps(f.until));
+  std::string out;
+  if (f.kind == FaultKind::kGpu) {
+    out = fmt::format("{} fails", f.target);
+  } else if (f.factor > 0) {
+    out = fmt::format("{} at {:g} of its {}", f.target, f.factor,
+                      f.kind == FaultKind::kGpuSlowdown ? "speed" : "rate");
+  } else {
+    out = fmt::format("{} down", f.target);
+  }
+  out +=
+      fmt::format(" {} {}", f.kind == FaultKind::kGpu ? "at" : "from", base::format_time_ps(f.at));
+  if (f.until != pdes::kTimeMax) out += fmt::format(" until {}", base::format_time_ps(f.until));
   return out;
 }
 

@@ -47,8 +47,15 @@ Setup read(scenario::Scenario scenario) {
   out.workload_at = {section.location(), section.path()};
   if (s.faults) {
     out.faults =
-        fabric::read_faults(*s.faults, out.fabric ? out.fabric->nodes() : 0, s.simulation.end_time);
+        fabric::read_faults(*s.faults, out.fabric ? out.fabric->nodes() : 0, s.simulation.end_time,
+                            out.fabric ? out.fabric->fault_targets() : fabric::FaultTargets{});
     out.faults_at = {s.faults->location(), s.faults->path()};
+    // The fabric's own kinds go to its plug-in, before it builds.
+    std::vector<fabric::Fault> on_fabric;
+    for (const fabric::Fault& f : out.faults) {
+      if (f.where) on_fabric.push_back(f);
+    }
+    if (!on_fabric.empty()) out.fabric->set_faults(std::move(on_fabric));
   }
   if (s.training) {
     out.steps_to_target = workload::read_training(*s.training);

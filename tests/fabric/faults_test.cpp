@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "sipsim/fabric/routed/faults.hpp"
+
 namespace sipsim::fabric {
 namespace {
 
@@ -43,7 +45,8 @@ TEST(Faults, ReadsEntries) {
   EXPECT_EQ(f[0].factor, 0.8);
   EXPECT_EQ(f[0].target, "gpu 9");
   EXPECT_EQ(f[1].until, pdes::kTimeMax);
-  EXPECT_EQ(describe(f[0]), "gpu-slowdown of gpu 9 at 1ms, speed 0.8, repaired at 3ms");
+  EXPECT_EQ(describe(f[0]), "gpu 9 at 0.8 of its speed from 1ms until 3ms");
+  EXPECT_EQ(describe(f[1]), "gpu 63 fails at 2ms");
   EXPECT_EQ(first_gpu_failure(f)->gpu, 63u);
   EXPECT_TRUE(read("faults: []\n").empty());
   EXPECT_FALSE(first_gpu_failure(read("faults: []\n")));
@@ -103,6 +106,49 @@ TEST(Faults, BadEntriesAreLocated) {
   EXPECT_TRUE(has(e, "not modelled on this fabric")) << e;
   e = error_of("faults: {kind: gpu}\n");
   EXPECT_TRUE(has(e, "faults")) << e;
+}
+
+// The routed fabrics' targets: a switch by tier and index, a NIC by its
+// node, a link by its two ends; a degraded link's factor.
+TEST(Faults, RoutedTargets) {
+  const FaultTargets routed{{FaultKind::kLink, FaultKind::kSwitch, FaultKind::kNic},
+                            read_routed_target};
+  const auto read_routed = [&](const std::string& yaml) {
+    const base::Document doc = base::Document::load_string(yaml, "f.yaml");
+    return read_faults(doc.root().as_map().required("faults"), 64, pdes::kTimeMax, routed);
+  };
+  const std::vector<Fault> f = read_routed(
+      "faults:\n"
+      "  - {kind: switch, target: {tier: 2, index: 3}, at: 1ms, until: 2ms}\n"
+      "  - {kind: nic, target: {node: 5}, at: 0s}\n"
+      "  - {kind: link, target: {ends: [{node: 5}, {tier: 1, index: 0}]}, at: 0s, factor: 0.5}\n");
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].target, "switch tier 2 index 3");
+  EXPECT_EQ(describe(f[0]), "switch tier 2 index 3 down from 1ms until 2ms");
+  EXPECT_EQ(f[1].target, "nic of node 5");
+  EXPECT_EQ(f[2].target, "link node 5 - switch tier 1 index 0");
+  EXPECT_EQ(describe(f[2]), "link node 5 - switch tier 1 index 0 at 0.5 of its rate from 0ps");
+  EXPECT_TRUE(f[2].where.has_value());
+  const auto error = [&](const std::string& yaml) {
+    try {
+      read_routed(yaml);
+    } catch (const base::ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string e = error("faults:\n  - {kind: link, target: {ends: [{node: 5}]}, at: 0s}\n");
+  EXPECT_NE(e.find("faults[0].target.ends: a link has two ends"), std::string::npos) << e;
+  e = error("faults:\n  - {kind: switch, target: {tier: 1}, at: 0s}\n");
+  EXPECT_NE(e.find("faults[0].target.index"), std::string::npos) << e;
+  e = error("faults:\n  - {kind: switch, target: {tier: 1, index: 0}, at: 0s, factor: 0.5}\n");
+  EXPECT_NE(e.find("only a gpu-slowdown, a link or a nic has a factor"), std::string::npos) << e;
+  e = error("faults:\n  - {kind: nic, target: {node: 5}, at: 0s, factor: 1}\n");
+  EXPECT_NE(e.find("faults[0].factor"), std::string::npos) << e;
+  e = error(
+      "faults:\n  - {kind: nic, target: {node: 5}, at: 0s}\n"
+      "  - {kind: nic, target: {node: 5}, at: 1s}\n");
+  EXPECT_NE(e.find("overlaps fault 0"), std::string::npos) << e;
 }
 
 }  // namespace

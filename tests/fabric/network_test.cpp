@@ -12,6 +12,7 @@
 #include "sipsim/fabric/electrical/cluster.hpp"
 #include "sipsim/fabric/electrical/torus2d.hpp"
 #include "sipsim/fabric/flat/elect_flat.hpp"
+#include "sipsim/fabric/routed/faults.hpp"
 #include "sipsim/fabric/routed/routed_network.hpp"
 #include "sipsim/pdes/engine.hpp"
 
@@ -120,6 +121,77 @@ TEST(Transport, ChunkingPipelinesAcrossHops) {
   EXPECT_EQ(net4->uncongested_ps(0, 2, 2000), 3 * kNanosecond);
   expect_exact(*net4, 0, 2, 2000);
   EXPECT_EQ(net->uncongested_ps(0, 1, 2000), 2 * kNanosecond);
+}
+
+// Faults (docs/faults.md): a link at half rate costs a one-chunk message
+// one more serialisation at the healthy rate (store-and-forward: one per
+// link), and the closed form still matches the simulation; a failed spine
+// is routed around, a node cut off cannot send.
+TEST(Transport, FaultedLinksAndSwitches) {
+  const ClusterSpec c = two_tiers(200'000'000'000);
+  const std::uint64_t bytes = 100'000;
+  auto healthy = make_routed(make_cluster(c, 16), 1 << 20);
+  // Node 0's NIC up to its leaf (its first link out of the server is
+  // NVLink; the NIC per server is the server's endpoint).
+  auto topo = make_cluster(c, 16);
+  const std::vector<LinkId> nic = topo->nic_links(0);
+  ASSERT_EQ(nic.size(), 2u);
+  std::vector<LinkFault> half{{0, pdes::kTimeMax, {nic[0]}, 0.5, "nic"}};
+  auto slow = make_routed(std::make_unique<FaultedTopology>(std::move(topo), half), 1 << 20);
+  expect_exact(*slow, 0, 5, bytes);
+  EXPECT_EQ(slow->uncongested_ps(0, 5, bytes) - healthy->uncongested_ps(0, 5, bytes),
+            serialization_ps(bytes, 100'000'000'000) - serialization_ps(bytes, 200'000'000'000));
+  // The other way the NIC is healthy.
+  EXPECT_EQ(slow->uncongested_ps(5, 0, bytes), healthy->uncongested_ps(5, 0, bytes));
+
+  // A spine down: every route avoids its links, and is as long as before
+  // (the other spines are as close); its repair restores the healthy routes.
+  auto inner = make_cluster(c, 16);
+  const Vertex spine = *inner->switch_at(2, 0);
+  std::vector<LinkId> spine_links;
+  for (LinkId id = 0; id < inner->links().size(); ++id) {
+    if (inner->link(id).from == spine || inner->link(id).to == spine) spine_links.push_back(id);
+  }
+  const auto healthy_topo = make_cluster(c, 16);
+  FaultedTopology f(std::move(inner), {{10, 20, spine_links, 0.0, "spine"}});
+  for (const pdes::Time t : {pdes::Time{0}, pdes::Time{10}, pdes::Time{20}}) {
+    f.apply_changes(t);
+    for (Vertex a = 0; a < 16; ++a) {
+      for (Vertex b = 0; b < 16; ++b) {
+        if (a == b) continue;
+        std::vector<LinkId> path, before;
+        ASSERT_TRUE(f.route(a, b, a * 31 + b, path));
+        ASSERT_TRUE(healthy_topo->route(a, b, a * 31 + b, before));
+        EXPECT_EQ(path.size(), before.size());
+        for (const LinkId id : path) EXPECT_FALSE(f.down(id)) << t;
+        if (t != 10) {
+          EXPECT_EQ(path, before);
+        } else {
+          for (const LinkId id : path) EXPECT_NE(f.link(id).to, spine);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(f.next_change(0), 10u);
+  EXPECT_EQ(f.next_change(10), 20u);
+  EXPECT_EQ(f.next_change(20), pdes::kTimeMax);
+
+  // Node 0's NIC and its server's switch down: node 0 is cut off.
+  auto alone = make_cluster(c, 16);
+  std::vector<LinkId> cut = alone->nic_links(0);
+  const Vertex server = *alone->switch_at(0, 0);
+  for (LinkId id = 0; id < alone->links().size(); ++id) {
+    if (alone->link(id).from == server || alone->link(id).to == server) cut.push_back(id);
+  }
+  FaultedTopology off(std::move(alone), {{0, pdes::kTimeMax, cut, 0.0, "server 0"}});
+  try {
+    off.next_link(0, 9, 1);
+    ADD_FAILURE() << "node 0 is cut off";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 0 cannot reach node 9: the faults (server 0)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

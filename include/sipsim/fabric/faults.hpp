@@ -5,6 +5,7 @@
 // the interpreter applies them (workload/). This file only reads and checks
 // the list: each consumer applies the kinds it models.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,10 +34,19 @@ struct Fault {
   FaultKind kind = FaultKind::kGpu;
   pdes::Time at = 0;
   pdes::Time until = pdes::kTimeMax;  // the repair; kTimeMax: none
-  double factor = 1.0;                // gpu-slowdown: the speed left, in (0, 1)
-  std::uint32_t gpu = 0;              // the GPU kinds' target: a fabric node
-  std::string target;                 // the target as written, for the table and messages
-  std::string location, key;          // the entry's, for errors found later
+  double factor = 0.0;    // the share left: gpu-slowdown's speed, a degraded link's or NIC's rate
+                          // (0: failed), in [0, 1)
+  std::uint32_t gpu = 0;  // the GPU kinds' target: a fabric node
+  std::optional<base::Value> where;  // the fabric kinds' target, read by the fabric
+  std::string target;                // the target in words, for the table and messages
+  std::string location, key;         // the entry's, for errors found later
+};
+
+// What a fabric models of the fabric kinds: which kinds, and the reader of a
+// target (its words, or a base::ScenarioError at the offending key).
+struct FaultTargets {
+  std::vector<FaultKind> kinds;
+  std::function<std::string(FaultKind, const base::Value&)> read;
 };
 
 // Reads the section (a list of entries; empty is a healthy run) and checks
@@ -44,10 +54,14 @@ struct Fault {
 // only where it means something. `nodes`: the fabric's, for the GPU kinds'
 // targets; `end_time`: simulation.end_time (a fault at or after it is an
 // error). Throws base::ScenarioError at the offending key. A kind the fabric
-// does not model is refused here too (`modelled`: the fabric's kinds besides
-// the GPU ones).
+// does not model is refused here too; `fabric` reads the targets of the
+// kinds it models (the fabric checks their ranges when it builds).
 std::vector<Fault> read_faults(const base::Value& section, std::uint32_t nodes, pdes::Time end_time,
-                               std::span<const FaultKind> modelled = {});
+                               const FaultTargets& fabric = {});
+
+// Whether a kind's `factor` is a share of a rate (link, nic): absent, the
+// part failed.
+bool degradable(FaultKind kind);
 
 // The first GPU failure (kind gpu): the time the job stops, or nullopt.
 std::optional<Fault> first_gpu_failure(std::span<const Fault> faults);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sipsim/base/yaml_reader.hpp"
+#include "sipsim/fabric/faults.hpp"
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/fabric/ramp/placement.hpp"
 
@@ -74,6 +75,12 @@ class Plugin {
   // A group of p nodes, consecutive from a multiple of p when `contiguous`.
   virtual GroupShape group_shape(std::uint32_t /*p*/, bool /*contiguous*/) const { return {}; }
   virtual void serve(const Service& /*service*/) {}
+
+  // Faults (docs/faults.md): the fabric kinds this fabric models and the
+  // reader of their targets; then, before build(), the faults of those kinds
+  // to apply. The default models none.
+  virtual FaultTargets fault_targets() const { return {}; }
+  virtual void set_faults(std::vector<Fault> /*faults*/) {}
 };
 
 // A fabric family's reader of one `fabric: type` section (the keys after

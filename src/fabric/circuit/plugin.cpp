@@ -31,6 +31,10 @@ class TopooptPlugin final : public RoutedPlugin {
   }
   std::string_view type() const override { return "topoopt"; }
   std::uint64_t slowest_rate_bps() const override { return spec_.link_rate_bps; }
+  // Faults are routed around on the fixed circuits only.
+  FaultTargets fault_targets() const override {
+    return spec_.reconfiguration ? FaultTargets{} : RoutedPlugin::fault_targets();
+  }
   // Reconfigured: a circuit fabric whose GPUs' `degree` ports go to the pairs
   // with traffic every period; a message's node I/O latency joins the
   // circuit's (the circuit transport has none of its own).

@@ -24,6 +24,15 @@ class Bcube final : public Topology {
   std::uint32_t group_of(Vertex v) const override;
   std::uint32_t groups() const override { return n_; }
   std::string describe() const override { return description_; }
+  // Tier l: the level-l switches, n^(levels - 1) of them.
+  std::optional<Vertex> switch_at(std::uint32_t tier, std::uint32_t index) const override {
+    if (tier >= levels_ || index >= per_level_) return std::nullopt;
+    return nodes() + tier * per_level_ + index;
+  }
+  std::string tiers() const override {
+    return "tiers 0-" + std::to_string(levels_ - 1) + " (levels): " + std::to_string(per_level_) +
+           " switches each";
+  }
 
  private:
   std::uint32_t digit(Vertex v, std::uint32_t l) const { return v / pow_[l] % n_; }

@@ -30,6 +30,34 @@ class Cluster final : public Topology {
   std::uint32_t group_of(Vertex v) const override;
   std::uint32_t groups() const override { return pods_[0]; }
   std::string describe() const override { return description_; }
+  // Tier 0: the intra-server switches (one per server); tiers 1..T: the
+  // tree's, leaves first (the header's "tier t").
+  std::optional<Vertex> switch_at(std::uint32_t tier, std::uint32_t index) const override {
+    if (tier == 0) {
+      return has_intra_ && index < servers_ ? std::optional<Vertex>(intra_base_ + index)
+                                            : std::nullopt;
+    }
+    if (tier > tiers_.size() || index >= tiers_[tier - 1].count) return std::nullopt;
+    return tiers_[tier - 1].base + index;
+  }
+  std::string tiers() const override {
+    std::string out = has_intra_ ? "tier 0: " + std::to_string(servers_) + " server switches" : "";
+    for (std::size_t t = 0; t < tiers_.size(); ++t) {
+      out += (out.empty() ? "" : ", ") + std::string("tier ") + std::to_string(t + 1) + ": " +
+             std::to_string(tiers_[t].count) + " switches";
+    }
+    return out;
+  }
+  // The NIC of the node's endpoint (its server's, with a NIC per server).
+  std::vector<LinkId> nic_links(Vertex node) const override {
+    const std::uint32_t e = endpoint_of(node);
+    const LinkId up = endpoint_up_[e];
+    const Link& l = link(up);
+    for (const LinkId back : out_links(l.to)) {
+      if (link(back).to == l.from) return {up, back};
+    }
+    return {up};
+  }
   // Table 4's SuperPod column: QM8790 switches and 200 Gb/s transceivers, on
   // the longest path (2T - 1 switches, 2T links of T tiers; the intra-server
   // switch is not counted, as in the table).

@@ -1,6 +1,8 @@
 // The routed fabrics' shared plug-in part (fabric/routed/plugin.hpp).
 #include "sipsim/fabric/routed/plugin.hpp"
 
+#include "sipsim/fabric/routed/faults.hpp"
+
 namespace sipsim::fabric {
 
 GroupShape digit_levels(std::uint32_t p, std::uint32_t radix, std::uint32_t digits,
@@ -19,7 +21,16 @@ GroupShape digit_levels(std::uint32_t p, std::uint32_t radix, std::uint32_t digi
 RoutedPlugin::RoutedPlugin(base::MapReader& section) : routed_(read_routed(section)) {}
 
 std::unique_ptr<Network> RoutedPlugin::build() const {
-  return make_routed(topology(), routed_.chunk_bytes, routed_.io_latency, routed_.forwarding);
+  std::unique_ptr<Topology> topo = topology();
+  if (!faults_.empty()) {
+    std::vector<LinkFault> links = resolve_faults(*topo, faults_);
+    topo = std::make_unique<FaultedTopology>(std::move(topo), std::move(links));
+  }
+  return make_routed(std::move(topo), routed_.chunk_bytes, routed_.io_latency, routed_.forwarding);
+}
+
+FaultTargets RoutedPlugin::fault_targets() const {
+  return {{FaultKind::kLink, FaultKind::kSwitch, FaultKind::kNic}, read_routed_target};
 }
 
 }  // namespace sipsim::fabric

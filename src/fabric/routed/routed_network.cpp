@@ -127,6 +127,13 @@ class RoutedNetwork final : public Network {
     return pdes::kTimeMax;
   }
 
+  // Faults change the topology at their times (FaultedTopology): epochs, so
+  // that no window straddles a change of the routes its bounds walked.
+  pdes::Time next_epoch(pdes::Time after) const override { return topo_->next_change(after); }
+  void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> /*totals*/) override {
+    topo_->apply_changes(info.time);
+  }
+
   pdes::Time send(pdes::Context& ctx, std::uint32_t dst, std::uint64_t bytes,
                   std::uint64_t tag) override {
     if (dst >= topo_->nodes() || dst == ctx.self()) {

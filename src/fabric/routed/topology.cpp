@@ -27,6 +27,17 @@ bool Topology::route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>
   return true;
 }
 
+std::vector<LinkId> Topology::nic_links(Vertex node) const {
+  std::vector<LinkId> out;
+  for (const LinkId id : out_links(node)) {
+    out.push_back(id);
+    for (const LinkId back : out_links(links_[id].to)) {
+      if (links_[back].to == node) out.push_back(back);
+    }
+  }
+  return out;
+}
+
 void Topology::set_vertices(std::uint32_t nodes, std::uint32_t switches) {
   // Vertex ids must leave kNoLink-sized headroom and fit in 32 bits.
   if (std::uint64_t{nodes} + switches >= std::numeric_limits<Vertex>::max()) {

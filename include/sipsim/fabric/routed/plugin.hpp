@@ -21,6 +21,10 @@ class RoutedPlugin : public Plugin {
   explicit RoutedPlugin(base::MapReader& section);
   std::uint32_t nodes() const override { return nodes_; }
   std::unique_ptr<Network> build() const override;
+  // Failed or degraded links and NICs and failed switches, routed around
+  // (fabric/routed/faults.hpp).
+  FaultTargets fault_targets() const override;
+  void set_faults(std::vector<Fault> faults) override { faults_ = std::move(faults); }
 
  protected:
   virtual std::unique_ptr<Topology> topology() const = 0;
@@ -29,6 +33,7 @@ class RoutedPlugin : public Plugin {
 
  private:
   RoutedSpec routed_;
+  std::vector<Fault> faults_;
 };
 
 }  // namespace sipsim::fabric

@@ -12,6 +12,7 @@
 // bit leaving `from` and the chunk being ready to leave `to`.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -84,8 +85,26 @@ class Topology {
   // Report::energy_pj_per_bit of the routed fabric over this topology.
   virtual EnergyPerBit energy_pj_per_bit() const { return {}; }
 
+  // Faults' addressing (docs/faults.md): the switch at `index` of `tier`
+  // (the topology's own tiers or levels), or nullopt where there is none;
+  // `tiers` names them for messages ("" where the topology has no switches).
+  virtual std::optional<Vertex> switch_at(std::uint32_t /*tier*/, std::uint32_t /*index*/) const {
+    return std::nullopt;
+  }
+  virtual std::string tiers() const { return ""; }
+  // A node's NIC: the links that join it (or its server) to the network, both
+  // ways. By default every link out of the node and every link into it.
+  virtual std::vector<LinkId> nic_links(Vertex node) const;
+  // Faults' state changes, as epochs of the routed network: the first time
+  // after `after` at which the topology changes (kTimeMax: never), and the
+  // change at `t` (FaultedTopology; a healthy topology never changes).
+  virtual pdes::Time next_change(pdes::Time /*after*/) const { return pdes::kTimeMax; }
+  virtual void apply_changes(pdes::Time /*t*/) {}
+
  protected:
   // Subclasses build the graph in their constructor with these.
+  // (A decorating topology also changes a link's rate: faults.)
+  void set_rate(LinkId id, std::uint64_t rate_bps) { links_[id].rate_bps = rate_bps; }
   void set_vertices(std::uint32_t nodes, std::uint32_t switches);
   LinkId add_link(Vertex from, Vertex to, std::uint64_t rate_bps, pdes::Time latency);
   // Adds from->to and to->from with the same rate and latency; returns the first.
