@@ -3,12 +3,13 @@
 # scenarios/studies/validation/: runs each study here (`sipsim sweep
 # --local`), collects it (`sipsim collect`), plots it (`python -m
 # sipsim.plot`) into $OUT/validation-<study>-*.png, and prints the numbers
-# the document quotes. 6 min 42 s on 2 quiet cores (ramp-baselines-1024: 95 s;
+# the document quotes. About 7 min on 2 quiet cores (ramp-baselines-1024: 95 s;
 # ramp-table9-breakdown: 2 min, most of it CE 1.7 on the baselines;
 # sipml-fig5: 2 min, most of it SiP-Ring at mp 16; sipml-table1: 1 min;
 # sipac-fig4a: 4 s, 12 runs; sipac-fig4b: 21 s, 120 runs, two per point,
 # whose times it adds; sipml-fig8: 16 s, 84 runs; sipml-fig9: 70-90 s, 60
-# runs, most of it d = 1 and 3 us, which re-plan every 5 and 15 us).
+# runs, most of it d = 1 and 3 us, which re-plan every 5 and 15 us; faults-1024:
+# 11 s, 14 runs).
 # Every run is fresh unless KEEP=1, which keeps a study's finished runs
 # (`sweep` is restartable) to redraw its figures only.
 # The other studies there make tables of docs/validation.md without a figure,
@@ -21,7 +22,7 @@
 # sipml-fig5-megatron-graph-1024
 # (1,024 GPUs; an hour or more).
 # Usage: [FIGURES="ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-table1
-#        sipac-fig4a sipac-fig4b sipml-fig8 sipml-fig9"] [OUT=docs/img]
+#        sipac-fig4a sipac-fig4b sipml-fig8 sipml-fig9 faults-1024"] [OUT=docs/img]
 #        [STUDIES=build/validation-studies] [KEEP=1] [CORES=n]
 #        scripts/validation-figures.sh [build dir]   (default build/release)
 set -euo pipefail
@@ -29,7 +30,7 @@ source "$(dirname "$0")/bench-common.sh"
 out=${OUT:-docs/img}
 studies=${STUDIES:-build/validation-studies}
 cores=${CORES:-$(nproc)}
-read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-table1 sipac-fig4a sipac-fig4b sipml-fig8 sipml-fig9}"
+read -r -a figures <<<"${FIGURES:-ramp-baselines-1024 ramp-table9-breakdown sipml-fig5 sipml-table1 sipac-fig4a sipac-fig4b sipml-fig8 sipml-fig9 faults-1024}"
 python=${PYTHON:-/usr/bin/python3}  # Debian's, with h5py, pandas and matplotlib
 export PYTHONPATH=$PWD/python${PYTHONPATH:+:$PYTHONPATH}
 mkdir -p "$out" "$studies"
@@ -103,6 +104,17 @@ for f in "${figures[@]}"; do
       study "$f"
       echo "# $f: iteration (ms), exposed communication share (mean GPU), the network's time / RAMP's, fabric energy (J)"
       tables table9 "$dir"
+      ;;
+    faults-1024)
+      # RAMP §3's claim against the SuperPod: the all-to-all with k failed
+      # transceivers (RAMP) or top-tier switches (SuperPod), time and slowdown.
+      study "$f"
+      plot lines "$dir" --x label.failed --y coll_time_s --by label.fabric \
+        -o "$out/validation-$f.png" \
+        --title "All-to-all of 16 MiB at 1,024 nodes with k parts failed (RAMP: transceivers; SuperPod: top-tier switches)"
+      echo "# $f: time (us) and its ratio to the healthy run, per fabric and failures"
+      table "$dir" run \
+        'd.assign(us=d.coll_time_s * 1e6, ratio=d.groupby("label.fabric").coll_time_s.transform(lambda s: s / s.iloc[0]))[["label.fabric", "label.failed", "us", "ratio"]].round(3)'
       ;;
     ramp-estimator-1024)
       # The simulated 1 GiB time of each fabric's best algorithm against the estimate of
@@ -242,6 +254,6 @@ dash-dot-dotted; the fastest mp x dp (dp = 64 / mp) per point"
       table "$dir" run \
         '(lambda t, r: pd.concat([t.assign(d=t["fabric.reconfiguration_delay"]), r.assign(d="one-shot")]).assign(v=lambda u: u.y.mul(1e3).map("{:.2f}".format) + " (mp" + u["workload.mp"].astype(str) + ") " + (u.y / u.group.map(r.set_index("group").y)).map("{:.3f}".format)).pivot(index="d", columns="group", values="v").rename_axis(columns="B").loc[list(dict.fromkeys(t["fabric.reconfiguration_delay"])) + ["one-shot"]])(*(lambda p: (p[0], p[1]["ref"]))(sipsim.plot.lines_table(d, "fabric.reconfiguration_delay", best="min", ref="label.mode=one-shot")))'
       ;;
-    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-table1, sipac-fig4a, sipac-fig4b, sipml-fig8, sipml-fig9; tables only: ramp-estimator-1024, ramp-table9-large, ramp-table9-simulate, sipml-fig5-resnet50, sipml-fig5-256, sipml-fig5-resnet50-256, sipml-fig5-1024, sipml-fig5-resnet50-1024, sipml-fig5-megatron-1024, sipml-fig5-megatron-graph-1024)" >&2; exit 2 ;;
+    *) echo "unknown figure $f (ramp-baselines-1024, ramp-table9-breakdown, sipml-fig5, sipml-table1, sipac-fig4a, sipac-fig4b, sipml-fig8, sipml-fig9, faults-1024; tables only: ramp-estimator-1024, ramp-table9-large, ramp-table9-simulate, sipml-fig5-resnet50, sipml-fig5-256, sipml-fig5-resnet50-256, sipml-fig5-1024, sipml-fig5-resnet50-1024, sipml-fig5-megatron-1024, sipml-fig5-megatron-graph-1024)" >&2; exit 2 ;;
   esac
 done

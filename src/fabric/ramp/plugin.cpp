@@ -3,6 +3,8 @@
 // (§6.2.2 eq. 3-4).
 #include "sipsim/fabric/ramp/plugin.hpp"
 
+#include <spdlog/fmt/fmt.h>
+
 #include <algorithm>
 
 #include "sipsim/fabric/ramp/config.hpp"
@@ -45,11 +47,59 @@ class RampPlugin final : public Plugin {
     if (service.job) config_.spec.job = service.job;
     if (service.inner) config_.spec.inner = service.inner;
   }
+  // A failed transceiver {node, transceiver} (0 <= transceiver < x*b: group
+  // transceiver / b) or subnet {subnet: {from, to, transceiver}} (kind
+  // switch: the passive star of (g_src, g_dst, t)), routed around by the
+  // transport (docs/faults.md).
+  FaultTargets fault_targets() const override {
+    const RampSpec s = config_.spec;
+    return {
+        {FaultKind::kTransceiver, FaultKind::kSwitch},
+        [s](FaultKind kind, const base::Value& target) { return read_target(s, kind, target); }};
+  }
+  void set_faults(std::vector<Fault> faults) override {
+    RampSpec& s = config_.spec;
+    for (const Fault& f : faults) {
+      if (config_.permissive_given && !s.permissive) {
+        throw base::ScenarioError(f.location, f.key,
+                                  "a RAMP with faults serialises the transfers rerouted around "
+                                  "them when they meet others: remove fabric.permissive: false");
+      }
+      RampFault r = parse(s, f.kind, *f.where);
+      r.at = f.at;
+      r.until = f.until;
+      r.target = f.target;
+      s.faults.push_back(r);
+    }
+  }
   std::string physical_report() const override {
     return describe_physical(config_.geometry, config_.optics, config_.cost, config_.power);
   }
 
  private:
+  static RampFault parse(const RampSpec& s, FaultKind kind, const base::Value& target) {
+    base::MapReader m = target.as_map();
+    RampFault r;
+    const std::uint32_t nodes = s.x * s.J * s.Lambda, trx = s.x * s.b;
+    if (kind == FaultKind::kTransceiver) {
+      r.node = m.required("node").as_u32(0, nodes - 1);
+      r.t = m.required("transceiver").as_u32(0, trx - 1);
+    } else {
+      r.subnet = true;
+      base::MapReader n = m.required("subnet").as_map();
+      r.g_src = n.required("from").as_u32(0, s.x - 1);
+      r.g_dst = n.required("to").as_u32(0, s.x - 1);
+      r.t = n.required("transceiver").as_u32(0, trx - 1);
+      n.finish();
+    }
+    m.finish();
+    return r;
+  }
+  static std::string read_target(const RampSpec& s, FaultKind kind, const base::Value& target) {
+    const RampFault r = parse(s, kind, target);
+    return r.subnet ? fmt::format("subnet ({}, {}, {})", r.g_src, r.g_dst, r.t)
+                    : fmt::format("transceiver {} of node {}", r.t, r.node);
+  }
   RampConfig config_;
 };
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "sipsim/base/flat_map.hpp"
@@ -109,6 +110,30 @@ class RampNetwork final : public Network {
       const ramp::Coord c = ramp::coord_of_node(node, shape_);
       coords_[node] = c.g | c.j << 8 | c.delta << 16 | c.p << 24;
     }
+    if (!s_.faults.empty()) {
+      s_.permissive = true;  // rerouted transfers may meet others: serialised and counted
+      for (const RampFault& f : s_.faults) {
+        if ((f.subnet ? std::max(f.g_src, f.g_dst) >= s_.x : f.node >= nodes_) ||
+            f.t >= s_.x * s_.b) {
+          throw std::invalid_argument("ramp: fault target out of range: " + f.target);
+        }
+        changes_.push_back(f.at);
+        if (f.until != pdes::kTimeMax) changes_.push_back(f.until);
+      }
+      std::sort(changes_.begin(), changes_.end());
+      changes_.erase(std::unique(changes_.begin(), changes_.end()), changes_.end());
+      apply_faults(0);
+    }
+  }
+
+  // Faults change the usable transceivers at their times: epochs, so that
+  // every rank reroutes at the same time (docs/faults.md).
+  pdes::Time next_epoch(pdes::Time after) const override {
+    const auto it = std::upper_bound(changes_.begin(), changes_.end(), after);
+    return it == changes_.end() ? pdes::kTimeMax : *it;
+  }
+  void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> /*totals*/) override {
+    apply_faults(info.time);
   }
 
   std::uint32_t nodes() const override { return nodes_; }
@@ -152,21 +177,63 @@ class RampNetwork final : public Network {
     ++stats_.messages;
     stats_.bytes += bytes;
     const ramp::TransceiverGroups groups = transceiver_groups(src, dst);
-    // The b transceivers of every group used carry equal parts in parallel (RAMP eq. 5).
-    const std::uint64_t slots = slots_of(bytes, groups.count);
-    const std::uint32_t parts = groups.count * s_.b;
+    thread_local std::vector<std::uint32_t> trx;
+    trx.clear();
+    for (std::uint32_t i = 0; i < groups.count; ++i) {
+      for (std::uint32_t k = 0; k < s_.b; ++k) trx.push_back(groups.group(i, s_.x) * s_.b + k);
+    }
+    if (any_down_) route_around(src, dst, groups.first, trx);
+    // The transceivers used carry equal parts in parallel (RAMP eq. 5).
+    const auto parts = static_cast<std::uint32_t>(trx.size());
+    const std::uint64_t slots = slots_of_parts(bytes, parts);
     const std::uint32_t arbiter = arbiter_of(dst);
     pdes::Time done = ctx.now();
-    for (std::uint32_t i = 0; i < groups.count; ++i) {
-      for (std::uint32_t k = 0; k < s_.b; ++k) {
-        const std::uint32_t t = groups.group(i, s_.x) * s_.b + k;
-        const pdes::Time start = book_transmitter(ctx, t, slots);
-        done = std::max(done, start + slots * s_.slot);
-        ctx.send(arbiter, start - ctx.now(), kToArbiter,
-                 {bytes, tag, (std::uint64_t{src} << 32) | dst, pack(t, slots)}, parts);
-      }
+    for (const std::uint32_t t : trx) {
+      const pdes::Time start = book_transmitter(ctx, t, slots);
+      done = std::max(done, start + slots * s_.slot);
+      ctx.send(arbiter, start - ctx.now(), kToArbiter,
+               {bytes, tag, (std::uint64_t{src} << 32) | dst, pack(t, slots)}, parts);
     }
     return done;
+  }
+
+  // Faults: keeps the transceivers of `trx` that work for the pair (both
+  // ends' transceivers and their subnet up); with none left, the transceivers
+  // of the nearest transceiver group after the pair's first that work; with
+  // none at all, the pair is cut off.
+  void route_around(std::uint32_t src, std::uint32_t dst, std::uint32_t first,
+                    std::vector<std::uint32_t>& trx) const {
+    std::erase_if(trx, [&](std::uint32_t t) { return !usable(src, dst, t); });
+    for (std::uint32_t d = 1; trx.empty() && d < s_.x; ++d) {
+      const std::uint32_t group = (first + d) % s_.x;
+      for (std::uint32_t k = 0; k < s_.b; ++k) {
+        if (usable(src, dst, group * s_.b + k)) trx.push_back(group * s_.b + k);
+      }
+    }
+    if (trx.empty()) {
+      throw std::runtime_error("node " + std::to_string(src) + " cannot reach node " +
+                               std::to_string(dst) + ": the faults (" + down_words_ +
+                               ") took every transceiver group between them");
+    }
+  }
+  bool usable(std::uint32_t src, std::uint32_t dst, std::uint32_t t) const {
+    const std::uint64_t trx = std::uint64_t{s_.x} * s_.b;
+    const std::uint64_t gs = src / (s_.J * s_.Lambda), gd = dst / (s_.J * s_.Lambda);
+    return !down_.contains(src * trx + t) && !down_.contains(dst * trx + t) &&
+           !down_.contains(kSubnet + (gs * s_.x + gd) * trx + t);
+  }
+  // The faults on at t.
+  void apply_faults(pdes::Time t) {
+    const std::uint64_t trx = std::uint64_t{s_.x} * s_.b;
+    down_.clear();
+    down_words_.clear();
+    for (const RampFault& f : s_.faults) {
+      if (t < f.at || t >= f.until) continue;
+      down_.insert(f.subnet ? kSubnet + (std::uint64_t{f.g_src} * s_.x + f.g_dst) * trx + f.t
+                            : f.node * trx + f.t);
+      down_words_ += (down_words_.empty() ? "" : ", ") + f.target;
+    }
+    any_down_ = !down_.empty();
   }
 
   // Rule (a): transmitter t of this node sends one transfer after another; the
@@ -189,6 +256,12 @@ class RampNetwork final : public Network {
                        std::uint64_t bytes, std::uint64_t tag) override {
     const std::uint32_t src = ctx.self();
     const ramp::Coord cs = coord(src);
+    if (any_down_) {
+      // Under faults, one message per destination, each routed around them.
+      pdes::Time done = ctx.now();
+      for (const std::uint32_t dst : dsts) done = std::max(done, send(ctx, dst, bytes, tag));
+      return done;
+    }
     std::map<std::uint32_t, std::uint64_t> racks;  // arbiter of (g_dst, lambda) -> rack mask
     for (std::uint32_t dst : dsts) {
       if (dst >= nodes_ || dst == src || groups_of(src, dst) != 1) {
@@ -430,7 +503,9 @@ class RampNetwork final : public Network {
   }
   // Slots of each part when `groups` groups of b transceivers share `bytes` equally.
   std::uint64_t slots_of(std::uint64_t bytes, std::uint32_t groups) const {
-    const std::uint64_t parts = std::uint64_t{groups} * s_.b;
+    return slots_of_parts(bytes, std::uint64_t{groups} * s_.b);
+  }
+  std::uint64_t slots_of_parts(std::uint64_t bytes, std::uint64_t parts) const {
     const std::uint64_t part = (bytes + parts - 1) / parts;
     return std::max<std::uint64_t>(1, (part + slot_bytes_ - 1) / slot_bytes_);
   }
@@ -565,6 +640,13 @@ class RampNetwork final : public Network {
   std::vector<pdes::Time> subnet_clocks_;
   std::vector<base::FlatMap<std::uint32_t, std::uint32_t>> partial_;  // per node: parts received
   RampStats ramp_;
+  // Faults: the times they change, and what is down now: node * x*b + t for
+  // a transceiver, kSubnet + (g_src * x + g_dst) * x*b + t for a subnet.
+  static constexpr std::uint64_t kSubnet = std::uint64_t{1} << 62;
+  std::vector<pdes::Time> changes_;
+  std::unordered_set<std::uint64_t> down_;
+  bool any_down_ = false;
+  std::string down_words_;
 };
 
 std::unique_ptr<Network> make_ramp(const RampSpec& spec) {

@@ -29,11 +29,27 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "sipsim/fabric/network.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 
 namespace sipsim::fabric {
+
+// A failed transceiver (node, transceiver t of x*b) or subnet (g_src ->
+// g_dst, transceiver t), from `at` until `until` (docs/faults.md). Pairs
+// whose transceivers or subnet failed use the rest of their groups'
+// transceivers, or, with none left, the nearest healthy transceiver group
+// (t + 1, t + 2, ... mod x).
+struct RampFault {
+  pdes::Time at = 0, until = pdes::kTimeMax;
+  bool subnet = false;
+  std::uint32_t node = 0;              // a transceiver's node
+  std::uint32_t g_src = 0, g_dst = 0;  // a subnet's groups
+  std::uint32_t t = 0;                 // the transceiver (index in x*b)
+  std::string target;                  // in words, for messages
+};
 
 struct RampSpec {
   std::uint32_t x = 32;       // communication groups = transceiver groups per node
@@ -55,6 +71,9 @@ struct RampSpec {
   // offsets in the job agree but for the last factor t_k) uses the extra groups safe for
   // subgroups of d = t_k, spaced t_k apart, instead of those for the job's s_k.
   std::optional<std::array<std::uint32_t, 4>> inner;
+  // Failed transceivers and subnets; with any, the fabric is permissive (a
+  // transfer rerouted around a failure may meet others).
+  std::vector<RampFault> faults;
 };
 
 // Counters of the optical rules (Report::counters: transfers, slots,
