@@ -78,3 +78,24 @@ def test_no_faults_is_todays_run(tmp_path):
         assert "faults" not in f and len(g["/faults"]) == 0
         for name in ("/iterations", "/breakdown", "/gpu_energy"):
             np.testing.assert_array_equal(f[name][:], g[name][:])
+
+
+def test_flat_all_to_all_with_one_nic_at_half_rate_is_the_closed_form(tmp_path):
+    """Elect-Flat, 8 nodes at 100 Gb/s, latency 1 us; every member posts its 7 sends of 1 MiB
+    at once. Node 3's NIC at half rate: its receive port, busy from the first head's arrival
+    at 1 us, takes the 7 messages at 50 Gb/s one after another, the last delivery at
+    1 us + 7 x 1 MiB / 50 Gb/s; healthy, 1 us + 7 x 1 MiB / 100 Gb/s."""
+    ser = lambda bps: -(-(1 << 20) * 8 * 10**12 // bps)  # serialization_ps, rounded up
+    times = {}
+    for name, faults in (("healthy", "[]"),
+                         ("half", "[{kind: nic, target: {node: 3}, at: 0s, factor: 0.5}]")):
+        out, _ = run_sipsim(tmp_path, "nccl/elect-flat.yaml", f"{name}.h5", "fabric.nodes=8",
+                            "fabric.bandwidth=100Gbps", "fabric.latency=1us",
+                            "workload.op=all-to-all", "workload.algorithm=direct-concurrent",
+                            "workload.sizes={min: 8MiB, max: 8MiB}", "workload.iterations=1",
+                            "workload.warmup=0", f"faults={faults}")
+        with h5py.File(out, "r") as f:
+            row = f["/collectives"][0]
+            times[name] = int(row["end_ps"] - row["start_ps"])
+    assert times["healthy"] == 1_000_000 + 7 * ser(100 * 10**9)
+    assert times["half"] == 1_000_000 + 7 * ser(50 * 10**9)

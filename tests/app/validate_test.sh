@@ -55,7 +55,7 @@ same faults-repair "sipsim: error: faults.yaml:4:60: faults[0].until: the repair
 sed -i 's/until: 1ms/until: 3ms/' faults.yaml
 same faults-overlap "sipsim: error: faults.yaml:5:5: faults[1]: overlaps fault 0 (gpu-slowdown of gpu 3 from 2ms): one fault per target at a time" -- faults.yaml
 same faults-past-end "sipsim: error: faults.yaml:4:48: faults[0].at: is at or after simulation.end_time (1ms): the fault would never happen" -- faults.yaml --set simulation.end_time=1ms
-same faults-kind "sipsim: error: --set faults=[{kind: switch, target: {gpu: 1}, at: 0s}]: faults[0].kind: faults of kind 'switch' are not modelled on this fabric (modelled here: gpu, gpu-slowdown)" -- faults.yaml --set "faults=[{kind: switch, target: {gpu: 1}, at: 0s}]"
+same faults-kind "sipsim: error: --set faults=[{kind: switch, target: {gpu: 1}, at: 0s}]: faults[0].kind: faults of kind 'switch' are not modelled on this fabric (modelled here: gpu, gpu-slowdown, nic)" -- faults.yaml --set "faults=[{kind: switch, target: {gpu: 1}, at: 0s}]"
 
 # cluster: the tiers' product, their oversubscription, their count; the preset's node count.
 cat > cluster.yaml <<EOF

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include "sipsim/base/units.hpp"
@@ -21,10 +22,12 @@ enum Kind : std::uint32_t {
 // Elect-Flat: per-node transmit and receive ports, nothing in between.
 class FlatNetwork final : public Network {
  public:
-  FlatNetwork(std::uint32_t nodes, std::uint64_t rate_bps, pdes::Time latency)
-      : nodes_(nodes), rate_(rate_bps), latency_(latency) {
+  FlatNetwork(std::uint32_t nodes, std::uint64_t rate_bps, pdes::Time latency,
+              std::vector<FlatFault> faults)
+      : nodes_(nodes), rate_(rate_bps), latency_(latency), faults_(std::move(faults)) {
     if (nodes == 0) throw std::invalid_argument("elect-flat needs at least one node");
     if (rate_bps == 0) throw std::invalid_argument("elect-flat bandwidth must be > 0");
+    apply_faults(0);
   }
 
   std::uint32_t nodes() const override { return nodes_; }
@@ -45,13 +48,26 @@ class FlatNetwork final : public Network {
     stats_ = {};
   }
 
+  // Faults change the NICs' rates at their times: epochs (docs/faults.md).
+  pdes::Time next_epoch(pdes::Time after) const override {
+    pdes::Time next = pdes::kTimeMax;
+    for (const FlatFault& f : faults_) {
+      if (f.at > after) next = std::min(next, f.at);
+      if (f.until > after) next = std::min(next, f.until);
+    }
+    return next;
+  }
+  void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> /*totals*/) override {
+    apply_faults(info.time);
+  }
+
   pdes::Time send(pdes::Context& ctx, std::uint32_t dst, std::uint64_t bytes,
                   std::uint64_t tag) override {
     check_dst(ctx, dst);
     Ports& p = ports_[ctx.self_index()];
     const pdes::Time start = std::max(ctx.now(), p.tx_free);
     stats_.max_queueing = std::max(stats_.max_queueing, start - ctx.now());
-    p.tx_free = start + serialization_ps(bytes, rate_);
+    p.tx_free = start + serialization_ps(bytes, rate_of(ctx.self(), dst));
     ctx.send(dst, start - ctx.now() + latency_, kFlatArrive, {bytes, tag, 0, 0});
     ++stats_.messages;
     stats_.bytes += bytes;
@@ -64,7 +80,7 @@ class FlatNetwork final : public Network {
       Ports& p = ports_[ctx.self_index()];
       const pdes::Time start = std::max(ctx.now(), p.rx_free);
       stats_.max_queueing = std::max(stats_.max_queueing, start - ctx.now());
-      p.rx_free = start + serialization_ps(ev.data[0], rate_);
+      p.rx_free = start + serialization_ps(ev.data[0], rate_of(ctx.self(), ctx.self()));
       ctx.send(ctx.self(), p.rx_free - ctx.now(), kFlatDeliver,
                {ev.data[0], ev.data[1], ev.src, 0});
     } else if (ev.kind == kFlatDeliver) {
@@ -111,16 +127,46 @@ class FlatNetwork final : public Network {
     }
   }
 
+  // The rate of `node`'s NIC now; a send from it to `dst` (dst == node: a
+  // receive) with either NIC failed has no path.
+  std::uint64_t rate_of(std::uint32_t node, std::uint32_t dst) const {
+    if (share_.empty()) return rate_;
+    const auto it = share_.find(node), to = share_.find(dst);
+    if ((it != share_.end() && it->second == 0.0) || (to != share_.end() && to->second == 0.0)) {
+      throw std::runtime_error("node " + std::to_string(node) + " cannot reach node " +
+                               std::to_string(dst) + ": the faults (" + down_words_ +
+                               ") cut it off");
+    }
+    if (it == share_.end()) return rate_;
+    return std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(static_cast<double>(rate_) * it->second));
+  }
+  // The faults on at t: each NIC's share of the rate (0: failed).
+  void apply_faults(pdes::Time t) {
+    share_.clear();
+    down_words_.clear();
+    for (const FlatFault& f : faults_) {
+      if (t < f.at || t >= f.until) continue;
+      auto [it, fresh] = share_.try_emplace(f.node, 1.0);
+      it->second *= f.factor;
+      if (f.factor == 0.0) down_words_ += (down_words_.empty() ? "" : ", ") + f.target;
+    }
+  }
+
   std::uint32_t nodes_;
   std::uint64_t rate_;
   pdes::Time latency_;
   std::vector<Ports> ports_;
+  std::vector<FlatFault> faults_;
+  std::unordered_map<std::uint32_t, double> share_;  // NICs under a fault now
+  std::string down_words_;
 };
 }  // namespace
 
 std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate_bps,
-                                         pdes::Time latency) {
-  return std::make_unique<FlatNetwork>(nodes, rate_bps, latency);
+                                         pdes::Time latency, std::vector<FlatFault> faults) {
+  auto net = std::make_unique<FlatNetwork>(nodes, rate_bps, latency, std::move(faults));
+  return net;
 }
 
 }  // namespace sipsim::fabric

@@ -14,11 +14,30 @@ class ElectFlatPlugin final : public Plugin {
   std::uint32_t nodes() const override { return spec_.nodes; }
   std::uint64_t slowest_rate_bps() const override { return spec_.bandwidth_bps; }
   std::unique_ptr<Network> build() const override {
-    return make_elect_flat(spec_.nodes, spec_.bandwidth_bps, spec_.latency);
+    return make_elect_flat(spec_.nodes, spec_.bandwidth_bps, spec_.latency, faults_);
+  }
+  // A node's NIC, failed or at a share of its rate: {node: N}.
+  FaultTargets fault_targets() const override {
+    const std::uint32_t nodes = spec_.nodes;
+    return {{FaultKind::kNic}, [nodes](FaultKind, const base::Value& target) {
+              return "nic of node " + std::to_string(node_of(target, nodes));
+            }};
+  }
+  void set_faults(std::vector<Fault> faults) override {
+    for (const Fault& f : faults) {
+      faults_.push_back({f.at, f.until, node_of(*f.where, spec_.nodes), f.factor, f.target});
+    }
   }
 
  private:
+  static std::uint32_t node_of(const base::Value& target, std::uint32_t nodes) {
+    base::MapReader m = target.as_map();
+    const std::uint32_t node = m.required("node").as_u32(0, nodes - 1);
+    m.finish();
+    return node;
+  }
   ElectFlatSpec spec_;
+  std::vector<FlatFault> faults_;
 };
 
 }  // namespace
