@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "sipsim/base/units.hpp"
@@ -60,8 +61,26 @@ std::vector<output::FaultRow> fault_rows(const std::vector<fabric::Fault>& fault
 std::vector<std::pair<std::string, std::string>> fault_summary(
     const std::vector<fabric::Fault>& faults, const FaultOutcome& outcome) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const fabric::Fault& f : faults) {
-    out.emplace_back("fault", fabric::describe(f) + (happened(f, outcome) ? "" : " (not reached)"));
+  // A few faults one per line; many (random draws) counted per kind.
+  constexpr std::size_t kListed = 8;
+  if (faults.size() <= kListed) {
+    for (const fabric::Fault& f : faults) {
+      out.emplace_back("fault",
+                       fabric::describe(f) + (happened(f, outcome) ? "" : " (not reached)"));
+    }
+  } else {
+    std::map<std::string_view, std::pair<std::size_t, std::size_t>> kinds;  // all, reached
+    for (const fabric::Fault& f : faults) {
+      auto& [all, reached] = kinds[fabric::to_string(f.kind)];
+      ++all;
+      reached += happened(f, outcome) ? 1 : 0;
+    }
+    std::string line;
+    for (const auto& [kind, n] : kinds) {
+      line +=
+          fmt::format("{}{} {} ({} reached)", line.empty() ? "" : ", ", n.first, kind, n.second);
+    }
+    out.emplace_back("faults", line + "; each in /faults");
   }
   if (outcome.failure) out.emplace_back("outcome", failure_text(*outcome.failure));
   return out;

@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <set>
+#include <unordered_map>
 
 #include "sipsim/base/units.hpp"
+#include "sipsim/pdes/random.hpp"
 
 namespace sipsim::fabric {
 
@@ -47,27 +51,34 @@ void read_factor(base::MapReader& m, Fault& f) {
   }
 }
 
-// One entry of the list; `nodes` bounds the GPU targets.
-Fault read_entry(const base::Value& item, std::uint32_t nodes, pdes::Time end_time,
-                 const FaultTargets& fabric) {
-  const std::span<const FaultKind> modelled = fabric.kinds;
-  base::MapReader m = item.as_map();
-  Fault f;
-  f.location = item.location();
-  f.key = item.path();
+// The entry's kind, refused if the fabric does not model it.
+FaultKind read_kind(base::MapReader& m, const FaultTargets& fabric) {
   const base::Value kind = m.required("kind");
   const std::string name = kind.as_enum(std::vector<std::string>(kNames.begin(), kNames.end()));
-  f.kind = static_cast<FaultKind>(std::find(kNames.begin(), kNames.end(), name) - kNames.begin());
-  if (!gpu_kind(f.kind) && std::find(modelled.begin(), modelled.end(), f.kind) == modelled.end()) {
+  const auto k =
+      static_cast<FaultKind>(std::find(kNames.begin(), kNames.end(), name) - kNames.begin());
+  const std::span<const FaultKind> modelled = fabric.kinds;
+  if (!gpu_kind(k) && std::find(modelled.begin(), modelled.end(), k) == modelled.end()) {
     kind.fail(fmt::format("faults of kind '{}' are not modelled on this fabric (modelled here: {})",
                           name, modelled_names(modelled)));
   }
-  const base::Value at = m.required("at");
-  f.at = at.as_time_ps();
-  if (f.at >= end_time) {
-    at.fail(fmt::format("is at or after simulation.end_time ({}): the fault would never happen",
-                        base::format_time_ps(end_time)));
+  return k;
+}
+
+// `at`, before simulation.end_time.
+pdes::Time read_at(base::MapReader& m, std::string_view key, pdes::Time end_time, bool required) {
+  const std::optional<base::Value> at = required ? m.required(key) : m.optional(key);
+  if (!at) return 0;
+  const pdes::Time t = at->as_time_ps();
+  if (t >= end_time) {
+    at->fail(fmt::format("is at or after simulation.end_time ({}): the fault would never happen",
+                         base::format_time_ps(end_time)));
   }
+  return t;
+}
+
+// `until` after `at`; none for a GPU failure.
+void read_until(base::MapReader& m, Fault& f) {
   if (auto until = m.optional("until")) {
     if (f.kind == FaultKind::kGpu) {
       until->fail("a failed GPU stops the job, so it has no repair: remove 'until'");
@@ -78,13 +89,15 @@ Fault read_entry(const base::Value& item, std::uint32_t nodes, pdes::Time end_ti
                               base::format_time_ps(f.at)));
     }
   }
-  read_factor(m, f);
-  const base::Value target = m.required("target");
+}
+
+// The target: the GPU kinds' {gpu: N}, or the fabric's reader's.
+void read_target(const base::Value& target, std::uint32_t nodes, const FaultTargets& fabric,
+                 Fault& f) {
   if (!gpu_kind(f.kind)) {
     f.target = fabric.read(f.kind, target);
     f.where = target;
-    m.finish();
-    return f;
+    return;
   }
   base::MapReader t = target.as_map();
   const base::Value gpu = t.required("gpu");
@@ -92,14 +105,108 @@ Fault read_entry(const base::Value& item, std::uint32_t nodes, pdes::Time end_ti
   f.gpu = gpu.as_u32(0, nodes - 1);
   f.target = fmt::format("gpu {}", f.gpu);
   t.finish();
+}
+
+// One entry of the list; `nodes` bounds the GPU targets.
+Fault read_entry(const base::Value& item, std::uint32_t nodes, pdes::Time end_time,
+                 const FaultTargets& fabric) {
+  base::MapReader m = item.as_map();
+  Fault f;
+  f.location = item.location();
+  f.key = item.path();
+  f.kind = read_kind(m, fabric);
+  f.at = read_at(m, "at", end_time, true);
+  read_until(m, f);
+  read_factor(m, f);
+  read_target(m.required("target"), nodes, fabric, f);
   m.finish();
   return f;
 }
 
-bool same_target(const Fault& a, const Fault& b) {
-  const bool a_gpu = gpu_kind(a.kind), b_gpu = gpu_kind(b.kind);
-  if (a_gpu || b_gpu) return a_gpu && b_gpu && a.gpu == b.gpu;
-  return a.kind == b.kind && a.target == b.target;
+// The stream of `random:` draws: the run's seed, a key of its own (no LP has
+// it), one stream per entry of the list.
+constexpr std::uint32_t kFaultStreamLp = 0xFFFFFFF0u;
+constexpr std::uint64_t kMaxDrawn = 1'000'000;
+
+// A `random:` entry: `fraction` of the kind's targets, drawn without
+// replacement, failed from `at` (until `until`); or, with `mtbf`, every
+// target failing as a Poisson process of that mean time between failures
+// over [0, over), each failure repaired `repair` later (a GPU's first ends
+// the job). Drawn as one process over all targets (rate count / mtbf), a
+// draw that hits a target still failed skipped.
+std::vector<Fault> read_random(const base::Value& item, std::uint32_t nodes, pdes::Time end_time,
+                               const FaultTargets& fabric, std::uint64_t seed,
+                               std::uint32_t index) {
+  base::MapReader m = item.as_map();
+  Fault f;
+  f.location = item.location();
+  f.key = item.path();
+  f.kind = read_kind(m, fabric);
+  const std::uint64_t count = gpu_kind(f.kind) ? nodes : fabric.count ? fabric.count(f.kind) : 0;
+  if (count == 0) {
+    m.required("kind").fail(
+        fmt::format("this fabric cannot list its {} targets for random draws", to_string(f.kind)));
+  }
+  read_factor(m, f);
+  const auto target_of = [&](std::uint64_t i) {
+    const std::string text =
+        gpu_kind(f.kind) ? fmt::format("{{gpu: {}}}", i) : fabric.nth(f.kind, i);
+    const base::Document doc = base::Document::load_string(text, f.key);
+    Fault g = f;
+    read_target(doc.root(), nodes, fabric, g);
+    return g;
+  };
+  pdes::RandomStream rng(seed, kFaultStreamLp, index);
+  std::vector<Fault> out;
+  if (auto fraction = m.optional("fraction")) {
+    const double x = fraction->as_double();
+    if (!(x > 0 && x <= 1)) fraction->fail("must be in (0, 1]: the share of the targets that fail");
+    f.at = read_at(m, "at", end_time, false);
+    read_until(m, f);
+    const auto k = static_cast<std::uint64_t>(std::llround(x * static_cast<double>(count)));
+    if (k > kMaxDrawn) fraction->fail(fmt::format("draws {} faults, more than {}", k, kMaxDrawn));
+    // Floyd's sampling: k distinct targets of count.
+    std::set<std::uint64_t> chosen;
+    for (std::uint64_t j = count - k; j < count; ++j) {
+      const std::uint64_t t = rng.below(j + 1);
+      chosen.insert(chosen.contains(t) ? j : t);
+    }
+    for (const std::uint64_t i : chosen) out.push_back(target_of(i));
+  } else {
+    const base::Value mtbf_value = m.required("mtbf");
+    const pdes::Time mtbf = mtbf_value.as_time_ps();
+    if (mtbf == 0) mtbf_value.fail("must be greater than 0");
+    pdes::Time repair = pdes::kTimeMax;
+    if (f.kind != FaultKind::kGpu) {
+      const base::Value r = m.required("repair");
+      repair = r.as_time_ps();
+      if (repair == 0) r.fail("must be greater than 0");
+    }
+    const std::optional<base::Value> over_value = m.optional("over");
+    if (!over_value && end_time == pdes::kTimeMax) {
+      m.required("over").fail("needs a horizon: `over` or simulation.end_time");
+    }
+    const pdes::Time over = over_value ? over_value->as_time_ps() : end_time;
+    std::unordered_map<std::uint64_t, pdes::Time> failed_until;
+    const double mean = static_cast<double>(mtbf) / static_cast<double>(count);
+    for (double t = 0;;) {
+      t += rng.exponential(mean);
+      if (t >= static_cast<double>(std::min(over, end_time))) break;
+      const std::uint64_t i = rng.below(count);
+      const auto at = static_cast<pdes::Time>(t);
+      auto [it, fresh] = failed_until.try_emplace(i, 0);
+      if (!fresh && it->second > at) continue;  // still failed: no second failure
+      it->second = repair == pdes::kTimeMax ? pdes::kTimeMax : pdes::saturating_add(at, repair);
+      Fault g = target_of(i);
+      g.at = at;
+      g.until = repair == pdes::kTimeMax ? pdes::kTimeMax : it->second;
+      out.push_back(std::move(g));
+      if (out.size() > kMaxDrawn)
+        mtbf_value.fail(fmt::format("draws more than {} faults", kMaxDrawn));
+    }
+  }
+  m.finish();
+  return out;
 }
 
 }  // namespace
@@ -113,23 +220,39 @@ bool degradable(FaultKind kind) {
 }
 
 std::vector<Fault> read_faults(const base::Value& section, std::uint32_t nodes, pdes::Time end_time,
-                               const FaultTargets& fabric) {
+                               const FaultTargets& fabric, std::uint64_t seed) {
   std::vector<Fault> out;
   const std::vector<base::Value> items = section.as_list();
+  // Per target, the faults on it so far: two of one target may not overlap
+  // in time (a GPU fails or slows down once at a time, a part fails once
+  // until its repair).
+  std::unordered_map<std::string, std::vector<std::size_t>> on_target;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    Fault f = read_entry(items[i], nodes, end_time, fabric);
-    // Two faults of one target may not overlap in time: a GPU fails or slows
-    // down once at a time, a part fails once until its repair.
-    for (std::size_t j = 0; j < out.size(); ++j) {
-      const Fault& g = out[j];
-      if (same_target(f, g) && f.at < g.until && g.at < f.until) {
-        items[i].fail(
-            fmt::format("overlaps fault {} ({} of {} from {}): one fault per target at "
-                        "a time",
-                        j, to_string(g.kind), g.target, base::format_time_ps(g.at)));
-      }
+    std::vector<Fault> entry;
+    if (items[i].is_map() && items[i].as_map().has("random")) {
+      base::MapReader m = items[i].as_map();
+      entry = read_random(m.required("random"), nodes, end_time, fabric, seed,
+                          static_cast<std::uint32_t>(i));
+      m.finish();
+    } else {
+      entry.push_back(read_entry(items[i], nodes, end_time, fabric));
     }
-    out.push_back(std::move(f));
+    for (Fault& f : entry) {
+      const std::string key =
+          gpu_kind(f.kind) ? f.target : fmt::format("{} {}", to_string(f.kind), f.target);
+      std::vector<std::size_t>& same = on_target[key];
+      for (const std::size_t j : same) {
+        const Fault& g = out[j];
+        if (f.at < g.until && g.at < f.until) {
+          items[i].fail(
+              fmt::format("overlaps fault {} ({} of {} from {}): one fault per target at "
+                          "a time",
+                          j, to_string(g.kind), g.target, base::format_time_ps(g.at)));
+        }
+      }
+      same.push_back(out.size());
+      out.push_back(std::move(f));
+    }
   }
   return out;
 }

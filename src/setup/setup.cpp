@@ -46,9 +46,9 @@ Setup read(scenario::Scenario scenario) {
   w.finish();
   out.workload_at = {section.location(), section.path()};
   if (s.faults) {
-    out.faults =
-        fabric::read_faults(*s.faults, out.fabric ? out.fabric->nodes() : 0, s.simulation.end_time,
-                            out.fabric ? out.fabric->fault_targets() : fabric::FaultTargets{});
+    out.faults = fabric::read_faults(
+        *s.faults, out.fabric ? out.fabric->nodes() : 0, s.simulation.end_time,
+        out.fabric ? out.fabric->fault_targets() : fabric::FaultTargets{}, s.seed);
     out.faults_at = {s.faults->location(), s.faults->path()};
     // The fabric's own kinds go to its plug-in, before it builds.
     std::vector<fabric::Fault> on_fabric;

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -111,8 +112,9 @@ TEST(Faults, BadEntriesAreLocated) {
 // The routed fabrics' targets: a switch by tier and index, a NIC by its
 // node, a link by its two ends; a degraded link's factor.
 TEST(Faults, RoutedTargets) {
-  const FaultTargets routed{{FaultKind::kLink, FaultKind::kSwitch, FaultKind::kNic},
-                            read_routed_target};
+  FaultTargets routed;
+  routed.kinds = {FaultKind::kLink, FaultKind::kSwitch, FaultKind::kNic};
+  routed.read = read_routed_target;
   const auto read_routed = [&](const std::string& yaml) {
     const base::Document doc = base::Document::load_string(yaml, "f.yaml");
     return read_faults(doc.root().as_map().required("faults"), 64, pdes::kTimeMax, routed);
@@ -149,6 +151,68 @@ TEST(Faults, RoutedTargets) {
       "faults:\n  - {kind: nic, target: {node: 5}, at: 0s}\n"
       "  - {kind: nic, target: {node: 5}, at: 1s}\n");
   EXPECT_NE(e.find("overlaps fault 0"), std::string::npos) << e;
+}
+
+// `random:` entries: `fraction` draws that many distinct targets, `mtbf`
+// about count x over / mtbf failures, never two on a target at once; the
+// same seed the same faults, another seed others.
+TEST(Faults, RandomDraws) {
+  FaultTargets nics;
+  nics.kinds = {FaultKind::kNic};
+  nics.read = [](FaultKind, const base::Value& t) {
+    return "nic " + t.as_map().required("node").as_string();
+  };
+  nics.count = [](FaultKind) { return std::uint64_t{1000}; };
+  nics.nth = [](FaultKind, std::uint64_t i) { return "{node: " + std::to_string(i) + "}"; };
+  const auto draw = [&](const std::string& yaml, std::uint64_t seed) {
+    const base::Document doc = base::Document::load_string(yaml, "f.yaml");
+    return read_faults(doc.root().as_map().required("faults"), 64, 100 * kMs, nics, seed);
+  };
+  const std::string fraction = "faults:\n  - random: {kind: nic, fraction: 0.05, at: 1ms}\n";
+  const std::vector<Fault> a = draw(fraction, 1), b = draw(fraction, 1), c = draw(fraction, 2);
+  ASSERT_EQ(a.size(), 50u);
+  std::vector<std::string> ta, tb, tc;
+  for (const Fault& f : a) {
+    EXPECT_EQ(f.at, kMs);
+    EXPECT_EQ(f.until, pdes::kTimeMax);
+    ta.push_back(f.target);
+  }
+  for (const Fault& f : b) tb.push_back(f.target);
+  for (const Fault& f : c) tc.push_back(f.target);
+  EXPECT_EQ(ta, tb);
+  EXPECT_NE(ta, tc);
+  std::sort(ta.begin(), ta.end());
+  EXPECT_EQ(std::unique(ta.begin(), ta.end()), ta.end());  // distinct targets
+
+  // 1,000 NICs of MTBF 1 s over 100 ms: about 100 failures of 5 ms each.
+  const std::vector<Fault> m = draw("faults:\n  - random: {kind: nic, mtbf: 1s, repair: 5ms}\n", 7);
+  EXPECT_GT(m.size(), 60u);
+  EXPECT_LT(m.size(), 140u);
+  for (const Fault& f : m) {
+    EXPECT_LT(f.at, 100 * kMs);
+    EXPECT_EQ(f.until - f.at, 5 * kMs);
+    EXPECT_TRUE(f.where.has_value());
+  }
+  // GPUs need no listing; a failed GPU has no repair.
+  const std::vector<Fault> g = draw("faults:\n  - random: {kind: gpu, mtbf: 1s, over: 50ms}\n", 3);
+  for (const Fault& f : g) {
+    EXPECT_EQ(f.kind, FaultKind::kGpu);
+    EXPECT_EQ(f.until, pdes::kTimeMax);
+  }
+  const auto error = [&](const std::string& yaml) {
+    try {
+      draw(yaml, 1);
+    } catch (const base::ScenarioError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  std::string e = error("faults:\n  - random: {kind: nic, fraction: 1.5}\n");
+  EXPECT_NE(e.find("faults[0].random.fraction"), std::string::npos) << e;
+  e = error("faults:\n  - random: {kind: nic, mtbf: 1s}\n");
+  EXPECT_NE(e.find("faults[0].random.repair"), std::string::npos) << e;
+  e = error("faults:\n  - random: {kind: switch, fraction: 0.1}\n");
+  EXPECT_NE(e.find("not modelled"), std::string::npos) << e;
 }
 
 }  // namespace

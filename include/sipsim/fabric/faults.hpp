@@ -47,6 +47,11 @@ struct Fault {
 struct FaultTargets {
   std::vector<FaultKind> kinds;
   std::function<std::string(FaultKind, const base::Value&)> read;
+  // For `random:` draws: how many targets of a kind the fabric has (0: it
+  // cannot list them), and the i-th as a target map in YAML
+  // ("{node: 5, transceiver: 3}"). The GPU kinds need neither.
+  std::function<std::uint64_t(FaultKind)> count;
+  std::function<std::string(FaultKind, std::uint64_t)> nth;
 };
 
 // Reads the section (a list of entries; empty is a healthy run) and checks
@@ -55,9 +60,11 @@ struct FaultTargets {
 // targets; `end_time`: simulation.end_time (a fault at or after it is an
 // error). Throws base::ScenarioError at the offending key. A kind the fabric
 // does not model is refused here too; `fabric` reads the targets of the
-// kinds it models (the fabric checks their ranges when it builds).
+// kinds it models (the fabric checks their ranges when it builds). A
+// `random:` entry expands into faults drawn with `seed` (the run's: the
+// same faults on every rank and at every rank count).
 std::vector<Fault> read_faults(const base::Value& section, std::uint32_t nodes, pdes::Time end_time,
-                               const FaultTargets& fabric = {});
+                               const FaultTargets& fabric = {}, std::uint64_t seed = 1);
 
 // Whether a kind's `factor` is a share of a rate (link, nic): absent, the
 // part failed.

@@ -19,9 +19,14 @@ class ElectFlatPlugin final : public Plugin {
   // A node's NIC, failed or at a share of its rate: {node: N}.
   FaultTargets fault_targets() const override {
     const std::uint32_t nodes = spec_.nodes;
-    return {{FaultKind::kNic}, [nodes](FaultKind, const base::Value& target) {
-              return "nic of node " + std::to_string(node_of(target, nodes));
-            }};
+    FaultTargets t;
+    t.kinds = {FaultKind::kNic};
+    t.read = [nodes](FaultKind, const base::Value& target) {
+      return "nic of node " + std::to_string(node_of(target, nodes));
+    };
+    t.count = [nodes](FaultKind) { return std::uint64_t{nodes}; };
+    t.nth = [](FaultKind, std::uint64_t i) { return "{node: " + std::to_string(i) + "}"; };
+    return t;
   }
   void set_faults(std::vector<Fault> faults) override {
     for (const Fault& f : faults) {

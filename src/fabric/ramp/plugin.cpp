@@ -53,9 +53,24 @@ class RampPlugin final : public Plugin {
   // transport (docs/faults.md).
   FaultTargets fault_targets() const override {
     const RampSpec s = config_.spec;
-    return {
-        {FaultKind::kTransceiver, FaultKind::kSwitch},
-        [s](FaultKind kind, const base::Value& target) { return read_target(s, kind, target); }};
+    const std::uint64_t trx = std::uint64_t{s.x} * s.b;
+    const std::uint64_t nodes = std::uint64_t{s.x} * s.J * s.Lambda;
+    FaultTargets t;
+    t.kinds = {FaultKind::kTransceiver, FaultKind::kSwitch};
+    t.read = [s](FaultKind kind, const base::Value& target) {
+      return read_target(s, kind, target);
+    };
+    t.count = [=](FaultKind kind) {
+      return kind == FaultKind::kTransceiver ? nodes * trx : std::uint64_t{s.x} * s.x * trx;
+    };
+    t.nth = [=](FaultKind kind, std::uint64_t i) {
+      if (kind == FaultKind::kTransceiver) {
+        return fmt::format("{{node: {}, transceiver: {}}}", i / trx, i % trx);
+      }
+      return fmt::format("{{subnet: {{from: {}, to: {}, transceiver: {}}}}}", i / trx / s.x,
+                         i / trx % s.x, i % trx);
+    };
+    return t;
   }
   void set_faults(std::vector<Fault> faults) override {
     RampSpec& s = config_.spec;

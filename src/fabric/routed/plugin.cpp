@@ -30,7 +30,10 @@ std::unique_ptr<Network> RoutedPlugin::build() const {
 }
 
 FaultTargets RoutedPlugin::fault_targets() const {
-  return {{FaultKind::kLink, FaultKind::kSwitch, FaultKind::kNic}, read_routed_target};
+  FaultTargets t;
+  t.kinds = {FaultKind::kLink, FaultKind::kSwitch, FaultKind::kNic};
+  t.read = read_routed_target;
+  return t;
 }
 
 }  // namespace sipsim::fabric
