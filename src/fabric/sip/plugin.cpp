@@ -62,8 +62,31 @@ class SipRingPlugin final : public Plugin {
     f.ring_order = true;
     return f;
   }
+  // A wavelength lost on the whole ring: {wavelength: w}, 0 <= w < W.
+  FaultTargets fault_targets() const override {
+    const std::uint32_t w = spec_.wavelengths;
+    FaultTargets t;
+    t.kinds = {FaultKind::kWavelength};
+    t.read = [w](FaultKind, const base::Value& target) {
+      return "wavelength " + std::to_string(wavelength_of(target, w));
+    };
+    t.count = [w](FaultKind) { return std::uint64_t{w}; };
+    t.nth = [](FaultKind, std::uint64_t i) { return "{wavelength: " + std::to_string(i) + "}"; };
+    return t;
+  }
+  void set_faults(std::vector<Fault> faults) override {
+    for (const Fault& f : faults) {
+      spec_.lost.push_back({f.at, f.until, wavelength_of(*f.where, spec_.wavelengths)});
+    }
+  }
 
  private:
+  static std::uint32_t wavelength_of(const base::Value& target, std::uint32_t w) {
+    base::MapReader m = target.as_map();
+    const std::uint32_t i = m.required("wavelength").as_u32(0, w - 1);
+    m.finish();
+    return i;
+  }
   SipRingSpec spec_;
 };
 

@@ -48,18 +48,22 @@ class SipRingController final : public CircuitController {
 
   // An idle period, or one whose traffic is the last plan's, keeps the plan
   // (a ring all-reduce "needs no rescheduling", App. A.1).
+  // A lost wavelength, or one back, re-plans too (docs/faults.md).
   std::optional<CircuitPlan> next_plan(const CircuitPlan&, std::span<const PairTraffic> demand,
                                        const pdes::EpochInfo& info) override {
-    if (keeps_plan(demand)) return std::nullopt;
+    if (!replans(demand, info.time)) return std::nullopt;
+    wavelengths_ = wavelengths_at(info.time);
     return plan_for(demand, info.rng.next_u64(), info.index + 1, info.shares);
   }
   // On several ranks, each fibre's A.1 steps 1-3 run on one rank
   // (plan_ring_fibres): the epoch's longest part, the same plan.
   std::vector<std::uint64_t> plan_share(const CircuitPlan&, std::span<const PairTraffic> demand,
                                         const pdes::EpochInfo& info) override {
-    if (info.ranks < 2 || keeps_plan(demand)) return {};
+    if (info.ranks < 2 || !replans(demand, info.time)) return {};
     set_demands(demand);
-    return plan_ring_fibres(input(0, 0, {}), info.rank, info.ranks);
+    RingPlanInput in = input(0, 0, {});
+    in.wavelengths = wavelengths_at(info.time);
+    return plan_ring_fibres(in, info.rank, info.ranks);
   }
 
   // Beyond the reach in both directions, a chunk relays through the GPU at
@@ -99,6 +103,10 @@ class SipRingController final : public CircuitController {
     return std::tie(a.src, a.dst) < std::tie(b.src, b.dst);
   }
 
+  // Traffic to plan for, and either new traffic or a change of wavelengths.
+  bool replans(std::span<const PairTraffic> demand, pdes::Time t) const {
+    return !demand.empty() && (!keeps_plan(demand) || wavelengths_at(t) != wavelengths_);
+  }
   // An idle period, or one whose traffic is the last plan's.
   bool keeps_plan(std::span<const PairTraffic> demand) const {
     return demand.empty() ||
@@ -114,7 +122,7 @@ class SipRingController final : public CircuitController {
                       std::span<const std::vector<std::uint64_t>> planned) const {
     RingPlanInput in;
     in.gpus = spec_.gpus;
-    in.wavelengths = spec_.wavelengths;
+    in.wavelengths = wavelengths_;
     in.reach = reach_;
     in.demands = demands_;
     in.seed = seed;
@@ -156,10 +164,23 @@ class SipRingController final : public CircuitController {
     return plan;
   }
 
+  // The wavelengths the ring has at t: W less those lost then. The planner
+  // numbers the ones left 0 .. W' - 1 (which ones they are does not change
+  // what they carry).
+  std::uint32_t wavelengths_at(pdes::Time t) const {
+    std::uint32_t lost = 0;
+    for (const LostWavelength& l : spec_.lost) lost += t >= l.at && t < l.until ? 1 : 0;
+    if (lost >= spec_.wavelengths) {
+      throw std::runtime_error("sip-ring: every wavelength is lost at " + base::format_time_ps(t));
+    }
+    return spec_.wavelengths - lost;
+  }
+
   SipRingSpec spec_;
   std::uint32_t reach_;
-  std::vector<RingDemand> demands_;   // the planner's input, reused
-  std::vector<WavelengthGrant> lit_;  // the plan in force, sorted by pair
+  std::uint32_t wavelengths_ = wavelengths_at(0);  // in the plan in force
+  std::vector<RingDemand> demands_;                // the planner's input, reused
+  std::vector<WavelengthGrant> lit_;               // the plan in force, sorted by pair
   std::vector<PairTraffic> planned_for_;
 };
 

@@ -8,6 +8,7 @@
 // changed wavelengths are dark for the MRR reconfiguration time (25 us).
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/circuit/circuit_network.hpp"
@@ -23,6 +24,14 @@ inline CircuitFabricSpec ring_transport() {
   return t;
 }
 
+// A wavelength lost on the whole ring (its laser or comb line failed), from
+// `at` until `until` (docs/faults.md): the planner plans with the others
+// from its next epoch on.
+struct LostWavelength {
+  pdes::Time at = 0, until = pdes::kTimeMax;
+  std::uint32_t wavelength = 0;
+};
+
 struct SipRingSpec {
   std::uint32_t gpus = 0;
   std::uint32_t wavelengths = 64;  // W
@@ -34,6 +43,7 @@ struct SipRingSpec {
   double loss_per_node_db = 0.625;                // the testbed's worst case
   double power_budget_db = 10;
   RingSolver solver = RingSolver::kShortestPath;  // `planner`
+  std::vector<LostWavelength> lost;               // faults
 };
 
 // The longest lightpath in hops: a path of h hops passes h + 1 node
