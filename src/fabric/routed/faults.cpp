@@ -208,7 +208,11 @@ LinkId FaultedTopology::next_link(Vertex at, Vertex dst, std::uint64_t flow) con
         fmt::format("node {} cannot reach node {}: the faults ({}) cut every path between them", at,
                     dst, cut_by_));
   }
-  // The links one hop closer, chosen by the ECMP hash.
+  // The topology's own next link where it is up and as close as any (so
+  // routes the failures do not touch stay the healthy ones); else a link
+  // one hop closer, chosen by the ECMP hash.
+  const LinkId native = inner_->next_link(at, dst, flow);
+  if (native != kNoLink && down_[native] == 0 && d[link(native).to] + 1 == d[at]) return native;
   std::uint32_t count = 0;
   for (const LinkId id : out_links(at)) count += down_[id] == 0 && d[link(id).to] + 1 == d[at];
   std::uint64_t pick = ecmp_hash(at, dst, flow) % count;
