@@ -47,7 +47,7 @@ void check_input(int n, int q, std::span<const double> tm) {
 // present count plus one more circuit for that pair, which its full port
 // cannot take. Later pops only spend spare ports. O(P log P + N Q log(N Q))
 // for P pairs with traffic.
-std::vector<int> water_fill(int n, int q, std::span<const double> tm) {
+std::vector<int> water_fill(int n, std::span<const int> ports, std::span<const double> tm) {
   struct Entry {
     double value;  // circuits / TM
     double tm;
@@ -70,7 +70,8 @@ std::vector<int> water_fill(int n, int q, std::span<const double> tm) {
   const auto take = [&](Entry& e) {
     auto& o = out[static_cast<std::size_t>(e.i)];
     auto& r = in[static_cast<std::size_t>(e.j)];
-    if (o >= q || r >= q) return false;
+    if (o >= ports[static_cast<std::size_t>(e.i)] || r >= ports[static_cast<std::size_t>(e.j)])
+      return false;
     ++o;
     ++r;
     e.value = ++x[at(n, e.i, e.j)] / e.tm;
@@ -114,6 +115,20 @@ class Matcher {
   // Returns match_l (sender -> receiver); throws if not perfect (cannot happen
   // on a regular bipartite multigraph).
   std::vector<int> perfect() {
+    if (match() != n_) throw std::logic_error("ocs allocation: no perfect matching");
+    return match_l_;
+  }
+  // A maximum matching: match_l, kUnmatched where a sender has none.
+  std::vector<int> maximum() {
+    match();
+    return match_l_;
+  }
+
+ private:
+  static std::size_t idx(int v) { return static_cast<std::size_t>(v); }
+  static constexpr int kInf = std::numeric_limits<int>::max();
+
+  int match() {
     std::fill(match_l_.begin(), match_l_.end(), kUnmatched);
     std::fill(match_r_.begin(), match_r_.end(), kUnmatched);
     int matched = 0;
@@ -122,13 +137,8 @@ class Matcher {
       for (int u = 0; u < n_; ++u)
         if (match_l_[idx(u)] == kUnmatched && dfs(u)) ++matched;
     }
-    if (matched != n_) throw std::logic_error("ocs allocation: no perfect matching");
-    return match_l_;
+    return matched;
   }
-
- private:
-  static std::size_t idx(int v) { return static_cast<std::size_t>(v); }
-  static constexpr int kInf = std::numeric_limits<int>::max();
 
   bool bfs() {
     std::vector<int> queue;
@@ -223,6 +233,60 @@ std::vector<std::vector<int>> decompose(int n, int q, const std::vector<int>& x)
   return perms;
 }
 
+// With failed ports (failed[k * n + g]: GPU g's port on switch k), switch
+// by switch: a maximum matching of the circuits still to place among the
+// GPUs whose port on that switch works; the spare working ports then pair
+// up. A circuit that finds no switch is dropped (counted in `dropped`): with ports failed, König's
+// split may not exist (GPU a's one working switch may be GPU b's failed one), and this greedy split
+// may leave some that another order would place.
+std::vector<std::vector<int>> decompose_around(int n, int q, std::vector<int> x,
+                                               const std::vector<char>& failed, int& dropped) {
+  std::vector<std::vector<int>> perms;
+  const auto works = [&](int k, int g) { return failed[at(n, k, g)] == 0; };
+  for (int k = 0; k < q; ++k) {
+    Multigraph g;
+    g.adj.resize(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      if (!works(k, i)) continue;
+      for (int j = 0; j < n; ++j)
+        if (const int c = x[at(n, i, j)]; c > 0 && j != i && works(k, j))
+          g.adj[static_cast<std::size_t>(i)].emplace_back(j, c);
+    }
+    Matcher matcher(g);
+    std::vector<int> m = matcher.maximum();
+    // The switch stays a permutation: a failed port loops back; the working
+    // ports left over loop back where both sides of a GPU are free, and the
+    // rest pair up in index order, as decompose's spare ports do.
+    std::vector<char> receives(static_cast<std::size_t>(n), 0);
+    for (int i = 0; i < n; ++i) {
+      if (const int j = m[static_cast<std::size_t>(i)]; j != kUnmatched) {
+        --x[at(n, i, j)];
+        receives[static_cast<std::size_t>(j)] = 1;
+      }
+    }
+    std::vector<int> senders, receivers;
+    for (int i = 0; i < n; ++i) {
+      int& j = m[static_cast<std::size_t>(i)];
+      const bool free_in = receives[static_cast<std::size_t>(i)] == 0;
+      if (j == kUnmatched && (!works(k, i) || free_in)) {
+        j = i;
+      } else if (j == kUnmatched) {
+        senders.push_back(i);
+      } else if (free_in && works(k, i)) {
+        receivers.push_back(i);
+      }
+    }
+    for (std::size_t r = 0; r < senders.size(); ++r)
+      m[static_cast<std::size_t>(senders[r])] = receivers[r];
+    perms.push_back(std::move(m));
+  }
+  dropped = 0;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j) dropped += x[at(n, i, j)];
+  return perms;
+}
+
 struct GlpkDeleter {
   void operator()(glp_prob* p) const { glp_delete_prob(p); }
 };
@@ -230,8 +294,8 @@ struct GlpkDeleter {
 // A.2's ILP in circuit counts: maximise t s.t. x_ij >= t TM_ij for TM_ij > 0,
 // sum_j x_ij <= Q, sum_i x_ij <= Q, x_ij in {0..Q}. TM is scaled by its
 // maximum so t stays in [0, Q * max/min].
-std::vector<int> solve_ilp(int n, int q, std::span<const double> tm, double time_limit_s,
-                           bool& proven_optimal) {
+std::vector<int> solve_ilp(int n, int q, std::span<const int> ports, std::span<const double> tm,
+                           double time_limit_s, bool& proven_optimal) {
   if (n > kOcsIlpMaxGpus)
     throw std::invalid_argument("ocs allocation: method ilp supports at most " +
                                 std::to_string(kOcsIlpMaxGpus) + " GPUs (got " + std::to_string(n) +
@@ -278,7 +342,8 @@ std::vector<int> solve_ilp(int n, int q, std::span<const double> tm, double time
     put(1 + np + i, 2 + k, 1);
     put(1 + np + n + j, 2 + k, 1);
   }
-  for (int r = 0; r < 2 * n; ++r) glp_set_row_bnds(p, 1 + np + r, GLP_UP, 0, q);
+  for (int r = 0; r < 2 * n; ++r)
+    glp_set_row_bnds(p, 1 + np + r, GLP_UP, 0, ports[static_cast<std::size_t>(r % n)]);
   glp_load_matrix(p, static_cast<int>(ia.size()) - 1, ia.data(), ja.data(), ar.data());
 
   glp_iocp parm;
@@ -323,11 +388,22 @@ OcsAllocation allocate_ocs_circuits(int gpus, int switches, std::span<const doub
   OcsAllocation a;
   a.gpus = gpus;
   a.switches = switches;
+  // A GPU's working ports: Q less its failed ones (docs/faults.md).
+  std::vector<int> ports(static_cast<std::size_t>(gpus), switches);
+  std::vector<char> failed;
+  if (!options.failed_ports.empty()) failed.assign(at(switches, gpus, 0), 0);
+  for (const auto& [g, k] : options.failed_ports) {
+    if (g < 0 || g >= gpus || k < 0 || k >= switches)
+      throw std::invalid_argument("ocs allocation: failed port out of range");
+    if (failed[at(gpus, k, g)] == 0) --ports[static_cast<std::size_t>(g)];
+    failed[at(gpus, k, g)] = 1;
+  }
   const std::vector<int> x =
       options.method == OcsMethod::ilp
-          ? solve_ilp(gpus, switches, traffic, options.ilp_time_limit_s, a.proven_optimal)
-          : water_fill(gpus, switches, traffic);
-  a.permutation = decompose(gpus, switches, x);
+          ? solve_ilp(gpus, switches, ports, traffic, options.ilp_time_limit_s, a.proven_optimal)
+          : water_fill(gpus, ports, traffic);
+  a.permutation = failed.empty() ? decompose(gpus, switches, x)
+                                 : decompose_around(gpus, switches, x, failed, a.dropped);
   // Report what the switches carry: spare ports paired up may add circuits.
   a.circuits.assign(at(gpus, gpus, 0), 0);
   for (const auto& perm : a.permutation)

@@ -43,8 +43,44 @@ class SipOcsPlugin final : public Plugin {
     f.degree_limit = spec_.switches;  // one circuit per switch (SiP-ML §3.3)
     return f;
   }
+  // A GPU's port on an OCS: {node: N, switch: K}.
+  FaultTargets fault_targets() const override {
+    const std::uint32_t n = spec_.gpus, q = spec_.switches;
+    FaultTargets t;
+    t.kinds = {FaultKind::kOcsPort};
+    t.read = [n, q](FaultKind, const base::Value& target) {
+      const auto [gpu, ocs] = port_of(target, n, q);
+      return "port of node " + std::to_string(gpu) + " on OCS " + std::to_string(ocs);
+    };
+    t.count = [n, q](FaultKind) { return std::uint64_t{n} * q; };
+    t.nth = [q](FaultKind, std::uint64_t i) {
+      return "{node: " + std::to_string(i / q) + ", switch: " + std::to_string(i % q) + "}";
+    };
+    return t;
+  }
+  // One-shot, the allocation is made once, at the start: it can plan around
+  // ports failed then only.
+  void set_faults(std::vector<Fault> faults) override {
+    for (const Fault& f : faults) {
+      if (!spec_.dynamic && (f.at > 0 || f.until != pdes::kTimeMax)) {
+        throw base::ScenarioError(f.location, f.key,
+                                  "a one-shot SiP-OCS allocates its circuits once, at the start: "
+                                  "a port failing later (or repaired) needs fabric.mode: dynamic");
+      }
+      const auto [gpu, ocs] = port_of(*f.where, spec_.gpus, spec_.switches);
+      spec_.failed.push_back({f.at, f.until, gpu, ocs});
+    }
+  }
 
  private:
+  static std::pair<std::uint32_t, std::uint32_t> port_of(const base::Value& target, std::uint32_t n,
+                                                         std::uint32_t q) {
+    base::MapReader m = target.as_map();
+    const std::uint32_t gpu = m.required("node").as_u32(0, n - 1);
+    const std::uint32_t ocs = m.required("switch").as_u32(0, q - 1);
+    m.finish();
+    return {gpu, ocs};
+  }
   SipOcsSpec spec_;
 };
 

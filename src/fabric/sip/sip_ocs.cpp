@@ -30,8 +30,9 @@ class SipOcsController final : public CircuitController {
   pdes::Time period() const override { return spec_.dynamic ? 5 * spec_.reconfiguration_delay : 0; }
   pdes::Time reconfiguration_delay() const override { return spec_.reconfiguration_delay; }
   std::optional<CircuitPlan> next_plan(const CircuitPlan&, std::span<const PairTraffic> demand,
-                                       const pdes::EpochInfo&) override {
+                                       const pdes::EpochInfo& info) override {
     if (demand.empty()) return std::nullopt;  // an idle period: nothing to serve better
+    now_ = info.time;
     // Pairs of the job idle in the last period keep a circuit where the
     // switches have ports to spare: as 1 byte of demand, which the max-min
     // objective serves with one circuit before it shares the rest by demand.
@@ -75,6 +76,11 @@ class SipOcsController final : public CircuitController {
     OcsAllocationOptions options;
     options.method = spec_.allocation;
     options.ilp_time_limit_s = spec_.ilp_time_limit_s;
+    for (const FailedOcsPort& f : spec_.failed) {  // the faults on now (docs/faults.md)
+      if (now_ >= f.at && now_ < f.until) {
+        options.failed_ports.emplace_back(static_cast<int>(f.gpu), static_cast<int>(f.ocs));
+      }
+    }
     const OcsAllocation a = allocate_ocs_circuits(static_cast<int>(spec_.gpus),
                                                   static_cast<int>(spec_.switches), tm, options);
     permutation_ = a.permutation;
@@ -84,7 +90,9 @@ class SipOcsController final : public CircuitController {
                                                       seconds * static_cast<double>(pdes::kSecond)))
                                                 : std::string("a pair with traffic has no circuit"))
       << " for the longest pair's traffic"
-      << (a.proven_optimal ? "" : " (ILP stopped at its time limit)");
+      << (a.proven_optimal ? "" : " (ILP stopped at its time limit)")
+      << (a.dropped > 0 ? ", " + std::to_string(a.dropped) + " circuits unplaced (failed ports)"
+                        : std::string());
     bottleneck_ = b.str();
     CircuitPlan plan;
     for (std::uint32_t i = 0; i < spec_.gpus; ++i) {
@@ -98,6 +106,7 @@ class SipOcsController final : public CircuitController {
   }
 
   SipOcsSpec spec_;
+  pdes::Time now_ = 0;                         // the allocation's time
   std::vector<PairTraffic> job_;               // one iteration's traffic, sorted
   std::vector<std::vector<int>> permutation_;  // the allocation in force, [switch][gpu]
   std::string bottleneck_ = "not allocated yet";

@@ -232,6 +232,55 @@ TEST(OcsAllocation, HeuristicMatchesIlpOnRandomCases) {
   EXPECT_GE(cases, 50) << "too few cases with a finite non-zero optimum";
 }
 
+// Failed ports (docs/faults.md): every switch stays a permutation, a failed
+// port carries nothing either way, a GPU's circuits fit its working ports;
+// without failures the allocation is the healthy one.
+TEST(OcsAllocation, PlansAroundFailedPorts) {
+  std::mt19937 rng(11);
+  for (const OcsMethod m : kMethods) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const int n = 12, q = 4;
+      const std::vector<double> tm = RandomTraffic(n, 40, rng);
+      OcsAllocationOptions o;
+      o.method = m;
+      std::vector<int> failed_of(n, 0);
+      for (int f = 0; f < 6; ++f) {
+        const int g = static_cast<int>(rng() % n), k = static_cast<int>(rng() % q);
+        if (std::find(o.failed_ports.begin(), o.failed_ports.end(), std::pair(g, k)) !=
+            o.failed_ports.end())
+          continue;
+        o.failed_ports.emplace_back(g, k);
+        ++failed_of[static_cast<std::size_t>(g)];
+      }
+      const OcsAllocation a = allocate_ocs_circuits(n, q, tm, o);
+      ExpectValid(a);
+      for (const auto& [g, k] : o.failed_ports) {
+        const auto& perm = a.permutation[static_cast<std::size_t>(k)];
+        EXPECT_EQ(perm[static_cast<std::size_t>(g)], g);  // it sends nothing
+        for (int i = 0; i < n; ++i) {
+          if (i != g) {
+            EXPECT_NE(perm[static_cast<std::size_t>(i)], g);  // nor receives
+          }
+        }
+      }
+      for (int i = 0; i < n; ++i) {
+        int out = 0, in = 0;
+        for (int j = 0; j < n; ++j) {
+          out += a.circuits[At(n, i, j)];
+          in += a.circuits[At(n, j, i)];
+        }
+        EXPECT_LE(out, q - failed_of[static_cast<std::size_t>(i)]);
+        EXPECT_LE(in, q - failed_of[static_cast<std::size_t>(i)]);
+      }
+    }
+  }
+  std::mt19937 again(5);
+  const std::vector<double> tm = RandomTraffic(10, 50, again);
+  OcsAllocationOptions none;
+  EXPECT_EQ(allocate_ocs_circuits(10, 4, tm, none).permutation,
+            Allocate(10, 4, tm, OcsMethod::heuristic).permutation);
+}
+
 TEST(OcsAllocation, DeterministicAndScales) {
   std::mt19937 rng(3);
   const int n = 256, q = 16;

@@ -5,6 +5,7 @@
 // min over pairs with traffic of (circuits i->j) / TM_ij, i.e. minimise the
 // longest transfer at B/Q per circuit.
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace sipsim::fabric {
@@ -20,6 +21,9 @@ inline constexpr int kOcsIlpMaxGpus = 64;
 struct OcsAllocationOptions {
   OcsMethod method = OcsMethod::heuristic;
   double ilp_time_limit_s = 30;  // GLPK branch-and-bound limit
+  // Failed ports (gpu, switch) (docs/faults.md): a GPU has Q less its failed
+  // ports to give its pairs, and no circuit uses a failed port.
+  std::vector<std::pair<int, int>> failed_ports;
 };
 
 // Circuits are directed, as A.2 writes them (its constraints (1)-(2) bound the
@@ -37,6 +41,9 @@ struct OcsAllocation {
   double circuits_per_byte = 0;
   // False only when the ILP stopped at its time limit before proving optimality.
   bool proven_optimal = true;
+  // With failed ports: circuits the counts asked for that no switch could
+  // carry (a GPU's working switches may be its partner's failed ones).
+  int dropped = 0;
 
   [[nodiscard]] int circuits_between(int i, int j) const {
     return circuits[static_cast<std::size_t>(i) * static_cast<std::size_t>(gpus) +

@@ -6,12 +6,21 @@
 // of the last 5d, each reconfiguration dark for d (§4.3, Fig. 9).
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/fabric/circuit/circuit_network.hpp"
 #include "sipsim/fabric/sip/ocs_allocation.hpp"
 
 namespace sipsim::fabric {
+
+// A GPU's port on one OCS failed, from `at` until `until`
+// (docs/faults.md): the allocation gives the GPU's pairs circuits on its
+// other switches, from the next allocation on.
+struct FailedOcsPort {
+  pdes::Time at = 0, until = pdes::kTimeMax;
+  std::uint32_t gpu = 0, ocs = 0;
+};
 
 struct SipOcsSpec {
   std::uint32_t gpus = 0;
@@ -23,6 +32,7 @@ struct SipOcsSpec {
   double ilp_time_limit_s = 30;
   bool dynamic = false;
   pdes::Time reconfiguration_delay = 10'000'000'000;  // d: 10 ms
+  std::vector<FailedOcsPort> failed;                  // faults
 };
 
 // The per-circuit rate B/Q.
