@@ -99,3 +99,18 @@ def test_flat_all_to_all_with_one_nic_at_half_rate_is_the_closed_form(tmp_path):
             times[name] = int(row["end_ps"] - row["start_ps"])
     assert times["healthy"] == 1_000_000 + 7 * ser(100 * 10**9)
     assert times["half"] == 1_000_000 + 7 * ser(50 * 10**9)
+
+
+def test_random_switch_failures_on_a_routed_fabric_follow_the_seed(tmp_path):
+    """random: on a routed fabric: 10% of the 48 switches of a BCube(4,2) of 64 nodes (named by
+    tier and index; the nodes relay, so none is cut off), the same draws for the same seed,
+    others for another seed."""
+    def targets(seed):
+        out, _ = run_sipsim(tmp_path, "nccl/bcube.yaml", f"s{seed}.h5",
+                            "workload.sizes={min: 1MiB, max: 1MiB}", f"seed={seed}",
+                            "faults=[{random: {kind: switch, fraction: 0.1}}]")
+        with h5py.File(out, "r") as f:
+            return [t.decode() for t in f["/faults"][:]["target"]]
+    a, b, c = targets(1), targets(1), targets(2)
+    assert len(a) == 5 and a == b and a != c
+    assert all(t.startswith("switch tier ") and " index " in t for t in a)

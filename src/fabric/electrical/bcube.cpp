@@ -29,6 +29,10 @@ class Bcube final : public Topology {
     if (tier >= levels_ || index >= per_level_) return std::nullopt;
     return nodes() + tier * per_level_ + index;
   }
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> switch_name(Vertex v) const override {
+    if (!is_switch(v)) return std::nullopt;
+    return std::pair((v - nodes()) / per_level_, (v - nodes()) % per_level_);
+  }
   std::string tiers() const override {
     return "tiers 0-" + std::to_string(levels_ - 1) + " (levels): " + std::to_string(per_level_) +
            " switches each";

@@ -40,6 +40,12 @@ class Cluster final : public Topology {
     if (tier > tiers_.size() || index >= tiers_[tier - 1].count) return std::nullopt;
     return tiers_[tier - 1].base + index;
   }
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> switch_name(Vertex v) const override {
+    if (!is_switch(v)) return std::nullopt;
+    if (has_intra_ && v < tiers_[0].base) return std::pair(0u, v - intra_base_);
+    const std::uint32_t t = tier_index(v);
+    return std::pair(t + 1, v - tiers_[t].base);
+  }
   std::string tiers() const override {
     std::string out = has_intra_ ? "tier 0: " + std::to_string(servers_) + " server switches" : "";
     for (std::size_t t = 0; t < tiers_.size(); ++t) {

@@ -1,6 +1,9 @@
 // The routed fabrics' shared plug-in part (fabric/routed/plugin.hpp).
 #include "sipsim/fabric/routed/plugin.hpp"
 
+#include <memory>
+#include <string>
+
 #include "sipsim/fabric/routed/faults.hpp"
 
 namespace sipsim::fabric {
@@ -33,6 +36,20 @@ FaultTargets RoutedPlugin::fault_targets() const {
   FaultTargets t;
   t.kinds = {FaultKind::kLink, FaultKind::kSwitch, FaultKind::kNic};
   t.read = read_routed_target;
+  // Random draws of switches and NICs: the topology names its switches
+  // (built once here, for the listing); links are not listed.
+  std::shared_ptr<const Topology> topo = topology();
+  t.count = [topo](FaultKind kind) -> std::uint64_t {
+    if (kind == FaultKind::kNic) return topo->nodes();
+    if (kind == FaultKind::kSwitch && topo->switches() > 0 && topo->switch_name(topo->nodes()))
+      return topo->switches();
+    return 0;
+  };
+  t.nth = [topo](FaultKind kind, std::uint64_t i) {
+    if (kind == FaultKind::kNic) return "{node: " + std::to_string(i) + "}";
+    const auto [tier, index] = *topo->switch_name(topo->nodes() + static_cast<Vertex>(i));
+    return "{tier: " + std::to_string(tier) + ", index: " + std::to_string(index) + "}";
+  };
   return t;
 }
 

@@ -51,6 +51,9 @@ class FaultedTopology final : public Topology {
     return inner_->switch_at(tier, index);
   }
   std::string tiers() const override { return inner_->tiers(); }
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> switch_name(Vertex v) const override {
+    return inner_->switch_name(v);
+  }
   std::vector<LinkId> nic_links(Vertex node) const override { return inner_->nic_links(node); }
 
   bool down(LinkId id) const { return down_[id] != 0; }

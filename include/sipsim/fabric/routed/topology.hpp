@@ -15,6 +15,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sipsim/fabric/network.hpp"
@@ -92,6 +93,11 @@ class Topology {
     return std::nullopt;
   }
   virtual std::string tiers() const { return ""; }
+  // switch_at's inverse: the {tier, index} of switch vertex v (for random
+  // draws: the i-th switch is vertex nodes() + i).
+  virtual std::optional<std::pair<std::uint32_t, std::uint32_t>> switch_name(Vertex /*v*/) const {
+    return std::nullopt;
+  }
   // A node's NIC: the links that join it (or its server) to the network, both
   // ways. By default every link out of the node and every link into it.
   virtual std::vector<LinkId> nic_links(Vertex node) const;
