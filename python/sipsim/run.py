@@ -253,7 +253,8 @@ class Run:
     def faults(self) -> pd.DataFrame:
         """/faults (a scenario with a faults: section): one row per fault in the section's order:
         id, kind, target, at_s, until_s (inf: never repaired), happened (the run reached it),
-        factor (gpu-slowdown's speed left, NaN otherwise), removed (in words). A GPU failure's
+        factor (gpu-slowdown's speed left, NaN otherwise), removed (in words), removed_bps (the
+        capacity a fabric fault took, bit/s). A GPU failure's
         time and text are meta["failed_at_ps"] and meta["failure"] (docs/faults.md)."""
         arr, attrs = self._read("/faults")
         with self._reading("/faults"):

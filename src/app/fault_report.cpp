@@ -28,7 +28,9 @@ std::string removed(const fabric::Fault& f) {
     case fabric::FaultKind::kGpu:
       return fmt::format("{}: the job stopped", f.target);
     default:
-      return f.target;
+      return f.removed_bps > 0
+                 ? fmt::format("{}: {}", f.target, base::format_capacity_bps(f.removed_bps))
+                 : f.target;
   }
 }
 
@@ -53,6 +55,7 @@ std::vector<output::FaultRow> fault_rows(const std::vector<fabric::Fault>& fault
     r.factor = f.kind == fabric::FaultKind::kGpuSlowdown ? f.factor
                                                          : std::numeric_limits<double>::quiet_NaN();
     output::h5::copy_fixed(r.removed, removed(f));
+    r.removed_bps = f.removed_bps;
     rows.push_back(r);
   }
   return rows;

@@ -97,6 +97,9 @@ void read_target(const base::Value& target, std::uint32_t nodes, const FaultTarg
   if (!gpu_kind(f.kind)) {
     f.target = fabric.read(f.kind, target);
     f.where = target;
+    if (fabric.capacity) {
+      f.removed_bps = static_cast<double>(fabric.capacity(f.kind, target)) * (1.0 - f.factor);
+    }
     return;
   }
   base::MapReader t = target.as_map();

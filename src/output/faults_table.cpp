@@ -27,6 +27,8 @@ void write_faults(h5::File& file, const std::vector<FaultRow>& rows) {
   check(H5Tinsert(id, "happened", offsetof(FaultRow, happened), H5T_NATIVE_UINT8), "happened");
   check(H5Tinsert(id, "factor", offsetof(FaultRow, factor), H5T_NATIVE_DOUBLE), "factor");
   check(H5Tinsert(id, "removed", offsetof(FaultRow, removed), removed_t.get()), "removed");
+  check(H5Tinsert(id, "removed_bps", offsetof(FaultRow, removed_bps), H5T_NATIVE_DOUBLE),
+        "removed_bps");
   const h5::Handle dset = h5::write_rank0_rows(file, "/faults", id, rows.size(), rows.data());
   h5::write_attr(dset.get(), "time_units", std::string_view("ps"));
 }

@@ -38,8 +38,9 @@ struct Fault {
                           // (0: failed), in [0, 1)
   std::uint32_t gpu = 0;  // the GPU kinds' target: a fabric node
   std::optional<base::Value> where;  // the fabric kinds' target, read by the fabric
-  std::string target;                // the target in words, for the table and messages
-  std::string location, key;         // the entry's, for errors found later
+  double removed_bps = 0;     // fabric kinds: the capacity it takes (its share when degraded)
+  std::string target;         // the target in words, for the table and messages
+  std::string location, key;  // the entry's, for errors found later
 };
 
 // What a fabric models of the fabric kinds: which kinds, and the reader of a
@@ -52,6 +53,9 @@ struct FaultTargets {
   // ("{node: 5, transceiver: 3}"). The GPU kinds need neither.
   std::function<std::uint64_t(FaultKind)> count;
   std::function<std::string(FaultKind, std::uint64_t)> nth;
+  // The capacity a target carries when healthy, in bit/s, every direction
+  // summed (a link's two, a transceiver's transmit and receive); 0: unknown.
+  std::function<std::uint64_t(FaultKind, const base::Value&)> capacity;
 };
 
 // Reads the section (a list of entries; empty is a healthy run) and checks

@@ -17,6 +17,7 @@ struct FaultRow {
   std::uint8_t happened;   // 0: the run ended before it
   double factor;           // gpu-slowdown: the speed left; NaN otherwise
   char removed[96];        // what it took away, in words
+  double removed_bps;      // fabric kinds: the capacity it took, bit/s (0 for the GPU kinds)
 };
 
 // Collective over the file's ranks; every rank passes the same rows (rank 0 writes them).

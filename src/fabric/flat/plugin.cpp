@@ -25,6 +25,8 @@ class ElectFlatPlugin final : public Plugin {
       return "nic of node " + std::to_string(node_of(target, nodes));
     };
     t.count = [nodes](FaultKind) { return std::uint64_t{nodes}; };
+    const std::uint64_t rate = spec_.bandwidth_bps;
+    t.capacity = [rate](FaultKind, const base::Value&) { return 2 * rate; };  // both ports
     t.nth = [](FaultKind, std::uint64_t i) { return "{node: " + std::to_string(i) + "}"; };
     return t;
   }

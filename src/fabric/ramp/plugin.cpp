@@ -60,6 +60,12 @@ class RampPlugin final : public Plugin {
     t.read = [s](FaultKind kind, const base::Value& target) {
       return read_target(s, kind, target);
     };
+    // A transceiver transmits and receives at the line rate; a subnet
+    // carries one transceiver of each of the J x Lambda nodes of its group.
+    t.capacity = [=](FaultKind kind, const base::Value&) {
+      return kind == FaultKind::kTransceiver ? 2 * s.line_rate_bps
+                                             : std::uint64_t{s.J} * s.Lambda * s.line_rate_bps;
+    };
     t.count = [=](FaultKind kind) {
       return kind == FaultKind::kTransceiver ? nodes * trx : std::uint64_t{s.x} * s.x * trx;
     };

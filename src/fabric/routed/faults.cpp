@@ -125,6 +125,16 @@ std::vector<LinkFault> resolve_faults(const Topology& topo, std::span<const Faul
   return out;
 }
 
+std::uint64_t routed_capacity(const Topology& topo, FaultKind kind, const base::Value& target) {
+  Fault f;
+  f.kind = kind;
+  f.where = target;
+  const std::vector<LinkFault> resolved = resolve_faults(topo, std::span(&f, 1));
+  std::uint64_t bps = 0;
+  for (const LinkId id : resolved[0].links) bps += topo.link(id).rate_bps;
+  return bps;
+}
+
 FaultedTopology::FaultedTopology(std::unique_ptr<Topology> inner, std::vector<LinkFault> faults)
     : inner_(std::move(inner)), faults_(std::move(faults)) {
   set_vertices(inner_->nodes(), inner_->switches());

@@ -45,6 +45,9 @@ FaultTargets RoutedPlugin::fault_targets() const {
       return topo->switches();
     return 0;
   };
+  t.capacity = [topo](FaultKind kind, const base::Value& target) {
+    return routed_capacity(*topo, kind, target);
+  };
   t.nth = [topo](FaultKind kind, std::uint64_t i) {
     if (kind == FaultKind::kNic) return "{node: " + std::to_string(i) + "}";
     const auto [tier, index] = *topo->switch_name(topo->nodes() + static_cast<Vertex>(i));

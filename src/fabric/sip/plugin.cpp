@@ -53,6 +53,8 @@ class SipOcsPlugin final : public Plugin {
       return "port of node " + std::to_string(gpu) + " on OCS " + std::to_string(ocs);
     };
     t.count = [n, q](FaultKind) { return std::uint64_t{n} * q; };
+    const std::uint64_t circuit = sip_ocs_circuit_rate_bps(spec_);
+    t.capacity = [circuit](FaultKind, const base::Value&) { return 2 * circuit; };  // both sides
     t.nth = [q](FaultKind, std::uint64_t i) {
       return "{node: " + std::to_string(i / q) + ", switch: " + std::to_string(i % q) + "}";
     };
@@ -107,6 +109,9 @@ class SipRingPlugin final : public Plugin {
       return "wavelength " + std::to_string(wavelength_of(target, w));
     };
     t.count = [w](FaultKind) { return std::uint64_t{w}; };
+    // One wavelength per GPU: what each GPU loses, over the ring.
+    const std::uint64_t ring = std::uint64_t{spec_.gpus} * spec_.wavelength_rate_bps;
+    t.capacity = [ring](FaultKind, const base::Value&) { return ring; };
     t.nth = [](FaultKind, std::uint64_t i) { return "{wavelength: " + std::to_string(i) + "}"; };
     return t;
   }

@@ -34,6 +34,8 @@ std::string read_routed_target(FaultKind kind, const base::Value& target);
 // Each fault's links on `topology`; a switch, node or link it does not have
 // is an error at the fault's target (base::ScenarioError).
 std::vector<LinkFault> resolve_faults(const Topology& topology, std::span<const Fault> faults);
+// The healthy capacity of a target's links (their rates summed), bit/s.
+std::uint64_t routed_capacity(const Topology& topology, FaultKind kind, const base::Value& target);
 
 class FaultedTopology final : public Topology {
  public:
