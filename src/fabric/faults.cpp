@@ -129,7 +129,7 @@ Fault read_entry(const base::Value& item, std::uint32_t nodes, pdes::Time end_ti
 // The stream of `random:` draws: the run's seed, a key of its own (no LP has
 // it), one stream per entry of the list.
 constexpr std::uint32_t kFaultStreamLp = 0xFFFFFFF0u;
-constexpr std::uint64_t kMaxDrawn = 1'000'000;
+constexpr std::uint64_t kMaxDrawn = 100'000;
 
 // A `random:` entry: `fraction` of the kind's targets, drawn without
 // replacement, failed from `at` (until `until`); or, with `mtbf`, every
@@ -190,6 +190,14 @@ std::vector<Fault> read_random(const base::Value& item, std::uint32_t nodes, pde
       m.required("over").fail("needs a horizon: `over` or simulation.end_time");
     }
     const pdes::Time over = over_value ? over_value->as_time_ps() : end_time;
+    // Refused before drawing when the expected count is past the limit.
+    const double expected = static_cast<double>(count) *
+                            static_cast<double>(std::min(over, end_time)) /
+                            static_cast<double>(mtbf);
+    if (expected > static_cast<double>(kMaxDrawn)) {
+      mtbf_value.fail(fmt::format("draws about {:.3g} faults over the horizon, more than {}",
+                                  expected, kMaxDrawn));
+    }
     std::unordered_map<std::uint64_t, pdes::Time> failed_until;
     const double mean = static_cast<double>(mtbf) / static_cast<double>(count);
     for (double t = 0;;) {

@@ -118,6 +118,14 @@ class SipRingPlugin final : public Plugin {
   void set_faults(std::vector<Fault> faults) override {
     for (const Fault& f : faults) {
       spec_.lost.push_back({f.at, f.until, wavelength_of(*f.where, spec_.wavelengths)});
+      // The ring keeps at least one wavelength: count those lost when this one goes.
+      std::uint32_t lost = 0;
+      for (const LostWavelength& l : spec_.lost) lost += l.at <= f.at && f.at < l.until ? 1 : 0;
+      if (lost >= spec_.wavelengths) {
+        throw base::ScenarioError(f.location, f.key,
+                                  "loses the ring's last wavelength: every one of the " +
+                                      std::to_string(spec_.wavelengths) + " is lost then");
+      }
     }
   }
 
