@@ -109,8 +109,9 @@ class CollectivesBenchmark final : public Results, public ProgramObserver {
   std::uint32_t group_size() const { return static_cast<std::uint32_t>(members_.size()); }
 
   void op_done(const OpRecord& record) override;
-  // Slowdowns stretch the members' local reductions; after a failure the
-  // records are the instances every member completed before it.
+  // The benchmark has no compute ops for slowdowns to stretch (the
+  // executor times its reductions); after a failure the records are those
+  // of the instances that ended before it, as under simulation.end_time.
   void set_faults(std::vector<Slowdown> slowdowns, std::optional<pdes::Time> /*failure*/) override {
     interpreter_->set_slowdowns(std::move(slowdowns));
   }
