@@ -189,11 +189,10 @@ std::vector<Fault> read_random(const base::Value& item, std::uint32_t nodes, pde
     if (!over_value && end_time == pdes::kTimeMax) {
       m.required("over").fail("needs a horizon: `over` or simulation.end_time");
     }
-    const pdes::Time over = over_value ? over_value->as_time_ps() : end_time;
+    const pdes::Time horizon = std::min(over_value ? over_value->as_time_ps() : end_time, end_time);
     // Refused before drawing when the expected count is past the limit.
-    const double expected = static_cast<double>(count) *
-                            static_cast<double>(std::min(over, end_time)) /
-                            static_cast<double>(mtbf);
+    const double expected =
+        static_cast<double>(count) * static_cast<double>(horizon) / static_cast<double>(mtbf);
     if (expected > static_cast<double>(kMaxDrawn)) {
       mtbf_value.fail(fmt::format("draws about {:.3g} faults over the horizon, more than {}",
                                   expected, kMaxDrawn));
@@ -202,7 +201,7 @@ std::vector<Fault> read_random(const base::Value& item, std::uint32_t nodes, pde
     const double mean = static_cast<double>(mtbf) / static_cast<double>(count);
     for (double t = 0;;) {
       t += rng.exponential(mean);
-      if (t >= static_cast<double>(std::min(over, end_time))) break;
+      if (t >= static_cast<double>(horizon)) break;
       const std::uint64_t i = rng.below(count);
       const auto at = static_cast<pdes::Time>(t);
       auto [it, fresh] = failed_until.try_emplace(i, 0);
@@ -266,6 +265,14 @@ std::vector<Fault> read_faults(const base::Value& section, std::uint32_t nodes, 
     }
   }
   return out;
+}
+
+std::uint32_t read_target_index(const base::Value& target, std::string_view key,
+                                std::uint32_t count) {
+  base::MapReader m = target.as_map();
+  const std::uint32_t i = m.required(key).as_u32(0, count - 1);
+  m.finish();
+  return i;
 }
 
 std::optional<Fault> first_gpu_failure(std::span<const Fault> faults) {

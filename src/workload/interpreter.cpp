@@ -35,6 +35,7 @@ pdes::Time sent_time(std::uint64_t tag, pdes::Time now) {
 struct Interpreter::Node {
   std::uint32_t id = 0;  // fabric node
   const Binding* binding = nullptr;
+  std::span<const Slowdown> slowdowns;  // this GPU's windows (docs/faults.md), by `at`
   const Program* program = nullptr;
   std::uint32_t iteration = 0;
   pdes::Time iteration_start = 0;
@@ -271,6 +272,10 @@ void Interpreter::setup(const pdes::Partition& partition, int rank) {
     node->binding = &*set_.bindings[lps[i]];
     node->program = &set_.programs[node->binding->program];
     node->comm_seq.assign(node->binding->comms.size(), 0);
+    const auto [lo, hi] =
+        std::equal_range(slowdowns_.begin(), slowdowns_.end(), Slowdown{node->id},
+                         [](const Slowdown& a, const Slowdown& b) { return a.node < b.node; });
+    node->slowdowns = std::span(lo, hi);
     nodes_[i] = std::move(node);
   }
 }
@@ -429,12 +434,7 @@ void Interpreter::start_compute(Node& node, pdes::Context& ctx) {
   node.computing = true;
   const pdes::Time duration = node.program->op(node.computing_op).duration;
   node.compute_end = ctx.now() + duration;
-  if (!slowdowns_.empty()) {  // this GPU's windows, if any (docs/faults.md)
-    const auto [lo, hi] =
-        std::equal_range(slowdowns_.begin(), slowdowns_.end(), Slowdown{node.id},
-                         [](const Slowdown& a, const Slowdown& b) { return a.node < b.node; });
-    node.compute_end = slowed_end(ctx.now(), duration, std::span(lo, hi));
-  }
+  if (!node.slowdowns.empty()) node.compute_end = slowed_end(ctx.now(), duration, node.slowdowns);
   ctx.send(ctx.self(), node.compute_end - ctx.now(), kComputeDone, {node.computing_op, 0, 0, 0});
 }
 

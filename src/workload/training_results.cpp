@@ -348,7 +348,7 @@ void TrainingResults::print_breakdown(std::ostream& out) const {
     return;
   }
   Breakdown slowest{}, busiest{};
-  std::uint64_t slowest_total = 0, busiest_compute = 0;
+  std::uint64_t slowest_total = 0, slowest_compute = 0, busiest_compute = 0;
   std::uint32_t slowest_gpu = 0, busiest_gpu = 0;
   std::vector<double> sums(kBreakdownColumns, 0.0);
   for (std::uint32_t g = 0; g < gpus; ++g) {
@@ -364,6 +364,7 @@ void TrainingResults::print_breakdown(std::ostream& out) const {
     }
     if (g == 0 || all > slowest_total) {
       slowest_total = all;
+      slowest_compute = compute;
       slowest = total;
       slowest_gpu = g;
     }
@@ -389,13 +390,6 @@ void TrainingResults::print_breakdown(std::ostream& out) const {
   out << "\n" << head2 << "\n" << mean_line << "\n" << slow_line << "\n";
   // The busiest GPU computes measurably more than the slowest (1%): a
   // straggler. Equal stages' rounding differences are not.
-  const std::uint64_t slowest_compute = [&] {
-    std::uint64_t c = 0;
-    for (std::size_t k = 0; k < kCategories; ++k) {
-      if (!is_communication(static_cast<Category>(k))) c += slowest[k];
-    }
-    return c;
-  }();
   if (busiest_gpu != slowest_gpu && busiest_compute > slowest_compute + slowest_compute / 100) {
     out << busy_line << "\n";
   }

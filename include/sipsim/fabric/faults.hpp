@@ -4,6 +4,7 @@
 // GPU kinds (a fabric node's accelerator) are the same on every fabric, and
 // the interpreter applies them (workload/). This file only reads and checks
 // the list: each consumer applies the kinds it models.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -64,7 +65,7 @@ struct FaultTargets {
 // targets; `end_time`: simulation.end_time (a fault at or after it is an
 // error). Throws base::ScenarioError at the offending key. A kind the fabric
 // does not model is refused here too; `fabric` reads the targets of the
-// kinds it models (the fabric checks their ranges when it builds). A
+// kinds it models (its reader checks them against the fabric). A
 // `random:` entry expands into faults drawn with `seed` (the run's: the
 // same faults on every rank and at every rank count).
 std::vector<Fault> read_faults(const base::Value& section, std::uint32_t nodes, pdes::Time end_time,
@@ -77,7 +78,41 @@ bool degradable(FaultKind kind);
 // The first GPU failure (kind gpu): the time the job stops, or nullopt.
 std::optional<Fault> first_gpu_failure(std::span<const Fault> faults);
 
-// One line per fault for the run summary ("gpu-slowdown gpu 3 at 0.8 from 1 ms").
+// One line per fault for the run summary ("gpu 3 at 0.8 of its speed from 1ms").
 std::string describe(const Fault& fault);
+
+// A target map of one key, {key: i} with 0 <= i < count (a node, a
+// wavelength): i, or a base::ScenarioError at the key.
+std::uint32_t read_target_index(const base::Value& target, std::string_view key,
+                                std::uint32_t count);
+
+// What the fabrics share about their own fault records (anything with `at`
+// and `until`): whether one is on at t, and the times at which any begins or
+// ends, which a fabric declares as epochs so that its state changes there.
+template <class F>
+bool active_at(const F& f, pdes::Time t) {
+  return f.at <= t && t < f.until;
+}
+class FaultTimes {
+ public:
+  FaultTimes() = default;
+  template <class F>
+  explicit FaultTimes(std::span<const F> faults) {
+    for (const F& f : faults) {
+      times_.push_back(f.at);
+      if (f.until != pdes::kTimeMax) times_.push_back(f.until);
+    }
+    std::sort(times_.begin(), times_.end());
+    times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
+  }
+  // The first change strictly after `after` (kTimeMax: none).
+  pdes::Time next(pdes::Time after) const {
+    const auto it = std::upper_bound(times_.begin(), times_.end(), after);
+    return it == times_.end() ? pdes::kTimeMax : *it;
+  }
+
+ private:
+  std::vector<pdes::Time> times_;
+};
 
 }  // namespace sipsim::fabric

@@ -102,7 +102,7 @@ class Interpreter final : public fabric::FabricModel,
   ~Interpreter() override;
 
   void set_observer(ProgramObserver* observer) { observer_ = observer; }
-  // Before the run: the GPUs' slowdown windows (docs/faults.md), any order.
+  // Before setup(): the GPUs' slowdown windows (docs/faults.md), any order.
   void set_slowdowns(std::vector<Slowdown> slowdowns);
   // Report every wire step of the simulated collectives to the observer.
   void set_report_steps(bool report) { executor_.set_report_steps(report); }

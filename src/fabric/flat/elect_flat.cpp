@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sipsim/base/units.hpp"
+#include "sipsim/fabric/faults.hpp"
 #include "sipsim/pdes/partitioners/blocks.hpp"
 
 namespace sipsim::fabric {
@@ -24,7 +25,11 @@ class FlatNetwork final : public Network {
  public:
   FlatNetwork(std::uint32_t nodes, std::uint64_t rate_bps, pdes::Time latency,
               std::vector<FlatFault> faults)
-      : nodes_(nodes), rate_(rate_bps), latency_(latency), faults_(std::move(faults)) {
+      : nodes_(nodes),
+        rate_(rate_bps),
+        latency_(latency),
+        faults_(std::move(faults)),
+        changes_(std::span<const FlatFault>(faults_)) {
     if (nodes == 0) throw std::invalid_argument("elect-flat needs at least one node");
     if (rate_bps == 0) throw std::invalid_argument("elect-flat bandwidth must be > 0");
     apply_faults(0);
@@ -49,14 +54,7 @@ class FlatNetwork final : public Network {
   }
 
   // Faults change the NICs' rates at their times: epochs (docs/faults.md).
-  pdes::Time next_epoch(pdes::Time after) const override {
-    pdes::Time next = pdes::kTimeMax;
-    for (const FlatFault& f : faults_) {
-      if (f.at > after) next = std::min(next, f.at);
-      if (f.until > after) next = std::min(next, f.until);
-    }
-    return next;
-  }
+  pdes::Time next_epoch(pdes::Time after) const override { return changes_.next(after); }
   void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> /*totals*/) override {
     apply_faults(info.time);
   }
@@ -67,7 +65,8 @@ class FlatNetwork final : public Network {
     Ports& p = ports_[ctx.self_index()];
     const pdes::Time start = std::max(ctx.now(), p.tx_free);
     stats_.max_queueing = std::max(stats_.max_queueing, start - ctx.now());
-    p.tx_free = start + serialization_ps(bytes, rate_of(ctx.self(), dst));
+    check_path(ctx.self(), dst);
+    p.tx_free = start + serialization_ps(bytes, nic_rate(ctx.self()));
     ctx.send(dst, start - ctx.now() + latency_, kFlatArrive, {bytes, tag, 0, 0});
     ++stats_.messages;
     stats_.bytes += bytes;
@@ -80,7 +79,8 @@ class FlatNetwork final : public Network {
       Ports& p = ports_[ctx.self_index()];
       const pdes::Time start = std::max(ctx.now(), p.rx_free);
       stats_.max_queueing = std::max(stats_.max_queueing, start - ctx.now());
-      p.rx_free = start + serialization_ps(ev.data[0], rate_of(ctx.self(), ctx.self()));
+      check_path(ev.src, ctx.self());
+      p.rx_free = start + serialization_ps(ev.data[0], nic_rate(ctx.self()));
       ctx.send(ctx.self(), p.rx_free - ctx.now(), kFlatDeliver,
                {ev.data[0], ev.data[1], ev.src, 0});
     } else if (ev.kind == kFlatDeliver) {
@@ -127,16 +127,22 @@ class FlatNetwork final : public Network {
     }
   }
 
-  // The rate of `node`'s NIC now; a send from it to `dst` (dst == node: a
-  // receive) with either NIC failed has no path.
-  std::uint64_t rate_of(std::uint32_t node, std::uint32_t dst) const {
-    if (share_.empty()) return rate_;
-    const auto it = share_.find(node), to = share_.find(dst);
-    if ((it != share_.end() && it->second == 0.0) || (to != share_.end() && to->second == 0.0)) {
-      throw std::runtime_error("node " + std::to_string(node) + " cannot reach node " +
+  // A message from src to dst with either NIC failed has no path.
+  void check_path(std::uint32_t src, std::uint32_t dst) const {
+    if (share_.empty()) return;
+    const auto failed = [&](std::uint32_t n) {
+      const auto it = share_.find(n);
+      return it != share_.end() && it->second == 0.0;
+    };
+    if (failed(src) || failed(dst)) {
+      throw std::runtime_error("node " + std::to_string(src) + " cannot reach node " +
                                std::to_string(dst) + ": the faults (" + down_words_ +
                                ") cut it off");
     }
+  }
+  // The rate of `node`'s NIC now (check_path refused a failed one).
+  std::uint64_t nic_rate(std::uint32_t node) const {
+    const auto it = share_.find(node);
     if (it == share_.end()) return rate_;
     return std::max<std::uint64_t>(
         1, static_cast<std::uint64_t>(static_cast<double>(rate_) * it->second));
@@ -146,7 +152,7 @@ class FlatNetwork final : public Network {
     share_.clear();
     down_words_.clear();
     for (const FlatFault& f : faults_) {
-      if (t < f.at || t >= f.until) continue;
+      if (!active_at(f, t)) continue;
       auto [it, fresh] = share_.try_emplace(f.node, 1.0);
       it->second *= f.factor;
       if (f.factor == 0.0) down_words_ += (down_words_.empty() ? "" : ", ") + f.target;
@@ -158,6 +164,7 @@ class FlatNetwork final : public Network {
   pdes::Time latency_;
   std::vector<Ports> ports_;
   std::vector<FlatFault> faults_;
+  FaultTimes changes_;
   std::unordered_map<std::uint32_t, double> share_;  // NICs under a fault now
   std::string down_words_;
 };
@@ -165,8 +172,7 @@ class FlatNetwork final : public Network {
 
 std::unique_ptr<Network> make_elect_flat(std::uint32_t nodes, std::uint64_t rate_bps,
                                          pdes::Time latency, std::vector<FlatFault> faults) {
-  auto net = std::make_unique<FlatNetwork>(nodes, rate_bps, latency, std::move(faults));
-  return net;
+  return std::make_unique<FlatNetwork>(nodes, rate_bps, latency, std::move(faults));
 }
 
 }  // namespace sipsim::fabric

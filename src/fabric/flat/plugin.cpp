@@ -22,7 +22,7 @@ class ElectFlatPlugin final : public Plugin {
     FaultTargets t;
     t.kinds = {FaultKind::kNic};
     t.read = [nodes](FaultKind, const base::Value& target) {
-      return "nic of node " + std::to_string(node_of(target, nodes));
+      return "nic of node " + std::to_string(read_target_index(target, "node", nodes));
     };
     t.count = [nodes](FaultKind) { return std::uint64_t{nodes}; };
     const std::uint64_t rate = spec_.bandwidth_bps;
@@ -32,17 +32,12 @@ class ElectFlatPlugin final : public Plugin {
   }
   void set_faults(std::vector<Fault> faults) override {
     for (const Fault& f : faults) {
-      faults_.push_back({f.at, f.until, node_of(*f.where, spec_.nodes), f.factor, f.target});
+      faults_.push_back(
+          {f.at, f.until, read_target_index(*f.where, "node", spec_.nodes), f.factor, f.target});
     }
   }
 
  private:
-  static std::uint32_t node_of(const base::Value& target, std::uint32_t nodes) {
-    base::MapReader m = target.as_map();
-    const std::uint32_t node = m.required("node").as_u32(0, nodes - 1);
-    m.finish();
-    return node;
-  }
   ElectFlatSpec spec_;
   std::vector<FlatFault> faults_;
 };

@@ -11,6 +11,7 @@
 
 #include "sipsim/base/flat_map.hpp"
 #include "sipsim/base/units.hpp"
+#include "sipsim/fabric/faults.hpp"
 #include "sipsim/fabric/ramp/geometry.hpp"
 #include "sipsim/fabric/ramp/physical.hpp"
 #include "sipsim/pdes/partitioners/blocks.hpp"
@@ -117,21 +118,15 @@ class RampNetwork final : public Network {
             f.t >= s_.x * s_.b) {
           throw std::invalid_argument("ramp: fault target out of range: " + f.target);
         }
-        changes_.push_back(f.at);
-        if (f.until != pdes::kTimeMax) changes_.push_back(f.until);
       }
-      std::sort(changes_.begin(), changes_.end());
-      changes_.erase(std::unique(changes_.begin(), changes_.end()), changes_.end());
+      changes_ = FaultTimes(std::span<const RampFault>(s_.faults));
       apply_faults(0);
     }
   }
 
   // Faults change the usable transceivers at their times: epochs, so that
   // every rank reroutes at the same time (docs/faults.md).
-  pdes::Time next_epoch(pdes::Time after) const override {
-    const auto it = std::upper_bound(changes_.begin(), changes_.end(), after);
-    return it == changes_.end() ? pdes::kTimeMax : *it;
-  }
+  pdes::Time next_epoch(pdes::Time after) const override { return changes_.next(after); }
   void epoch_plan(const pdes::EpochInfo& info, std::span<const std::uint64_t> /*totals*/) override {
     apply_faults(info.time);
   }
@@ -228,7 +223,7 @@ class RampNetwork final : public Network {
     down_.clear();
     down_words_.clear();
     for (const RampFault& f : s_.faults) {
-      if (t < f.at || t >= f.until) continue;
+      if (!active_at(f, t)) continue;
       down_.insert(f.subnet ? kSubnet + (std::uint64_t{f.g_src} * s_.x + f.g_dst) * trx + f.t
                             : f.node * trx + f.t);
       down_words_ += (down_words_.empty() ? "" : ", ") + f.target;
@@ -643,7 +638,7 @@ class RampNetwork final : public Network {
   // Faults: the times they change, and what is down now: node * x*b + t for
   // a transceiver, kSubnet + (g_src * x + g_dst) * x*b + t for a subnet.
   static constexpr std::uint64_t kSubnet = std::uint64_t{1} << 62;
-  std::vector<pdes::Time> changes_;
+  FaultTimes changes_;
   std::unordered_set<std::uint64_t> down_;
   bool any_down_ = false;
   std::string down_words_;

@@ -74,18 +74,6 @@ Vertex vertex_of(const Topology& topo, const End& e) {
                            : fmt::format("no switch at tier {} index {} ({})", e.a, e.b, tiers));
 }
 
-// Every link out of v and every link into it.
-std::vector<LinkId> links_at(const Topology& topo, Vertex v) {
-  std::vector<LinkId> out;
-  for (const LinkId id : topo.out_links(v)) {
-    out.push_back(id);
-    for (const LinkId back : topo.out_links(topo.link(id).to)) {
-      if (topo.link(back).to == v) out.push_back(back);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string read_routed_target(FaultKind kind, const base::Value& target) {
@@ -107,12 +95,12 @@ std::vector<LinkFault> resolve_faults(const Topology& topo, std::span<const Faul
     LinkFault l{f.at, f.until, {}, f.factor, f.target};
     const Vertex u = vertex_of(topo, ends[0]);
     if (f.kind == FaultKind::kSwitch) {
-      l.links = links_at(topo, u);
+      l.links = topo.links_at(u);
     } else if (f.kind == FaultKind::kNic) {
       l.links = topo.nic_links(u);
     } else {
       const Vertex v = vertex_of(topo, ends[1]);
-      for (const LinkId id : links_at(topo, u)) {
+      for (const LinkId id : topo.links_at(u)) {
         const Link& k = topo.link(id);
         if ((k.from == u && k.to == v) || (k.from == v && k.to == u)) l.links.push_back(id);
       }
@@ -148,18 +136,12 @@ FaultedTopology::FaultedTopology(std::unique_ptr<Topology> inner, std::vector<Li
   in_.resize(links().size());
   std::vector<std::uint32_t> fill(in_start_.begin(), in_start_.end() - 1);
   for (LinkId id = 0; id < links().size(); ++id) in_[fill[link(id).to]++] = id;
-  for (const LinkFault& f : faults_) {
-    changes_.push_back(f.at);
-    if (f.until != pdes::kTimeMax) changes_.push_back(f.until);
-  }
-  std::sort(changes_.begin(), changes_.end());
-  changes_.erase(std::unique(changes_.begin(), changes_.end()), changes_.end());
+  changes_ = FaultTimes(std::span<const LinkFault>(faults_));
   apply_changes(0);
 }
 
 pdes::Time FaultedTopology::next_change(pdes::Time after) const {
-  const auto it = std::upper_bound(changes_.begin(), changes_.end(), after);
-  return it == changes_.end() ? pdes::kTimeMax : *it;
+  return changes_.next(after);
 }
 
 // The faults on at t: a link is down if one of them took it away, else runs
@@ -169,7 +151,7 @@ void FaultedTopology::apply_changes(pdes::Time t) {
   std::fill(down_.begin(), down_.end(), 0);
   cut_by_.clear();
   for (const LinkFault& f : faults_) {
-    if (t < f.at || t >= f.until) continue;
+    if (!active_at(f, t)) continue;
     if (f.factor == 0.0) cut_by_ += (cut_by_.empty() ? "" : ", ") + f.target;
     for (const LinkId id : f.links) {
       if (f.factor == 0.0) down_[id] = 1;

@@ -27,12 +27,12 @@ bool Topology::route(Vertex a, Vertex b, std::uint64_t flow, std::vector<LinkId>
   return true;
 }
 
-std::vector<LinkId> Topology::nic_links(Vertex node) const {
+std::vector<LinkId> Topology::links_at(Vertex v) const {
   std::vector<LinkId> out;
-  for (const LinkId id : out_links(node)) {
+  for (const LinkId id : out_links(v)) {
     out.push_back(id);
     for (const LinkId back : out_links(links_[id].to)) {
-      if (links_[back].to == node) out.push_back(back);
+      if (links_[back].to == v) out.push_back(back);
     }
   }
   return out;

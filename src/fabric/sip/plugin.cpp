@@ -106,7 +106,7 @@ class SipRingPlugin final : public Plugin {
     FaultTargets t;
     t.kinds = {FaultKind::kWavelength};
     t.read = [w](FaultKind, const base::Value& target) {
-      return "wavelength " + std::to_string(wavelength_of(target, w));
+      return "wavelength " + std::to_string(read_target_index(target, "wavelength", w));
     };
     t.count = [w](FaultKind) { return std::uint64_t{w}; };
     // One wavelength per GPU: what each GPU loses, over the ring.
@@ -117,10 +117,11 @@ class SipRingPlugin final : public Plugin {
   }
   void set_faults(std::vector<Fault> faults) override {
     for (const Fault& f : faults) {
-      spec_.lost.push_back({f.at, f.until, wavelength_of(*f.where, spec_.wavelengths)});
+      spec_.lost.push_back(
+          {f.at, f.until, read_target_index(*f.where, "wavelength", spec_.wavelengths)});
       // The ring keeps at least one wavelength: count those lost when this one goes.
       std::uint32_t lost = 0;
-      for (const LostWavelength& l : spec_.lost) lost += l.at <= f.at && f.at < l.until ? 1 : 0;
+      for (const LostWavelength& l : spec_.lost) lost += active_at(l, f.at) ? 1 : 0;
       if (lost >= spec_.wavelengths) {
         throw base::ScenarioError(f.location, f.key,
                                   "loses the ring's last wavelength: every one of the " +
@@ -130,12 +131,6 @@ class SipRingPlugin final : public Plugin {
   }
 
  private:
-  static std::uint32_t wavelength_of(const base::Value& target, std::uint32_t w) {
-    base::MapReader m = target.as_map();
-    const std::uint32_t i = m.required("wavelength").as_u32(0, w - 1);
-    m.finish();
-    return i;
-  }
   SipRingSpec spec_;
 };
 

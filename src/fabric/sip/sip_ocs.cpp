@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sipsim/base/units.hpp"
+#include "sipsim/fabric/faults.hpp"
 
 namespace sipsim::fabric {
 
@@ -77,7 +78,7 @@ class SipOcsController final : public CircuitController {
     options.method = spec_.allocation;
     options.ilp_time_limit_s = spec_.ilp_time_limit_s;
     for (const FailedOcsPort& f : spec_.failed) {  // the faults on now (docs/faults.md)
-      if (now_ >= f.at && now_ < f.until) {
+      if (active_at(f, now_)) {
         options.failed_ports.emplace_back(static_cast<int>(f.gpu), static_cast<int>(f.ocs));
       }
     }

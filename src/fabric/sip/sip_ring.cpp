@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sipsim/base/units.hpp"
+#include "sipsim/fabric/faults.hpp"
 #include "sipsim/fabric/sip/ring_planner.hpp"
 
 namespace sipsim::fabric {
@@ -169,7 +170,7 @@ class SipRingController final : public CircuitController {
   // what they carry).
   std::uint32_t wavelengths_at(pdes::Time t) const {
     std::uint32_t lost = 0;
-    for (const LostWavelength& l : spec_.lost) lost += t >= l.at && t < l.until ? 1 : 0;
+    for (const LostWavelength& l : spec_.lost) lost += active_at(l, t) ? 1 : 0;
     if (lost >= spec_.wavelengths) {
       throw std::runtime_error("sip-ring: every wavelength is lost at " + base::format_time_ps(t));
     }

@@ -68,7 +68,7 @@ class FaultedTopology final : public Topology {
   static constexpr std::uint32_t kUnreachable = ~std::uint32_t{0};
   std::unique_ptr<Topology> inner_;
   std::vector<LinkFault> faults_;
-  std::vector<pdes::Time> changes_;     // every at and until, sorted, unique
+  FaultTimes changes_;                  // every at and until
   std::vector<std::uint64_t> healthy_;  // per link: its rate without faults
   std::vector<std::uint8_t> down_;      // per link
   bool any_down_ = false;

@@ -98,9 +98,11 @@ class Topology {
   virtual std::optional<std::pair<std::uint32_t, std::uint32_t>> switch_name(Vertex /*v*/) const {
     return std::nullopt;
   }
+  // Every link out of v and every link into it (faults: a switch's links).
+  std::vector<LinkId> links_at(Vertex v) const;
   // A node's NIC: the links that join it (or its server) to the network, both
-  // ways. By default every link out of the node and every link into it.
-  virtual std::vector<LinkId> nic_links(Vertex node) const;
+  // ways. By default links_at(node).
+  virtual std::vector<LinkId> nic_links(Vertex node) const { return links_at(node); }
   // Faults' state changes, as epochs of the routed network: the first time
   // after `after` at which the topology changes (kTimeMax: never), and the
   // change at `t` (FaultedTopology; a healthy topology never changes).
