@@ -64,6 +64,6 @@ def collectives_run_2_ranks(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def training_run(tmp_path_factory):
-    """The quickstart (GPT 1.3B on 64 GPUs on RAMP), 2 iterations with an op trace: ~0.3 s."""
-    return run_sipsim(tmp_path_factory.mktemp("train"), "quickstart.yaml", "train.h5",
+    """GPT 1.3B on 64 GPUs on RAMP (tp 2 x pp 4 x dp 8), 2 iterations with an op trace: ~0.3 s."""
+    return run_sipsim(tmp_path_factory.mktemp("train"), "training/gpt-1.3b-64gpu-ramp.yaml", "train.h5",
                       "workload.iterations=2", "output.trace=ops")

@@ -72,8 +72,8 @@ def test_gpu_failure_keeps_the_completed_iterations(tmp_path):
 
 
 def test_no_faults_is_todays_run(tmp_path):
-    base, _ = run_sipsim(tmp_path, "quickstart.yaml", "base.h5")
-    twin, _ = run_sipsim(tmp_path, "quickstart.yaml", "twin.h5", "faults=[]")
+    base, _ = run_sipsim(tmp_path, "training/gpt-1.3b-64gpu-ramp.yaml", "base.h5")
+    twin, _ = run_sipsim(tmp_path, "training/gpt-1.3b-64gpu-ramp.yaml", "twin.h5", "faults=[]")
     with h5py.File(base, "r") as f, h5py.File(twin, "r") as g:
         assert "faults" not in f and len(g["/faults"]) == 0
         for name in ("/iterations", "/breakdown", "/gpu_energy"):

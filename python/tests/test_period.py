@@ -1,6 +1,6 @@
 """The steady-state period (docs/output.md, /iterations): iterations overlap, so each
 iteration's period is end_i - end_{i-1}, not end_i - start_i. Checked on a 3-iteration
-quickstart (its iterations are identical), in the run file, the summary and collect's table."""
+GPT 1.3B run (its iterations are identical), in the run file, the summary and collect's table."""
 
 import csv
 import subprocess
@@ -16,8 +16,8 @@ from conftest import ROOT, run_sipsim, sipsim_binary
 
 @pytest.fixture(scope="module")
 def three_iterations(tmp_path_factory):
-    """The quickstart, 3 iterations: ~0.3 s."""
-    return run_sipsim(tmp_path_factory.mktemp("period"), "quickstart.yaml", "q3.h5",
+    """GPT 1.3B on 64 GPUs on RAMP, 3 iterations: ~0.3 s."""
+    return run_sipsim(tmp_path_factory.mktemp("period"), "training/gpt-1.3b-64gpu-ramp.yaml", "q3.h5",
                       "workload.iterations=3")
 
 
@@ -60,7 +60,7 @@ def test_collect_means_the_periods(tmp_path):
     if binary is None:
         pytest.skip("no sipsim binary")
     (tmp_path / "q3.yaml").write_text(
-        (ROOT / "scenarios" / "quickstart.yaml").read_text().replace("iterations: 1",
+        (ROOT / "scenarios" / "training/gpt-1.3b-64gpu-ramp.yaml").read_text().replace("iterations: 1",
                                                                    "iterations: 3"))
     (tmp_path / "study.yaml").write_text("scenario: q3.yaml\nseeds: [1]\n")
     for cmd in (["sweep", "study.yaml", "--local"], ["collect", "study"],

@@ -437,7 +437,7 @@ def test_info_predicts_from_a_run_of_the_scenario(collectives_run_2_ranks, train
                             str(training_run[0])], capture_output=True, text=True, timeout=60)
     assert other.returncode == 2
     assert other.stderr.strip() == (f"sipsim: error: {training_run[0]}: a run of scenario "
-                                    f"'quickstart', not of 'elect-flat': give a run file of "
+                                    f"'gpt-1.3b-64gpu-ramp', not of 'elect-flat': give a run file of "
                                     f"this scenario")
 
 

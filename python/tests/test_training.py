@@ -46,7 +46,7 @@ def test_iterations(training_run):
         assert row["model_tflops_per_gpu"] == pytest.approx(model, abs=0.005)
     assert df.attrs["collectives"] == "simulate"
     assert df.attrs["busy_w"] > 0
-    assert run.meta["scenario_name"] == "quickstart"
+    assert run.meta["scenario_name"] == "gpt-1.3b-64gpu-ramp"
     assert run.fabric["type"] == "ramp"
 
 
@@ -140,9 +140,9 @@ def test_replay_shapes(tmp_path):
 
 def test_time_to_accuracy(tmp_path, training_run):
     """`training: steps_to_target` (SiP-ML §4.2): the iterations at the job's global batch
-    (64 on the quickstart: half-way in log between 32 and 128, so sqrt(2000 x 500) = 1000) times
+    (64 in the GPT 1.3B job: half-way in log between 32 and 128, so sqrt(2000 x 500) = 1000) times
     the steady period, in /iterations' attributes and the summary; NaN and "none" without."""
-    path, stdout = run_sipsim(tmp_path, "quickstart.yaml", "tta.h5", "workload.iterations=2",
+    path, stdout = run_sipsim(tmp_path, "training/gpt-1.3b-64gpu-ramp.yaml", "tta.h5", "workload.iterations=2",
                               "training.steps_to_target=[{batch: 32, steps: 2000}, "
                               "{batch: 128, steps: 500}]")
     it = sipsim.open(path).iterations()

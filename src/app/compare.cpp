@@ -1,4 +1,6 @@
-// `sipsim compare`: scenarios side by side (RAMP §8), critical-path estimates.
+// `sipsim compare`: scenarios side by side. Collectives by their
+// critical-path estimates (RAMP §8); training jobs simulated
+// (compare_training.cpp).
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -6,6 +8,7 @@
 #include <iostream>
 #include <map>
 
+#include "compare_training.hpp"
 #include "estimates.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/common.hpp"
@@ -22,8 +25,11 @@ double us(pdes::Time t) {
 }  // namespace
 
 int compare_command(const std::vector<std::string>& paths,
-                    const std::vector<std::string>& overrides, bool csv, std::uint64_t max_work,
-                    const mpi::communicator& comm) {
+                    const std::vector<std::string>& overrides, bool csv, bool force,
+                    std::uint64_t max_work, const mpi::communicator& comm) {
+  if (std::any_of(paths.begin(), paths.end(), is_run_file_path)) {
+    return compare_training(paths, overrides, force, csv, comm);
+  }
   // The best estimate per size of every scenario (RAMP §8's "best performing
   // strategy"), then each beside the first scenario's.
   struct Best {
@@ -47,12 +53,22 @@ int compare_command(const std::vector<std::string>& paths,
     report(comm, message);
     return kExitBadInput;
   };
+  // Collectives are estimated, every other workload simulated: not both.
+  std::size_t collectives = 0;
+  for (const setup::Setup& sc : scenarios) collectives += sc.workload->collective_job() ? 1 : 0;
+  if (collectives == 0) return compare_training(paths, overrides, force, csv, comm);
+  if (collectives < paths.size()) {
+    std::size_t coll = 0, other = 0;
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      (scenarios[i].workload->collective_job() ? coll : other) = i;
+    }
+    return error(paths[other] + " runs a " + std::string(scenarios[other].workload->type()) +
+                 " workload and " + paths[coll] +
+                 " collectives: compare estimates collectives or simulates training jobs, not "
+                 "both at once");
+  }
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const setup::CollectiveJob* job = scenarios[i].workload->collective_job();
-    if (!job) {
-      return error(paths[i] + ": compare needs a collectives workload, not " +
-                   std::string(scenarios[i].workload->type()));
-    }
     const workload::CollectivesConfig* c = &job->config;
     if (op && *op != c->op) {
       return error(paths[i] + ": workload.op is " + std::string(collective::to_string(c->op)) +

@@ -4,12 +4,14 @@
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
 #include <charconv>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "share.hpp"
 #include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/app/commands.hpp"
 #include "sipsim/app/export.hpp"
@@ -61,7 +63,7 @@ struct Args {
   std::uint64_t max_work = analytical::kDefaultMaxWork;  // analyze's and compare's
   std::vector<std::string> compare_paths;
   std::vector<std::string> compare_overrides;
-  bool compare_csv = false;
+  bool compare_csv = false, compare_force = false;
   InfoOptions info;
   ExportArgs export_args;
   SweepArgs sweep;
@@ -119,10 +121,16 @@ CLI::App* add_analyze(CLI::App& cli, Args& a) {
 
 CLI::App* add_compare(CLI::App& cli, Args& a) {
   CLI::App* cmd = cli.add_subcommand(
-      "compare", "estimate scenarios side by side: best algorithm each, speed-up of the first");
-  cmd->add_option("scenarios", a.compare_paths, "scenario YAML files (the first is the reference)")
+      "compare",
+      "scenarios side by side against the first: collectives estimated (best algorithm each), "
+      "training jobs simulated (iteration time, TFLOP/s, breakdown)");
+  cmd->add_option("scenarios", a.compare_paths,
+                  "scenario YAML files, or run files (.h5) of training jobs; the first is the "
+                  "reference")
       ->required()
       ->expected(2, -1);
+  cmd->add_flag("--force", a.compare_force,
+                "training jobs: run again where <stem>.h5 here is already a finished run");
   cmd->add_option("--set", a.compare_overrides, "override a key in every scenario: key.path=value")
       ->allow_extra_args(false);
   cmd->add_flag("--csv", a.compare_csv, "comma-separated output");
@@ -237,6 +245,33 @@ std::optional<int> parse_command_line(CLI::App& cli, int argc, char** argv, int 
   return std::nullopt;
 }
 
+// A scenario or study not in the working directory is looked for among the
+// installed ones (share.hpp); a study found there gets its directory here,
+// not in the (often read-only) prefix.
+std::optional<int> locate_inputs(const Commands& cmd, Args& a, int rank) {
+  std::vector<std::string*> paths;
+  if (*cmd.run) paths.push_back(&a.run.scenario);
+  if (*cmd.validate) paths.push_back(&a.validate_path);
+  if (*cmd.analyze) paths.push_back(&a.analyze_path);
+  if (*cmd.info) paths.push_back(&a.info.scenario);
+  if (*cmd.sweep) paths.push_back(&a.sweep.study);
+  if (*cmd.compare) {
+    for (std::string& p : a.compare_paths) paths.push_back(&p);
+  }
+  for (std::string* path : paths) {
+    const std::optional<Located> found = locate_scenario(*path);
+    if (!found) {
+      if (rank == 0) std::cerr << "sipsim: error: " << where_looked(*path) << "\n";
+      return kExitBadInput;
+    }
+    if (found->from_share && path == &a.sweep.study && a.sweep.output.empty()) {
+      a.sweep.output = std::filesystem::path(found->path).stem().string();
+    }
+    *path = found->path;
+  }
+  return std::nullopt;
+}
+
 // Runs the command the command line named; MPI starts here, for the commands
 // that need it.
 int run_named(const Commands& cmd, const Args& a, int& argc, char**& argv) {
@@ -256,7 +291,8 @@ int run_named(const Commands& cmd, const Args& a, int& argc, char**& argv) {
   if (*cmd.validate) return validate_command(a.validate_path, a.validate_overrides, world);
   if (*cmd.analyze) return analyze_command(a.analyze_path, a.analyze_overrides, a.max_work, world);
   if (*cmd.compare) {
-    return compare_command(a.compare_paths, a.compare_overrides, a.compare_csv, a.max_work, world);
+    return compare_command(a.compare_paths, a.compare_overrides, a.compare_csv, a.compare_force,
+                           a.max_work, world);
   }
   if (*cmd.info) {
     InfoOptions info = a.info;
@@ -287,5 +323,6 @@ int main(int argc, char** argv) {
   Args args;
   const Commands commands = add_commands(cli, args);
   if (const std::optional<int> exit = parse_command_line(cli, argc, argv, rank)) return *exit;
+  if (const std::optional<int> exit = locate_inputs(commands, args, rank)) return *exit;
   return run_named(commands, args, argc, argv);
 }

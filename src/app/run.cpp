@@ -539,7 +539,7 @@ void run_phases(const RunArgs& args, const mpi::communicator& comm) {
   check_interrupt(comm, after);
   write("the run file", [&] { file->commit(); });
 
-  if (comm.rank() == 0) {
+  if (comm.rank() == 0 && args.print) {
     sim.results->print(std::cout);
     print_summary(*setup, result, mem, comm.size(), output, fabric_totals, outcome);
   }

@@ -422,6 +422,7 @@ BreakdownMeans Reader::breakdown_means() const {
     throw Error(path_ + ": /breakdown has " + std::to_string(dims[2]) +
                 " categories but its attribute names " + std::to_string(b.categories.size()));
   }
+  b.gpus = dims[1];
   // One iteration at a time: open_checked bounded the whole by the file's size.
   const hsize_t per_iteration = dims[1] * dims[2];
   std::vector<double> v(per_iteration);

@@ -1,5 +1,5 @@
 #pragma once
-// The subcommands behind the CLI (DESIGN.md §7). main() only parses arguments.
+// The subcommands behind the CLI. main() only parses arguments.
 #include <boost/mpi/communicator.hpp>
 #include <optional>
 #include <string>
@@ -21,22 +21,26 @@ struct RunArgs {
   bool quiet = false;
   bool check_bounds = false;           // debug: verify the engine's derived bounds as the run goes
   std::vector<std::string> overrides;  // --set key.path=value
+  bool print = true;                   // the results and the summary (compare reads the file)
 };
 
 int run_command(const RunArgs& args, const boost::mpi::communicator& comm);
-// The closed-form estimate for the scenario (DESIGN.md §7): per algorithm and
+// The closed-form estimate for the scenario: per algorithm and
 // size for collectives, the expected event count for PHOLD.
 // `max_work`: the most member-steps one estimate may evaluate
 // (analytical::estimate_critical_path); larger ones are reported as skipped.
 int analyze_command(const std::string& scenario, const std::vector<std::string>& overrides,
                     std::uint64_t max_work, const boost::mpi::communicator& comm);
-// Several scenarios side by side (RAMP §8): per size, each scenario's best
-// algorithm by the critical-path estimate, and its time over the first
-// scenario's. `overrides` apply to every scenario.
+// Several scenarios side by side. Collectives (RAMP §8): per size, each
+// scenario's best algorithm by the critical-path estimate, and its time over
+// the first scenario's. Training jobs (and run files): each simulated, then
+// its iteration time, TFLOP/s and breakdown over the first's
+// (compare_training.hpp; `force` runs again what a finished run file holds).
+// `overrides` apply to every scenario.
 int compare_command(const std::vector<std::string>& scenarios,
-                    const std::vector<std::string>& overrides, bool csv, std::uint64_t max_work,
-                    const boost::mpi::communicator& comm);
-// Fabric facts (DESIGN.md §7): nodes, links, bisection, lookahead for a rank
+                    const std::vector<std::string>& overrides, bool csv, bool force,
+                    std::uint64_t max_work, const boost::mpi::communicator& comm);
+// Fabric facts: nodes, links, bisection, lookahead for a rank
 // count, and for RAMP its physical budget, power and cost.
 struct InfoOptions {
   std::string scenario;

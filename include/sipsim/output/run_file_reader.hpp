@@ -55,6 +55,7 @@ struct IterationRow {
 struct BreakdownMeans {
   std::vector<std::string> categories;
   std::vector<std::vector<double>> mean_s;  // [iteration][category]
+  std::uint64_t gpus = 0;                    // the GPUs averaged over
 };
 
 struct ReaderOptions {
