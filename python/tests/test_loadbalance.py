@@ -1,6 +1,7 @@
 """python -m sipsim.loadbalance (docs/performance.md, "Load balance across ranks") and
 Run.lp(): the per-rank event sums, checked against /lp/events read with h5py and PHOLD's
-partition rule (LP i on rank floor(i P / LPs), DESIGN.md §2) computed here."""
+partition rule (LP i on rank floor(i P / LPs): pdes::partitioners::blocks, docs/architecture.md)
+computed here."""
 
 import shutil
 import subprocess

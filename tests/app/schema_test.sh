@@ -3,8 +3,11 @@
 # group, dataset, attribute and table column of a real run file is listed
 # there for that kind of run, and everything listed for that kind of run is in
 # the file; and every listed name is described in the document's tables.
-# Six runs: PHOLD (no fabric), collectives on elect-flat and on RAMP, a transformer,
-# one under replay-shapes, and one with GPU faults that fails.
+# Twelve runs: PHOLD (no fabric) on the sequential and on the windowed engine,
+# collectives on elect-flat, on RAMP and on SiPAC, a transformer, one under
+# replay-shapes, one with GPU faults that fails, DLRM on RAMP, and the circuit
+# fabrics: op graphs on SiP-Ring and on SiP-OCS (with their plan logs) and a
+# transformer on TopoOpt with reconfigured circuits.
 # Usage: schema_test.sh SIPSIM SOURCE_DIR
 set -euo pipefail
 sipsim=$(realpath "$1")
@@ -67,11 +70,18 @@ check() {  # check NAME CONDITIONS... -- RUN ARGS
   fi
 }
 check phold always -- "$src/scenarios/phold-4k.yaml" --set simulation.end_time=20us
+check windowed always windowed -- "$src/scenarios/phold-4k.yaml" --set simulation.end_time=20us \
+  --set simulation.engine=windowed
 check flat always fabric collectives -- "$src/scenarios/nccl/elect-flat.yaml" --set workload.sizes.max=64KiB
 check ramp always fabric collectives ramp -- "$src/scenarios/ramp/small-ramp.yaml" --set workload.sizes.max=64KiB
-check training always fabric training trace -- "$src/tests/app/training-tiny.yaml"
-check shapes always fabric training trace shapes -- "$src/tests/app/training-replay-shapes.yaml"
-check faults always fabric training ramp faults failure -- "$src/tests/app/faults-gpu.yaml"
+check training always fabric training transformer trace -- "$src/tests/app/training-tiny.yaml"
+check shapes always fabric training transformer trace shapes -- "$src/tests/app/training-replay-shapes.yaml"
+check faults always fabric training transformer ramp faults failure -- "$src/tests/app/faults-gpu.yaml"
+check dlrm always fabric training ramp -- "$src/tests/app/dlrm-tiny.yaml"
+check sipac always fabric collectives -- "$src/tests/app/coll-sipac.yaml"
+check sip-ring always fabric training circuit plans -- "$src/tests/app/graph-sip-ring.yaml"
+check sip-ocs always fabric training circuit plans -- "$src/tests/app/graph-sip-ocs.yaml"
+check topoopt-reconf always fabric training transformer circuit -- "$src/tests/app/training-topoopt-reconf.yaml"
 
 [ "$failures" = 0 ] || { echo "$failures failed"; exit 1; }
-echo "6 run files match docs/output.md"
+echo "12 run files match docs/output.md"
