@@ -154,7 +154,7 @@ int info_command(const InfoOptions& options, const mpi::communicator& comm) {
       {"lookahead (" + std::to_string(r) + " ranks)",
        la == pdes::kTimeMax ? std::string("none (no link is cut)") : base::format_time_ps(la)});
   // What a run on several ranks can expect (docs/user-guide.md, "Choosing
-  // the rank count and memory"): the efficiency itself needs a run's counts.
+  // ranks and memory"): the efficiency itself needs a run's counts.
   rows.push_back(
       {"windows on several ranks",
        std::string(network->bounds_remote_events()

@@ -131,8 +131,8 @@ output::RunMetadata::Scaling scaling_of(const pdes::RunResult& r, int ranks) {
 }
 
 // The windowed engine's rows of the summary: its windows, what they cost and
-// what the scaling model predicts (docs/user-guide.md, "Choosing the rank
-// count and memory").
+// what the scaling model predicts (docs/user-guide.md, "Choosing ranks
+// and memory").
 void window_rows(const std::function<void(const std::string&, const std::string&)>& row,
                  const pdes::RunResult& r, int ranks) {
   row("engine",
@@ -175,8 +175,8 @@ void window_rows(const std::function<void(const std::string&, const std::string&
   if (one_rank < r.wall_seconds) {
     row("warning",
         "fewer ranks would have been faster: one rank needs about the busy time "
-        "of all ranks (and the epochs'); see \"Choosing the rank count and memory\" in the "
-        "user guide");
+        "of all ranks (and the epochs'); see \"Choosing ranks and memory\" in the user "
+        "guide");
   } else if (efficiency < pdes::kPaysEfficiency) {
     const int better = std::max(1, std::min(ranks / 2, pdes::ranks_that_pay(figures)));
     row("warning", fmt::format("more ranks than pay: the ranks waited for more than half of the "

@@ -1,6 +1,6 @@
 #pragma once
 // What `run`'s summary and `info --run` say about the rank count
-// (docs/user-guide.md, "Choosing the rank count and memory"): the scaling
+// (docs/user-guide.md, "Choosing ranks and memory"): the scaling
 // model's predicted efficiency at the advised rank counts, from one run.
 #include <string>
 
