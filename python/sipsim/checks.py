@@ -329,13 +329,16 @@ def table(f: h5py.File, name: str, path: str, size: int) -> Optional[h5py.Datase
 
 
 def plans(f: h5py.File, path: str, size: int) -> Optional[List[h5py.Dataset]]:
-    """/fabric/plans's columns PLANS (1-D integers of one length), or None without it."""
+    """/fabric/plans's columns PLANS (1-D integers of one length), [] when the group is empty
+    (no plan row), or None without it."""
     try:
         group = member(f, "/fabric/plans", path)
         if group is None:
             return None
         if not isinstance(group, h5py.Group):
             refuse(path, "/fabric/plans is not a group")
+        if len(group) == 0:
+            return []  # a plan log with no row: sipsim leaves the group empty (docs/output.md)
         out = []
         for col in PLANS:
             name = f"/fabric/plans/{col}"

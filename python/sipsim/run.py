@@ -161,6 +161,8 @@ class Run:
                 cols = checks.plans(f, self.path, size)
                 if cols is None:
                     return None
+                if not cols:
+                    return pd.DataFrame({k: np.zeros(0, np.uint64) for k in checks.PLANS})
                 for ds in cols:
                     checks.within(ds, ds.name, self.path, MAX_TABLE_BYTES)
                 return pd.DataFrame({k: ds[()] for k, ds in zip(checks.PLANS, cols)})

@@ -367,6 +367,14 @@ def test_the_traffic_plot_refuses_plans_naming_absurd_gpus(run_file):
         plot.traffic(run_file)  # a 2^31 x 2^31 matrix before
 
 
+def test_an_empty_plan_log_is_no_rows_not_damage(run_file):
+    """A circuit fabric whose plan log has no row writes /fabric/plans as an empty group."""
+    with h5py.File(run_file, "a") as f:
+        f.create_group("fabric/plans")
+    p = sipsim.open(run_file)._plans()
+    assert p is not None and len(p) == 0 and list(p.columns) == list(sipsim.checks.PLANS)
+
+
 def test_a_real_run_file_passes_every_check(training_run, tmp_path):
     path = shutil.copy(training_run[0], tmp_path / "copy.h5")
     run = sipsim.open(path)
