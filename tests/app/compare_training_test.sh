@@ -79,4 +79,19 @@ expect_error 2 "sipsim: error: coll.h5: not a training run (no /iterations); com
 mkdir -p b && cp slow.yaml b/fast.yaml
 expect_error 2 "sipsim: error: two scenarios would both write fast.h5 here (b/fast.yaml and an earlier one of that name): copy one under another name" \
   compare fast.yaml b/fast.yaml
+# The quickstart makes the README's point, with the README's figures: every
+# row of the README's quickstart block is a line compare prints.
+if [ -f "$here/../../README.md" ]; then
+  root=$(realpath "$here/../..")
+  "$sipsim" compare "$root/scenarios/quickstart.yaml" "$root/scenarios/quickstart-superpod.yaml" \
+    > quick.txt 2> /dev/null
+  awk '$1 == "quickstart-superpod" {exit !($7 + 0 > 1)}' quick.txt ||
+    fail "RAMP does not win the quickstart: $(cat quick.txt)"
+  awk '/^## The quickstart/ {on = 1} on && /^```$/ {n++; next} on && n == 1 && /^ / {print}' \
+    "$root/README.md" > readme-rows.txt
+  [ "$(wc -l < readme-rows.txt)" -ge 8 ] || fail "no quickstart rows found in README.md"
+  while IFS= read -r row; do
+    grep -qxF -- "$row" quick.txt || fail "README.md's row is not what compare prints: '$row'"
+  done < readme-rows.txt
+fi
 echo "compare_training: all checks passed"
