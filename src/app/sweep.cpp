@@ -151,6 +151,12 @@ int sweep_command(const SweepArgs& args) {
   }
   const fs::path dir = study_dir(args);
   if (args.status) return status(study, dir);
+  if (args.local) {
+    if (const std::string why = local_launch_problem(study); !why.empty()) {
+      error(why);
+      return kExitBadInput;
+    }
+  }
 
   // Every run is expanded and checked before anything is written.
   std::string base_text;

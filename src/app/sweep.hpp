@@ -77,6 +77,9 @@ int sweep_command(const SweepArgs& args);
 // Runs every run of the study in `dir` that is not done, `jobs` at a time
 // (sweep_local.cpp); the caller holds the directory's lock.
 int run_local(const Study& study, const std::filesystem::path& dir, unsigned jobs);
+// Why --local cannot start the study's runs here, or "": as root, mpirun
+// (runs of more than one rank) needs Open MPI's two variables set to 1.
+std::string local_launch_problem(const Study& study);
 // level: run, collective or iteration.
 int collect_command(const std::string& dir, const std::string& level);
 // `sipsim validate SCENARIO --done RUN_FILE`: 0 when the run file is a

@@ -220,6 +220,45 @@ grep -q '4 runs, 1 done already, 3 to run' restart.log || fail "restart: did not
 [ "$(stat -c %Y.%s four/runs/0000.h5)" = "$stamp" ] || fail "restart: rewrote runs/0000.h5"
 ls four/runs/*.partial > /dev/null 2>&1 && fail "restart: left a partial file"
 same "status after restart" "$("$sipsim" sweep four.yaml --status)" "$work/four: 4 runs: 4 done, 0 running, 0 failed, 0 pending"
+# Why a run failed: its own line, never Open MPI's banner or a launcher's
+# "exited with non-zero status"; a log of nothing but the root banner is
+# named with its remedy.
+cp -r four fails
+rm fails/runs/0000.h5 fails/runs/0001.h5 fails/runs/0002.h5
+banner='--------------------------------------------------------------------------'
+printf '%s\n' "sipsim: error: scenarios/0000.yaml:3:1: bogus: unknown key" \
+  "srun: error: node7: tasks 0-1: Exited with exit code 2" > fails/logs/0000.err
+printf '%s\n' "sipsim: error: rank 1: out of memory" "$banner" \
+  "Primary job  terminated normally, but 1 process returned" \
+  "a non-zero exit code. Per user-direction, the job has been aborted." "$banner" "$banner" \
+  "mpirun detected that one or more processes exited with non-zero status, thus causing" \
+  "the job to be terminated. The first process to do so was:" "" \
+  "  Process name: [[4242,1],1]" "  Exit code:    2" "$banner" > fails/logs/0001.err
+printf '%s\n' "$banner" "mpirun has detected an attempt to run as root." "" \
+  "Running as root is *strongly* discouraged as any mistake (e.g., in" \
+  "defining TMPDIR) or bug can result in catastrophic damage to the OS" "$banner" > fails/logs/0002.err
+rm fails/runs/0003.h5
+printf '%s\n' "srun: Job step aborted: Waiting up to 7 seconds for job step to finish." \
+  "slurmstepd-vm: error: *** STEP 28.0 ON vm CANCELLED AT 2026-11-30T09:31:17 DUE TO TIME LIMIT ***" \
+  "srun: error: vm: task 0: Terminated" > fails/logs/0003.err
+for id in 0000 0001 0002 0003; do echo 2 > "fails/logs/$id.rc"; done
+same "failure lines" "$("$sipsim" sweep four.yaml -o fails --status | tail -n +2)" \
+"  0000: sipsim: error: scenarios/0000.yaml:3:1: bogus: unknown key
+  0001: sipsim: error: rank 1: out of memory
+  0002: Open MPI refused to run as root (set OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+  0003: slurmstepd-vm: error: *** STEP 28.0 ON vm CANCELLED AT 2026-11-30T09:31:17 DUE TO TIME LIMIT ***"
+"$sipsim" collect fails > /dev/null || fail "collect (fails) failed"
+same "collect: failure lines" "$(cut -d, -f1,4,5 fails/results.csv | sed -n 3p)" \
+  "0001,failed,sipsim: error: rank 1: out of memory"
+# --local as root without Open MPI's variables: one clear error, nothing run.
+if [ "$(id -u)" = 0 ]; then
+  out=$(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
+    "$sipsim" sweep four.yaml -o asroot --local 2>&1)
+  rc=$?
+  [ "$rc" = 2 ] || fail "root --local: exit $rc, want 2"
+  same "root --local" "$out" "sipsim: error: --local starts each run of 2 ranks with mpirun, which Open MPI refuses to run as root: set OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (or sweep as another user)"
+  [ -e asroot ] && fail "root --local: wrote the study directory"
+fi
 # A run file that is not one (replaced by hand, say): collect lists the run as
 # failed, with the reader's reason, and still writes the table.
 cp -r four broken
