@@ -202,10 +202,14 @@ int sweep_command(const SweepArgs& args) {
     return kExitBadInput;
   }
   if (!args.local) {
+    const std::size_t chunks = array_chunks(study);
+    const std::string submit =
+        chunks == 1 ? "sbatch " + (dir / "submit.sh").string()
+                    : fmt::format("bash {} ({} job arrays)", (dir / "submit.sh").string(), chunks);
     std::cout << fmt::format(
         "{}: {} runs checked and written (manifest.csv, scenarios/, submit.sh)\n"
-        "  on Slurm: sbatch {}/submit.sh    here: sipsim sweep {} --local -j N\n",
-        dir.string(), study.runs.size(), dir.string(), args.study);
+        "  on Slurm: {}    here: sipsim sweep {} --local -j N\n",
+        dir.string(), study.runs.size(), submit, args.study);
     return kExitOk;
   }
   return run_local(study, dir, std::max(1u, args.jobs));
