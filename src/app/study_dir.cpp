@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "sipsim/base/text.hpp"
 #include "sipsim/base/yaml_reader.hpp"
@@ -96,34 +97,108 @@ std::string done_problem(const fs::path& run_file, const fs::path& scenario_file
   }
 }
 
-std::string last_line(const fs::path& path) {
+namespace {
+
+// The last 64 KiB of a regular file ("" when it is not one).
+std::string log_tail(const fs::path& path) {
   std::string text;
-  {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return "";
-    base::Fd owned(fd);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
-    const off_t from = std::max<off_t>(0, st.st_size - static_cast<off_t>(kLogTailBytes));
-    text.resize(kLogTailBytes);
-    const ssize_t n = ::pread(fd, text.data(), text.size(), from);
-    text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
-  }
-  std::string last, last_error;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "";
+  base::Fd owned(fd);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  const off_t from = std::max<off_t>(0, st.st_size - static_cast<off_t>(kLogTailBytes));
+  text.resize(kLogTailBytes);
+  const ssize_t n = ::pread(fd, text.data(), text.size(), from);
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return text;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
   std::size_t at = 0;
   while (at < text.size()) {
     const std::size_t end = std::min(text.find('\n', at), text.size());
-    const std::string line = text.substr(at, end - at);
+    std::string line = text.substr(at, end - at);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    out.push_back(std::move(line));
     at = end + 1;
-    std::string lower = line;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (lower.find("error") != std::string::npos) last_error = line;
-    if (std::any_of(line.begin(), line.end(), [](unsigned char c) { return std::isalnum(c); })) {
-      last = line;
-    }
+  }
+  return out;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool has_alnum(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c); });
+}
+
+// Open MPI frames its help messages (the refusal to run as root, "mpirun
+// detected that one or more processes exited with non-zero status", ...)
+// between lines of dashes.
+bool separator(const std::string& s) {
+  return s.size() >= 5 && s.find_first_not_of("- ") == std::string::npos &&
+         s.find("-----") != std::string::npos;
+}
+
+// sipsim's own last words: "sipsim: error: ...", "sipsim: interrupted by
+// ...", or --local's "sipsim sweep: cannot start the run: ...".
+bool sipsim_message(const std::string& s) {
+  return (s.starts_with("sipsim: ") && !s.starts_with("sipsim: estimating")) ||
+         s.starts_with("sipsim sweep: ");
+}
+
+}  // namespace
+
+std::string last_line(const fs::path& path) {
+  std::string last, last_error;
+  for (const std::string& line : lines_of(log_tail(path))) {
+    if (lower(line).find("error") != std::string::npos) last_error = line;
+    if (has_alnum(line)) last = line;
   }
   return base::excerpt(last_error.empty() ? last : last_error, 300);
+}
+
+std::string failure_line(const fs::path& path) {
+  const std::vector<std::string> lines = lines_of(log_tail(path));
+  // An odd count of separators: the tail began inside a banner.
+  const auto separators = std::count_if(lines.begin(), lines.end(), separator);
+  bool in_banner = separators % 2 == 1;
+  std::string own, cancelled, last_error, last;
+  bool root_banner = false;
+  for (const std::string& line : lines) {
+    if (separator(line)) {
+      in_banner = !in_banner;
+      continue;
+    }
+    const std::string low = lower(line);
+    if (in_banner) {
+      root_banner = root_banner || low.find("attempt to run as root") != std::string::npos;
+      continue;
+    }
+    // The launchers' word that some process failed: not why.
+    if (low.find("exited with non-zero status") != std::string::npos) continue;
+    if (sipsim_message(line)) own = line;
+    // slurmstepd's "*** STEP 12.0 ON node CANCELLED AT ... DUE TO TIME LIMIT ***".
+    if (line.find("***") != std::string::npos && line.find("CANCELLED") != std::string::npos) {
+      cancelled = line;
+    }
+    if (low.find("error") != std::string::npos) last_error = line;
+    if (has_alnum(line)) last = line;
+  }
+  const std::string& best = !own.empty()          ? own
+                            : !cancelled.empty()  ? cancelled
+                            : !last_error.empty() ? last_error
+                                                  : last;
+  if (best.empty() && root_banner) {
+    return "Open MPI refused to run as root (set OMPI_ALLOW_RUN_AS_ROOT=1 and "
+           "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)";
+  }
+  return base::excerpt(best, 300);
 }
 
 std::set<std::string> partial_runs(const fs::path& dir) {
@@ -151,7 +226,7 @@ RunStatus run_status(const fs::path& dir, const std::string& id,
   const bool ended = base::file_kind(rc) != base::FileKind::kMissing;
   if (partial.contains(id) && !ended) return {RunState::kRunning, ""};
   const bool started = base::file_kind(err) != base::FileKind::kMissing;
-  std::string why = !damaged.empty() ? damaged : started ? last_line(err) : "";
+  std::string why = !damaged.empty() ? damaged : started ? failure_line(err) : "";
   if (ended) {
     const std::string code = last_line(rc);
     if (why.empty()) why = code == "0" ? "exit 0 but no run file" : "exit " + code;

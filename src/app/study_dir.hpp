@@ -30,6 +30,14 @@ std::string scenario_body(const std::string& scenario_text);
 // else the last with a letter or digit), from the log's last 64 KiB, made
 // safe to print: one line, cut short, control characters shown as \xNN.
 std::string last_line(const std::filesystem::path& path);
+// Why a run failed, from its logs/<id>.err: sipsim's own last message (a line
+// beginning "sipsim: "), else Slurm's "*** ... CANCELLED ..." line (a time
+// limit, scancel), else the last line naming an error, else the last
+// with a letter or digit; never a line of Open MPI's banners (text between
+// lines of dashes) or a launcher's "exited with non-zero status". "" when
+// nothing else is left, but for Open MPI's refusal to run as root, which is
+// named with its remedy. Made safe to print as last_line is.
+std::string failure_line(const std::filesystem::path& path);
 
 // "" when the study directory's runs/, scenarios/ and logs/ are directories
 // of its own (or absent), else why not: a link there would make the study
@@ -42,7 +50,7 @@ std::string sipsim_binary();
 enum class RunState { kDone, kRunning, kFailed, kPending };
 struct RunStatus {
   RunState state = RunState::kPending;
-  std::string last_error;  // kFailed: the last line of logs/<id>.err, or why
+  std::string last_error;  // kFailed: failure_line(logs/<id>.err), or why
 };
 
 // The ids with a partial run file runs/<id>.h5.*.partial, listed once per

@@ -151,6 +151,12 @@ int sweep_command(const SweepArgs& args) {
   }
   const fs::path dir = study_dir(args);
   if (args.status) return status(study, dir);
+  if (args.local) {
+    if (const std::string why = local_launch_problem(study); !why.empty()) {
+      error(why);
+      return kExitBadInput;
+    }
+  }
 
   // Every run is expanded and checked before anything is written.
   std::string base_text;
@@ -196,10 +202,14 @@ int sweep_command(const SweepArgs& args) {
     return kExitBadInput;
   }
   if (!args.local) {
+    const std::size_t chunks = array_chunks(study);
+    const std::string submit =
+        chunks == 1 ? "sbatch " + (dir / "submit.sh").string()
+                    : fmt::format("bash {} ({} job arrays)", (dir / "submit.sh").string(), chunks);
     std::cout << fmt::format(
         "{}: {} runs checked and written (manifest.csv, scenarios/, submit.sh)\n"
-        "  on Slurm: sbatch {}/submit.sh    here: sipsim sweep {} --local -j N\n",
-        dir.string(), study.runs.size(), dir.string(), args.study);
+        "  on Slurm: {}    here: sipsim sweep {} --local -j N\n",
+        dir.string(), study.runs.size(), submit, args.study);
     return kExitOk;
   }
   return run_local(study, dir, std::max(1u, args.jobs));

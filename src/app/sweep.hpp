@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace sipsim::base {
+class MapReader;
+}
+
 namespace sipsim::app {
 
 // One run of a study: the base scenario with `yaml` applied as --set overrides.
@@ -30,6 +34,21 @@ struct StudyRun {
 // each run is a scenario file, a log and a run file.
 inline constexpr std::uint64_t kDefaultMaxRuns = 100'000;
 
+// A study's slurm: section (study_slurm.cpp): each string is one word that
+// sbatch reads back as written; "" (0) when not given.
+struct SlurmOptions {
+  std::string partition, account, qos, gres, constraint;
+  std::string mem;                   // per node, Slurm memory syntax (4G, 500M)
+  std::uint32_t cpus_per_task = 0;   // also given to srun (Slurm 22.05 does not pass it on)
+  std::string mpi = "pmix";          // srun --mpi=; "none": srun without --mpi
+  std::vector<std::string> prelude;  // shell lines run before a task's runs, as written
+  std::vector<std::string> extra;    // raw #SBATCH options, one each
+  // Slurm's default MaxArraySize: array indices are below it, so a longer
+  // array is split into several (submit.sh submits each).
+  std::uint32_t max_array_size = 1001;
+  std::uint32_t runs_per_task = 1;  // consecutive runs one after another in one array task
+};
+
 struct Study {
   std::filesystem::path file;        // the study file as given
   std::string name;                  // name: (default: the file's stem)
@@ -38,12 +57,21 @@ struct Study {
   std::vector<StudyRun> runs;
   std::uint32_t ranks = 1;
   std::string time_limit = "01:00:00";  // Slurm --time
-  std::uint32_t max_parallel = 0;       // the array's %M; 0: no limit
+  std::uint32_t max_parallel = 0;       // each array's %M; 0: no limit
+  SlurmOptions slurm;
 };
 
 // Reads and expands the study file; throws base::ScenarioError located at the
 // study file's key on any problem (more than `max_runs` runs among them).
 Study read_study(const std::string& path, std::uint64_t max_runs = kDefaultMaxRuns);
+
+// The study's slurm: section, and time_limit and max_parallel from it or
+// from the top level (not both); throws base::ScenarioError located at the key.
+void read_slurm(base::MapReader& root, Study& study);
+// The array tasks (runs_per_task runs each) and the job arrays of at most
+// max_array_size tasks that submit.sh submits.
+std::size_t array_tasks(const Study& study);
+std::size_t array_chunks(const Study& study);
 
 // key.path=value for every value the run sets, then seed=N: the --set
 // overrides that make its scenario.
@@ -77,6 +105,9 @@ int sweep_command(const SweepArgs& args);
 // Runs every run of the study in `dir` that is not done, `jobs` at a time
 // (sweep_local.cpp); the caller holds the directory's lock.
 int run_local(const Study& study, const std::filesystem::path& dir, unsigned jobs);
+// Why --local cannot start the study's runs here, or "": as root, mpirun
+// (runs of more than one rank) needs Open MPI's two variables set to 1.
+std::string local_launch_problem(const Study& study);
 // level: run, collective or iteration.
 int collect_command(const std::string& dir, const std::string& level);
 // `sipsim validate SCENARIO --done RUN_FILE`: 0 when the run file is a

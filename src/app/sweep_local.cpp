@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -72,6 +73,22 @@ void record_exit(const std::string& id, int code) {
 }
 
 }  // namespace
+
+std::string local_launch_problem(const Study& study) {
+  if (study.ranks <= 1 || ::geteuid() != 0) return "";
+  // Open MPI's mpirun runs as root only with both set to 1; else each run
+  // would fail with its multi-line banner instead of running.
+  const auto one = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr && std::string(v) == "1";
+  };
+  if (one("OMPI_ALLOW_RUN_AS_ROOT") && one("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")) return "";
+  return fmt::format(
+      "--local starts each run of {} ranks with mpirun, which Open MPI refuses to run as root: "
+      "set OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (or sweep as another "
+      "user)",
+      study.ranks);
+}
 
 int run_local(const Study& study, const fs::path& dir, unsigned jobs) {
   fs::current_path(dir);
@@ -139,7 +156,7 @@ int run_local(const Study& study, const fs::path& dir, unsigned jobs) {
     } else {
       ++failed;
       std::cout << fmt::format("[{}/{}] run {} failed (exit {}): {}\n", finished, todo.size(),
-                               child.id, code, last_line("logs/" + child.id + ".err"));
+                               child.id, code, failure_line("logs/" + child.id + ".err"));
     }
     std::cout << std::flush;
   }

@@ -146,7 +146,7 @@ void check_key(const base::Value& where, const std::string& key) {
 // Each combination: per column, its value ("" text: unset).
 using Point = std::vector<AxisValue>;
 
-// The study's own keys: name, scenario, ranks, max_parallel, time_limit.
+// The study's own keys: name, scenario, ranks and the Slurm ones.
 void read_settings(base::MapReader& root, const base::Value& doc_root, Study& study) {
   if (auto n = root.optional("name")) {
     study.name = n->as_string();
@@ -169,13 +169,7 @@ void read_settings(base::MapReader& root, const base::Value& doc_root, Study& st
                   " (paths are relative to the study file's directory)");
   }
   study.ranks = root.get_u32("ranks", 1, 1, 1u << 20);
-  study.max_parallel = root.get_u32("max_parallel", 0, 0, 1u << 20);
-  if (auto t = root.optional("time_limit")) {
-    study.time_limit = t->as_string();
-    if (!slurm_time(study.time_limit)) {
-      t->fail("expected a Slurm time: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS");
-    }
-  }
+  read_slurm(root, study);  // time_limit and max_parallel too (study_slurm.cpp)
 }
 
 // A study's table: at most this many columns (keys), and points x columns

@@ -75,6 +75,43 @@ refused "bad time" 'scenario: base.yaml
 time_limit: ":::"' "expected a Slurm time"
 refused "bad unit" 'scenario: base.yaml
 axes: {fabric.bandwidth: {range: [1, 2, 1], unit: "Gbps; rm"}}' "expected a unit"
+# slurm: words that would end an #SBATCH line, add an option to it, or make
+# sbatch read it otherwise; prelude items of more than one line.
+refused "newline in partition" 'scenario: base.yaml
+slurm: {partition: "debug\n#SBATCH --uid=0"}' "slurm.partition: .* holds a newline"
+refused "space in account" 'scenario: base.yaml
+slurm: {account: "a --uid=0"}' "slurm.account: .* holds a space"
+refused "hash in qos" 'scenario: base.yaml
+slurm: {qos: "normal#x"}' "slurm.qos: .* holds '#'"
+refused "quote in gres" "scenario: base.yaml
+slurm: {gres: \"gpu:'1\"}" "slurm.gres: .* holds a quote"
+refused "hetjob in constraint" 'scenario: base.yaml
+slurm: {constraint: "x_HETJOB"}' "slurm.constraint: .* holds 'hetjob'"
+refused "unit in mem" 'scenario: base.yaml
+slurm: {mem: "4G --uid=0"}' "slurm.mem: expected Slurm memory"
+refused "command in mpi" 'scenario: base.yaml
+slurm: {mpi: "pmix $(touch PWNED)"}' "slurm.mpi: expected an srun MPI plugin name"
+refused "newline in prelude" 'scenario: base.yaml
+slurm: {prelude: ["module load a\ntouch PWNED"]}' "slurm.prelude\[0\]: the line holds a newline"
+refused "NUL in prelude" 'scenario: base.yaml
+slurm: {prelude: ["a\0b"]}' "slurm.prelude\[0\]: the line holds the control character 0x00"
+refused "CR in extra" 'scenario: base.yaml
+slurm: {extra: ["--exclusive\r"]}' "slurm.extra\[0\]: .* holds a carriage return"
+refused "extra not an option" 'scenario: base.yaml
+slurm: {extra: ["touch PWNED"]}' "slurm.extra\[0\]: .* holds a space"
+refused "extra sets the array" 'scenario: base.yaml
+slurm: {extra: [--arr=0-99999]}' "would set --array"
+refused "extra sets ntasks" 'scenario: base.yaml
+slurm: {extra: [-n64]}' "would set --ntasks: use ranks"
+refused "time_limit twice" 'scenario: base.yaml
+time_limit: "10"
+slurm: {time_limit: "20"}' "slurm.time_limit: given twice"
+refused "array size 0" 'scenario: base.yaml
+slurm: {max_array_size: 0}' "slurm.max_array_size: must be between 1 and"
+refused "runs per task 0" 'scenario: base.yaml
+slurm: {runs_per_task: 0}' "slurm.runs_per_task: must be between 1 and"
+refused "unknown slurm key" 'scenario: base.yaml
+slurm: {cpus_per_tsk: 2}' "slurm.cpus_per_tsk: unknown key; did you mean 'cpus_per_task'"
 
 # --- 2. nothing is written through a link -----------------------------------
 echo "precious" > victim

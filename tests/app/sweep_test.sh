@@ -50,7 +50,7 @@ name: product-0006"
 "$sipsim" validate product/scenarios/0006.yaml > /dev/null || fail "product: 0006.yaml does not validate"
 grep -q '^#SBATCH --array=0-7$' product/submit.sh || fail "submit.sh: no --array=0-7"
 grep -q '^#SBATCH --ntasks=1$' product/submit.sh || fail "submit.sh: no --ntasks=1"
-grep -q '^srun --mpi=pmix ' product/submit.sh || fail "submit.sh: no srun --mpi=pmix"
+grep -q '^  srun --mpi=pmix ' product/submit.sh || fail "submit.sh: no srun --mpi=pmix"
 bash -n product/submit.sh || fail "submit.sh is not valid bash"
 
 # A task of the job array, with a stand-in srun that runs its command here.
@@ -92,6 +92,124 @@ grep -q '^#SBATCH --array=0-5%3$' zdir/submit.sh || fail "submit.sh: no --array=
 grep -q '^#SBATCH --ntasks=2$' zdir/submit.sh || fail "submit.sh: no --ntasks=2"
 grep -q '^#SBATCH --time=0-00:30:00$' zdir/submit.sh || fail "submit.sh: no --time"
 grep -q '^#SBATCH --job-name=zipped$' zdir/submit.sh || fail "submit.sh: no --job-name"
+
+# --- slurm: site options, the MPI plugin, prelude, extra ---------------------
+cat > site.yaml <<'EOF'
+scenario: base.yaml
+axes: {fabric.bandwidth: [100Gbps, 200Gbps]}
+ranks: 2
+slurm:
+  partition: gpu,debug
+  account: proj-42
+  qos: high
+  mem: 4G
+  cpus_per_task: 3
+  gres: gpu:a100:2
+  constraint: a100&ib
+  mpi: pmi2
+  time_limit: "2:00:00"
+  max_parallel: 1
+  prelude:
+    - module load openmpi/4.1   # a YAML comment, not part of the line
+    - 'export SITE_MARK="$((6 * 7))"'
+  extra: [--exclusive, --reservation=maint]
+EOF
+"$sipsim" sweep site.yaml > site.log || { fail "site: sweep failed"; cat site.log; }
+bash -n site/submit.sh || fail "site: submit.sh is not valid bash"
+same "site: #SBATCH lines" "$(grep '^#SBATCH' site/submit.sh | grep -v -- --output=)" \
+"#SBATCH --job-name=site
+#SBATCH --array=0-1%1
+#SBATCH --ntasks=2
+#SBATCH --time=2:00:00
+#SBATCH --partition=gpu,debug
+#SBATCH --account=proj-42
+#SBATCH --qos=high
+#SBATCH --mem=4G
+#SBATCH --gres=gpu:a100:2
+#SBATCH --constraint=a100&ib
+#SBATCH --cpus-per-task=3
+#SBATCH --exclusive
+#SBATCH --reservation=maint"
+same "site: prelude, verbatim, -u off" "$(sed -n '/^set +u$/,/^set -u$/p' site/submit.sh)" \
+"set +u
+module load openmpi/4.1
+export SITE_MARK=\"\$((6 * 7))\"
+set -u"
+grep -q '^  srun --mpi=pmi2 --cpus-per-task=3 "\$sipsim" run ' site/submit.sh || fail "site: no srun --mpi=pmi2 --cpus-per-task=3"
+grep -q 'on Slurm: sbatch ' site.log || fail "site: sweep does not say sbatch: $(cat site.log)"
+# The prelude runs in the task before its runs: a stand-in module and srun.
+printf '#!/bin/bash\necho "module $*" >> "$MARKS"\n' > fakebin/module
+printf '#!/bin/bash\necho "srun $1 $2 SITE_MARK=$SITE_MARK" >> "$MARKS"\nshift 2\nexec "$@"\n' > fakebin/srun-site
+chmod +x fakebin/module fakebin/srun-site
+mkdir -p sitebin && cp fakebin/srun-site sitebin/srun
+MARKS="$work/marks" PATH="$work/sitebin:$work/fakebin:$PATH" SLURM_ARRAY_TASK_ID=1 bash site/submit.sh > task.log 2>&1 ||
+  { fail "site: task 1 failed"; cat task.log site/logs/0001.err; }
+same "site: prelude then srun" "$(cat marks)" "module load openmpi/4.1
+srun --mpi=pmi2 --cpus-per-task=3 SITE_MARK=42"
+printf 'scenario: base.yaml\nslurm: {mpi: none}\n' > nompi.yaml
+"$sipsim" sweep nompi.yaml > /dev/null || fail "mpi none: sweep failed"
+grep -q '^  srun "\$sipsim" run ' nompi/submit.sh || fail "mpi none: srun has an --mpi"
+grep -q 'set +u' nompi/submit.sh && fail "mpi none: a prelude without slurm.prelude"
+
+# --- arrays past max_array_size, runs_per_task ------------------------------
+# 7 runs, 2 per task: 4 tasks, in arrays of at most 3: two arrays (3 + 1
+# tasks), submitted by `bash submit.sh`, which passes its arguments to sbatch.
+cat > chunk.yaml <<'EOF'
+scenario: base.yaml
+axes: {fabric.bandwidth: {range: [100, 700, 100], unit: Gbps}}
+max_parallel: 2
+slurm: {max_array_size: 3, runs_per_task: 2}
+EOF
+"$sipsim" sweep chunk.yaml > chunk.log || fail "chunk: sweep failed"
+bash -n chunk/submit.sh || fail "chunk: submit.sh is not valid bash"
+grep -q 'on Slurm: bash .*/submit.sh (2 job arrays)' chunk.log || fail "chunk: sweep does not say bash submit.sh: $(cat chunk.log)"
+grep -q '^#SBATCH --array' chunk/submit.sh && fail "chunk: a study of several arrays has an #SBATCH --array"
+printf '#!/bin/bash\necho "sbatch $*" >> "$MARKS"\n' > sitebin/sbatch
+chmod +x sitebin/sbatch
+rm -f marks
+(cd / && MARKS="$work/marks" PATH="$work/sitebin:$PATH" bash "$work/chunk/submit.sh" --wait -p debug) ||
+  fail "chunk: bash submit.sh failed"
+same "chunk: the arrays submitted" "$(cat marks)" \
+"sbatch --wait -p debug --array=0-2%2 submit.sh 0
+sbatch --wait -p debug --array=0-0%2 submit.sh 3"
+# Task 0 of the second array (offset 3) is task 3: run 0006 alone; task 1 of
+# the first is runs 0002 and 0003, one after the other.
+PATH="$work/fakebin:$PATH" SLURM_ARRAY_TASK_ID=0 bash chunk/submit.sh 3 > task.log 2>&1 ||
+  { fail "chunk: task 3 failed"; cat task.log; }
+PATH="$work/fakebin:$PATH" SLURM_ARRAY_TASK_ID=1 bash chunk/submit.sh 0 > task.log 2>&1 ||
+  { fail "chunk: task 1 failed"; cat task.log; }
+same "chunk: runs of tasks 1 and 3" "$(cd chunk/runs && ls)" "0002.h5
+0003.h5
+0006.h5"
+for id in 0002 0003 0006; do
+  [ "$(cat chunk/logs/$id.rc)" = 0 ] && [ -f chunk/logs/$id.out ] || fail "chunk: run $id has no logs of its own"
+done
+PATH="$work/fakebin:$PATH" SLURM_ARRAY_TASK_ID=1 bash chunk/submit.sh 0 > task.log 2>&1
+same "chunk: task 1 again" "$(cat task.log)" "run 0002: done already
+run 0003: done already"
+same "chunk: status" "$("$sipsim" sweep chunk.yaml --status)" "$work/chunk: 7 runs: 3 done, 0 running, 0 failed, 4 pending"
+# `sbatch submit.sh` of a study of several arrays: the batch job (Slurm runs
+# it as slurm_script) refuses, naming the command that submits them all.
+cp chunk/submit.sh chunk/slurm_script
+out=$(cd chunk && SLURM_JOB_ID=1 bash slurm_script 2>&1)
+rc=$?
+[ "$rc" = 2 ] || fail "chunk: sbatch of several arrays: exit $rc, want 2"
+same "chunk: sbatch of several arrays" "$out" \
+  "submit.sh: study 'chunk' is 2 job arrays of at most 3 tasks (max_array_size): submit them all with: bash $work/chunk/submit.sh"
+rm chunk/slurm_script
+# Packed runs in one array: 5 runs, 2 per task, 3 tasks.
+printf 'scenario: base.yaml\nseeds: 5\nslurm: {runs_per_task: 2}\n' > packed.yaml
+"$sipsim" sweep packed.yaml > /dev/null || fail "packed: sweep failed"
+grep -q '^#SBATCH --array=0-2$' packed/submit.sh || fail "packed: not --array=0-2"
+grep -q "^# Slurm job array of study 'packed' (5 runs, 2 per task, 3 tasks)" packed/submit.sh || fail "packed: header"
+# A failed run in a task does not stop the next; the task exits non-zero.
+echo 'bogus: 1' >> packed/scenarios/0001.yaml
+PATH="$work/fakebin:$PATH" SLURM_ARRAY_TASK_ID=0 bash packed/submit.sh > task.log 2>&1 &&
+  fail "packed: task 0 succeeded with a failed run"
+[ -f packed/runs/0000.h5 ] && [ ! -f packed/runs/0001.h5 ] || fail "packed: task 0's runs"
+[ "$(cat packed/logs/0000.rc)" = 0 ] && [ "$(cat packed/logs/0001.rc)" = 2 ] || fail "packed: task 0's exit statuses"
+status=$("$sipsim" sweep packed.yaml --status)
+grep -q '^  0001: sipsim: error: .*bogus: unknown key' <<< "$status" || fail "packed: status of the failed run: $status"
 
 cat > points.yaml <<'EOF'
 scenario: base.yaml
@@ -220,6 +338,45 @@ grep -q '4 runs, 1 done already, 3 to run' restart.log || fail "restart: did not
 [ "$(stat -c %Y.%s four/runs/0000.h5)" = "$stamp" ] || fail "restart: rewrote runs/0000.h5"
 ls four/runs/*.partial > /dev/null 2>&1 && fail "restart: left a partial file"
 same "status after restart" "$("$sipsim" sweep four.yaml --status)" "$work/four: 4 runs: 4 done, 0 running, 0 failed, 0 pending"
+# Why a run failed: its own line, never Open MPI's banner or a launcher's
+# "exited with non-zero status"; a log of nothing but the root banner is
+# named with its remedy.
+cp -r four fails
+rm fails/runs/0000.h5 fails/runs/0001.h5 fails/runs/0002.h5
+banner='--------------------------------------------------------------------------'
+printf '%s\n' "sipsim: error: scenarios/0000.yaml:3:1: bogus: unknown key" \
+  "srun: error: node7: tasks 0-1: Exited with exit code 2" > fails/logs/0000.err
+printf '%s\n' "sipsim: error: rank 1: out of memory" "$banner" \
+  "Primary job  terminated normally, but 1 process returned" \
+  "a non-zero exit code. Per user-direction, the job has been aborted." "$banner" "$banner" \
+  "mpirun detected that one or more processes exited with non-zero status, thus causing" \
+  "the job to be terminated. The first process to do so was:" "" \
+  "  Process name: [[4242,1],1]" "  Exit code:    2" "$banner" > fails/logs/0001.err
+printf '%s\n' "$banner" "mpirun has detected an attempt to run as root." "" \
+  "Running as root is *strongly* discouraged as any mistake (e.g., in" \
+  "defining TMPDIR) or bug can result in catastrophic damage to the OS" "$banner" > fails/logs/0002.err
+rm fails/runs/0003.h5
+printf '%s\n' "srun: Job step aborted: Waiting up to 7 seconds for job step to finish." \
+  "slurmstepd-vm: error: *** STEP 28.0 ON vm CANCELLED AT 2026-11-30T09:31:17 DUE TO TIME LIMIT ***" \
+  "srun: error: vm: task 0: Terminated" > fails/logs/0003.err
+for id in 0000 0001 0002 0003; do echo 2 > "fails/logs/$id.rc"; done
+same "failure lines" "$("$sipsim" sweep four.yaml -o fails --status | tail -n +2)" \
+"  0000: sipsim: error: scenarios/0000.yaml:3:1: bogus: unknown key
+  0001: sipsim: error: rank 1: out of memory
+  0002: Open MPI refused to run as root (set OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+  0003: slurmstepd-vm: error: *** STEP 28.0 ON vm CANCELLED AT 2026-11-30T09:31:17 DUE TO TIME LIMIT ***"
+"$sipsim" collect fails > /dev/null || fail "collect (fails) failed"
+same "collect: failure lines" "$(cut -d, -f1,4,5 fails/results.csv | sed -n 3p)" \
+  "0001,failed,sipsim: error: rank 1: out of memory"
+# --local as root without Open MPI's variables: one clear error, nothing run.
+if [ "$(id -u)" = 0 ]; then
+  out=$(env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
+    "$sipsim" sweep four.yaml -o asroot --local 2>&1)
+  rc=$?
+  [ "$rc" = 2 ] || fail "root --local: exit $rc, want 2"
+  same "root --local" "$out" "sipsim: error: --local starts each run of 2 ranks with mpirun, which Open MPI refuses to run as root: set OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (or sweep as another user)"
+  [ -e asroot ] && fail "root --local: wrote the study directory"
+fi
 # A run file that is not one (replaced by hand, say): collect lists the run as
 # failed, with the reader's reason, and still writes the table.
 cp -r four broken

@@ -15,13 +15,15 @@ chmod 700 "$dir/munge"
 dir=$(cd "$dir" && pwd)
 host=$(hostname -s)
 cpus=$(nproc)
+# Nine tenths of the memory, in MB (slurmd refuses a node with less than its RealMemory).
+mem=$(awk '/^MemTotal:/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
 # Ports away from the defaults (6817/6818), so that a site Slurm is not
 # disturbed: the first free pair from 16817 (another test cluster may hold one).
 in_use() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
 ctld_port=16817
 while in_use "$ctld_port" || in_use $((ctld_port + 1)); do ctld_port=$((ctld_port + 2)); done
 slurmd_port=$((ctld_port + 1))
-sed -e "s|@HOST@|$host|g" -e "s|@CPUS@|$cpus|g" -e "s|@DIR@|$dir|g" \
+sed -e "s|@HOST@|$host|g" -e "s|@CPUS@|$cpus|g" -e "s|@MEM@|$mem|g" -e "s|@DIR@|$dir|g" \
     -e "s|@CTLD_PORT@|$ctld_port|g" -e "s|@SLURMD_PORT@|$slurmd_port|g" \
     -e "s|@FIRST_JOB@|$(((ctld_port - 16817) * 50000 + 1))|g" \
     "$here/slurm.conf.in" > "$dir/slurm.conf"

@@ -7,8 +7,13 @@
 # backticks, '#' and '%A'; then submits a second study, cancels one task mid-run with scancel,
 # checks that --status reports it failed, that resubmitting reruns only it
 # (the other run files keep their inode and mtime) and that collect lists all
-# four done; last, a run past its one-minute time limit, which Slurm ends
-# (no run file, --status lists it failed). Stops the daemons it started.
+# four done; a study with the slurm: site options (partition, account, qos,
+# mem, cpus_per_task, constraint, mpi, a prelude that writes a marker, extra
+# options), checked against what Slurm granted; a study of more tasks than
+# the cluster's MaxArraySize (4) with 2 runs per task, split into arrays by
+# `bash submit.sh`, one run failing with its own error shown, resubmitted;
+# last, a run past its one-minute time limit, which Slurm ends (no run file,
+# --status lists it failed). Stops the daemons it started.
 # Skips (exit 77) unless root with slurm-wlm and munge installed.
 # Usage: study_test.sh SIPSIM SOURCE_DIR
 set -uo pipefail
@@ -151,6 +156,85 @@ same "kill: collect after resubmission" "$(cut -d, -f1-3,7-11 kill/results.csv)"
 0002,3,done,4032,2,12,all-reduce,ring
 0003,4,done,5040,2,15,all-reduce,ring"
 
+# --- 2b: site options: partition, account, qos, mem, cpus_per_task,
+# constraint, mpi, prelude and extra, as Slurm takes them. Two 1-rank runs
+# of 2 CPUs each; the prelude writes a marker and what Slurm granted the job.
+cat > site.yaml <<'YAML'
+scenario: base.yaml
+axes:
+  fabric.bandwidth: [100Gbps, 200Gbps]
+slurm:
+  time_limit: "00:05:00"
+  partition: test
+  account: ci-account
+  qos: normal
+  mem: 100M
+  cpus_per_task: 2
+  constraint: sipsimci
+  mpi: none
+  prelude:
+    - 'echo "prelude of task $SLURM_ARRAY_TASK_ID: extra=${SIPSIM_CI_EXTRA:-unset}" > "prelude-$SLURM_ARRAY_TASK_ID.txt"'
+    - scontrol show job "$SLURM_JOB_ID" > "job-$SLURM_ARRAY_TASK_ID.txt"
+  extra: [--comment=sipsim-ci, "--export=ALL,SIPSIM_CI_EXTRA=yes"]
+YAML
+"$sipsim" sweep site.yaml > /dev/null || fail "site: sweep failed"
+for l in --partition=test --account=ci-account --qos=normal --mem=100M --cpus-per-task=2 \
+         --constraint=sipsimci --comment=sipsim-ci --export=ALL,SIPSIM_CI_EXTRA=yes; do
+  grep -qx -- "#SBATCH $l" site/submit.sh || fail "site: submit.sh has no #SBATCH $l"
+done
+grep -q '^  srun --cpus-per-task=2 "\$sipsim" run' site/submit.sh || fail "site: srun line (mpi: none)"
+sbatch --wait site/submit.sh > site.sbatch 2>&1 || { fail "site: sbatch --wait failed"; cat site.sbatch; show_logs site; }
+same "site: status" "$("$sipsim" sweep site.yaml --status)" "$work/site: 2 runs: 2 done, 0 running, 0 failed, 0 pending"
+same "site: the prelude ran in each task" "$(cat site/prelude-0.txt site/prelude-1.txt)" \
+"prelude of task 0: extra=yes
+prelude of task 1: extra=yes"
+for f in Partition=test Account=ci-account MinMemoryNode=100M CPUs/Task=2 Features=sipsimci Comment=sipsim-ci; do
+  grep -q "$f" site/job-0.txt || fail "site: Slurm did not grant $f: $(cat site/job-0.txt)"
+done
+
+# --- 2c: more tasks than the cluster's MaxArraySize (4, slurm.conf.in),
+# several runs per task. 9 runs of 2 ranks, 2 per task: 5 tasks, in arrays
+# of at most 4 (indices 0-3), submitted by `bash submit.sh`. A study asking
+# for arrays of 5 (index 4) is refused by Slurm itself.
+cat > chunk.yaml <<'YAML'
+scenario: base.yaml
+axes:
+  fabric.bandwidth: {range: [100, 900, 100], unit: Gbps}
+ranks: 2
+time_limit: "00:05:00"
+slurm: {max_array_size: 4, runs_per_task: 2, mpi: pmix}
+YAML
+sed 's/max_array_size: 4/max_array_size: 5/' chunk.yaml > toolong.yaml
+"$sipsim" sweep toolong.yaml > /dev/null || fail "toolong: sweep failed"
+sbatch toolong/submit.sh > toolong.sbatch 2>&1 && fail "toolong: Slurm took an array index of 4 (MaxArraySize=4?)"
+grep -q 'Invalid job array specification' toolong.sbatch || fail "toolong: $(cat toolong.sbatch)"
+"$sipsim" sweep chunk.yaml > /dev/null || fail "chunk: sweep failed"
+# Run 0005 fails (its scenario made invalid); the others run.
+echo 'bogus: 1' >> chunk/scenarios/0005.yaml
+# `sbatch` of a study of several arrays: the job refuses, naming the command.
+sbatch --wait chunk/submit.sh > chunk.sbatch 2>&1 && fail "chunk: sbatch of several arrays succeeded"
+grep -qs 'submit them all with: bash' chunk/logs/slurm-*.out || fail "chunk: sbatch of several arrays: no message"
+rm -f chunk/logs/slurm-*.out
+bash chunk/submit.sh --wait > chunk.sbatch 2>&1 && fail "chunk: bash submit.sh --wait succeeded with a failed run"
+[ "$(grep -c 'Submitted batch job' chunk.sbatch)" = 2 ] || fail "chunk: not 2 arrays submitted: $(cat chunk.sbatch)"
+ls chunk/logs/slurm-*_3.out > /dev/null 2>&1 || fail "chunk: no task 3 in the first array"
+status=$("$sipsim" sweep chunk.yaml --status)
+same "chunk: status" "$(head -n 1 <<< "$status")" "$work/chunk: 9 runs: 8 done, 0 running, 1 failed, 0 pending"
+# The run's own error, not Open MPI's banner or srun's exit line.
+grep -q '^  0005: sipsim: error: .*bogus: unknown key' <<< "$status" || fail "chunk: failed run's reason: $status"
+for id in 0004 0005; do
+  [ -f "chunk/logs/$id.rc" ] && [ -f "chunk/logs/$id.out" ] || fail "chunk: run $id has no logs of its own"
+done
+# Resubmitted with run 0005's scenario mended: only 0005 runs.
+sed -i '/^bogus: 1$/d' chunk/scenarios/0005.yaml
+before=$(stamp chunk/runs/0004.h5 chunk/runs/0008.h5)
+bash chunk/submit.sh --wait > chunk.sbatch 2>&1 || { fail "chunk: resubmission failed"; cat chunk.sbatch; show_logs chunk; }
+same "chunk: status after resubmission" "$("$sipsim" sweep chunk.yaml --status)" \
+  "$work/chunk: 9 runs: 9 done, 0 running, 0 failed, 0 pending"
+same "chunk: the other runs' files (inode, mtime)" "$(stamp chunk/runs/0004.h5 chunk/runs/0008.h5)" "$before"
+"$sipsim" collect chunk > /dev/null || fail "chunk: collect failed"
+[ "$(grep -c ',done,' chunk/results.csv)" = 9 ] || fail "chunk: collect: not 9 done rows"
+
 # --- 3: a run past its time limit -----------------------------------------
 # time_limit is one minute (Slurm's smallest); the run would take minutes.
 # slurmctld checks limits about every 30 s, so Slurm ends it 60-90 s in, as
@@ -178,7 +262,8 @@ ls slow/runs/0000.h5.*.partial > /dev/null 2>&1 && fail "slow: the timed-out run
 grep -q 'DUE TO TIME LIMIT' slow/logs/slurm-*_0.out || fail "slow: Slurm's log does not say TIME LIMIT"
 status=$("$sipsim" sweep slow.yaml --status)
 same "slow: status" "$(head -n 1 <<< "$status")" "$work/slow: 1 runs: 0 done, 0 running, 1 failed, 0 pending"
-grep -q '^  0000: ' <<< "$status" || fail "slow: --status does not list 0000: $status"
+grep -q '^  0000: .*\(DUE TO TIME LIMIT\|interrupted by SIGTERM\)' <<< "$status" ||
+  fail "slow: --status does not say why 0000 failed: $status"
 echo "$status" | tail -n 1
 
 if [ "$failures" -eq 0 ]; then echo "PASS"; else echo "$failures failure(s)"; exit 1; fi
