@@ -44,6 +44,10 @@ _KINDS: Dict[str, str] = SCHEMA["kinds"]
 COLUMNS: Dict[str, Dict[str, str]] = {t: v["columns"] for t, v in SCHEMA["tables"].items()}
 # The columns the readers (Run's methods, sipsim.plot) use: a table without one is refused.
 REQUIRED = {t: tuple(v["required"]) for t, v in SCHEMA["tables"].items()}
+# Columns' names in files of earlier versions -> their names now (the rates were `*_gbps`
+# although in GB/s); a column under its former name is checked and read as the current one.
+FORMER_NAMES: Dict[str, Dict[str, str]] = {t: v.get("former_names", {})
+                                           for t, v in SCHEMA["tables"].items()}
 # Float arrays: (dimensions, the attribute naming the last dimension's columns).
 ARRAYS = {a: (v["dimensions"], v["labels"]) for a, v in SCHEMA["arrays"].items()}
 # /fabric/plans (docs/models.md, "Circuit fabrics"): equal-length integer columns.
@@ -285,15 +289,18 @@ def _columns(name: str, dtype: np.dtype, shape, path: str) -> None:
         refuse(path, f"{name} is {dtype} of shape {shape}, not a table (a 1-D compound "
                      f"dataset, docs/output.md)")
     known = COLUMNS[name]
+    former = FORMER_NAMES[name]
     for field in dtype.names:
         ft = dtype.fields[field][0]
-        want = known.get(field) or ("integer" if field.endswith("_ps") else None)
+        want = (known.get(former.get(field, field))
+                or ("integer" if field.endswith("_ps") else None))
         if ft.shape != () or ft.kind not in "biufS":
             refuse(path, f"{name} column {text(field)} is {ft}, not a number or a fixed-length "
                          f"string")
         if want is not None and ft.kind not in _KINDS[want]:
             refuse(path, f"{name} column {text(field)} is {ft}, not {want} (docs/output.md)")
-    missing = [c for c in REQUIRED[name] if c not in dtype.names]
+    present = {former.get(c, c) for c in dtype.names}
+    missing = [c for c in REQUIRED[name] if c not in present]
     if missing:
         refuse(path, f"{name} lacks the column{'s' if len(missing) > 1 else ''} "
                      f"{', '.join(missing)} (docs/output.md)")

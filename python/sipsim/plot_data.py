@@ -57,7 +57,7 @@ def _run_labels(runs: Sequence[Run]) -> List[str]:
 
 
 def _col(df: pd.DataFrame, *names: str) -> str:
-    """The first of `names` that `df` has (the run tables say GBps, collect's CSV gbps)."""
+    """The first of `names` that `df` has (a table from collect of earlier versions says gbps)."""
     for n in names:
         if n in df.columns:
             return n

@@ -1,6 +1,7 @@
 """One sipsim run file (docs/output.md) as pandas DataFrames.
 
-The file stores integer picoseconds (`*_ps`) and rates in GB/s (`*_gbps`).
+The file stores integer picoseconds (`*_ps`) and rates in GB/s (`*_GBps`; files
+of earlier versions spelt them `*_gbps`, read here under today's names).
 Every DataFrame here gives times in seconds (`*_s` = ps / 1e12) and keeps the
 unit in each column's name (`algbw_GBps`, `bytes`, `energy_j`); the raw
 HDF5 attributes of a table are in the DataFrame's `attrs`.
@@ -51,11 +52,14 @@ _COMMITTED_META = ("run_id", "end_time_ps", "committed_events")
 MAX_TABLE_BYTES = 16 << 30
 
 
+# Columns that earlier versions named otherwise (schema.json's former_names), by old name.
+_FORMER_NAMES = {old: new for names in checks.FORMER_NAMES.values() for old, new in names.items()}
+
+
 def _column_name(name: str) -> str:
+    name = _FORMER_NAMES.get(name, name)
     if name.endswith("_ps"):
         return name[:-3] + "_s"
-    if name.endswith("_gbps"):
-        return name[:-5] + "_GBps"
     return name
 
 

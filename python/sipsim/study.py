@@ -18,6 +18,10 @@ import pandas as pd
 from . import files
 from .errors import SipsimError
 
+# Result columns that collect of earlier versions named otherwise, by old name.
+_FORMER_RESULTS = {"algbw_gbps": "algbw_GBps", "busbw_gbps": "busbw_GBps",
+                   "busbw_gbps_largest": "busbw_GBps_largest"}
+
 LEVELS = ("run", "collective", "iteration")
 
 
@@ -108,9 +112,10 @@ def study(directory: "str | os.PathLike[str]", level: str = "run") -> pd.DataFra
     if not columns or columns[0] != "run" or "status" not in columns:
         raise SipsimError(f"{path} is not a sipsim results table: it needs the column `run` first "
                           f"and a column `status` (it has {', '.join(map(str, columns)) or 'none'})")
-    # Rates in GB/s: the CSV keeps the run file's `_gbps`; here, as in sipsim.open,
-    # the unit is spelt GBps (10^9 bytes/s, not gigabits).
+    # Rates are in GB/s (10^9 bytes/s, not gigabits), spelt GBps; collect of earlier
+    # versions wrote `_gbps`, read here under today's names.
     status = columns.index("status")
-    df = df.rename(columns={c: c.replace("_gbps", "_GBps") for c in columns[status + 1:]})
+    df = df.rename(columns={c: _FORMER_RESULTS[c] for c in columns[status + 1:]
+                            if c in _FORMER_RESULTS})
     df.attrs = {"axes": columns[1:status], "path": path}
     return df

@@ -6,8 +6,8 @@ import h5py
 COLLECTIVES = np.dtype([
     ("id", "<u8"), ("op", "S16"), ("algorithm", "S24"), ("group_size", "<u4"), ("bytes", "<u8"),
     ("iteration", "<u4"), ("warmup", "u1"), ("start_ps", "<u8"), ("end_ps", "<u8"),
-    ("h2h_ps", "<u8"), ("h2t_ps", "<u8"), ("compute_ps", "<u8"), ("algbw_gbps", "<f8"),
-    ("busbw_gbps", "<f8")])
+    ("h2h_ps", "<u8"), ("h2t_ps", "<u8"), ("compute_ps", "<u8"), ("algbw_GBps", "<f8"),
+    ("busbw_GBps", "<f8")])
 ITERATIONS = np.dtype([
     ("iteration", "<u4"), ("start_ps", "<u8"), ("end_ps", "<u8"), ("period_ps", "<u8"),
     ("hardware_tflops_per_gpu", "<f8"), ("model_tflops_per_gpu", "<f8"), ("energy_j", "<f8"), ("device_energy_j", "<f8"),
@@ -31,7 +31,7 @@ def collectives(n=2):
     rows["bytes"] = 1 << 20
     rows["start_ps"] = np.arange(n) * 1000
     rows["end_ps"] = rows["start_ps"] + 500
-    rows["busbw_gbps"] = 10.0
+    rows["busbw_GBps"] = 10.0
     return rows
 
 

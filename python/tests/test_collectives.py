@@ -1,5 +1,6 @@
 """sipsim.open on a collectives run, checked against the raw HDF5 and what the binary printed."""
 
+import json
 import subprocess
 
 import h5py
@@ -53,12 +54,51 @@ def test_collectives_match_raw_file(collectives_run):
     for col in ("start", "end", "h2h", "h2t", "compute"):
         np.testing.assert_array_equal(df[col + "_s"], raw[col + "_ps"] / 1e12)
     np.testing.assert_array_equal(df["time_s"], (raw["end_ps"] - raw["start_ps"]) / 1e12)
-    np.testing.assert_array_equal(df["algbw_GBps"], raw["algbw_gbps"])
-    np.testing.assert_array_equal(df["busbw_GBps"], raw["busbw_gbps"])
+    # The file's own names: GB/s (10^9 bytes/s) spelt GBps, as the DataFrame's.
+    np.testing.assert_array_equal(df["algbw_GBps"], raw["algbw_GBps"])
+    np.testing.assert_array_equal(df["busbw_GBps"], raw["busbw_GBps"])
     # nccl-tests' definitions: algbw = bytes / time; busbw = algbw x 2(p-1)/p for all-reduce.
     np.testing.assert_allclose(df["algbw_GBps"], df["bytes"] / df["time_s"] / 1e9, rtol=1e-9)
     np.testing.assert_allclose(df["busbw_GBps"], df["algbw_GBps"] * 2 * 7 / 8, rtol=1e-12)
     assert df.attrs["time_units"] == "ps"
+
+
+def _with_former_rate_names(path, out):
+    """A copy of run file `path` whose /collectives has the rate columns' earlier names
+    (algbw_gbps, busbw_gbps: GB/s all along, only the name changed)."""
+    with h5py.File(path) as f, h5py.File(out, "w") as g:
+        for name in f:
+            if name != "collectives":
+                f.copy(name, g)
+        for k, v in f.attrs.items():
+            g.attrs[k] = v
+        raw = f["/collectives"][:]
+        former = {"algbw_GBps": "algbw_gbps", "busbw_GBps": "busbw_gbps"}
+        old = np.empty(len(raw), np.dtype([(former.get(n, n), raw.dtype.fields[n][0])
+                                           for n in raw.dtype.names]))
+        for n in raw.dtype.names:
+            old[former.get(n, n)] = raw[n]
+        g["collectives"] = old
+        for k, v in f["/collectives"].attrs.items():
+            g["collectives"].attrs[k] = v
+    return out
+
+
+def test_reads_files_with_the_former_rate_names(collectives_run, tmp_path):
+    from conftest import sipsim_binary
+    path, _ = collectives_run
+    old = _with_former_rate_names(path, tmp_path / "old.h5")
+    new = sipsim.open(path).collectives()
+    df = sipsim.open(old).collectives()
+    assert list(df.columns) == list(new.columns)
+    np.testing.assert_array_equal(df["busbw_GBps"], new["busbw_GBps"])
+    # The binary's reader too: export writes today's names, with the old file's values.
+    subprocess.run([str(sipsim_binary()), "export", "--chrome-trace", str(old), "-o",
+                    str(tmp_path / "old.json")], check=True, capture_output=True)
+    slices = [e for e in json.load(open(tmp_path / "old.json"))["traceEvents"] if e["ph"] == "X"]
+    assert len(slices) == len(new)
+    assert sorted(e["args"]["busbw_GBps"] for e in slices) == sorted(new["busbw_GBps"])
+    assert not any("busbw_gbps" in e["args"] for e in slices)
 
 
 def test_collectives_match_printed_table(collectives_run):

@@ -63,7 +63,7 @@ def test_busbw_from_run_files(tmp_path, collectives_run, cluster_run):
 
 
 def test_busbw_from_a_study_table(tmp_path):
-    # collect --level collective's columns (docs/studies.md): busbw_gbps, warmup, status.
+    # collect --level collective's columns (docs/studies.md): busbw_GBps, warmup, status.
     df = pd.DataFrame({
         "run": ["0000"] * 4 + ["0001"] * 4 + ["0002"] * 2,
         "fabric.type": ["ramp"] * 4 + ["cluster"] * 4 + ["torus2d"] * 2,
@@ -72,7 +72,7 @@ def test_busbw_from_a_study_table(tmp_path):
         "bytes": [1024, 1024, 4096, 4096] * 2 + [1024, 4096],
         "warmup": [1, 0, 0, 0] * 2 + [0, 0],
         "time_s": 1e-3,
-        "busbw_gbps": [999.0, 10.0, 20.0, 30.0, 999.0, 5.0, 6.0, 8.0, 1.0, 1.0],
+        "busbw_GBps": [999.0, 10.0, 20.0, 30.0, 999.0, 5.0, 6.0, 8.0, 1.0, 1.0],
     })
     df.attrs["axes"] = ["fabric.type"]
     out = tmp_path / "study-busbw.png"
@@ -90,7 +90,7 @@ def test_busbw_groups_a_study_by_its_label_axes_that_vary(tmp_path):
         "run": ["0", "1", "2", "3"], "label.fabric": ["ramp", "ramp", "superpod", "superpod"],
         "label.node_tbps": [0.4, 0.8, 0.4, 0.8], "fabric.line_rate": ["100Gbps", "200Gbps", np.nan, np.nan],
         "label.scale": 64, "status": "done", "op": "all-reduce", "bytes": 1 << 20,
-        "warmup": 0, "time_s": 1e-3, "busbw_gbps": [1.0, 2.0, 3.0, 4.0]})
+        "warmup": 0, "time_s": 1e-3, "busbw_GBps": [1.0, 2.0, 3.0, 4.0]})
     df.attrs["axes"] = ["label.fabric", "label.node_tbps", "fabric.line_rate", "label.scale"]
     fig = plot.busbw(df)
     lines = _lines(fig)
@@ -113,13 +113,26 @@ def test_a_study_directory_is_read_with_its_collective_table(tmp_path):
     d.mkdir()
     (d / "results-collective.csv").write_text(
         "run,fabric.node_rate,status,id,op,algorithm,group_size,bytes,iteration,warmup,time_s,"
-        "algbw_gbps,busbw_gbps\n"
+        "algbw_GBps,busbw_GBps\n"
         "0000,0.4Tbps,done,0,all-reduce,ring,8,65536,0,0,0.001,1,2\n"
         "0001,1.6Tbps,done,0,all-reduce,ring,8,65536,0,0,0.0005,2,4\n")
     fig = plot.busbw(str(d))
     lines = _lines(fig)
     assert {k: list(v.get_ydata()) for k, v in lines.items()} == {"0.4Tbps": [2.0], "1.6Tbps": [4.0]}
     assert "study" in fig.axes[0].get_title()
+
+
+def test_a_study_table_with_the_former_gbps_names_is_read(tmp_path):
+    # collect of earlier versions spelt the GB/s columns algbw_gbps, busbw_gbps.
+    d = tmp_path / "study"
+    d.mkdir()
+    (d / "results-collective.csv").write_text(
+        "run,fabric.node_rate,status,id,op,algorithm,group_size,bytes,iteration,warmup,time_s,"
+        "algbw_gbps,busbw_gbps\n"
+        "0000,0.4Tbps,done,0,all-reduce,ring,8,65536,0,0,0.001,1,2\n")
+    assert {"algbw_GBps", "busbw_GBps"} <= set(sipsim.study(d, level="collective").columns)
+    lines = _lines(plot.busbw(str(d)))
+    assert [list(v.get_ydata()) for v in lines.values()] == [[2.0]]  # busbw_gbps's value
 
 
 # -- completion ------------------------------------------------------------------------------
@@ -155,7 +168,7 @@ def test_completion_from_a_study_with_several_ops(tmp_path):
         "bytes": 1 << 20,
         "warmup": 0,
         "time_s": [2e-3, 4e-3, 4e-3, 2e-3],
-        "busbw_gbps": 1.0,
+        "busbw_GBps": 1.0,
     })
     df.attrs["axes"] = ["label.fabric"]
     fig = plot.completion(df, output=tmp_path / "c.svg")
@@ -180,7 +193,7 @@ def _two_op_study():
         "bytes": [1 << 20, 1 << 30, 1 << 30] * 2,
         "warmup": 0,
         "time_s": [1e-4, 2e-3, 4e-3, 1e-3, 5e-2, 10.0],
-        "busbw_gbps": [10.0, 20.0, 30.0, 1.0, 2.0, 3.0],
+        "busbw_GBps": [10.0, 20.0, 30.0, 1.0, 2.0, 3.0],
     })
     df.attrs["axes"] = ["label.fabric"]
     return df

@@ -48,7 +48,7 @@ def test_lines_labels_are_literal_on_the_command_line_and_in_python(tmp_path, ca
 def test_tick_labels_and_titles_from_data_are_literal_and_numbers_keep_mathtext(tmp_path):
     df = pd.DataFrame({"run": ["0", "1"], "label.fabric": LABELS, "status": "done",
                        "op": ["$op$", "$op$"], "bytes": 1 << 20, "warmup": 0,
-                       "time_s": [1e-3, 2e-3], "busbw_gbps": 1.0})
+                       "time_s": [1e-3, 2e-3], "busbw_GBps": 1.0})
     df.attrs["axes"] = ["label.fabric"]
     fig = plot.completion(df, ops=["$op$"], baseline=LABELS[1], output=tmp_path / "c.png")
     ax = fig.axes[0]

@@ -84,8 +84,8 @@ void run_results(const output::run_file::Reader& in, const std::string& level, c
                          {"iteration", std::to_string(c.iteration)},
                          {"warmup", std::to_string(c.warmup)},
                          {"time_s", num(t)},
-                         {"algbw_gbps", num(c.algbw_gbps)},
-                         {"busbw_gbps", num(c.busbw_gbps)}});
+                         {"algbw_GBps", num(c.algbw_GBps)},
+                         {"busbw_GBps", num(c.busbw_GBps)}});
       out.push_back(std::move(r));
     }
     if (colls.empty()) out.push_back(key);
@@ -124,9 +124,9 @@ void run_results(const output::run_file::Reader& in, const std::string& level, c
     for (const output::run_file::CollectiveRow& c : colls) {
       if (c.op != op || c.warmup) continue;
       time.push_back(static_cast<double>(c.end_ps - c.start_ps) / 1e12);
-      alg.push_back(c.algbw_gbps);
-      bus.push_back(c.busbw_gbps);
-      if (c.bytes == top) bus_top.push_back(c.busbw_gbps);
+      alg.push_back(c.algbw_GBps);
+      bus.push_back(c.busbw_GBps);
+      if (c.bytes == top) bus_top.push_back(c.busbw_GBps);
       algos.insert(c.algorithm);
     }
     std::string algo;
@@ -135,10 +135,10 @@ void run_results(const output::run_file::Reader& in, const std::string& level, c
                        {"coll_op", cell_text(op)},
                        {"coll_algorithm", cell_text(algo)},
                        {"coll_time_s", num(mean(time))},
-                       {"algbw_gbps", num(mean(alg))},
-                       {"busbw_gbps", num(mean(bus))},
+                       {"algbw_GBps", num(mean(alg))},
+                       {"busbw_GBps", num(mean(bus))},
                        {"largest_bytes", std::to_string(top)},
-                       {"busbw_gbps_largest", num(mean(bus_top))}});
+                       {"busbw_GBps_largest", num(mean(bus_top))}});
   }
   if (!iters.empty()) {
     // The mean period (the run's span over its iterations: iterations

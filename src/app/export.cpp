@@ -229,10 +229,10 @@ Summary write_chrome(const output::run_file::Reader& in, const ExportArgs& args,
               c.end_ps,
               fmt::format(R"("id":{},"op":{},"algorithm":{},"group_size":{},"bytes":{},)"
                           R"("iteration":{},"warmup":{},"start_ps":{},"end_ps":{},"h2h_ps":{},)"
-                          R"("h2t_ps":{},"compute_ps":{},"algbw_gbps":{},"busbw_gbps":{})",
+                          R"("h2t_ps":{},"compute_ps":{},"algbw_GBps":{},"busbw_GBps":{})",
                           c.id, json_string(c.op), json_string(c.algorithm), c.group_size, c.bytes,
                           c.iteration, c.warmup ? "true" : "false", c.start_ps, c.end_ps, c.h2h_ps,
-                          c.h2t_ps, c.compute_ps, c.algbw_gbps, c.busbw_gbps));
+                          c.h2t_ps, c.compute_ps, c.algbw_GBps, c.busbw_GBps));
     }
     sum.tracks += tids.size();
   }

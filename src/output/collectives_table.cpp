@@ -31,8 +31,8 @@ void write_collectives(h5::File& file, const std::vector<CollectiveRow>& rows) {
   check(H5Tinsert(id, "h2h_ps", offsetof(CollectiveRow, h2h_ps), H5T_NATIVE_UINT64), "h2h");
   check(H5Tinsert(id, "h2t_ps", offsetof(CollectiveRow, h2t_ps), H5T_NATIVE_UINT64), "h2t");
   check(H5Tinsert(id, "compute_ps", offsetof(CollectiveRow, compute_ps), H5T_NATIVE_UINT64), "c");
-  check(H5Tinsert(id, "algbw_gbps", offsetof(CollectiveRow, algbw_gbps), H5T_NATIVE_DOUBLE), "a");
-  check(H5Tinsert(id, "busbw_gbps", offsetof(CollectiveRow, busbw_gbps), H5T_NATIVE_DOUBLE), "b");
+  check(H5Tinsert(id, "algbw_GBps", offsetof(CollectiveRow, algbw_GBps), H5T_NATIVE_DOUBLE), "a");
+  check(H5Tinsert(id, "busbw_GBps", offsetof(CollectiveRow, busbw_GBps), H5T_NATIVE_DOUBLE), "b");
 
   const h5::Handle dset = h5::write_rank0_rows(file, "/collectives", id, rows.size(), rows.data());
   h5::write_attr(dset.get(), "time_units", std::string_view("ps"));

@@ -41,7 +41,7 @@ struct RawCollective {
   std::uint32_t iteration;
   std::uint8_t warmup;
   std::uint64_t start_ps, end_ps, h2h_ps, h2t_ps, compute_ps;
-  double algbw_gbps, busbw_gbps;
+  double algbw_GBps, busbw_GBps;
 };
 
 Handle string_type(std::size_t size) {
@@ -83,7 +83,9 @@ Handle trace_type(bool node_only) {
   return t;
 }
 
-Handle collective_type() {
+// `legacy`: the rates' names in files written before they were spelt GBps
+// (algbw_gbps, busbw_gbps: GB/s all along, only the name changed).
+Handle collective_type(bool legacy) {
   Handle op = string_type(sizeof(RawCollective::op));
   Handle algorithm = string_type(sizeof(RawCollective::algorithm));
   Handle t(H5Tcreate(H5T_COMPOUND, sizeof(RawCollective)));
@@ -100,8 +102,10 @@ Handle collective_type() {
   insert(id, "h2h_ps", offsetof(RawCollective, h2h_ps), H5T_NATIVE_UINT64);
   insert(id, "h2t_ps", offsetof(RawCollective, h2t_ps), H5T_NATIVE_UINT64);
   insert(id, "compute_ps", offsetof(RawCollective, compute_ps), H5T_NATIVE_UINT64);
-  insert(id, "algbw_gbps", offsetof(RawCollective, algbw_gbps), H5T_NATIVE_DOUBLE);
-  insert(id, "busbw_gbps", offsetof(RawCollective, busbw_gbps), H5T_NATIVE_DOUBLE);
+  insert(id, legacy ? "algbw_gbps" : "algbw_GBps", offsetof(RawCollective, algbw_GBps),
+         H5T_NATIVE_DOUBLE);
+  insert(id, legacy ? "busbw_gbps" : "busbw_GBps", offsetof(RawCollective, busbw_GBps),
+         H5T_NATIVE_DOUBLE);
   return t;
 }
 
@@ -364,9 +368,13 @@ void Reader::for_each_trace_batch(const std::function<void(std::span<const Trace
 }
 
 std::vector<CollectiveRow> Reader::collectives() const {
-  Handle type = collective_type();
+  Handle d = open_checked("/collectives", 1);  // throws, naming the file, without the table
+  Handle file_type(H5Dget_type(d.get()));
+  const bool legacy = file_type && H5Tget_class(file_type.get()) == H5T_COMPOUND &&
+                      H5Tget_member_index(file_type.get(), "algbw_GBps") < 0 &&
+                      H5Tget_member_index(file_type.get(), "algbw_gbps") >= 0;
+  Handle type = collective_type(legacy);
   const hsize_t n = table_rows("/collectives", type.get());
-  Handle d(H5Dopen2(file_.get(), "/collectives", H5P_DEFAULT));
   std::vector<RawCollective> raw(n);
   if (n > 0) read_rows(path_, d.get(), "/collectives", type.get(), 0, n, raw.data());
   std::vector<CollectiveRow> out;
@@ -374,7 +382,7 @@ std::vector<CollectiveRow> Reader::collectives() const {
   for (const RawCollective& r : raw) {
     out.push_back({r.id, trimmed(r.op), trimmed(r.algorithm), r.group_size, r.bytes, r.iteration,
                    r.warmup != 0, r.start_ps, r.end_ps, r.h2h_ps, r.h2t_ps, r.compute_ps,
-                   r.algbw_gbps, r.busbw_gbps});
+                   r.algbw_GBps, r.busbw_GBps});
   }
   return out;
 }

@@ -104,8 +104,8 @@ std::vector<Column> collective_columns(hid_t s16, hid_t s24, const char* swap = 
                            {"h2h_ps", H5T_STD_U64LE},
                            {"h2t_ps", H5T_STD_U64LE},
                            {"compute_ps", H5T_STD_U64LE},
-                           {"algbw_gbps", H5T_IEEE_F64LE},
-                           {"busbw_gbps", H5T_IEEE_F64LE}};
+                           {"algbw_GBps", H5T_IEEE_F64LE},
+                           {"busbw_GBps", H5T_IEEE_F64LE}};
   for (Column& col : c) {
     if (std::strcmp(col.name, swap) == 0) col.type = with;
   }
@@ -204,7 +204,7 @@ void collectives(hid_t file, std::size_t rows, std::uint64_t end_ps = 2000) {
     b.set("bytes", 1024);
     b.set("start_ps", 1000);
     b.set("end_ps", static_cast<double>(end_ps));
-    b.set("busbw_gbps", 1.5);
+    b.set("busbw_GBps", 1.5);
   });
 }
 
@@ -583,6 +583,16 @@ std::vector<RunFileCase> crafted_run_files(const RunFileSources& src) {
     Handle s16 = string_type(16), s24 = string_type(24);
     std::vector<Column> cols = collective_columns(s16.get(), s24.get());
     cols.pop_back();
+    Handle t = compound(cols);
+    table(f, "/collectives", t.get(), 2, [](std::size_t, const RowBytes&) {});
+  });
+  // Files of earlier versions named the rates (GB/s all along) algbw_gbps and
+  // busbw_gbps: still read.
+  on_minimal("collectives-former-names", false, [](hid_t f) {
+    Handle s16 = string_type(16), s24 = string_type(24);
+    std::vector<Column> cols = collective_columns(s16.get(), s24.get());
+    cols[cols.size() - 2].name = "algbw_gbps";
+    cols.back().name = "busbw_gbps";
     Handle t = compound(cols);
     table(f, "/collectives", t.get(), 2, [](std::size_t, const RowBytes&) {});
   });

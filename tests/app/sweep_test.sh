@@ -293,7 +293,7 @@ done
 # collect: one row per run, the axes, status, results.
 "$sipsim" collect four > collect.log || fail "collect failed"
 same "collect header" "$(head -1 four/results.csv)" \
-"run,fabric.bandwidth,workload.op,status,error,sim_time_s,wall_s,events,ranks,collectives,coll_op,coll_algorithm,coll_time_s,algbw_gbps,busbw_gbps,largest_bytes,busbw_gbps_largest"
+"run,fabric.bandwidth,workload.op,status,error,sim_time_s,wall_s,events,ranks,collectives,coll_op,coll_algorithm,coll_time_s,algbw_GBps,busbw_GBps,largest_bytes,busbw_GBps_largest"
 same "collect rows" "$(cut -d, -f1-5,9-12,16 four/results.csv | tail -n +2)" \
 "0000,100Gbps,all-reduce,done,,2,9,all-reduce,ring,65536
 0001,100Gbps,all-gather,done,,2,9,all-gather,ring,65536
@@ -308,8 +308,8 @@ want=$(h5dump -d /collectives four/runs/0002.h5 | awk '
   END {print s / n}')
 got=$(awk -F, 'NR == 4 {print $17}' four/results.csv)
 awk -v a="$got" -v b="$want" 'BEGIN {exit !(a > 0 && (a - b) ^ 2 < 1e-10 * b * b)}' ||
-  fail "collect: busbw_gbps_largest of 0002 is $got, the run file says $want"
-h5dump -d /results/busbw_gbps_largest four/results.h5 > /dev/null || fail "results.h5: no busbw column"
+  fail "collect: busbw_GBps_largest of 0002 is $got, the run file says $want"
+h5dump -d /results/busbw_GBps_largest four/results.h5 > /dev/null || fail "results.h5: no busbw column"
 [ "$(h5dump -a /results/columns four/results.h5 | grep -c 'run,fabric.bandwidth,workload.op,status')" = 1 ] ||
   fail "results.h5: no /results@columns"
 "$sipsim" collect four --level collective > /dev/null || fail "collect --level collective failed"

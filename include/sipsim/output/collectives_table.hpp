@@ -17,7 +17,7 @@ struct CollectiveRow {
   std::uint8_t warmup;  // 1 for warm-up iterations (not in the averages)
   std::uint64_t start_ps, end_ps;
   std::uint64_t h2h_ps, h2t_ps, compute_ps;
-  double algbw_gbps, busbw_gbps;  // nccl-tests definitions, GB/s (10^9 bytes/s)
+  double algbw_GBps, busbw_GBps;  // nccl-tests definitions, GB/s (10^9 bytes/s)
 };
 
 // Collective over the file's ranks; every rank passes the same rows (rank 0 writes them).

@@ -41,7 +41,7 @@ struct CollectiveRow {
   std::uint32_t iteration = 0;
   bool warmup = false;
   std::uint64_t start_ps = 0, end_ps = 0, h2h_ps = 0, h2t_ps = 0, compute_ps = 0;
-  double algbw_gbps = 0, busbw_gbps = 0;
+  double algbw_GBps = 0, busbw_GBps = 0;
 };
 
 // A /iterations row (the columns collect reads).

@@ -98,8 +98,8 @@ void CollectivesBenchmark::write(output::h5::File& file) const {
     row.h2h_ps = r.h2h;
     row.h2t_ps = r.h2t;
     row.compute_ps = r.compute;
-    row.algbw_gbps = gbytes_per_s(r.bytes, r.end - r.start);
-    row.busbw_gbps = row.algbw_gbps * collective::bus_bandwidth_factor(op, p);
+    row.algbw_GBps = gbytes_per_s(r.bytes, r.end - r.start);
+    row.busbw_GBps = row.algbw_GBps * collective::bus_bandwidth_factor(op, p);
   }
   output::write_collectives(file, rows);
 }
