@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -36,6 +37,13 @@ using Row = std::vector<std::pair<std::string, std::string>>;
 
 std::string num(double v) {
   return std::isfinite(v) ? fmt::format("{:.10g}", v) : "";
+}
+
+// A count as an integer: {:.10g} would write 12345678901 events as
+// 1.23456789e+10, losing digits and making the column float64 in results.h5.
+std::string count(double v) {
+  return std::isfinite(v) && v == std::trunc(v) && std::fabs(v) < 0x1p63 ? fmt::format("{:.0f}", v)
+                                                                         : num(v);
 }
 
 struct ReadError : std::runtime_error {
@@ -109,8 +117,8 @@ void run_results(const output::run_file::Reader& in, const std::string& level, c
   Row r = key;
   r.insert(r.end(), {{"sim_time_s", num(in.number_attr("/meta", "end_time_ps") / 1e12)},
                      {"wall_s", num(in.number_attr("/meta", "wall_seconds"))},
-                     {"events", num(in.number_attr("/meta", "committed_events"))},
-                     {"ranks", num(in.number_attr("/meta", "ranks"))}});
+                     {"events", count(in.number_attr("/meta", "committed_events"))},
+                     {"ranks", count(in.number_attr("/meta", "ranks"))}});
   if (!colls.empty()) {
     // The first collective kind's measured (not warm-up) rows: their means, and
     // the mean at its largest size.
@@ -167,6 +175,14 @@ void run_results(const output::run_file::Reader& in, const std::string& level, c
   out.push_back(std::move(r));
 }
 
+// An integer literal that fits int64: optional '-', then digits only.
+bool integer(const std::string& s) {
+  std::int64_t v = 0;
+  const char* end = s.data() + s.size();
+  const auto [at, ec] = std::from_chars(s.data(), end, v);
+  return !s.empty() && s.front() != '+' && ec == std::errc() && at == end;
+}
+
 bool numeric(const std::string& s) {
   if (s.empty()) return true;
   char* end = nullptr;
@@ -174,8 +190,9 @@ bool numeric(const std::string& s) {
   return end != s.c_str() && *end == '\0';
 }
 
-// /results/<column>: float64 (NaN for an empty cell) when every cell is a
-// number, else fixed-length strings; /results@columns lists them in order.
+// /results/<column>: int64 when every cell is an integer (the run id, counts,
+// bytes), else float64 (NaN for an empty cell) when every cell is a number or
+// empty, else fixed-length strings; /results@columns lists them in order.
 // Column names are key paths or result names (letters, digits, '_', '-',
 // '.'), so each is a dataset name of its own. Written to a temporary file of
 // a unique name, removed unless renamed into place.
@@ -192,13 +209,24 @@ void write_h5(const fs::path& path, const std::vector<std::string>& columns,
       names += (c ? "," : "") + name;
       const hsize_t n = cells.size();
       Handle space(H5Screate_simple(1, &n, nullptr));
-      bool all_numeric = true;
+      bool all_numeric = true, all_integer = true;
       std::size_t width = 1;
       for (const auto& row : cells) {
         all_numeric = all_numeric && numeric(row[c]);
+        all_integer = all_integer && integer(row[c]);
         width = std::max(width, row[c].size());
       }
-      if (all_numeric) {
+      if (all_integer) {
+        std::vector<std::int64_t> v;
+        for (const auto& row : cells) {
+          std::int64_t x = 0;
+          std::from_chars(row[c].data(), row[c].data() + row[c].size(), x);
+          v.push_back(x);
+        }
+        Handle d(H5Dcreate2(g.get(), name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT,
+                            H5P_DEFAULT, H5P_DEFAULT));
+        check(H5Dwrite(d.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()), name);
+      } else if (all_numeric) {
         std::vector<double> v;
         for (const auto& row : cells)
           v.push_back(row[c].empty() ? NAN : std::strtod(row[c].c_str(), nullptr));

@@ -312,8 +312,22 @@ awk -v a="$got" -v b="$want" 'BEGIN {exit !(a > 0 && (a - b) ^ 2 < 1e-10 * b * b
 h5dump -d /results/busbw_GBps_largest four/results.h5 > /dev/null || fail "results.h5: no busbw column"
 [ "$(h5dump -a /results/columns four/results.h5 | grep -c 'run,fabric.bandwidth,workload.op,status')" = 1 ] ||
   fail "results.h5: no /results@columns"
+# Integer columns are int64 (the run id without its leading zeros), rates float64.
+h5type() { h5dump -H -d "/results/$2" "$1" | awk '/DATATYPE/ {print $2}'; }
+for col in run events ranks collectives largest_bytes; do
+  [ "$(h5type four/results.h5 $col)" = H5T_STD_I64LE ] ||
+    fail "results.h5: $col is $(h5type four/results.h5 $col), not int64"
+done
+[ "$(h5type four/results.h5 busbw_GBps)" = H5T_IEEE_F64LE ] || fail "results.h5: busbw_GBps not float64"
+same "results.h5: run ids" "$(h5dump -d /results/run -w 0 four/results.h5 | grep -o '(0): .*')" \
+  "(0): 0, 1, 2, 3"
+grep -Eq '^0002,([^,]*,){6}[0-9]+,2,' four/results.csv || fail "results.csv: events or ranks not integers"
 "$sipsim" collect four --level collective > /dev/null || fail "collect --level collective failed"
 [ "$(tail -n +2 four/results-collective.csv | wc -l)" = 36 ] || fail "collective level: not 36 rows"
+for col in run id bytes iteration warmup group_size; do
+  [ "$(h5type four/results-collective.h5 $col)" = H5T_STD_I64LE ] ||
+    fail "results-collective.h5: $col is $(h5type four/results-collective.h5 $col), not int64"
+done
 
 # --- restart and status ----------------------------------------------------
 stamp=$(stat -c %Y.%s four/runs/0000.h5)
