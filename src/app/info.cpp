@@ -3,6 +3,8 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "scaling_advice.hpp"
 #include "sipsim/app/commands.hpp"
@@ -47,21 +49,37 @@ void add_device_rows(const setup::Setup& s,
     out << x;
     return out.str();
   };
-  auto peaks = [&](const std::array<std::uint64_t, compute::kPrecisions>& f) {
-    std::string out;
+  // The formats the part has units for, with their peaks; each other one says
+  // which format it runs as (a scenario asking fp8 of an A100 runs at fp16's
+  // rate, docs/models.md), never a peak of its own.
+  auto peaks = [&](const std::array<std::uint64_t, compute::kPrecisions>& f,
+                   const std::array<compute::Precision, compute::kPrecisions>& runs_as) {
+    std::string own, as;
+    std::vector<std::string> lacks;
     for (int p = 0; p < compute::kPrecisions; ++p) {
-      out += std::string(p > 0 ? ", " : "") +
-             compute::precision_name(static_cast<compute::Precision>(p)) + " " +
-             num(static_cast<double>(f[static_cast<std::size_t>(p)]) * 1e-12);
+      const auto i = static_cast<std::size_t>(p);
+      const std::string name = compute::precision_name(static_cast<compute::Precision>(p));
+      if (runs_as[i] == static_cast<compute::Precision>(p)) {
+        own += (own.empty() ? "" : ", ") + name + " " + num(static_cast<double>(f[i]) * 1e-12);
+      } else {
+        as += (as.empty() ? name + " runs as " : ", " + name + " as ") +
+              compute::precision_name(runs_as[i]);
+        lacks.push_back(name);
+      }
     }
-    return out;
+    if (lacks.empty()) return own;
+    std::string list;
+    for (std::size_t k = 0; k < lacks.size(); ++k) {
+      list += (k == 0 ? "" : k + 1 == lacks.size() ? " or " : ", ") + lacks[k];
+    }
+    return own + "; no " + list + " units: " + as;
   };
   const bool amped = a.model == compute::Model::kAmped;
   rows.push_back({"device", a.name + " (" + compute::model_name(a.model) + " model): " +
                                 num(static_cast<double>(a.memory_bytes_per_s) * 1e-9) + " GB/s, " +
                                 base::format_bytes(a.memory_capacity_bytes)});
-  rows.push_back({"device matmul TFLOP/s", peaks(a.matmul_flops)});
-  rows.push_back({"device vector TFLOP/s", peaks(a.vector_flops)});
+  rows.push_back({"device matmul TFLOP/s", peaks(a.matmul_flops, a.matmul_runs_as)});
+  rows.push_back({"device vector TFLOP/s", peaks(a.vector_flops, a.vector_runs_as)});
   if (a.model == compute::Model::kGemm) {
     rows.push_back(
         {"device GEMM model", compute::gemm_text(a.gemm) + ", sustained " +

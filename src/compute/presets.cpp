@@ -40,6 +40,8 @@ Accelerator v100() {
   a.memory_capacity_bytes = 32 * kGiB;
   a.matmul_flops = {tflops(157), tflops(157), tflops(1250), tflops(157), tflops(1250)};
   a.vector_flops = {tflops(157), tflops(157), tflops(314), tflops(157), tflops(314)};
+  a.matmul_runs_as = a.vector_runs_as = {Precision::kFp32, Precision::kFp32, Precision::kFp16,
+                                         Precision::kFp32, Precision::kFp16};
   // AMPeD Table IV has no V100; the same reading of the Volta whitepaper: 1530 MHz
   // boost, 80 SMs, 8 tensor cores each, 128 FLOPs/cycle per tensor core (64 FP16
   // FMA): 1.53e9 * 80 * 8 * 128 = 125.3 TFLOP/s. Nonlinear units: Table IV's A100
@@ -102,6 +104,8 @@ Accelerator h100() {
   a.memory_capacity_bytes = 80 * kGiB;
   a.matmul_flops = {tflops(669), tflops(4947), tflops(9894), tflops(9894), tflops(19789)};
   a.vector_flops = {tflops(669), tflops(669), tflops(1338), tflops(1338), tflops(1338)};
+  a.matmul_runs_as = {Precision::kFp32, Precision::kTf32, Precision::kFp16, Precision::kBf16,
+                      Precision::kFp8};
   // AMPeD Table IV, "Nvidia H100": f = 1.8e9, N_cores 132, N_FU 4, W_FU 1024,
   // N_FU_nonlin 320, W_FU_nonlin 4 (1.8e9 * 132 * 4 * 1024 = 973.1 TFLOP/s).
   a.amped = {1'800'000'000, 132, 4, 1024, 16, 320, 4, 32};

@@ -30,12 +30,15 @@ std::uint64_t to_ppm(double x) {
   return static_cast<std::uint64_t>(std::llround(x * static_cast<double>(kPpm)));
 }
 
-// matmul_tflops / vector_tflops: some of fp32, tf32, fp16, bf16, fp8.
-void read_peaks(const base::Value& value, std::array<std::uint64_t, kPrecisions>& peaks) {
+// matmul_tflops / vector_tflops: some of fp32, tf32, fp16, bf16, fp8. A
+// format given a rate is the part's own (no longer runs as its fallback).
+void read_peaks(const base::Value& value, std::array<std::uint64_t, kPrecisions>& peaks,
+                std::array<Precision, kPrecisions>& runs_as) {
   base::MapReader m = value.as_map();
   for (int p = 0; p < kPrecisions; ++p) {
     if (auto v = m.optional(kPrecisionKeys[static_cast<std::size_t>(p)])) {
       peaks[static_cast<std::size_t>(p)] = read_tflops(*v);
+      runs_as[static_cast<std::size_t>(p)] = static_cast<Precision>(p);
     }
   }
   m.finish();
@@ -136,11 +139,11 @@ Accelerator read_accelerator(const std::optional<base::Value>& value) {
     acc.name = "custom";
   }
   if (auto peaks = m.optional("matmul_tflops")) {
-    read_peaks(*peaks, acc.matmul_flops);
+    read_peaks(*peaks, acc.matmul_flops, acc.matmul_runs_as);
     acc.name = "custom";
   }
   if (auto peaks = m.optional("vector_tflops")) {
-    read_peaks(*peaks, acc.vector_flops);
+    read_peaks(*peaks, acc.vector_flops, acc.vector_runs_as);
     acc.peak_flops = acc.vector_flops[dtype_index];
     acc.name = "custom";
   }
@@ -148,6 +151,7 @@ Accelerator read_accelerator(const std::optional<base::Value>& value) {
   if (auto tf = m.optional("peak_tflops")) {
     acc.peak_flops = read_tflops(*tf);
     acc.vector_flops[dtype_index] = acc.peak_flops;
+    acc.vector_runs_as[dtype_index] = precision_of(dtype);
     acc.name = "custom";
   }
   if (auto units = m.optional("amped")) {

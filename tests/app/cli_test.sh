@@ -202,6 +202,21 @@ else
   echo "FAIL info-collective-shapes: '$shapes' / '$shapes32'"
   failures=$((failures + 1))
 fi
+# info: a device's peaks only for the formats it has units for; the others say what they run
+# as (the A100 has no fp8: a scenario's fp8 runs at fp16's rate), never a peak of their own.
+a100=$("$sipsim" info pod.yaml | grep "device matmul")
+a100v=$("$sipsim" info pod.yaml | grep "device vector")
+h100=$("$sipsim" info pod.yaml --set compute.preset=h100 | grep "device matmul")
+own=$("$sipsim" info pod.yaml --set compute.matmul_tflops.fp8=500 | grep "device matmul")
+if [[ "$a100" == *"fp32 19.5, tf32 156, fp16 312, bf16 312; no fp8 units: fp8 runs as fp16" ]] &&
+   [[ "$a100" != *"fp8 312"* ]] &&
+   [[ "$a100v" == *"fp32 19.5, fp16 78, bf16 39; no tf32 or fp8 units: tf32 runs as fp32, fp8 as fp16" ]] &&
+   [[ "$h100" == *"fp16 989.4, bf16 989.4, fp8 1978.9" ]] && [[ "$own" == *"bf16 312, fp8 500" ]]; then
+  passed=$((passed + 1))
+else
+  echo "FAIL info-device-formats: '$a100' / '$a100v' / '$h100' / '$own'"
+  failures=$((failures + 1))
+fi
 expect dims-one 2 "sipsim: error: --set workload.dims=[65536]: workload.dims: expected 2 to 8 numbers: the level sizes, innermost first (torus2d: [X, Y])" -- validate pod.yaml --set "workload.dims=[65536]"
 expect dims-torus-three 2 "sipsim: error: --set workload.dims=[8,8,1024]: workload.dims: algorithm torus2d needs two dims whose product is p = 65536, got 8 x 8 x 1024" -- validate pod.yaml --set workload.algorithm=torus2d --set "workload.dims=[8,8,1024]"
 expect dims-product 2 "sipsim: error: --set workload.dims=[8,8,8]: workload.dims: algorithm hierarchical-ring needs 2 to 8 dims whose product is p = 65536, got 8 x 8 x 8" -- validate pod.yaml --set workload.algorithm=hierarchical-ring --set "workload.dims=[8,8,8]"

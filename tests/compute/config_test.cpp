@@ -105,6 +105,26 @@ TEST(ComputeConfig, Overrides) {
   EXPECT_EQ(c.name, "a100");  // runtime keys leave the part as it is
 }
 
+// The formats a part lacks run as their fallback (what `sipsim info` says):
+// the A100 has no fp8; a rate the scenario gives makes a format the part's own.
+TEST(ComputeConfig, FormatsAPartLacksRunAsTheirFallback) {
+  const Accelerator a = read("compute: {preset: a100}\n");
+  EXPECT_EQ(a.matmul_runs_as[idx(Precision::kFp8)], Precision::kFp16);
+  EXPECT_EQ(a.matmul_runs_as[idx(Precision::kTf32)], Precision::kTf32);
+  EXPECT_EQ(a.vector_runs_as[idx(Precision::kTf32)], Precision::kFp32);
+  EXPECT_EQ(a.vector_runs_as[idx(Precision::kFp8)], Precision::kFp16);
+  const Accelerator v = read("compute: {preset: v100}\n");
+  EXPECT_EQ(v.matmul_runs_as[idx(Precision::kBf16)], Precision::kFp32);
+  const Accelerator h = read("compute: {preset: h100}\n");
+  EXPECT_EQ(h.matmul_runs_as[idx(Precision::kFp8)], Precision::kFp8);
+  EXPECT_EQ(h.vector_runs_as[idx(Precision::kFp8)], Precision::kFp16);
+  const Accelerator own = read("compute: {matmul_tflops: {fp8: 500}, vector_tflops: {tf32: 30}}\n");
+  EXPECT_EQ(own.matmul_runs_as[idx(Precision::kFp8)], Precision::kFp8);
+  EXPECT_EQ(own.vector_runs_as[idx(Precision::kTf32)], Precision::kTf32);
+  const Accelerator peak = read("compute: {preset: v100, dtype: bfloat16, peak_tflops: 20}\n");
+  EXPECT_EQ(peak.vector_runs_as[idx(Precision::kBf16)], Precision::kBf16);
+}
+
 TEST(ComputeConfig, LocatedErrors) {
   EXPECT_EQ(error_of("compute: {preset: a200}\n"),
             "s.yaml:1:19: compute.preset: unknown value 'a200'; expected one of v100, a100, "

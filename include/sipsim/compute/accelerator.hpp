@@ -86,6 +86,14 @@ struct Accelerator {
   std::array<std::uint64_t, kPrecisions> vector_flops = {  // SIMT / vector units
       19'500'000'000'000, 19'500'000'000'000, 78'000'000'000'000, 39'000'000'000'000,
       78'000'000'000'000};
+  // The format each precision runs as: itself where the part has units for
+  // it, else its fallback, whose rate the peaks above repeat (an A100 has no
+  // fp8: an fp8 op runs as fp16). What `sipsim info` says; op_ps needs only
+  // the peaks.
+  std::array<Precision, kPrecisions> matmul_runs_as = {
+      Precision::kFp32, Precision::kTf32, Precision::kFp16, Precision::kBf16, Precision::kFp16};
+  std::array<Precision, kPrecisions> vector_runs_as = {
+      Precision::kFp32, Precision::kFp32, Precision::kFp16, Precision::kBf16, Precision::kFp16};
   std::uint64_t memory_capacity_bytes = std::uint64_t{40} << 30;
   AmpedUnits amped = {1'410'000'000, 108, 4, 512, 16, 192, 4, 32};  // AMPeD Table IV
   Efficiency efficiency;
