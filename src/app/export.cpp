@@ -17,6 +17,7 @@
 #include <map>
 #include <new>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "sipsim/app/commands.hpp"
@@ -168,8 +169,41 @@ void check_times(const std::string& path, const char* table, std::uint64_t start
 }
 
 struct Summary {
-  std::uint64_t slices = 0, traced_nodes = 0, shown_nodes = 0, collectives = 0, tracks = 0;
+  bool has_trace = false, has_collectives = false;
+  std::uint64_t slices = 0, traced_nodes = 0, shown_nodes = 0, collectives = 0;
+  std::uint64_t collective_tracks = 0, gpu_tracks = 0;
 };
+
+// "1 slice", "2 slices".
+std::string counted(std::uint64_t n, const std::string& one) {
+  return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s");
+}
+
+// The line export prints: what went on which tracks, each kind on its own
+// (a collectives run has no traced GPUs; a trace sampled says so).
+std::string summary_line(const std::string& output, const Summary& sum, std::uint64_t max_nodes) {
+  std::vector<std::string> parts;
+  if (sum.has_collectives) {
+    parts.push_back(counted(sum.collectives, "collective") + " on " +
+                    counted(sum.collective_tracks, "track"));
+  }
+  if (sum.has_trace && sum.traced_nodes == 0) {
+    parts.push_back("no traced GPUs (/trace/events is empty)");
+  } else if (sum.has_trace) {
+    const std::string gpus =
+        sum.shown_nodes < sum.traced_nodes
+            ? fmt::format("{} of {} traced GPUs", sum.shown_nodes, sum.traced_nodes)
+            : counted(sum.traced_nodes, "traced GPU");
+    parts.push_back(gpus + " on " + counted(sum.gpu_tracks, "track") +
+                    (sum.shown_nodes < sum.traced_nodes
+                         ? fmt::format(" (sampled by --max-nodes {})", max_nodes)
+                         : std::string()));
+  }
+  std::string what;
+  for (const std::string& p : parts) what += (what.empty() ? "" : "; ") + p;
+  return fmt::format("{}: {}: {}; open it in ui.perfetto.dev or chrome://tracing\n", output,
+                     counted(sum.slices, "slice"), what);
+}
 
 // Writes the whole JSON to `out`.
 Summary write_chrome(const output::run_file::Reader& in, const ExportArgs& args,
@@ -184,6 +218,8 @@ Summary write_chrome(const output::run_file::Reader& in, const ExportArgs& args,
         "output.trace=ops'), docs/scenarios.md");
   }
   Summary sum;
+  sum.has_trace = has_trace;
+  sum.has_collectives = has_collectives;
   ChromeWriter w(out);
   const std::string scenario = in.string_attr("/meta", "scenario_name", fs::path(in.path()).stem());
   w.metadata("process_name", 0, "name", json_string(scenario));
@@ -234,7 +270,7 @@ Summary write_chrome(const output::run_file::Reader& in, const ExportArgs& args,
                           c.iteration, c.warmup ? "true" : "false", c.start_ps, c.end_ps, c.h2h_ps,
                           c.h2t_ps, c.compute_ps, c.algbw_GBps, c.busbw_GBps));
     }
-    sum.tracks += tids.size();
+    sum.collective_tracks += tids.size();
   }
 
   if (has_trace) {
@@ -272,7 +308,7 @@ Summary write_chrome(const output::run_file::Reader& in, const ExportArgs& args,
         a += fmt::format(R"("start_ps":{},"end_ps":{})", r.start_ps, r.end_ps);
         w.slice(tids[lane], name, r.kind, r.start_ps, r.end_ps, a);
       }
-      sum.tracks += tids.size();
+      sum.gpu_tracks += tids.size();
       rows.clear();
     };
     in.for_each_trace_batch([&](std::span<const TraceRow> batch) {
@@ -343,14 +379,7 @@ std::string export_on_rank0(const ExportArgs& args) {
       fs::remove(partial, ec);
       return output + ": cannot rename the finished file into place";
     }
-    std::cout << fmt::format(
-        "{}: {} slices on {} tracks ({} of {} traced GPUs{}{}); open it in ui.perfetto.dev or "
-        "chrome://tracing\n",
-        output, sum.slices, sum.tracks, sum.shown_nodes, sum.traced_nodes,
-        sum.shown_nodes < sum.traced_nodes
-            ? fmt::format(", sampled by --max-nodes {}", args.max_nodes)
-            : std::string(),
-        sum.collectives > 0 ? fmt::format(", {} collectives", sum.collectives) : std::string());
+    std::cout << summary_line(output, sum, args.max_nodes);
     return "";
   } catch (const output::run_file::Error& e) {
     return e.what();

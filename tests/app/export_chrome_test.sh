@@ -18,9 +18,12 @@ rows() { h5ls "$1/trace/events" | sed -n 's/.*Dataset {\([0-9]*\).*/\1/p'; }
 # Ops: every row a slice, one GPU track (plus overlap lanes) per node.
 "$sipsim" run "$src/tests/app/training-tiny.yaml" -o ops.h5 -q > /dev/null
 "$sipsim" export --chrome-trace ops.h5 -o ops.json > out.txt
-grep -q "ops.json: .* slices" out.txt || fail "no summary line: $(cat out.txt)"
 summary=$($check ops.json) || fail "ops.json: $summary"
 n=$(rows ops.h5)
+# The summary line: the slices, and the traced GPUs on their tracks (overlap lanes included).
+tracks=$(python3 -c 'import json,sys; print(len(json.loads(sys.argv[1])["per_track"]))' "$summary")
+[ "$(cat out.txt)" = "ops.json: $n slices: 8 traced GPUs on $tracks tracks; open it in ui.perfetto.dev or chrome://tracing" ] ||
+  fail "summary line: $(cat out.txt) ($n rows, $tracks tracks)"
 python3 -c 'import json,sys; s=json.loads(sys.argv[1]); n=int(sys.argv[2])
 assert s["slices"] == n, (s["slices"], n)
 assert sorted(s["per_track"]) == sorted("GPU %d" % g for g in range(8)), s["per_track"]' "$summary" "$n" ||
@@ -62,7 +65,8 @@ ls ./*.partial 2> /dev/null && fail "a .partial file was left"
 
 # Sampling: 3 of 8 nodes are 0, 3 and 7, with the same slices as in the full export.
 "$sipsim" export --chrome-trace ops.h5 -o sampled.json --max-nodes 3 > out.txt
-grep -q "3 of 8 traced GPUs, sampled by --max-nodes 3" out.txt || fail "sampling line: $(cat out.txt)"
+grep -q ": 3 of 8 traced GPUs on 3 tracks (sampled by --max-nodes 3); open it" out.txt ||
+  fail "sampling line: $(cat out.txt)"
 sampled=$($check sampled.json) || fail "sampled.json: $sampled"
 python3 -c 'import json,sys; s=json.loads(sys.argv[1])["per_track"]; f=json.loads(sys.argv[2])["per_track"]
 assert sorted(s) == ["GPU 0", "GPU 3", "GPU 7"], s
@@ -78,12 +82,24 @@ python3 -c 'import json,sys; assert json.loads(sys.argv[1])["slices"] == int(sys
 
 # Collectives workload: no op trace, the instances on the collectives track.
 "$sipsim" run "$src/tests/app/coll-flat.yaml" -o coll.h5 -q > /dev/null
-"$sipsim" export --chrome-trace coll.h5 -o coll.json > /dev/null
+"$sipsim" export --chrome-trace coll.h5 -o coll.json > out.txt
 summary=$($check coll.json) || fail "coll.json: $summary"
 n=$(h5ls coll.h5/collectives | sed -n 's/.*Dataset {\([0-9]*\).*/\1/p')
 python3 -c 'import json,sys; s=json.loads(sys.argv[1])
 assert s["slices"] == int(sys.argv[2]) and list(s["per_track"]) == ["collectives"], s' \
   "$summary" "$n" || fail "coll.json: $summary vs $n rows"
+# Says what the tracks hold (overlapping instances on a second track): no "0 of 0 traced
+# GPUs" for a run that traces none.
+tracks=$(python3 -c 'import json,sys
+print(sum(e["name"] == "thread_name" for e in json.load(open(sys.argv[1]))["traceEvents"]))' coll.json)
+[ "$(cat out.txt)" = "coll.json: $n slices: $n collectives on $tracks tracks; open it in ui.perfetto.dev or chrome://tracing" ] ||
+  fail "collectives summary line: $(cat out.txt) ($tracks tracks)"
+# One of each: singular nouns.
+"$sipsim" run "$src/tests/app/coll-flat.yaml" --set workload.sizes.max=1KiB --set workload.iterations=1 \
+  --set workload.warmup=0 -o one.h5 -q > /dev/null
+"$sipsim" export --chrome-trace one.h5 -o one.json > out.txt
+[ "$(cat out.txt)" = "one.json: 1 slice: 1 collective on 1 track; open it in ui.perfetto.dev or chrome://tracing" ] ||
+  fail "one collective: $(cat out.txt)"
 
 # Errors: one line naming the file, exit 2, no output file.
 expect_error() {  # expect_error PATTERN -- ARGS
