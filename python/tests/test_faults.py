@@ -35,7 +35,7 @@ def test_straggler_stretches_only_its_own_compute(tmp_path):
     assert abs(ratio[changed[0]] - 1.25) < 1e-9
     assert _periods(slow)[0] > _periods(healthy)[0]
     assert "fault               gpu 9 at 0.8 of its speed from 0ps" in out
-    assert f"busiest {changed[0]}" in out
+    assert f"busiest GPU {changed[0]}" in out
     with h5py.File(slow, "r") as f:
         row = f["/faults"][0]
         assert row["kind"] == b"gpu-slowdown" and row["target"] == b"gpu 9"

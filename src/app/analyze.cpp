@@ -66,6 +66,11 @@ int analyze_command(const std::string& path, const std::vector<std::string>& ove
       "#{:>13} {:>20} {:>6} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11} {:>12}\n", "size",
       "algorithm", "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "h2h(us)", "h2t(us)",
       "comp(us)", "idle(us)");
+  // The columns' abbreviations in words (docs/glossary.md has them all).
+  std::cout << "# algbw = size / time, busbw = algbw x the op's bus factor (nccl-tests); h2h = "
+               "head-to-head: latency and waiting for peers; h2t = head-to-tail: the data at its "
+               "path's bottleneck rate; comp = reductions and copies; idle = the idle-fabric "
+               "longest path (a lower bound)\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Estimated& r = rows[i];
     const std::string_view name = collective::to_string(r.algorithm);

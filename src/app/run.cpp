@@ -220,15 +220,18 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
                     static_cast<double>(mem.queue_bytes) / static_cast<double>(mem.peak_pending)));
   }
   // RAMP in permissive mode (a training job's default): transfers that would
-  // have broken optical rules (b) or (c) and waited instead.
+  // have broken optical rules (b) or (c) and waited instead, said in words
+  // (docs/glossary.md): the letters alone mean nothing to a newcomer.
   const auto count = [&](const char* name) {
     const auto it = fabric.find(name);
     return it == fabric.end() ? std::uint64_t{0} : it->second;
   };
   if (const std::uint64_t b = count("rule_b_conflicts"), c = count("rule_c_conflicts"); b + c > 0) {
-    row("optical rules", fmt::format("{} transfers serialised (rule (b) {}, rule (c) {}; "
-                                     "fabric.permissive)",
-                                     b + c, b, c));
+    row("optical rules",
+        fmt::format("{} transfers waited instead of colliding (fabric.permissive): {} for a "
+                    "receiving transceiver still busy (rule (b)), {} for a wavelength already "
+                    "taken on their subnet (rule (c))",
+                    b + c, b, c));
   }
   row("output", output);
   std::cout << o.str() << std::flush;

@@ -376,10 +376,11 @@ void TrainingResults::print_breakdown(std::ostream& out) const {
   }
   const double per = 1e9 * iterations;
   out << "# breakdown per iteration (ms):";
-  std::string head2 = fmt::format("#{:>13}", "");
-  std::string mean_line = fmt::format(" {:>13}", "mean GPU");
-  std::string slow_line = fmt::format(" {:>13}", fmt::format("slowest {}", slowest_gpu));
-  std::string busy_line = fmt::format(" {:>13}", fmt::format("busiest {}", busiest_gpu));
+  // "slowest GPU 12": the rows name GPUs, not ranks or stages.
+  std::string head2 = fmt::format("#{:>17}", "");
+  std::string mean_line = fmt::format(" {:>17}", "mean GPU");
+  std::string slow_line = fmt::format(" {:>17}", fmt::format("slowest GPU {}", slowest_gpu));
+  std::string busy_line = fmt::format(" {:>17}", fmt::format("busiest GPU {}", busiest_gpu));
   for (std::size_t k = 0; k < kBreakdownColumns; ++k) {
     const std::size_t width = std::max<std::size_t>(10, breakdown_column(k).size());
     head2 += fmt::format(" {:>{}}", breakdown_column(k), width);

@@ -364,8 +364,8 @@ class RampNetwork final : public Network {
     return "ramp: " + std::to_string(nodes_) + " nodes (x=" + std::to_string(s_.x) +
            ", J=" + std::to_string(s_.J) + ", Lambda=" + std::to_string(s_.Lambda) +
            ", b=" + std::to_string(s_.b) + "), " + base::format_bandwidth_bps(node_rate_bps()) +
-           " per node, slot " + base::format_time_ps(s_.slot) + " (" +
-           base::format_bytes(slot_bytes_) + "), propagation " +
+           " per node, time slots of " + base::format_time_ps(s_.slot) + " (" +
+           base::format_bytes(slot_bytes_) + " per transceiver), propagation " +
            base::format_time_ps(s_.propagation) + (s_.permissive ? ", permissive" : "");
   }
 

@@ -112,6 +112,10 @@ void CollectivesBenchmark::print(std::ostream& out) const {
   out << fmt::format("#{:>13} {:>20} {:>12} {:>11} {:>11} {:>11} {:>11} {:>11}\n", "size",
                      "algorithm", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "h2h(us)", "h2t(us)",
                      "comp(us)");
+  // The columns' abbreviations in words (docs/glossary.md has them all).
+  out << "# algbw = size / time, busbw = algbw x the op's bus factor (nccl-tests); h2h = "
+         "head-to-head: latency and waiting for peers; h2t = head-to-tail: the data at its "
+         "path's bottleneck rate; comp = reductions and copies\n";
   const auto& records = records_;
   for (std::size_t i = 0; i < records.size();) {
     std::size_t j = i;
