@@ -24,6 +24,7 @@
 #include "study_dir.hpp"
 #include "study_text.hpp"
 #include "sweep.hpp"
+#include "training_summary.hpp"
 
 namespace sipsim::app {
 
@@ -149,27 +150,16 @@ void run_results(const output::run_file::Reader& in, const std::string& level, c
                        {"busbw_GBps_largest", num(mean(bus_top))}});
   }
   if (!iters.empty()) {
-    // The mean period (the run's span over its iterations: iterations
-    // overlap, so end - start would over-count) and the TFLOP/s over that
-    // span, the periods' time-weighted means.
-    double span = 0, hardware = 0, model = 0;
-    for (const output::run_file::IterationRow& i : iters) {
-      const double p = static_cast<double>(i.period_ps) / 1e12;
-      span += p;
-      hardware += i.hardware_tflops_per_gpu * p;
-      model += i.model_tflops_per_gpu * p;
-    }
+    const TrainingSummary t = summarize(iters, bd);
     r.insert(r.end(),
-             {{"iterations", std::to_string(iters.size())},
-              {"iteration_s", num(span / static_cast<double>(iters.size()))},
-              {"hardware_tflops_per_gpu", num(span > 0 ? hardware / span : NAN)},
-              {"model_tflops_per_gpu", num(span > 0 ? model / span : NAN)},
+             {{"iterations", std::to_string(t.iterations)},
+              {"iteration_s", num(t.iteration_s)},
+              {"hardware_tflops_per_gpu", num(t.hardware_tflops_per_gpu)},
+              {"model_tflops_per_gpu", num(t.model_tflops_per_gpu)},
               // SiP-ML §4.2: steady period x iterations to the target (NaN without).
               {"time_to_accuracy_s", num(in.number_attr("/iterations", "time_to_accuracy_s"))}});
-    for (std::size_t c = 0; c < bd.categories.size(); ++c) {
-      std::vector<double> v;
-      for (const auto& m : bd.mean_s) v.push_back(m[c]);
-      r.emplace_back(bd.categories[c] + "_s", num(mean(v)));
+    for (std::size_t c = 0; c < t.categories.size(); ++c) {
+      r.emplace_back(t.categories[c] + "_s", num(t.breakdown_s[c]));
     }
   }
   out.push_back(std::move(r));

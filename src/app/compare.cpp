@@ -114,6 +114,9 @@ int compare_command(const std::vector<std::string>& paths,
     std::cout << fmt::format(
         "#{:>13} {:>28} {:>9} {:>7} {:>20} {:>13} {:>11} {:>11} {:>11} {:>9}\n", "size", "scenario",
         "fabric", "nodes", "algorithm", "time(us)", "h2h(us)", "h2t(us)", "comp(us)", "time/first");
+    // The columns' abbreviations in words (docs/glossary.md has them all).
+    std::cout << "# h2h = head-to-head: latency and waiting for peers; h2t = head-to-tail: the "
+                 "data at its path's bottleneck rate; comp = reductions and copies\n";
   }
   for (std::uint64_t bytes : sizes) {
     const auto ref = best[0].find(bytes);

@@ -7,6 +7,11 @@ namespace sipsim::app {
 std::optional<TrainingSummary> training_summary(const output::run_file::Reader& in) {
   const std::vector<output::run_file::IterationRow> iters = in.iterations();
   if (iters.empty()) return std::nullopt;
+  return summarize(iters, in.breakdown_means());
+}
+
+TrainingSummary summarize(const std::vector<output::run_file::IterationRow>& iters,
+                          const output::run_file::BreakdownMeans& bd) {
   TrainingSummary t;
   t.iterations = iters.size();
   double span = 0, hardware = 0, model = 0;
@@ -19,7 +24,6 @@ std::optional<TrainingSummary> training_summary(const output::run_file::Reader& 
   t.iteration_s = span / static_cast<double>(iters.size());
   t.hardware_tflops_per_gpu = span > 0 ? hardware / span : NAN;
   t.model_tflops_per_gpu = span > 0 ? model / span : NAN;
-  const output::run_file::BreakdownMeans bd = in.breakdown_means();
   t.gpus = bd.gpus;
   t.categories = bd.categories;
   t.breakdown_s.assign(bd.categories.size(), 0.0);

@@ -24,5 +24,8 @@ struct TrainingSummary {
 
 // nullopt when the file has no /iterations (not a training run).
 std::optional<TrainingSummary> training_summary(const output::run_file::Reader& in);
+// The same from tables already read (`iters` not empty).
+TrainingSummary summarize(const std::vector<output::run_file::IterationRow>& iters,
+                          const output::run_file::BreakdownMeans& bd);
 
 }  // namespace sipsim::app
