@@ -20,6 +20,9 @@ find_package(yaml-cpp REQUIRED)
 # The op-graph reader streams JSON through its SAX parser (header-only).
 find_package(nlohmann_json 3 REQUIRED)
 find_package(CLI11 REQUIRED)
+# Chakra execution traces (workload: chakra) are protobuf streams; protoc
+# generates the reader's messages into the build tree.
+find_package(Protobuf REQUIRED)
 if(SIPSIM_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

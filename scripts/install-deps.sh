@@ -10,6 +10,8 @@ packages=(
   libgtest-dev libbenchmark-dev
   libglpk-dev
   liblemon-dev
+  # Chakra execution traces (workload: chakra) are protobuf streams: the library and protoc.
+  libprotobuf-dev protobuf-compiler
   # The Python package python/sipsim and its tests (docs/python.md).
   python3-h5py python3-pandas python3-pytest python3-pytest-xdist python3-matplotlib
 )
