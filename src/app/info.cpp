@@ -201,6 +201,7 @@ int info_command(const InfoOptions& options, const mpi::communicator& comm) {
   if (const std::string physical = s->fabric->physical_report(); !physical.empty()) {
     std::cout << "\n" << physical;
   }
+  if (const std::string text = s->workload->info(); !text.empty()) std::cout << "\n" << text;
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include "sipsim/fabric/sip/plugin.hpp"
 #include "sipsim/setup/setup.hpp"
 #include "sipsim/workload/bench/setup.hpp"
+#include "sipsim/workload/chakra/setup.hpp"
 #include "sipsim/workload/dlrm/setup.hpp"
 #include "sipsim/workload/graph/setup.hpp"
 #include "sipsim/workload/transformer/setup.hpp"
@@ -31,6 +32,7 @@ const std::vector<WorkloadEntry>& workload_registry() {
       {"transformer", workload::transformer::plugin},
       {"dlrm", workload::dlrm::plugin},
       {"graph", workload::graph::plugin},
+      {"chakra", workload::chakra::plugin},
   };
   return kWorkloads;
 }

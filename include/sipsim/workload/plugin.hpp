@@ -63,6 +63,8 @@ class Plugin {
                                   const Estimators& /*estimators*/) const {
     return "";
   }
+  // `sipsim info`: what the workload read (lines ending in a newline), or "".
+  virtual std::string info() const { return ""; }
 };
 
 // A workload's reader of its section (the keys after `type`), for setup/'s table.

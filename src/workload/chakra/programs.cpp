@@ -1,0 +1,173 @@
+// A Chakra trace as a program (docs/models.md, "Chakra traces"): its nodes
+// in topological order, each after its dependencies; the GPU's collectives
+// chained in trace order (one stream per communicator, as NCCL runs them, so
+// every GPU starts them in the same order) and likewise its messages to and
+// from each peer.
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+#include "sipsim/workload/chakra/chakra.hpp"
+
+namespace sipsim::workload::chakra {
+
+namespace {
+
+class Builder {
+ public:
+  Builder(const Config& c, const Trace& t, const compute::Device& d, std::uint32_t gpu)
+      : c_(c), t_(t), device_(d), gpu_(gpu), index_(t.nodes.size(), ~0u) {}
+
+  Program build() {
+    Program p(fmt::format("trace-{}", gpu_));
+    for (const std::uint32_t i : t_.order) add(p, i);
+    if (p.size() == 0) p.wait({});
+    if (p.computes_longer_than(c_.iterations, pdes::Time{1} << 61)) {
+      throw std::invalid_argument(
+          fmt::format("{}: a GPU computes for more than 2^61 ps (about 27 days) in {} iterations",
+                      t_.path, c_.iterations));
+    }
+    return p;
+  }
+  // Slot -> peer GPU.
+  std::vector<std::uint32_t> peers() const {
+    std::vector<std::uint32_t> out(slots_.size());
+    for (const auto& [peer, s] : slots_) out[s] = peer;
+    return out;
+  }
+  std::uint64_t untimed() const { return untimed_; }
+
+ private:
+  std::vector<std::uint32_t> deps_of(const Node& n) const {
+    std::vector<std::uint32_t> deps;
+    deps.reserve(n.deps_count + 1);
+    for (std::uint32_t j = 0; j < n.deps_count; ++j)
+      deps.push_back(index_[t_.deps[n.deps_begin + j]]);
+    return deps;
+  }
+
+  static pdes::Time micros(std::uint64_t us) {
+    return static_cast<pdes::Time>(us) * pdes::kMicrosecond;
+  }
+
+  // A compute node's time: its recorded duration, else the device's price of
+  // its num_ops and tensor_size attributes, else 0 (counted).
+  pdes::Time compute_ps(const Node& n) {
+    if (n.has_duration) return micros(n.duration_us);
+    if (n.num_ops > 0 || n.tensor_bytes > 0) {
+      return device_.op_ps(
+          {n.num_ops, n.tensor_bytes, compute::Precision::kFp16,
+           n.num_ops > 0 ? compute::OpKind::kMatmul : compute::OpKind::kElementwise, 1});
+    }
+    ++untimed_;
+    return 0;
+  }
+
+  std::uint32_t peer_slot(const Node& n, std::int32_t peer, const char* field) {
+    if (peer < 0 || static_cast<std::uint32_t>(peer) >= c_.gpus ||
+        static_cast<std::uint32_t>(peer) == gpu_) {
+      throw std::invalid_argument(fmt::format("{}: attr {}: {} is not another GPU of the {}",
+                                              t_.where(n), field, peer, c_.gpus));
+    }
+    const auto s = static_cast<std::uint32_t>(slots_.size());
+    return slots_.emplace(static_cast<std::uint32_t>(peer), s).first->second;
+  }
+
+  void add(Program& p, std::uint32_t i) {
+    const Node& n = t_.nodes[i];
+    std::vector<std::uint32_t> deps = deps_of(n);
+    Op op;
+    op.category = Category::kCompute;
+    if (n.cpu_op) {
+      if (c_.cpu_ops == CpuOps::kTime) {
+        op.kind = OpKind::kCompute;
+        op.duration = micros(n.duration_us);
+      }
+    } else if (n.type == NodeType::kComp) {
+      op.kind = OpKind::kCompute;
+      op.duration = compute_ps(n);
+    } else if (n.type == NodeType::kMemLoad || n.type == NodeType::kMemStore) {
+      op.kind = OpKind::kCompute;
+      op.duration = n.tensor_bytes > 0 ? device_.copy_ps(n.tensor_bytes) : compute_ps(n);
+    } else if (n.type == NodeType::kCommColl && c_.gpus > 1) {
+      index_[i] = add_collective(p, n, std::move(deps));
+      return;
+    } else if (n.type == NodeType::kCommSend || n.type == NodeType::kCommRecv) {
+      const bool send = n.type == NodeType::kCommSend;
+      op.kind = send ? OpKind::kSend : OpKind::kRecv;
+      op.category = Category::kCollective;
+      op.slot = peer_slot(n, send ? n.comm_dst : n.comm_src, send ? "comm_dst" : "comm_src");
+      op.bytes = n.comm_size;
+      auto& last = send ? last_send_ : last_recv_;
+      if (auto it = last.find(op.slot); it != last.end()) deps.push_back(it->second);
+      std::sort(deps.begin(), deps.end());
+      deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+      index_[i] = last[op.slot] = p.add(op, deps);
+      return;
+    }
+    // Everything else (metadata, ignored CPU ops, a collective on one GPU)
+    // is a join: it keeps the dependencies through it.
+    index_[i] = p.add(op, deps);
+  }
+
+  std::uint32_t add_collective(Program& p, const Node& n, std::vector<std::uint32_t> deps) {
+    if (last_collective_ != ~0u) deps.push_back(last_collective_);
+    std::sort(deps.begin(), deps.end());
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    Op join;
+    join.kind = OpKind::kWait;
+    join.category = Category::kCollective;
+    const std::uint32_t ready = p.add(join, deps);
+    const collective::Op kind = collective_op(n.comm_type);
+    const auto k = static_cast<std::size_t>(kind);
+    last_collective_ =
+        p.collective(Category::kCollective, 0, {kind, c_.algorithms[k], n.comm_size, 0}, {ready});
+    return last_collective_;
+  }
+
+  const Config& c_;
+  const Trace& t_;
+  const compute::Device& device_;
+  const std::uint32_t gpu_;
+  std::vector<std::uint32_t> index_;                              // node -> op
+  std::map<std::uint32_t, std::uint32_t> slots_;                  // peer GPU -> slot
+  std::map<std::uint32_t, std::uint32_t> last_send_, last_recv_;  // slot -> op
+  std::uint32_t last_collective_ = ~0u;
+  std::uint64_t untimed_ = 0;
+};
+
+}  // namespace
+
+ProgramSet make_programs(const Config& c, const compute::Device& device,
+                         std::uint32_t fabric_nodes) {
+  if (c.gpus > fabric_nodes) {
+    throw std::invalid_argument(
+        fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus, fabric_nodes));
+  }
+  ProgramSet set;
+  set.iterations = c.iterations;
+  std::vector<std::uint32_t> all(c.gpus);
+  for (std::uint32_t g = 0; g < c.gpus; ++g) all[g] = g;
+  if (c.gpus > 1) set.comms.push_back({"all", all, c.params});
+  set.bindings.resize(fabric_nodes);
+  for (std::uint32_t t = 0; t < c.traces.size(); ++t) {
+    Builder b(c, c.traces[t], device, t);
+    set.programs.push_back(b.build());
+    const std::vector<std::uint32_t> peers = b.peers();
+    // One trace replicated: every GPU runs program 0.
+    const std::uint32_t first = t, last = c.traces.size() == 1 ? c.gpus : t + 1;
+    for (std::uint32_t g = first; g < last; ++g) {
+      Binding binding;
+      binding.program = t;
+      if (c.gpus > 1) binding.comms = {{0, g}};
+      binding.peers = peers;
+      set.bindings[g] = std::move(binding);
+    }
+  }
+  return set;
+}
+
+}  // namespace sipsim::workload::chakra

@@ -1,0 +1,129 @@
+// `workload: chakra`'s plug-in (workload/plugin.hpp): GPU g (trace g) is
+// fabric node g; `auto` algorithms are the fabric's own (mapping/) where
+// valid for every size the traces use, else the first valid of ring, direct
+// and binomial-tree.
+#include "sipsim/workload/chakra/setup.hpp"
+
+#include <spdlog/fmt/fmt.h>
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "sipsim/base/units.hpp"
+#include "sipsim/compute/roofline.hpp"
+#include "sipsim/workload/chakra/chakra.hpp"
+#include "sipsim/workload/mapping/mapper.hpp"
+
+namespace sipsim::workload::chakra {
+
+namespace {
+
+class ChakraPlugin final : public Plugin {
+ public:
+  ChakraPlugin(base::MapReader& w, const Context& ctx)
+      : config_(read_chakra_workload(w, ctx.scenario_path)) {
+    if (ctx.fabric == nullptr) ctx.section.fail("chakra needs a fabric: add a fabric section");
+    Config& c = config_;
+    c.accelerator = ctx.accelerator;
+    fabric::Plugin& fabric = *ctx.fabric;
+    if (c.gpus > fabric.nodes()) {
+      (w.has("replicate") ? w.required("replicate") : w.required("trace"))
+          .fail(fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus, fabric.nodes()));
+    }
+    fabric::Service service;
+    service.concurrent_collectives = true;
+    fabric.serve(service);
+    if (c.gpus > 1) resolve_algorithms(w, ctx);
+    try {
+      const auto device = compute::make_device(c.accelerator);
+      make_programs(c, *device, fabric.nodes());
+    } catch (const std::invalid_argument& e) {
+      w.required("trace").fail(e.what());
+    }
+  }
+
+  std::string_view type() const override { return "chakra"; }
+  Simulation build(std::unique_ptr<fabric::Network> network, const BuildOptions&,
+                   const Estimators&) const override {
+    return make_chakra(config_, std::move(network));
+  }
+  std::string closed_form(const fabric::Network*, const Estimators&) const override {
+    const auto device = compute::make_device(config_.accelerator);
+    const ProgramSet set = make_programs(config_, *device, config_.gpus);
+    pdes::Time busiest = 0;
+    for (const Program& p : set.programs) busiest = std::max(busiest, p.compute_time());
+    return fmt::format(
+        "chakra: the busiest GPU computes {} per iteration (a lower bound: no communication; run "
+        "simulates it)",
+        base::format_time_ps(busiest));
+  }
+  std::string info() const override {
+    std::string out =
+        fmt::format("chakra: {} GPUs, {} trace file(s)\n", config_.gpus, config_.traces.size());
+    // The first trace, and the last when there are several.
+    out += describe(config_.traces.front(), "  ");
+    if (config_.traces.size() > 1) out += describe(config_.traces.back(), "  ");
+    return out;
+  }
+
+ private:
+  // The largest size of each op the traces run.
+  std::vector<std::uint64_t> largest() const {
+    std::vector<std::uint64_t> out(config_.algorithms.size(), 0);
+    for (const Trace& t : config_.traces) {
+      for (const Node& n : t.nodes) {
+        if (n.type != NodeType::kCommColl || n.cpu_op) continue;
+        std::uint64_t& m = out[static_cast<std::size_t>(collective_op(n.comm_type))];
+        m = std::max(m, n.comm_size);
+      }
+    }
+    return out;
+  }
+
+  void resolve_algorithms(base::MapReader& w, const Context& ctx) {
+    Config& c = config_;
+    const std::unique_ptr<mapping::Mapper> mapper = mapping::make_mapper(*ctx.fabric);
+    c.params = mapper->group_params(c.gpus, true);
+    std::optional<collective::Algorithm> own;
+    try {
+      if (const auto placed = mapper->place_group(c.gpus, c.params)) own = placed->algorithm;
+    } catch (const std::invalid_argument&) {
+    }
+    const std::vector<std::uint64_t> sizes = largest();
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      if (sizes[k] == 0) continue;
+      const auto op = static_cast<collective::Op>(k);
+      auto why = [&](collective::Algorithm a) {
+        return collective::why_invalid(collective::make_spec(op, a, c.gpus, sizes[k], 0, c.params));
+      };
+      if (c.auto_algorithm[k]) {
+        std::vector<collective::Algorithm> candidates;
+        if (own && !collective::traits(*own).fabric_placement) candidates.push_back(*own);
+        for (const char* name : {"ring", "direct", "binomial-tree"}) {
+          candidates.push_back(collective::algorithm(name));
+        }
+        for (const collective::Algorithm a : candidates) {
+          if (why(a).empty()) {
+            c.algorithms[k] = a;
+            break;
+          }
+        }
+      }
+      if (const std::string e = why(c.algorithms[k]); !e.empty()) {
+        (w.has("algorithms") ? w.required("algorithms") : ctx.section)
+            .fail(fmt::format("{}: {}", collective::to_string(op), e));
+      }
+    }
+  }
+
+  Config config_;
+};
+
+}  // namespace
+
+std::unique_ptr<Plugin> plugin(base::MapReader& section, const Context& context) {
+  return std::make_unique<ChakraPlugin>(section, context);
+}
+
+}  // namespace sipsim::workload::chakra
