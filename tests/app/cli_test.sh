@@ -67,7 +67,7 @@ printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phold\n  lps: 4\n  look
 expect remote-fraction 2 "sipsim: error: frac2.yaml:7:20: workload.remote_fraction: must be between 0 and 1" -- run frac2.yaml
 
 printf 'simulation:\n  end_time: 1ms\nworkload:\n  type: phld\n  lps: 4\n' > type.yaml
-expect unknown-type 2 "sipsim: error: type.yaml:4:9: workload.type: unknown value 'phld'; expected one of phold, collectives, transformer, dlrm, graph; did you mean 'phold'?" -- run type.yaml
+expect unknown-type 2 "sipsim: error: type.yaml:4:9: workload.type: unknown value 'phld'; expected one of phold, collectives, transformer, dlrm, graph, chakra; did you mean 'phold'?" -- run type.yaml
 
 printf 'workload:\n  type: phold\n  lps: 4\n  lookahead: 1us\n' > noend.yaml
 expect phold-needs-end 2 "sipsim: error: noend.yaml:2:3: workload: PHOLD never ends by itself: set simulation.end_time (e.g. end_time: 4000us)" -- run noend.yaml

@@ -453,6 +453,8 @@ std::string describe(const Trace& t, std::string_view indent) {
     any = true;
   }
   if (!any) out += " none";
+  out += fmt::format("\n{}control dependencies dropped: {} on missing nodes, {} closing cycles",
+                     indent, t.missing_ctrl_deps, t.broken_ctrl_deps);
   out += fmt::format(
       "\n{}compute: {} us in GPU COMP_NODEs ({} without duration_micros)\n{}unknown attributes:",
       indent, s.compute_us, s.without_duration, indent);
