@@ -109,8 +109,15 @@ std::string check_matching(const Config& c) {
           to_string(b.type), b.bytes);
     }
     if (first.size() != other.size()) {
-      return fmt::format("{} has {} collectives, {} has {}", c.traces[0].path, first.size(),
-                         c.traces[g].path, other.size());
+      // The first collective without a counterpart: where the traces part.
+      const bool longer = first.size() > other.size();
+      const Trace& t = c.traces[longer ? 0 : g];
+      const Coll& extra = (longer ? first : other)[n];
+      return fmt::format(
+          "{} has {} collectives, {} has {}: collective {} ({}, {} of {} bytes) has "
+          "no counterpart",
+          c.traces[0].path, first.size(), c.traces[g].path, other.size(), n,
+          t.where(t.nodes[extra.node]), to_string(extra.type), extra.bytes);
     }
   }
   // Sends from g to h and receives on h from g, in order: sizes and tags agree.

@@ -1,14 +1,19 @@
 // The chakra workload on the shared test data (skipped when absent):
 // ASTRA-sim's 8-NPU all-reduce microbenchmark on elect-flat against the ring
 // all-reduce's closed form, and the PyTorch step replicated to 8 GPUs on
-// RAMP and the SuperPod. Runs at 1 and 3 ranks (ctest).
+// RAMP and the SuperPod; traces written by et_writer.hpp for what the data
+// lacks: a send and receive between GPUs against latency + bytes / bandwidth,
+// and traces that disagree across GPUs. Runs at 1 and 3 ranks (ctest).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <boost/mpi/communicator.hpp>
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include "et_writer.hpp"
 #include "sipsim/base/yaml_reader.hpp"
 #include "sipsim/compute/accelerator.hpp"
 #include "sipsim/compute/roofline.hpp"
@@ -30,8 +35,7 @@ struct Ran {
   std::string unfinished;
 };
 
-Ran run_scenario(const fs::path& path) {
-  const setup::Setup s = setup::read(base::Document::load_file(path.string()));
+Ran run_setup(const setup::Setup& s) {
   Simulation sim = setup::build(s);
   Ran r;
   r.results = std::move(sim.results);
@@ -45,6 +49,56 @@ Ran run_scenario(const fs::path& path) {
   r.unfinished = r.training->unfinished(world);
   r.training->collect(world);
   return r;
+}
+
+Ran run_scenario(const fs::path& path) {
+  return run_setup(setup::read(base::Document::load_file(path.string())));
+}
+
+using testing::EtWriter;
+
+// Writes one trace per GPU as <dir>/<name>.<g>.et (a folder per process:
+// every MPI rank reads the scenario itself) and returns <dir>/<name>, the
+// scenario's `trace`.
+const fs::path& trace_dir() {
+  // Removed at exit.
+  static const struct Dir {
+    fs::path path =
+        fs::temp_directory_path() / ("sipsim_chakra_workload_" + std::to_string(::getpid()));
+    ~Dir() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  } dir;
+  return dir.path;
+}
+
+std::string write_traces(const std::string& name, std::vector<EtWriter> traces) {
+  const fs::path& dir = trace_dir();
+  fs::create_directories(dir);
+  for (std::size_t g = 0; g < traces.size(); ++g)
+    traces[g].save((dir / (name + "." + std::to_string(g) + ".et")).string());
+  return (dir / name).string();
+}
+
+std::string scenario(const std::string& trace, std::uint32_t gpus) {
+  return "fabric: {type: elect-flat, nodes: " + std::to_string(gpus) +
+         ", bandwidth: 100Gbps, latency: 1us}\n"
+         "compute: {preset: a100}\n"
+         "workload: {type: chakra, trace: " +
+         trace + "}\n";
+}
+
+// The message of reading a scenario that must fail at workload.trace.
+std::string trace_error(const std::string& trace, std::uint32_t gpus) {
+  try {
+    setup::read(base::Document::load_string(scenario(trace, gpus), "t.yaml"));
+  } catch (const base::ScenarioError& e) {
+    EXPECT_EQ(e.key_path(), "workload.trace") << e.message();
+    return e.message();
+  }
+  ADD_FAILURE() << trace << " read without an error";
+  return "";
 }
 
 // Ring all-reduce of S bytes on p GPUs behind an idle elect-flat switch of
@@ -91,6 +145,96 @@ TEST(ChakraWorkload, ReaderErrorsAreLocatedAtTrace) {
   } catch (const base::ScenarioError& e) {
     EXPECT_EQ(e.key_path(), "workload.trace");
     EXPECT_NE(e.message().find("no trace file"), std::string::npos) << e.message();
+  }
+}
+
+// GPU 0 sends N bytes with tag 7 to GPU 1, which receives them: one message
+// on an idle elect-flat fabric takes its latency plus N / bandwidth.
+TEST(ChakraWorkload, SendReceiveTakesLatencyPlusBytesOverBandwidth) {
+  constexpr std::int64_t kBytes = 1'000'000;
+  std::vector<EtWriter> t(2);
+  t[0].add(testing::p2p(1, true, 1, kBytes, 7));
+  t[1].add(testing::p2p(1, false, 0, kBytes, 7));
+  const std::string trace = write_traces("p2p", std::move(t));
+  const Ran r = run_setup(setup::read(base::Document::load_string(scenario(trace, 2), "p2p.yaml")));
+  ASSERT_EQ(r.unfinished, "");
+  const double expected = 1e-6 + kBytes / (100e9 / 8);
+  const double simulated = static_cast<double>(r.training->iteration_time(0)) * 1e-12;
+  EXPECT_NEAR(simulated, expected, expected * 1e-3) << simulated * 1e6 << " us";
+  const Breakdown total = r.training->total_breakdown();
+  EXPECT_GT(total[static_cast<std::size_t>(Category::kCollective)], 0);
+}
+
+// A message's tag or size that the receive does not expect: both nodes named.
+TEST(ChakraWorkload, SendReceiveMismatchIsLocated) {
+  for (const auto& [tag, bytes] : {std::pair{8, 4096}, std::pair{7, 2048}}) {
+    std::vector<EtWriter> t(2);
+    t[0].add(testing::comp(1, 3));
+    t[0].add(testing::p2p(2, true, 1, 4096, 7, {1}));
+    t[1].add(testing::p2p(5, false, 0, bytes, tag));
+    const std::string trace = write_traces("p2p_bad", std::move(t));
+    const std::string e = trace_error(trace, 2);
+    EXPECT_NE(e.find("message 0 from GPU 0 to GPU 1: " + trace +
+                     ".0.et: node 2 ('send_2') sends "
+                     "tag 7 (4096 bytes), " +
+                     trace + ".1.et: node 5 ('recv_5') receives tag " + std::to_string(tag) + " (" +
+                     std::to_string(bytes) + " bytes)"),
+              std::string::npos)
+        << e;
+  }
+  // A send nobody receives.
+  std::vector<EtWriter> t(2);
+  t[0].add(testing::p2p(2, true, 1, 4096, 7));
+  t[1].add(testing::comp(1, 3));
+  const std::string trace = write_traces("p2p_lost", std::move(t));
+  const std::string e = trace_error(trace, 2);
+  EXPECT_NE(e.find("GPU 0 sends 1 messages to GPU 1, which receives 0"), std::string::npos) << e;
+  EXPECT_NE(e.find(trace + ".0.et, first send 2"), std::string::npos) << e;
+}
+
+// Collectives that differ across GPUs (count, kind, size, order): one error
+// naming both files and nodes.
+TEST(ChakraWorkload, CollectivesDifferingAcrossGpusAreLocated) {
+  using testing::coll;
+  struct Case {
+    const char* name;
+    std::vector<testing::et::Node> gpu0, gpu1;
+    std::string expect;  // with F0, F1 for the files
+  };
+  const std::vector<Case> cases = {
+      {"kind",
+       {coll(1, 0, 64)},
+       {coll(4, 2, 64)},
+       "collective 0 differs between GPUs: F0: node 1 ('coll_1') is ALL_REDUCE of 64 bytes, F1: "
+       "node 4 ('coll_4') is ALL_GATHER of 64 bytes"},
+      {"size",
+       {coll(1, 0, 64), coll(2, 0, 128, {1})},
+       {coll(1, 0, 64), coll(2, 0, 256, {1})},
+       "collective 1 differs between GPUs: F0: node 2 ('coll_2') is ALL_REDUCE of 128 bytes, F1: "
+       "node 2 ('coll_2') is ALL_REDUCE of 256 bytes"},
+      {"order",
+       {coll(1, 0, 64), coll(2, 2, 128, {1})},
+       {coll(1, 2, 128), coll(2, 0, 64, {1})},
+       "collective 0 differs between GPUs: F0: node 1 ('coll_1') is ALL_REDUCE of 64 bytes, F1: "
+       "node 1 ('coll_1') is ALL_GATHER of 128 bytes"},
+      {"count",
+       {coll(1, 0, 64)},
+       {coll(1, 0, 64), coll(9, 6, 32, {1})},
+       "F0 has 1 collectives, F1 has 2: collective 1 (F1: node 9 ('coll_9'), ALL_TO_ALL of 32 "
+       "bytes) has no counterpart"},
+  };
+  for (const Case& c : cases) {
+    std::vector<EtWriter> t(3);
+    for (const auto& n : c.gpu0) t[0].add(n);
+    for (const auto& n : c.gpu0) t[1].add(n);  // GPU 1 agrees with GPU 0
+    for (const auto& n : c.gpu1) t[2].add(n);
+    const std::string trace = write_traces(std::string("coll_") + c.name, std::move(t));
+    std::string expect = c.expect;
+    for (const auto& [key, file] : {std::pair{"F0", trace + ".0.et"}, {"F1", trace + ".2.et"}})
+      for (std::size_t at; (at = expect.find(key)) != std::string::npos;)
+        expect.replace(at, 2, file);
+    const std::string e = trace_error(trace, 3);
+    EXPECT_NE(e.find(expect), std::string::npos) << c.name << ": " << e;
   }
 }
 
