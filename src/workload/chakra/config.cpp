@@ -127,6 +127,18 @@ std::string check_matching(const Config& c) {
     for (const std::uint32_t i : t.order) {
       const Node& n = t.nodes[i];
       if (n.cpu_op) continue;
+      const bool send = n.type == NodeType::kCommSend;
+      if (!send && n.type != NodeType::kCommRecv) continue;
+      // Before pairing: a peer missing (-1) or out of range would pair with a
+      // GPU that does not exist.
+      const std::int32_t peer = send ? n.comm_dst : n.comm_src;
+      if (peer < 0 || static_cast<std::uint32_t>(peer) >= c.traces.size() ||
+          static_cast<std::uint32_t>(peer) == g) {
+        return fmt::format("{}: attr {}: {} is not another GPU of the {}", t.where(n),
+                           send ? "comm_dst" : "comm_src",
+                           peer < 0 ? std::string("missing") : std::to_string(peer),
+                           c.traces.size());
+      }
       if (n.type == NodeType::kCommSend)
         sends[{g, static_cast<std::uint32_t>(n.comm_dst)}].push_back(i);
       if (n.type == NodeType::kCommRecv)

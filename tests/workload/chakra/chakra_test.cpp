@@ -165,6 +165,19 @@ TEST(ChakraWorkload, SendReceiveTakesLatencyPlusBytesOverBandwidth) {
   EXPECT_GT(total[static_cast<std::size_t>(Category::kCollective)], 0);
 }
 
+// Each GPU receives before it sends: the run ends with both receives
+// unfinished (reported, not a hang).
+TEST(ChakraWorkload, SendReceiveDeadlockIsReported) {
+  std::vector<EtWriter> t(2);
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    t[g].add(testing::p2p(1, false, 1 - g, 4096, 7));
+    t[g].add(testing::p2p(2, true, 1 - g, 4096, 7, {1}));
+  }
+  const std::string trace = write_traces("p2p_deadlock", std::move(t));
+  const Ran r = run_setup(setup::read(base::Document::load_string(scenario(trace, 2), "p2p.yaml")));
+  EXPECT_NE(r.unfinished.find("never received its message"), std::string::npos) << r.unfinished;
+}
+
 // A message's tag or size that the receive does not expect: both nodes named.
 TEST(ChakraWorkload, SendReceiveMismatchIsLocated) {
   for (const auto& [tag, bytes] : {std::pair{8, 4096}, std::pair{7, 2048}}) {
@@ -190,6 +203,23 @@ TEST(ChakraWorkload, SendReceiveMismatchIsLocated) {
   const std::string e = trace_error(trace, 2);
   EXPECT_NE(e.find("GPU 0 sends 1 messages to GPU 1, which receives 0"), std::string::npos) << e;
   EXPECT_NE(e.find(trace + ".0.et, first send 2"), std::string::npos) << e;
+  // A send to a GPU that is not there, or to itself, and a receive without comm_src.
+  for (const std::int64_t peer : {2, 0}) {
+    std::vector<EtWriter> u(2);
+    u[0].add(testing::p2p(3, true, peer, 4096, 7));
+    u[1].add(testing::comp(1, 3));
+    const std::string f = write_traces("p2p_peer", std::move(u));
+    EXPECT_NE(trace_error(f, 2).find(f + ".0.et: node 3 ('send_3'): attr comm_dst: " +
+                                     std::to_string(peer) + " is not another GPU of the 2"),
+              std::string::npos);
+  }
+  std::vector<EtWriter> u(2);
+  testing::et::Node recv = testing::p2p(4, false, 0, 4096, 7);
+  recv.mutable_attr()->erase(recv.mutable_attr()->begin());  // comm_src
+  u[1].add(recv);
+  const std::string f = write_traces("p2p_nosrc", std::move(u));
+  EXPECT_NE(trace_error(f, 2).find(f + ".1.et: node 4 ('recv_4'): attr comm_src: missing"),
+            std::string::npos);
 }
 
 // Collectives that differ across GPUs (count, kind, size, order): one error
