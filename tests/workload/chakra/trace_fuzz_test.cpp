@@ -4,7 +4,8 @@
 // the real traces beside the repository when present (ASTRA-sim's
 // microbenchmarks, a PyTorch step), damaged by seeded random mutations (bit
 // flips, bytes inserted or deleted, truncation, a message's length prefix
-// made huge, zero or off by a few, messages duplicated, swapped or dropped).
+// made huge, zero or off by a few, messages duplicated or dropped, a node's
+// field re-encoded with an edge value: type, id, dependencies, attributes).
 // Each case is written to a file and read: it must end in a trace or in a
 // TraceError naming the file, within a time bound; nothing else may escape.
 // Built with the rest and, in the asan preset, under AddressSanitizer and
@@ -13,8 +14,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -47,6 +51,17 @@ constexpr double kSlowdown = 1;
 // looping, with room for a machine busy with the rest of ctest.
 constexpr double kCaseLimitSeconds = 2.0 * kSlowdown;
 constexpr std::uint64_t kSeed = 20261130;
+
+// SIPSIM_FUZZ_SEED and SIPSIM_FUZZ_SCALE (a multiple of the cases), as the
+// other fuzz tests, for longer runs by hand.
+std::uint64_t fuzz_seed() {
+  const char* env = std::getenv("SIPSIM_FUZZ_SEED");
+  return env != nullptr ? std::stoull(env) : kSeed;
+}
+int fuzz_scale() {
+  const char* env = std::getenv("SIPSIM_FUZZ_SCALE");
+  return env != nullptr ? std::max(1, std::stoi(env)) : 1;
+}
 
 class Rng {
  public:
@@ -105,7 +120,7 @@ std::string mutate(const std::string& bytes, Rng& rng, std::string& what) {
   for (std::size_t k = 0; k < count; ++k) {
     const std::vector<Message> msgs = messages_of(s);
     const std::size_t at = rng.below(s.size() + 1);
-    switch (rng.below(9)) {
+    switch (rng.below(11)) {
       case 0:  // flip one bit
         if (s.empty()) break;
         s[at % s.size()] =
@@ -149,6 +164,55 @@ std::string mutate(const std::string& bytes, Rng& rng, std::string& what) {
         const Message& to = msgs[rng.below(msgs.size())];
         s.insert(to.start, copy);
         what += " duplicate@" + std::to_string(m.start) + "->" + std::to_string(to.start);
+        break;
+      }
+      case 9:  // a node's field set to an edge value, re-encoded: the checks past parsing
+      case 10: {
+        if (msgs.size() < 2) break;
+        const std::size_t i = 1 + rng.below(msgs.size() - 1);  // not the metadata
+        const Message& m = msgs[i];
+        et::Node n;
+        if (!n.ParseFromString(s.substr(m.start + m.header, m.length))) break;
+        static constexpr std::int64_t kValues[] = {
+            -1,       0, 1, 7, 11, 1 << 20, std::int64_t{1} << 48, (std::int64_t{1} << 48) + 1,
+            INT64_MAX};
+        const std::int64_t v = kValues[rng.below(std::size(kValues))];
+        const std::uint64_t id = rng.below(2) == 0 ? n.id() : rng.below(msgs.size() + 2);
+        switch (rng.below(6)) {
+          case 0:
+            n.set_type(static_cast<int>(v % 13));
+            break;
+          case 1:
+            n.set_id(id);  // maybe another node's
+            break;
+          case 2:
+            n.add_data_deps(id);  // maybe itself, a cycle or none
+            break;
+          case 3:
+            n.add_ctrl_deps(id);
+            break;
+          case 4:
+            n.set_duration_micros(static_cast<std::uint64_t>(v));
+            break;
+          default: {
+            static const char* const kNames[] = {"comm_type", "comm_size",  "comm_src",
+                                                 "comm_dst",  "comm_tag",   "is_cpu_op",
+                                                 "num_ops",   "tensor_size"};
+            et::Attribute* a = n.attr_size() > 0 && rng.below(2) == 0
+                                   ? n.mutable_attr(static_cast<int>(
+                                         rng.below(static_cast<std::size_t>(n.attr_size()))))
+                                   : n.add_attr();
+            if (a->name().empty()) a->set_name(kNames[rng.below(std::size(kNames))]);
+            if (rng.below(4) == 0) {
+              a->set_string_val("x");  // not an integer
+            } else {
+              a->set_int64_val(v);
+            }
+          }
+        }
+        const std::string body = n.SerializeAsString();
+        s.replace(m.start, m.header + m.length, varint(body.size()) + body);
+        what += " field@" + std::to_string(m.start) + "=" + std::to_string(v);
         break;
       }
       default:  // drop a message (a dependency target may go missing)
@@ -284,7 +348,8 @@ Outcome fuzz(const Seed& seed, int cases, std::uint64_t salt) {
   // Strings of invalid UTF-8 make protobuf log an error line per case
   // before the parse fails (the reader's error follows).
   const google::protobuf::LogSilencer quiet;
-  Rng rng(kSeed ^ salt);
+  Rng rng(fuzz_seed() ^ salt);
+  cases *= fuzz_scale();
   const fs::path path = temp_path(seed.name);
   for (int c = 0; c < cases; ++c) {
     std::string what;
