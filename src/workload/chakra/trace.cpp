@@ -21,6 +21,7 @@
 #include <unordered_map>
 
 #include "chakra/et.pb.h"
+#include "sipsim/base/files.hpp"
 
 namespace sipsim::workload::chakra {
 
@@ -49,21 +50,6 @@ std::string Trace::where(const Node& n) const {
 }
 
 namespace {
-
-// A file descriptor closed on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // An attribute's integer value, whichever integer (or bool) field holds it.
 constexpr auto kMaxInt64 = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
@@ -401,7 +387,8 @@ class Reader {
 }  // namespace
 
 Trace read_trace(const std::string& path) {
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: a FIFO is refused below, not waited on.
+  const base::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0)
     throw TraceError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
   struct stat st {};
