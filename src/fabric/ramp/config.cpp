@@ -58,7 +58,8 @@ RampConfig read_ramp(base::MapReader& f) {
   r.extra_transceivers = f.get_bool("extra_transceivers", true);
   if (s.J > s.x) f.required("J").fail("must not exceed x (" + std::to_string(s.x) + ")");
   if (s.Lambda % s.x != 0 || s.Lambda / s.x > s.x) {
-    f.required("Lambda").fail("must be D*x with 1 <= D <= x (RAMP-x needs it; MODELS.md §1)");
+    f.required("Lambda").fail(
+        "must be D*x with 1 <= D <= x (RAMP-x needs it; docs/models.md, \"RAMP-x collectives\")");
   }
   if (s.Lambda > ramp::kMaxWavelengthChannels) {
     f.required("Lambda").fail("exceeds the " + std::to_string(ramp::kMaxWavelengthChannels) +

@@ -60,8 +60,9 @@ class RampNetwork final : public Network {
                                   std::to_string(s_.x) + ")");
     }
     if (s_.Lambda % s_.x != 0 || s_.Lambda / s_.x > s_.x) {
-      throw std::invalid_argument("ramp: Lambda (" + std::to_string(s_.Lambda) +
-                                  ") must be a multiple D*x of x with D <= x (RAMP-x, MODELS.md)");
+      throw std::invalid_argument(
+          "ramp: Lambda (" + std::to_string(s_.Lambda) +
+          ") must be a multiple D*x of x with D <= x (RAMP-x; docs/models.md)");
     }
     if (s_.x > 256) throw std::invalid_argument("ramp: x must be at most 256");
     if (s_.b > 255 || s_.x * s_.b > 65535) throw std::invalid_argument("ramp: b is too large");
