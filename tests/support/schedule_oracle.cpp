@@ -32,6 +32,7 @@ bool expected_support(Algorithm a, Op op) {
       {"double-binary-tree", {Op::kAllReduce, Op::kBroadcast, Op::kReduce}},
       {"direct-concurrent", {std::begin(kOps), std::end(kOps)}},
       {"multicast-tree", {Op::kAllReduce, Op::kReduceScatter, Op::kAllGather, Op::kBroadcast}},
+      {"ring-relay", {Op::kAllToAll}},
   };
   return kTable.at(to_string(a)).count(op) > 0;
 }

@@ -29,7 +29,8 @@ inline const Algorithm kAlgorithms[] = {algorithm("ring"),
                                         algorithm("binomial-tree"),
                                         algorithm("double-binary-tree"),
                                         algorithm("direct-concurrent"),
-                                        algorithm("multicast-tree")};
+                                        algorithm("multicast-tree"),
+                                        algorithm("ring-relay")};
 
 // The support matrix of the brief, kept independent of the implementation's own table.
 bool expected_support(Algorithm a, Op op);

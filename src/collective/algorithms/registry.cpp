@@ -17,6 +17,7 @@ namespace detail {
 
 // Defined by the family files (one per family under algorithms/, RAMP-x under ramp_x/).
 extern const AlgorithmRow kRingRow;
+extern const AlgorithmRow kRingRelayRow;
 extern const AlgorithmRow kBidirectionalRingRow;
 extern const AlgorithmRow kHierarchicalRingRow;
 extern const AlgorithmRow kTorus2dRow;
@@ -44,6 +45,7 @@ constinit const auto kAlgorithms = std::to_array<const AlgorithmRow*>({
     &kDoubleBinaryTreeRow,
     &kDirectConcurrentRow,
     &kMulticastTreeRow,
+    &kRingRelayRow,
     &kRampXRow,
 });
 

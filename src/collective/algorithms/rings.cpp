@@ -209,6 +209,26 @@ void add_ring_all_to_all(Stages& st, const Ctx& c) {
   });
 }
 
+// All-to-all relay one block per step (ASTRA-sim's ring all-to-all: p(p-1)/2 neighbour messages of
+// S/p, one in flight). Step t is block j of phase s, where phase s holds the p-1-s blocks of
+// source r-s still travelling (destinations r+1+j); the receiver's step t is the same (s, j),
+// block j of source r-1-s (destination r+j, j = 0 its own). Invariant: a block forwarded in
+// phase s arrived in phase s-1, so each block crosses its d hops in d consecutive phases.
+void add_ring_relay_all_to_all(Stages& st, const Ctx& c) {
+  const std::uint32_t p = c.p;
+  st.add(p * (p - 1) / 2, [c, p](std::uint32_t t, Step& out) {
+    std::uint32_t s = 0;
+    while (t >= p - 1 - s) t -= p - 1 - s++;
+    const std::uint32_t next = (c.me + 1) % p, prev = umod32(sgn(c.me) - 1, p);
+    for (const ChunkSet& b : row_blocks(p, umod(sgn(c.me) - s, p), (next + t) % p, 1)) {
+      out.sends.push_back(c.send(next, b));
+    }
+    for (const ChunkSet& b : row_blocks(p, umod(sgn(c.me) - 1 - s, p), (c.me + t) % p, 1)) {
+      recv_copy(c, out, prev, b);
+    }
+  });
+}
+
 // ---------------------------------------------------------------------------------------------
 // The algorithms.
 
@@ -264,6 +284,19 @@ void build_bidirectional_ring(Stages& st, const Ctx& c) {
 
 extern constinit const AlgorithmRow kRingRow = {
     "ring", {}, any_op, per_member, valid, no_params, build_ring,
+};
+
+extern constinit const AlgorithmRow kRingRelayRow = {
+    "ring-relay",
+    {},
+    [](Op op) { return op == Op::kAllToAll; },
+    per_member,
+    // p(p-1)/2 steps: beyond 65,536 members they pass 2^31.
+    [](const CollectiveSpec& s) -> std::string {
+      return s.p > 65'536 ? "ring-relay takes p(p-1)/2 steps: at most 65536 members" : "";
+    },
+    no_params,
+    [](Stages& st, const Ctx& c) { add_ring_relay_all_to_all(st, c); },
 };
 
 extern constinit const AlgorithmRow kBidirectionalRingRow = {

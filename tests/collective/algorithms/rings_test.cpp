@@ -1,5 +1,5 @@
 // Tests of the ring family (src/collective/algorithms/rings.cpp): step counts of ring,
-// bidirectional-ring, the pipelined chains and the gather / scatter relays.
+// bidirectional-ring, the pipelined chains, the gather / scatter relays and ring-relay.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -32,6 +32,20 @@ TEST(Rings, StepCounts) {
     EXPECT_EQ(execute(make_spec(Op::kGather, algorithm("ring"), p, 1, 1)).rounds, p - 1);
     EXPECT_EQ(execute(make_spec(Op::kScatter, algorithm("ring"), p, 1, 1)).rounds, p - 1);
   }
+}
+
+// ring-relay (ASTRA-sim's ring all-to-all): p(p-1)/2 steps of one block each, every byte
+// of the all-to-all delivered (execute's final-state check); refused past 65,536 members.
+TEST(Rings, RingRelayStepCounts) {
+  for (std::uint32_t p : kStepCountSizes) {
+    const CollectiveSpec spec = make_spec(Op::kAllToAll, algorithm("ring-relay"), p, 1024 * p);
+    expect_uniform(spec, p * (p - 1) / 2);
+    // One message per step and member: each block of a member's p-1 crosses its d hops.
+    EXPECT_EQ(execute(spec).messages, std::uint64_t{p} * p * (p - 1) / 2) << p;
+  }
+  EXPECT_EQ(why_invalid(make_spec(Op::kAllToAll, algorithm("ring-relay"), 65'536)), "");
+  EXPECT_NE(why_invalid(make_spec(Op::kAllToAll, algorithm("ring-relay"), 65'537)), "");
+  EXPECT_NE(why_invalid(make_spec(Op::kAllReduce, algorithm("ring-relay"), 8)), "");
 }
 
 }  // namespace
