@@ -91,6 +91,11 @@ collective::Op collective_op(CommType t) {
   return collective::Op::kAllReduce;
 }
 
+std::uint64_t spec_bytes(const Node& n, std::uint32_t group) {
+  const bool gathers = n.comm_type == CommType::kAllGather || n.comm_type == CommType::kGather;
+  return gathers ? n.comm_size * group : n.comm_size;
+}
+
 std::string check_matching(const Config& c) {
   if (c.traces.size() < 2) return "";
   const std::vector<Coll> first = collectives_of(c.traces[0]);

@@ -123,8 +123,8 @@ class Builder {
     const std::uint32_t ready = p.add(join, deps);
     const collective::Op kind = collective_op(n.comm_type);
     const auto k = static_cast<std::size_t>(kind);
-    last_collective_ =
-        p.collective(Category::kCollective, 0, {kind, c_.algorithms[k], n.comm_size, 0}, {ready});
+    last_collective_ = p.collective(Category::kCollective, 0,
+                                    {kind, c_.algorithms[k], spec_bytes(n, c_.gpus), 0}, {ready});
     return last_collective_;
   }
 

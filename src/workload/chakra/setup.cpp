@@ -75,7 +75,7 @@ class ChakraPlugin final : public Plugin {
       for (const Node& n : t.nodes) {
         if (n.type != NodeType::kCommColl || n.cpu_op) continue;
         std::uint64_t& m = out[static_cast<std::size_t>(collective_op(n.comm_type))];
-        m = std::max(m, n.comm_size);
+        m = std::max(m, spec_bytes(n, config_.gpus));
       }
     }
     return out;

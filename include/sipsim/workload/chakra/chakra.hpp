@@ -25,6 +25,11 @@ enum class CpuOps : std::uint8_t { kIgnore, kTime };
 // REDUCE_SCATTER_BLOCK folded into sipsim's ops).
 collective::Op collective_op(CommType t);
 
+// A collective node's size as sipsim's collectives take it: `comm_size` is
+// what each member contributes (ASTRA-sim's reading), so an all-gather's or a
+// gather's p-part buffer is `group` times it; the others take it as it is.
+std::uint64_t spec_bytes(const Node& n, std::uint32_t group);
+
 struct Config {
   std::string trace_path;          // as written in the scenario, resolved
   std::vector<std::string> files;  // one per trace read
