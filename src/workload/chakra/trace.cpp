@@ -173,6 +173,7 @@ class Reader {
     n.duration_us = node_.duration_micros();
     n.has_duration = n.duration_us > 0;
     read_attributes(n);
+    if (!n.has_duration && n.tensor_bytes == 0 && n.num_ops == 0) size_from_io(n);
     if (n.type == NodeType::kCommColl && !n.cpu_op && !n.has_comm_type) {
       fail_node(n, "attr comm_type", "missing on a COMM_COLL_NODE");
     }
@@ -190,6 +191,19 @@ class Reader {
       fail_node(n, "id", "a second node with this id");
     }
     trace_.nodes.push_back(n);
+  }
+
+  // A node without a duration, FLOPs or tensor_size: the bytes of its input
+  // and output tensors, where their text parses (else it stays unpriced).
+  void size_from_io(Node& n) {
+    std::uint64_t bytes = 0;
+    for (const et::IOInfo* io : {&node_.inputs(), &node_.outputs()}) {
+      const std::optional<std::uint64_t> b = io_tensor_bytes(io->shapes(), io->types());
+      if (!b) return;
+      bytes += *b;
+    }
+    n.tensor_bytes = std::min(bytes, kMaxCommBytes);
+    n.io_sized = bytes > 0;
   }
 
   void read_attributes(Node& n) {
@@ -412,7 +426,11 @@ TraceStats statistics(const Trace& t) {
     }
     if (n.type == NodeType::kComp) {
       s.compute_us += n.duration_us;
-      if (!n.has_duration) ++s.without_duration;
+      if (!n.has_duration) {
+        ++s.without_duration;
+        if (n.io_sized) ++s.io_sized;
+        if (n.num_ops == 0 && n.tensor_bytes == 0) ++s.untimed;
+      }
     }
     if (n.type == NodeType::kCommColl) {
       ++s.collectives[static_cast<std::size_t>(n.comm_type)];
@@ -442,9 +460,13 @@ std::string describe(const Trace& t, std::string_view indent) {
   if (!any) out += " none";
   out += fmt::format("\n{}control dependencies dropped: {} on missing nodes, {} closing cycles",
                      indent, t.missing_ctrl_deps, t.broken_ctrl_deps);
-  out += fmt::format(
-      "\n{}compute: {} us in GPU COMP_NODEs ({} without duration_micros)\n{}unknown attributes:",
-      indent, s.compute_us, s.without_duration, indent);
+  out += fmt::format("\n{}compute: {} us in GPU COMP_NODEs ({} without duration_micros", indent,
+                     s.compute_us, s.without_duration);
+  if (s.without_duration > 0) {
+    out += fmt::format(": {} priced by their tensors' bytes, {} by num_ops or tensor_size, {} at 0",
+                       s.io_sized, s.without_duration - s.io_sized - s.untimed, s.untimed);
+  }
+  out += fmt::format(")\n{}unknown attributes:", indent);
   if (t.unknown_attributes.empty()) out += " none";
   for (const auto& [name, count] : t.unknown_attributes)
     out += fmt::format(" {} ({})", name, count);

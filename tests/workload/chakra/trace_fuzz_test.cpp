@@ -323,6 +323,24 @@ std::vector<Seed> generated_seeds() {
     w.add(c);
     seeds.push_back({"schema-1.0.1", w.bytes()});
   }
+  {
+    // GPU nodes without a duration, priced from their tensors' text
+    // (io_tensor_bytes): mutations reach its parser.
+    EtWriter w;
+    et::Node a = testing::comp(1, 0);
+    a.mutable_inputs()->set_shapes("[[64, 8], [[2, 3], [4]], [], [-1]]");
+    a.mutable_inputs()->set_types(
+        "['Tensor(float)', 'GenericList[Tensor(c10::Half),Tensor(long int)]', 'Bool', "
+        "'Tensor(double)']");
+    a.mutable_outputs()->set_shapes("[[64, 8]]");
+    a.mutable_outputs()->set_types("['Tensor(c10::BFloat16)']");
+    w.add(a);
+    et::Node b = testing::comp(2, 0, {1});
+    b.mutable_inputs()->set_shapes("[[[[1]]], [1000000, 1000000, 1000000]]");
+    b.mutable_inputs()->set_types("[\"Tensor(int)\", 'GenericList[Tensor(bool)]']");
+    w.add(b);
+    seeds.push_back({"tensor-text", w.bytes()});
+  }
   seeds.push_back({"layered-300", testing::large_trace(300).bytes()});
   return seeds;
 }

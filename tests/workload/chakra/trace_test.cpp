@@ -92,9 +92,40 @@ TEST(ChakraTrace, PyTorchStep) {
   }
   EXPECT_GT(t.unknown_attributes.count("op_schema"), 0u);
   EXPECT_EQ(t.missing_ctrl_deps, 1277u);
+  // The 157 GPU nodes without a duration are device-to-device copies whose
+  // inputs and outputs give their bytes.
+  EXPECT_EQ(s.without_duration, 157u);
+  EXPECT_EQ(s.io_sized, 157u);
+  EXPECT_EQ(s.untimed, 0u);
   const std::string text = describe(t, "  ");
+  EXPECT_NE(text.find("157 priced by their tensors' bytes"), std::string::npos) << text;
   EXPECT_NE(text.find("COMM_COLL_NODE 21"), std::string::npos) << text;
   EXPECT_NE(text.find("ALL_REDUCE"), std::string::npos) << text;
+}
+
+// PyTorch's observer writes one entry per argument: a tensor's shape, a
+// tensor list's shapes, [] for a scalar.
+TEST(ChakraTrace, TensorBytesFromInputsAndOutputs) {
+  EXPECT_EQ(io_tensor_bytes("[[64], [64], []]", "['Tensor(float)', 'Tensor(float)', 'Bool']"),
+            512u);
+  EXPECT_EQ(io_tensor_bytes("[[2, 3, 4]]", "['Tensor(c10::BFloat16)']"), 48u);
+  EXPECT_EQ(io_tensor_bytes("[[[8], [2, 2]], []]",
+                            "['GenericList[Tensor(long int),Tensor(double)]', 'Int']"),
+            96u);
+  EXPECT_EQ(io_tensor_bytes("[[], [4]]", "['Tensor(nullptr (uninitialized))', 'GenericList[Int]']"),
+            0u);
+  EXPECT_EQ(io_tensor_bytes("", ""), 0u);
+  EXPECT_EQ(io_tensor_bytes("[[]]", "['Tensor(float)']"), 4u);  // a 0-d tensor: one element
+  // Not the observer's form: not priced from it.
+  EXPECT_EQ(io_tensor_bytes("[64]", "['Tensor(float)']"), std::nullopt);
+  EXPECT_EQ(io_tensor_bytes("[[64]", "['Tensor(float)']"), std::nullopt);
+  EXPECT_EQ(io_tensor_bytes("[[6x4]]", "['Tensor(float)']"), std::nullopt);
+  EXPECT_EQ(io_tensor_bytes("[[64]]", "['Tensor(float)"), std::nullopt);
+  EXPECT_EQ(io_tensor_bytes("[[-1]]", "['Tensor(float)']"), 0u);  // no size
+  // An absurd shape does not overflow.
+  EXPECT_EQ(io_tensor_bytes("[[1000000000, 1000000000, 1000000000]]", "['Tensor(float)']"), 0u);
+  const std::string deep(40, '[');
+  EXPECT_EQ(io_tensor_bytes(deep + std::string(40, ']'), "['Tensor(float)']"), std::nullopt);
 }
 
 TEST(ChakraTrace, DamagedStreams) {

@@ -7,6 +7,7 @@
 // message's index and byte offset) and the field.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -67,6 +68,9 @@ struct Node {
   bool has_comm_type = false;
   bool has_duration = false;
   bool cpu_op = false;
+  // tensor_bytes came from the node's inputs and outputs (io_tensor_bytes),
+  // not from a tensor_size attribute.
+  bool io_sized = false;
 };
 
 struct Trace {
@@ -98,6 +102,11 @@ class TraceError : public std::runtime_error {
 // Reads a trace file; throws TraceError.
 Trace read_trace(const std::string& path);
 
+// The bytes held by the tensors of one IOInfo (its `shapes` and `types`
+// texts as PyTorch's observer writes them); nullopt where the texts are not in
+// that form. Arguments that are not tensors count 0.
+std::optional<std::uint64_t> io_tensor_bytes(std::string_view shapes, std::string_view types);
+
 // What `sipsim info` prints of a trace.
 struct TraceStats {
   std::uint64_t by_type[kNodeTypes] = {};
@@ -106,6 +115,8 @@ struct TraceStats {
   std::uint64_t cpu_ops = 0;
   std::uint64_t compute_us = 0;        // COMP_NODE durations, GPU ops
   std::uint64_t without_duration = 0;  // GPU COMP_NODEs without duration_micros
+  std::uint64_t io_sized = 0;          // of those, priced by their tensors' bytes
+  std::uint64_t untimed = 0;           // of those, without FLOPs or bytes: 0
 };
 TraceStats statistics(const Trace& trace);
 // Several lines, each starting with `indent`.
