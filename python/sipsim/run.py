@@ -37,6 +37,8 @@ _WHY_MISSING = {
     "/gpu_energy": "not a training run (workload.type: transformer, dlrm or graph)",
     "/memory": "only transformer runs have it",
     "/trace/events": "the run had no trace (output.trace: ops, collectives or steps, training only)",
+    "/trace/names": "the run had no trace, or was written before the ops' names were",
+    "/trace/ops": "the run had no trace, or was written before the ops' names were",
     "/replay_shapes": "not a training run under workload.collectives: replay-shapes",
     "/faults": "the scenario has no faults: section (docs/faults.md)",
     "/fabric": "the workload ran on no fabric (e.g. PHOLD)",
@@ -238,12 +240,44 @@ class Run:
 
     def trace(self) -> pd.DataFrame:
         """/trace/events: node, iteration, op, step (-1 for an op's row), kind, category,
-        start_s, end_s, time_s. `attrs["level"]` is the trace level."""
+        program, name (the op's own name, e.g. a Chakra trace's "aten::mm"; "" when it has
+        none, and for every row of a file written before names were), start_s, end_s, time_s.
+        `attrs["level"]` is the trace level."""
         arr, attrs = self._read("/trace/events")
+        names = self._op_names()
         with self._reading("/trace/events"):
             df = _with_duration(_table(arr), arr, "end_s")
+            name = np.full(len(df), "", dtype=object)
+            if names is not None and "program" in df.columns and len(names[0]):
+                table, keys, ids = names
+                # An event's (program, op) looked up among the named ops' sorted keys.
+                key = (df["program"].to_numpy(np.uint64) << np.uint64(32)) | \
+                    df["op"].to_numpy(np.uint64)
+                at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+                hit = keys[at] == key
+                name[hit] = table[ids[at[hit]]]
+            after = "program" if "program" in df.columns else "category"
+            df.insert(df.columns.get_loc(after) + 1, "name", name)
         df.attrs = attrs
         return df
+
+    def _op_names(self):
+        """(names, sorted program << 32 | op keys, their name indices) of /trace/names and
+        /trace/ops, or None when the file has not both."""
+        if "/trace/names" not in self.tables or "/trace/ops" not in self.tables:
+            return None
+        names, _ = self._read("/trace/names")
+        ops, _ = self._read("/trace/ops")
+        with self._reading("/trace/ops"):
+            table = np.array(np.char.decode(names["name"], "utf-8", errors="replace"),
+                             dtype=object) if len(names) else np.array([], dtype=object)
+            ids = ops["name"].astype(np.int64)
+            if len(ids) and (ids.min() < 0 or ids.max() >= len(table)):
+                raise SipsimError(f"{self.path}: /trace/ops names a row /trace/names does not "
+                                  f"have (damaged)")
+            keys = (ops["program"].astype(np.uint64) << np.uint64(32)) | ops["op"].astype(np.uint64)
+            order = np.argsort(keys, kind="stable")
+            return table, keys[order], ids[order]
 
     def replay_shapes(self) -> pd.DataFrame:
         """/replay_shapes (training under replay-shapes): one row per call that communicators
@@ -294,8 +328,8 @@ class Run:
         return df
 
 
-_TABLES = ("/collectives", "/iterations", "/breakdown", "/memory", "/trace/events", "/gpu_energy",
-           "/replay_shapes", "/faults")
+_TABLES = ("/collectives", "/iterations", "/breakdown", "/memory", "/trace/events",
+           "/trace/names", "/trace/ops", "/gpu_energy", "/replay_shapes", "/faults")
 
 
 def open(path: "str | os.PathLike[str]") -> Run:  # noqa: A001 - the package's entry point

@@ -83,8 +83,9 @@ def test_trace(training_run):
     with h5py.File(path) as f:
         raw = f["/trace/events"][:]
     assert len(df) == len(raw) > 0
-    assert list(df.columns) == ["node", "iteration", "op", "step", "kind", "category", "start_s", "end_s",
-                                "time_s"]
+    assert list(df.columns) == ["node", "iteration", "op", "step", "kind", "category", "program",
+                                "name", "start_s", "end_s", "time_s"]
+    assert (df["name"] == "").all()  # a transformer names no op
     assert df.attrs["level"] == "ops"
     assert set(df["kind"]) <= {"compute", "collective", "send", "recv"}
     assert set(df["category"]) <= set(CATEGORIES)

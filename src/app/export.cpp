@@ -274,6 +274,7 @@ Summary write_chrome(const output::run_file::Reader& in, const ExportArgs& args,
   }
 
   if (has_trace) {
+    const output::run_file::OpNames op_names = in.trace_op_names();
     // Rows come in node order: a node's rows are buffered, then laid out.
     std::vector<TraceRow> rows;
     std::size_t next_shown = 0;
@@ -295,7 +296,10 @@ Summary write_chrome(const output::run_file::Reader& in, const ExportArgs& args,
               static_cast<long>(node) * 64 + static_cast<long>(std::min<std::size_t>(lane, 63)));
         }
         std::string name;
-        if (r.kind == "compute") {
+        if (const std::string_view own = op_names.find(r.program, r.op);
+            !own.empty() && r.kind != "step") {
+          name = own;
+        } else if (r.kind == "compute") {
           name = r.category;
         } else if (r.kind == "step") {
           name = fmt::format("step {}", r.step);

@@ -29,7 +29,12 @@ struct RawTrace {
   std::int32_t step;
   char kind[12];
   char category[16];
+  std::uint32_t program;
   std::uint64_t start_ps, end_ps;
+};
+
+struct RawOpName {
+  std::uint32_t program, op, name;
 };
 
 struct RawCollective {
@@ -62,8 +67,9 @@ void insert(hid_t type, const char* name, std::size_t offset, hid_t member) {
   }
 }
 
-// The memory type of a trace row: every column, or only `node`.
-Handle trace_type(bool node_only) {
+// The memory type of a trace row: every column (`program` when the file
+// has it), or only `node`.
+Handle trace_type(bool node_only, bool program = false) {
   if (node_only) {
     Handle t(H5Tcreate(H5T_COMPOUND, sizeof(std::uint32_t)));
     insert(t.get(), "node", 0, H5T_NATIVE_UINT32);
@@ -78,6 +84,7 @@ Handle trace_type(bool node_only) {
   insert(t.get(), "step", offsetof(RawTrace, step), H5T_NATIVE_INT32);
   insert(t.get(), "kind", offsetof(RawTrace, kind), kind.get());
   insert(t.get(), "category", offsetof(RawTrace, category), category.get());
+  if (program) insert(t.get(), "program", offsetof(RawTrace, program), H5T_NATIVE_UINT32);
   insert(t.get(), "start_ps", offsetof(RawTrace, start_ps), H5T_NATIVE_UINT64);
   insert(t.get(), "end_ps", offsetof(RawTrace, end_ps), H5T_NATIVE_UINT64);
   return t;
@@ -107,6 +114,13 @@ Handle collective_type(bool legacy) {
   insert(id, legacy ? "busbw_gbps" : "busbw_GBps", offsetof(RawCollective, busbw_GBps),
          H5T_NATIVE_DOUBLE);
   return t;
+}
+
+// Whether the compound type of `dataset` has a member `name`.
+bool has_member(hid_t dataset, const char* name) {
+  Handle type(H5Dget_type(dataset));
+  return type && H5Tget_class(type.get()) == H5T_COMPOUND &&
+         H5Tget_member_index(type.get(), name) >= 0;
 }
 
 // Reads rows [first, first + count) of the 1-D `dataset` into `out`.
@@ -349,9 +363,9 @@ std::vector<std::uint32_t> Reader::trace_nodes() const {
 }
 
 void Reader::for_each_trace_batch(const std::function<void(std::span<const TraceRow>)>& f) const {
-  Handle type = trace_type(false);
+  Handle d = open_checked("/trace/events", 1);
+  Handle type = trace_type(false, has_member(d.get(), "program"));
   const hsize_t n = table_rows("/trace/events", type.get());
-  Handle d(H5Dopen2(file_.get(), "/trace/events", H5P_DEFAULT));
   std::vector<RawTrace> raw(std::min(kBatch, n));
   std::vector<TraceRow> batch;
   for (hsize_t first = 0; first < n; first += kBatch) {
@@ -361,10 +375,65 @@ void Reader::for_each_trace_batch(const std::function<void(std::span<const Trace
     for (hsize_t i = 0; i < count; ++i) {
       const RawTrace& r = raw[i];
       batch.push_back({r.node, r.iteration, r.op, r.step, trimmed(r.kind), trimmed(r.category),
-                       r.start_ps, r.end_ps});
+                       r.program, r.start_ps, r.end_ps});
     }
     f(batch);
   }
+}
+
+std::string_view OpNames::find(std::uint32_t program, std::uint32_t op) const {
+  const auto it = by_op.find(std::uint64_t{program} << 32 | op);
+  return it == by_op.end() ? std::string_view() : std::string_view(names[it->second]);
+}
+
+OpNames Reader::trace_op_names() const {
+  OpNames out;
+  if (!has("/trace/names") || !has("/trace/ops") || !has("/trace/events") ||
+      !has_member(open_checked("/trace/events", 1).get(), "program")) {
+    return out;
+  }
+  // /trace/names: one fixed-length string column, as wide as the file says.
+  Handle d = open_checked("/trace/names", 1);
+  Handle file_type(H5Dget_type(d.get()));
+  const int at = file_type && H5Tget_class(file_type.get()) == H5T_COMPOUND
+                     ? H5Tget_member_index(file_type.get(), "name")
+                     : -1;
+  Handle member(at >= 0 ? H5Tget_member_type(file_type.get(), static_cast<unsigned>(at)) : -1);
+  if (!member || H5Tget_class(member.get()) != H5T_STRING ||
+      H5Tis_variable_str(member.get()) != 0) {
+    throw Error(path_ + ": /trace/names lacks its fixed-length column name (damaged)");
+  }
+  // No wider than a row of the file's type: the table's bytes bound the read.
+  const std::size_t width = H5Tget_size(member.get());
+  Handle text_t = string_type(width);
+  Handle names_t(H5Tcreate(H5T_COMPOUND, width));
+  insert(names_t.get(), "name", 0, text_t.get());
+  const hsize_t n = table_rows("/trace/names", names_t.get());
+  std::vector<char> text(n * width);
+  if (n > 0) read_rows(path_, d.get(), "/trace/names", names_t.get(), 0, n, text.data());
+  out.names.reserve(n);
+  for (hsize_t i = 0; i < n; ++i) {
+    const char* s = text.data() + i * width;
+    out.names.emplace_back(s, strnlen(s, width));
+  }
+
+  Handle ops = open_checked("/trace/ops", 1);
+  Handle ops_t(H5Tcreate(H5T_COMPOUND, sizeof(RawOpName)));
+  insert(ops_t.get(), "program", offsetof(RawOpName, program), H5T_NATIVE_UINT32);
+  insert(ops_t.get(), "op", offsetof(RawOpName, op), H5T_NATIVE_UINT32);
+  insert(ops_t.get(), "name", offsetof(RawOpName, name), H5T_NATIVE_UINT32);
+  const hsize_t rows = table_rows("/trace/ops", ops_t.get());
+  std::vector<RawOpName> raw(rows);
+  if (rows > 0) read_rows(path_, ops.get(), "/trace/ops", ops_t.get(), 0, rows, raw.data());
+  out.by_op.reserve(rows);
+  for (const RawOpName& r : raw) {
+    if (r.name >= out.names.size()) {
+      throw Error(path_ + ": /trace/ops names entry " + std::to_string(r.name) +
+                  ", but /trace/names has " + std::to_string(out.names.size()) + " (damaged)");
+    }
+    out.by_op[std::uint64_t{r.program} << 32 | r.op] = r.name;
+  }
+  return out;
 }
 
 std::vector<CollectiveRow> Reader::collectives() const {

@@ -3,6 +3,7 @@
 #include <array>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace sipsim::workload {
 
@@ -132,6 +133,26 @@ bool Program::computes_longer_than(std::uint32_t iterations, pdes::Time limit) c
   U128 busy = 0;
   for (const Op& op : ops_) busy += op.duration;
   return busy * iterations > limit;
+}
+
+void Program::set_name_table(std::shared_ptr<const std::vector<std::string>> names) {
+  names_ = std::move(names);
+  op_names_.clear();
+}
+
+void Program::name_op(std::uint32_t i, std::uint32_t name) {
+  if (!names_ || name >= names_->size() || i >= ops_.size()) {
+    throw std::invalid_argument("program '" + name_ + "': op " + std::to_string(i) +
+                                " named by entry " + std::to_string(name) +
+                                ", not in its name table");
+  }
+  if (op_names_.size() <= i) op_names_.resize(std::size_t{i} + 1, 0);
+  op_names_[i] = name;
+}
+
+std::string_view Program::op_name(std::uint32_t i) const {
+  if (i >= op_names_.size() || op_names_[i] == 0) return {};
+  return (*names_)[op_names_[i]];
 }
 
 std::string Program::describe(std::uint32_t i) const {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 namespace sipsim::workload {
 
@@ -27,10 +28,13 @@ std::string_view to_string(TraceLevel level) {
 namespace {
 
 void check(herr_t status, const char* what) {
-  if (status < 0) throw output::h5::Error(std::string("writing /trace/events: ") + what);
+  if (status < 0) throw output::h5::Error(std::string("writing /trace: ") + what);
 }
 
 }  // namespace
+
+// The program column fills what was padding: rows stay 64 bytes.
+static_assert(sizeof(Trace::Row) == 64);
 
 void Trace::record(const OpRecord& r) {
   if (level_ == TraceLevel::kNone) return;
@@ -38,7 +42,7 @@ void Trace::record(const OpRecord& r) {
   const Op& op = programs_->programs[b.program].op(r.op);
   if (op.kind == OpKind::kWait) return;
   if (level_ != TraceLevel::kOps && op.kind == OpKind::kCompute) return;
-  Row row{r.node, r.iteration, r.op, -1, {}, {}, r.start, r.end};
+  Row row{r.node, r.iteration, r.op, -1, {}, {}, b.program, r.start, r.end};
   output::h5::copy_fixed(row.kind, to_string(op.kind));
   output::h5::copy_fixed(row.category, to_string(op.category));
   rows_.push_back(row);
@@ -48,7 +52,8 @@ void Trace::record_step(const OpRecord& r, std::uint32_t step) {
   if (level_ != TraceLevel::kSteps) return;
   const Binding& b = *programs_->bindings[r.node];
   const Op& op = programs_->programs[b.program].op(r.op);
-  Row row{r.node, r.iteration, r.op, static_cast<std::int32_t>(step), {}, {}, r.start, r.end};
+  Row row{r.node,    r.iteration, r.op, static_cast<std::int32_t>(step), {}, {},
+          b.program, r.start,     r.end};
   output::h5::copy_fixed(row.kind, "step");
   output::h5::copy_fixed(row.category, to_string(op.category));
   rows_.push_back(row);
@@ -81,6 +86,7 @@ void Trace::write(output::h5::File& file) const {
   check(H5Tinsert(t.get(), "step", offsetof(Row, step), H5T_NATIVE_INT32), "step");
   check(H5Tinsert(t.get(), "kind", offsetof(Row, kind), kind_t.get()), "kind");
   check(H5Tinsert(t.get(), "category", offsetof(Row, category), cat_t.get()), "category");
+  check(H5Tinsert(t.get(), "program", offsetof(Row, program), H5T_NATIVE_UINT32), "program");
   check(H5Tinsert(t.get(), "start_ps", offsetof(Row, start_ps), H5T_NATIVE_UINT64), "start_ps");
   check(H5Tinsert(t.get(), "end_ps", offsetof(Row, end_ps), H5T_NATIVE_UINT64), "end_ps");
 
@@ -119,6 +125,48 @@ void Trace::write(output::h5::File& file) const {
       "writing /trace/events");
   output::h5::write_attr(dset.get(), "level", to_string(level_));
   output::h5::write_attr(dset.get(), "time_units", std::string_view("ps"));
+  write_names(file);
+}
+
+void Trace::write_names(output::h5::File& file) const {
+  // Each distinct name once (a trace repeats a kernel's long name for many
+  // ops), numbered in order of first use: the same on every rank.
+  struct OpRow {
+    std::uint32_t program, op, name;
+  };
+  std::vector<OpRow> ops;
+  std::vector<std::string_view> names;
+  std::unordered_map<std::string_view, std::uint32_t> ids;
+  std::size_t width = 1;
+  const std::vector<Program>& programs = programs_->programs;
+  for (std::uint32_t p = 0; p < programs.size(); ++p) {
+    for (std::uint32_t i = 0; i < programs[p].size(); ++i) {
+      const std::string_view name = programs[p].op_name(i);
+      if (name.empty()) continue;
+      const auto [it, added] = ids.try_emplace(name, static_cast<std::uint32_t>(names.size()));
+      if (added) {
+        names.push_back(name);
+        width = std::max(width, name.size());
+      }
+      ops.push_back({p, i, it->second});
+    }
+  }
+  using output::h5::Handle;
+  // Fixed-length strings as wide as the longest name (parallel HDF5 writes
+  // no variable-length ones).
+  Handle str_t = output::h5::fixed_string_type(width);
+  Handle names_t(H5Tcreate(H5T_COMPOUND, width));
+  check(H5Tinsert(names_t.get(), "name", 0, str_t.get()), "name");
+  std::vector<char> text(names.size() * width, '\0');
+  for (std::size_t i = 0; i < names.size(); ++i)
+    std::memcpy(text.data() + i * width, names[i].data(), names[i].size());
+  output::h5::write_rank0_rows(file, "/trace/names", names_t.get(), names.size(), text.data());
+
+  Handle ops_t(H5Tcreate(H5T_COMPOUND, sizeof(OpRow)));
+  check(H5Tinsert(ops_t.get(), "program", offsetof(OpRow, program), H5T_NATIVE_UINT32), "program");
+  check(H5Tinsert(ops_t.get(), "op", offsetof(OpRow, op), H5T_NATIVE_UINT32), "op");
+  check(H5Tinsert(ops_t.get(), "name", offsetof(OpRow, name), H5T_NATIVE_UINT32), "name");
+  output::h5::write_rank0_rows(file, "/trace/ops", ops_t.get(), ops.size(), ops.data());
 }
 
 }  // namespace sipsim::workload

@@ -223,8 +223,8 @@ expect dims-product 2 "sipsim: error: --set workload.dims=[8,8,8]: workload.dims
 expect ramp-budget-refused 2 "sipsim: error: ramp.yaml:1:9: fabric: optical power budget fails (RAMP §4.2): -15.0927 dBm at the receiver (needs >= -15), -21.0721 dBm at the weakest point (needs >= -20); set ignore_power_budget: true to run anyway" -- validate ramp.yaml --set fabric.x=40 --set fabric.J=40 --set fabric.Lambda=80
 expect ramp-j-above-x 2 "sipsim: error: --set fabric.J=33: fabric.J: must not exceed x (32)" -- validate ramp.yaml --set fabric.J=33
 expect ramp-x-needs-ramp 2 "sipsim: error: --set workload.algorithm=ramp-x: workload.algorithm: ramp-x needs a RAMP fabric (x, J, D)" -- validate coll.yaml --set workload.algorithm=ramp-x
-expect trace-needs-training 2 "sipsim: error: --set output.trace=ops: output.trace: only training workloads (transformer) have an event trace" -- validate coll.yaml --set output.trace=ops
-expect trace-steps-needs-training 2 "sipsim: error: --set output.trace=steps: output.trace: only training workloads (transformer) have an event trace" -- validate coll.yaml --set output.trace=steps
+expect trace-needs-training 2 "sipsim: error: --set output.trace=ops: output.trace: only training workloads (transformer, dlrm, graph, chakra) have an event trace" -- validate coll.yaml --set output.trace=ops
+expect trace-steps-needs-training 2 "sipsim: error: --set output.trace=steps: output.trace: only training workloads (transformer, dlrm, graph, chakra) have an event trace" -- validate coll.yaml --set output.trace=steps
 
 # Start-up: --help, --version and usage errors are answered before MPI starts,
 # by the launcher's rank 0 only; a lone process runs as a light singleton.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # sipsim export --chrome-trace: a tiny transformer with `output.trace: ops`
-# (and `steps`) and a collectives run, exported and checked against the Chrome
+# (and `steps`), a Chakra trace's named ops (when the test data is there) and
+# a collectives run, exported and checked against the Chrome
 # trace event format's rules (chrome_trace_check.py, json module only): one
 # slice per trace row, proper nesting per track, sampling, and the errors.
 # Usage: export_chrome_test.sh SIPSIM SOURCE_DIR
@@ -100,6 +101,21 @@ print(sum(e["name"] == "thread_name" for e in json.load(open(sys.argv[1]))["trac
 "$sipsim" export --chrome-trace one.h5 -o one.json > out.txt
 [ "$(cat out.txt)" = "one.json: 1 slice: 1 collective on 1 track; open it in ui.perfetto.dev or chrome://tracing" ] ||
   fail "one collective: $(cat out.txt)"
+
+# A Chakra trace's ops (test data beside the repository, when there): slices
+# named after their trace nodes (kernels, NCCL collectives).
+if [ -f "$src/../shared/data/chakra/pytorch/chakra.0.et" ]; then
+  "$sipsim" run "$src/tests/app/chakra-pytorch-ramp.yaml" -o chakra.h5 -q > /dev/null
+  "$sipsim" export --chrome-trace chakra.h5 -o chakra.json > /dev/null
+  summary=$($check chakra.json) || fail "chakra.json: $summary"
+  python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+names={e["name"] for e in d["traceEvents"] if e["ph"]=="X"}
+assert "Memcpy DtoD (Device -> Device)" in names, sorted(names)[:10]
+assert any(n.startswith("ncclKernel_AllReduce") for n in names), sorted(names)[:10]
+assert not names & {"compute", "collective collective"}, names' chakra.json ||
+    fail "chakra.json: slices not named after the trace's ops"
+fi
 
 # Errors: one line naming the file, exit 2, no output file.
 expect_error() {  # expect_error PATTERN -- ARGS

@@ -11,6 +11,8 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sipsim/output/h5.hpp"
@@ -29,7 +31,17 @@ struct TraceRow {
   std::uint32_t node = 0, iteration = 0, op = 0;
   std::int32_t step = -1;
   std::string kind, category;
+  std::uint32_t program = 0;  // 0 in files from before the column
   std::uint64_t start_ps = 0, end_ps = 0;
+};
+
+// The ops' own names (/trace/names and /trace/ops): none in files of
+// workloads that name no op, or from before the tables.
+struct OpNames {
+  std::vector<std::string> names;
+  std::unordered_map<std::uint64_t, std::uint32_t> by_op;  // program << 32 | op -> names index
+  // The name of `op` of `program`, "" when it has none.
+  std::string_view find(std::uint32_t program, std::uint32_t op) const;
 };
 
 // A /collectives row.
@@ -55,7 +67,7 @@ struct IterationRow {
 struct BreakdownMeans {
   std::vector<std::string> categories;
   std::vector<std::vector<double>> mean_s;  // [iteration][category]
-  std::uint64_t gpus = 0;                    // the GPUs averaged over
+  std::uint64_t gpus = 0;                   // the GPUs averaged over
 };
 
 struct ReaderOptions {
@@ -79,6 +91,9 @@ class Reader {
   std::vector<std::uint32_t> trace_nodes() const;
   // /trace/events in file order, `batch` rows at a time (bounded memory).
   void for_each_trace_batch(const std::function<void(std::span<const TraceRow>)>& f) const;
+  // /trace/names and /trace/ops, when the file has them and /trace/events
+  // has its program column; else none.
+  OpNames trace_op_names() const;
   std::vector<CollectiveRow> collectives() const;
   // /iterations (empty when the file has none).
   std::vector<IterationRow> iterations() const;

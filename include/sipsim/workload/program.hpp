@@ -14,6 +14,7 @@
 // a category, so that the interpreter can say where each picosecond went.
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -101,6 +102,15 @@ class Program {
   // Slots the ops use (the Binding must provide at least these).
   std::uint32_t comm_slots() const { return comm_slots_; }
   std::uint32_t peer_slots() const { return peer_slots_; }
+  // Optional op names (docs/output.md, /trace/ops): a table that programs
+  // may share (a Chakra trace's names; entry 0 is never an op's name, it
+  // stands for none), and an index per op into it. A program without a table names no op.
+  void set_name_table(std::shared_ptr<const std::vector<std::string>> names);
+  // Op i is named (*names)[name]; needs the table.
+  void name_op(std::uint32_t i, std::uint32_t name);
+  // Op i's name, "" when it has none.
+  std::string_view op_name(std::uint32_t i) const;
+
   // One line for error messages: "op 5 (recv, pp-comm, 1048576 B from peer slot 0)".
   std::string describe(std::uint32_t i) const;
 
@@ -114,6 +124,8 @@ class Program {
   std::vector<collective::CollectiveCall> calls_;
   std::vector<std::uint32_t> users_begin_, users_, roots_;
   std::uint32_t comm_slots_ = 0, peer_slots_ = 0;
+  std::shared_ptr<const std::vector<std::string>> names_;
+  std::vector<std::uint32_t> op_names_;  // by op; shorter than ops_ when the rest have none
 };
 
 // What a node's program slots refer to on that node.

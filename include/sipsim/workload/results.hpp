@@ -29,7 +29,8 @@ class Results {
   // /trace/events); workloads without one refuse any level but none.
   virtual void set_trace(TraceLevel level) {
     if (level != TraceLevel::kNone) {
-      throw std::invalid_argument("only training workloads (transformer) have an event trace");
+      throw std::invalid_argument(
+          "only training workloads (transformer, dlrm, graph, chakra) have an event trace");
     }
   }
   // Before the run, where the workload uses estimates (`replay-shapes`'

@@ -31,7 +31,8 @@ class Trace {
   void record_step(const OpRecord& r, std::uint32_t step);
   // Collective: /trace/events, rows by (node, iteration, op) whatever the
   // partition, so that the file is the same at every rank count. Every rank
-  // writes its own nodes' rows (parallel HDF5).
+  // writes its own nodes' rows (parallel HDF5). Then the ops' own names,
+  // /trace/names and /trace/ops, the same on every rank (rank 0 writes them).
   void write(output::h5::File& file) const;
 
   struct Row {
@@ -39,6 +40,7 @@ class Trace {
     std::int32_t step;  // a collective's wire step, or -1: the row is an op
     char kind[12];
     char category[16];
+    std::uint32_t program;  // the node's; in what would be padding
     std::uint64_t start_ps, end_ps;
   };
 
@@ -47,6 +49,9 @@ class Trace {
 
  private:
   TraceLevel level_;
+  // /trace/names and /trace/ops (every rank holds every program).
+  void write_names(output::h5::File& file) const;
+
   const ProgramSet* programs_;
   std::uint32_t nodes_;
   std::vector<Row> rows_;  // this rank's, in completion order

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -25,6 +26,7 @@ class Builder {
     Program p(fmt::format("trace-{}", gpu_));
     for (const std::uint32_t i : t_.order) add(p, i);
     if (p.size() == 0) p.wait({});
+    name_ops(p);
     if (p.computes_longer_than(c_.iterations, pdes::Time{1} << 61)) {
       throw std::invalid_argument(
           fmt::format("{}: a GPU computes for more than 2^61 ps (about 27 days) in {} iterations",
@@ -47,6 +49,16 @@ class Builder {
     for (std::uint32_t j = 0; j < n.deps_count; ++j)
       deps.push_back(index_[t_.deps[n.deps_begin + j]]);
     return deps;
+  }
+
+  // Each traced op (not the joins, which /trace leaves out) after its node.
+  void name_ops(Program& p) const {
+    p.set_name_table(std::make_shared<const std::vector<std::string>>(t_.names));
+    for (std::uint32_t i = 0; i < index_.size(); ++i) {
+      if (index_[i] != ~0u && p.op(index_[i]).kind != OpKind::kWait) {
+        p.name_op(index_[i], t_.nodes[i].name);
+      }
+    }
   }
 
   static pdes::Time micros(std::uint64_t us) {

@@ -294,5 +294,41 @@ TEST(ChakraWorkload, CollectivesDifferingAcrossGpusAreLocated) {
   }
 }
 
+// Every op but the joins is named after its trace node (docs/models.md):
+// compute, the collective (not the join before it) and the messages.
+TEST(ChakraWorkload, OpsAreNamedAfterTheirNodes) {
+  std::vector<EtWriter> t(2);
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    testing::et::Node meta;
+    meta.set_id(9);
+    meta.set_name("metadata_9");
+    meta.set_type(1);
+    t[g].add(meta);
+    t[g].add(testing::comp(1, 3, {9}));
+    t[g].add(testing::coll(2, 0, 4096, {1}));
+    t[g].add(testing::p2p(3, g == 0, 1 - g, 4096, 7, {2}));
+  }
+  const std::string trace = write_traces("names", std::move(t));
+  // The programs are the interpreter's, which the simulation owns: kept alive.
+  const Simulation sim =
+      setup::build(setup::read(base::Document::load_string(scenario(trace, 2), "n.yaml")));
+  const auto* training = dynamic_cast<const TrainingResults*>(sim.results.get());
+  ASSERT_NE(training, nullptr);
+  const ProgramSet& set = training->programs();
+  ASSERT_EQ(set.programs.size(), 2u);
+  for (std::uint32_t g = 0; g < 2; ++g) {
+    const Program& p = set.programs[g];
+    std::vector<std::string> named;
+    for (std::uint32_t i = 0; i < p.size(); ++i) {
+      if (p.op(i).kind == OpKind::kWait) {
+        EXPECT_EQ(p.op_name(i), "") << p.describe(i);
+      } else {
+        named.emplace_back(p.op_name(i));
+      }
+    }
+    EXPECT_EQ(named, (std::vector<std::string>{"comp_1", "coll_2", g == 0 ? "send_3" : "recv_3"}));
+  }
+}
+
 }  // namespace
 }  // namespace sipsim::workload::chakra
