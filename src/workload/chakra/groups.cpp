@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sipsim/workload/chakra/chakra.hpp"
@@ -110,7 +111,7 @@ class Resolver {
     for (std::uint32_t g = 0; g < c_.gpus; ++g)
       if (part[g] != kNone) groups[part[g]].push_back(g);
     Groups::Family f;
-    f.size = static_cast<std::uint32_t>(groups[0].size());
+    std::tie(f.size, f.consecutive) = Groups::shape(groups[0]);
     f.groups = parts;
     f.comm.assign(c_.gpus, kNone);
     for (std::uint32_t p = 0; p < parts && f.size > 1; ++p) {

@@ -179,8 +179,7 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
   set.iterations = c.iterations;
   const Groups& groups = c.groups;
   for (std::uint32_t i = 0; i < groups.members.size(); ++i) {
-    const auto size = static_cast<std::uint32_t>(groups.members[i].size());
-    const auto params = c.params.find(size);
+    const auto params = c.params.find(Groups::shape(groups.members[i]));
     set.comms.push_back(
         {groups.names[i], groups.members[i],
          params == c.params.end() ? collective::AlgorithmParams{} : params->second});

@@ -20,6 +20,8 @@ namespace sipsim::workload::chakra {
 
 namespace {
 
+using Shape = std::pair<std::uint32_t, bool>;  // Groups::shape
+
 class ChakraPlugin final : public Plugin {
  public:
   ChakraPlugin(base::MapReader& w, const Context& ctx)
@@ -70,16 +72,17 @@ class ChakraPlugin final : public Plugin {
   }
 
  private:
-  // The largest size of each op the traces run, by the size of its groups.
-  std::vector<std::map<std::uint32_t, std::uint64_t>> largest() const {
+  // The largest size of each op the traces run, by the shape of its groups.
+  std::vector<std::map<Shape, std::uint64_t>> largest() const {
     const Config& c = config_;
-    std::vector<std::map<std::uint32_t, std::uint64_t>> out(c.algorithms.size());
+    std::vector<std::map<Shape, std::uint64_t>> out(c.algorithms.size());
     for (const Trace& t : c.traces) {
       for (const Node& n : t.nodes) {
         if (n.type != NodeType::kCommColl || n.cpu_op) continue;
-        const std::uint32_t size = c.groups.families[c.groups.family_of(t, n)].size;
-        if (size < 2) continue;  // a no-op
-        std::uint64_t& m = out[static_cast<std::size_t>(collective_op(n.comm_type))][size];
+        const Groups::Family& f = c.groups.families[c.groups.family_of(t, n)];
+        if (f.size < 2) continue;  // a no-op
+        std::uint64_t& m =
+            out[static_cast<std::size_t>(collective_op(n.comm_type))][{f.size, f.consecutive}];
         m = std::max(m, n.comm_size);
       }
     }
@@ -93,11 +96,12 @@ class ChakraPlugin final : public Plugin {
     const std::unique_ptr<mapping::Mapper> mapper = mapping::make_mapper(*ctx.fabric);
     std::vector<collective::Algorithm> own;
     for (const std::vector<std::uint32_t>& m : c.groups.members) {
-      const auto size = static_cast<std::uint32_t>(m.size());
-      if (c.params.contains(size)) continue;
-      c.params[size] = mapper->group_params(size, true);
+      const Shape shape = Groups::shape(m);
+      if (c.params.contains(shape)) continue;
+      const collective::AlgorithmParams& params = c.params[shape] =
+          mapper->group_params(shape.first, shape.second);
       try {
-        if (const auto placed = mapper->place_group(size, c.params[size])) {
+        if (const auto placed = mapper->place_group(shape.first, params)) {
           if (!collective::traits(placed->algorithm).fabric_placement &&
               std::find(own.begin(), own.end(), placed->algorithm) == own.end())
             own.push_back(placed->algorithm);
@@ -105,16 +109,18 @@ class ChakraPlugin final : public Plugin {
       } catch (const std::invalid_argument&) {
       }
     }
-    const std::vector<std::map<std::uint32_t, std::uint64_t>> sizes = largest();
+    const std::vector<std::map<Shape, std::uint64_t>> sizes = largest();
     for (std::size_t k = 0; k < sizes.size(); ++k) {
       if (sizes[k].empty()) continue;
       const auto op = static_cast<collective::Op>(k);
       auto why = [&](collective::Algorithm a) {
-        for (const auto& [size, bytes] : sizes[k]) {
+        for (const auto& [shape, bytes] : sizes[k]) {
           std::string e = collective::why_invalid(
-              collective::make_spec(op, a, size, bytes, 0, c.params.at(size)));
-          if (!e.empty())
-            return sizes[k].size() == 1 ? e : fmt::format("on groups of {} GPUs: {}", size, e);
+              collective::make_spec(op, a, shape.first, bytes, 0, c.params.at(shape)));
+          if (!e.empty()) {
+            return sizes[k].size() == 1 ? e
+                                        : fmt::format("on groups of {} GPUs: {}", shape.first, e);
+          }
         }
         return std::string();
       };

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sipsim/base/yaml_reader.hpp"
@@ -45,6 +46,7 @@ struct Groups {
     std::string label;                // "pg 'tp'", "dims [1, 0]", "all GPUs"
     std::uint32_t size = 0;           // GPUs per group
     std::uint32_t groups = 0;         // how many
+    bool consecutive = true;          // each group's GPUs consecutive
     std::vector<std::uint32_t> comm;  // per GPU: its communicator, kNone (none, or alone)
   };
   std::vector<Family> families;
@@ -59,6 +61,12 @@ struct Groups {
   std::uint32_t family_of(const Trace& t, const Node& n) const;
   // gpu's member index in communicator `comm`.
   std::uint32_t member(std::uint32_t comm, std::uint32_t gpu) const;
+  // A group's size and whether its GPUs are consecutive (the mapper's
+  // group_params for it).
+  static std::pair<std::uint32_t, bool> shape(const std::vector<std::uint32_t>& members) {
+    const auto size = static_cast<std::uint32_t>(members.size());
+    return {size, size < 2 || members.back() - members.front() + 1 == size};
+  }
   // What `sipsim info` prints: a line per family.
   std::string describe(std::string_view indent) const;
 };
@@ -76,8 +84,9 @@ struct Config {
   std::map<std::string, ProcessGroup> process_groups;  // by pg_name
   std::vector<std::uint32_t> dimensions;               // npus per dimension, or none
   Groups groups;
-  // Each communicator's shape by its size (setup.cpp, from the fabric's mapper).
-  std::map<std::uint32_t, collective::AlgorithmParams> params;
+  // The communicators' algorithm parameters by their Groups::shape
+  // (setup.cpp, from the fabric's mapper).
+  std::map<std::pair<std::uint32_t, bool>, collective::AlgorithmParams> params;
   compute::Accelerator accelerator;
 
   const Trace& trace_of(std::uint32_t gpu) const {
