@@ -1,8 +1,10 @@
 // The keys of a `workload: {type: chakra}` section (docs/scenarios.md) and
 // the cross-GPU checks of its traces: collectives in the same order, kinds
-// and sizes on every GPU; each send paired with its receive.
+// and sizes on every member of a communicator; each send paired with its
+// receive.
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -64,6 +66,92 @@ std::vector<Coll> collectives_of(const Trace& t) {
   return out;
 }
 
+// `process_groups: {<pg_name>: [ranks] | {size, stride}}`.
+std::map<std::string, ProcessGroup> read_process_groups(const base::Value& v, std::uint32_t gpus) {
+  std::map<std::string, ProcessGroup> out;
+  base::MapReader m = v.as_map();
+  for (const auto& kv : v.yaml()) {
+    const std::string name = kv.first.as<std::string>();
+    const base::Value g = m.required(name);
+    ProcessGroup pg;
+    if (g.is_list()) {
+      const std::vector<base::Value> ranks = g.as_list();
+      if (ranks.empty()) g.fail("no GPU ranks");
+      std::vector<bool> listed(gpus, false);
+      for (const base::Value& r : ranks) {
+        const std::uint32_t rank = r.as_u32();
+        if (rank >= gpus) r.fail(fmt::format("rank {} is not a GPU of the {}", rank, gpus));
+        if (listed[rank]) r.fail(fmt::format("rank {} is listed twice", rank));
+        listed[rank] = true;
+        pg.ranks.push_back(rank);
+      }
+      std::sort(pg.ranks.begin(), pg.ranks.end());
+    } else if (g.is_map()) {
+      base::MapReader p = g.as_map();
+      pg.size = p.required("size").as_u32(1, gpus);
+      pg.stride = p.get_u32("stride", 1, 1, gpus);
+      p.finish();
+      const std::uint64_t block = std::uint64_t{pg.size} * pg.stride;
+      if (gpus % block != 0) {
+        g.fail(fmt::format(
+            "size {} x stride {} = {} does not divide the {} GPUs: not a partition into groups",
+            pg.size, pg.stride, block, gpus));
+      }
+    } else {
+      g.fail("expected a list of GPU ranks or {size: k, stride: s}");
+    }
+    out.emplace(name, std::move(pg));
+  }
+  m.finish();
+  return out;
+}
+
+// `dimensions: [d0, d1, ...]`: npus per dimension, dimension 0 fastest.
+std::vector<std::uint32_t> read_dimensions(const base::Value& v, std::uint32_t gpus) {
+  std::vector<std::uint32_t> out;
+  std::uint64_t product = 1;
+  for (const base::Value& d : v.as_list()) {
+    out.push_back(d.as_u32(1, gpus));
+    product *= out.back();
+    if (product > gpus) break;
+  }
+  if (out.empty() || out.size() > kMaxDims)
+    v.fail(fmt::format("from 1 to {} dimensions", kMaxDims));
+  if (product != gpus) {
+    v.fail(fmt::format("the product of the dimensions is {}, not the {} GPUs",
+                       product > gpus ? fmt::format("more than {}", gpus) : std::to_string(product),
+                       gpus));
+  }
+  return out;
+}
+
+// GPU h's collectives on a communicator against GPU g's: "" or where they part.
+std::string compare(const Config& c, std::uint32_t g, const std::vector<Coll>& first,
+                    std::uint32_t h, const std::vector<Coll>& other) {
+  const Trace& ta = c.traces[g];
+  const Trace& tb = c.traces[h];
+  const std::size_t n = std::min(first.size(), other.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    const Coll& a = first[k];
+    const Coll& b = other[k];
+    if (a.type == b.type && a.bytes == b.bytes) continue;
+    return fmt::format(
+        "collective {} differs between GPUs: {} is {} of {} bytes, {} is {} of {} bytes", k,
+        ta.where(ta.nodes[a.node]), to_string(a.type), a.bytes, tb.where(tb.nodes[b.node]),
+        to_string(b.type), b.bytes);
+  }
+  if (first.size() == other.size()) return "";
+  // The first collective without a counterpart: where the traces part.
+  const bool longer = first.size() > other.size();
+  const Trace& t = longer ? ta : tb;
+  const Coll& extra = (longer ? first : other)[n];
+  return fmt::format(
+      "{} has {} collectives, {} has {}: collective {} ({}, {} of {} bytes) has "
+      "no counterpart",
+      ta.path, first.size(), tb.path, other.size(), n, t.where(t.nodes[extra.node]),
+      to_string(extra.type), extra.bytes);
+}
+
 }  // namespace
 
 collective::Op collective_op(CommType t) {
@@ -98,31 +186,23 @@ std::uint64_t spec_bytes(const Node& n, std::uint32_t group) {
 
 std::string check_matching(const Config& c) {
   if (c.traces.size() < 2) return "";
-  const std::vector<Coll> first = collectives_of(c.traces[0]);
-  for (std::size_t g = 1; g < c.traces.size(); ++g) {
-    const std::vector<Coll> other = collectives_of(c.traces[g]);
-    const std::size_t n = std::min(first.size(), other.size());
-    for (std::size_t k = 0; k < n; ++k) {
-      const Coll& a = first[k];
-      const Coll& b = other[k];
-      if (a.type == b.type && a.bytes == b.bytes) continue;
-      const Trace& ta = c.traces[0];
-      const Trace& tb = c.traces[g];
-      return fmt::format(
-          "collective {} differs between GPUs: {} is {} of {} bytes, {} is {} of {} bytes", k,
-          ta.where(ta.nodes[a.node]), to_string(a.type), a.bytes, tb.where(tb.nodes[b.node]),
-          to_string(b.type), b.bytes);
+  // Per GPU: its collectives on each communicator, in trace order.
+  std::vector<std::map<std::uint32_t, std::vector<Coll>>> on(c.traces.size());
+  for (std::uint32_t g = 0; g < c.traces.size(); ++g) {
+    const Trace& t = c.traces[g];
+    for (const Coll& k : collectives_of(t)) {
+      const Groups::Family& f = c.groups.families[c.groups.family_of(t, t.nodes[k.node])];
+      if (f.comm[g] != Groups::kNone) on[g][f.comm[g]].push_back(k);
     }
-    if (first.size() != other.size()) {
-      // The first collective without a counterpart: where the traces part.
-      const bool longer = first.size() > other.size();
-      const Trace& t = c.traces[longer ? 0 : g];
-      const Coll& extra = (longer ? first : other)[n];
-      return fmt::format(
-          "{} has {} collectives, {} has {}: collective {} ({}, {} of {} bytes) has "
-          "no counterpart",
-          c.traces[0].path, first.size(), c.traces[g].path, other.size(), n,
-          t.where(t.nodes[extra.node]), to_string(extra.type), extra.bytes);
+  }
+  for (std::uint32_t comm = 0; comm < c.groups.members.size(); ++comm) {
+    const std::vector<std::uint32_t>& m = c.groups.members[comm];
+    const std::string on_comm = c.groups.names[comm] == "all"
+                                    ? ""
+                                    : fmt::format(" (communicator {})", c.groups.names[comm]);
+    for (std::size_t j = 1; j < m.size(); ++j) {
+      std::string e = compare(c, m[0], on[m[0]][comm], m[j], on[m[j]][comm]);
+      if (!e.empty()) return e + on_comm;
     }
   }
   // Sends from g to h and receives on h from g, in order: sizes and tags agree.
@@ -231,6 +311,9 @@ Config read_chakra_workload(base::MapReader& w, const std::string& scenario_path
       }
     }
   }
+  if (auto v = w.optional("process_groups")) c.process_groups = read_process_groups(*v, c.gpus);
+  if (auto v = w.optional("dimensions")) c.dimensions = read_dimensions(*v, c.gpus);
+  if (const std::string why = build_groups(c); !why.empty()) tv.fail(why);
   if (const std::string why = check_matching(c); !why.empty()) tv.fail(why);
   return c;
 }

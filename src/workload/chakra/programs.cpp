@@ -1,8 +1,8 @@
 // A Chakra trace as a program (docs/models.md, "Chakra traces"): its nodes
 // in topological order, each after its dependencies; the GPU's collectives
-// chained in trace order (one stream per communicator, as NCCL runs them, so
-// every GPU starts them in the same order) and likewise its messages to and
-// from each peer.
+// on each communicator chained in trace order (one stream per communicator,
+// as NCCL runs them, so its members start them in the same order) and
+// likewise its messages to and from each peer.
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
@@ -33,6 +33,12 @@ class Builder {
                       t_.path, c_.iterations));
     }
     return p;
+  }
+  // Communicator slot -> its key: a family (replicated trace), else a communicator.
+  std::vector<std::uint32_t> comm_keys() const {
+    std::vector<std::uint32_t> out(comm_slots_.size());
+    for (const auto& [key, s] : comm_slots_) out[s] = key;
+    return out;
   }
   // Slot -> peer GPU.
   std::vector<std::uint32_t> peers() const {
@@ -104,7 +110,7 @@ class Builder {
     } else if (n.type == NodeType::kMemLoad || n.type == NodeType::kMemStore) {
       op.kind = OpKind::kCompute;
       op.duration = n.tensor_bytes > 0 ? device_.copy_ps(n.tensor_bytes) : compute_ps(n);
-    } else if (n.type == NodeType::kCommColl && c_.gpus > 1) {
+    } else if (n.type == NodeType::kCommColl && comm_slot(n) != Groups::kNone) {
       index_[i] = add_collective(p, n, std::move(deps));
       return;
     } else if (n.type == NodeType::kCommSend || n.type == NodeType::kCommRecv) {
@@ -125,8 +131,29 @@ class Builder {
     index_[i] = p.add(op, deps);
   }
 
+  // The program-local communicator slot of collective n, kNone for a group
+  // of one GPU. A replicated trace's slots are families (each GPU's binding
+  // resolves them to its own group); a GPU's own trace's are communicators.
+  std::uint32_t comm_slot(const Node& n) {
+    const std::uint32_t family = c_.groups.family_of(t_, n);
+    const Groups::Family& f = c_.groups.families[family];
+    if (f.size < 2) return Groups::kNone;
+    const std::uint32_t key = c_.traces.size() == 1 ? family : f.comm[gpu_];
+    if (key == Groups::kNone) {
+      throw std::invalid_argument(
+          fmt::format("{}: GPU {} is not in its group on {}", t_.where(n), gpu_, f.label));
+    }
+    const auto s = static_cast<std::uint32_t>(comm_slots_.size());
+    const auto [it, added] = comm_slots_.emplace(key, s);
+    if (added) last_collective_.push_back(~0u);
+    return it->second;
+  }
+
+  // After the previous collective on its communicator (one stream each).
   std::uint32_t add_collective(Program& p, const Node& n, std::vector<std::uint32_t> deps) {
-    if (last_collective_ != ~0u) deps.push_back(last_collective_);
+    const std::uint32_t slot = comm_slot(n);
+    std::uint32_t& last = last_collective_[slot];
+    if (last != ~0u) deps.push_back(last);
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     Op join;
@@ -135,9 +162,10 @@ class Builder {
     const std::uint32_t ready = p.add(join, deps);
     const collective::Op kind = collective_op(n.comm_type);
     const auto k = static_cast<std::size_t>(kind);
-    last_collective_ = p.collective(Category::kCollective, 0,
-                                    {kind, c_.algorithms[k], spec_bytes(n, c_.gpus), 0}, {ready});
-    return last_collective_;
+    const std::uint32_t group = c_.groups.families[c_.groups.family_of(t_, n)].size;
+    last = p.collective(Category::kCollective, slot,
+                        {kind, c_.algorithms[k], spec_bytes(n, group), 0}, {ready});
+    return last;
   }
 
   const Config& c_;
@@ -146,8 +174,9 @@ class Builder {
   const std::uint32_t gpu_;
   std::vector<std::uint32_t> index_;                              // node -> op
   std::map<std::uint32_t, std::uint32_t> slots_;                  // peer GPU -> slot
+  std::map<std::uint32_t, std::uint32_t> comm_slots_;             // comm_keys() inverted
   std::map<std::uint32_t, std::uint32_t> last_send_, last_recv_;  // slot -> op
-  std::uint32_t last_collective_ = ~0u;
+  std::vector<std::uint32_t> last_collective_;                    // per communicator slot
   std::uint64_t untimed_ = 0;
 };
 
@@ -161,20 +190,28 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
   }
   ProgramSet set;
   set.iterations = c.iterations;
-  std::vector<std::uint32_t> all(c.gpus);
-  for (std::uint32_t g = 0; g < c.gpus; ++g) all[g] = g;
-  if (c.gpus > 1) set.comms.push_back({"all", all, c.params});
+  const Groups& groups = c.groups;
+  for (std::uint32_t i = 0; i < groups.members.size(); ++i) {
+    const auto params = c.params.find(Groups::shape(groups.members[i]));
+    set.comms.push_back(
+        {groups.names[i], groups.members[i],
+         params == c.params.end() ? collective::AlgorithmParams{} : params->second});
+  }
   set.bindings.resize(fabric_nodes);
   for (std::uint32_t t = 0; t < c.traces.size(); ++t) {
     Builder b(c, c.traces[t], device, t);
     set.programs.push_back(b.build());
     const std::vector<std::uint32_t> peers = b.peers();
+    const std::vector<std::uint32_t> keys = b.comm_keys();
     // One trace replicated: every GPU runs program 0.
     const std::uint32_t first = t, last = c.traces.size() == 1 ? c.gpus : t + 1;
     for (std::uint32_t g = first; g < last; ++g) {
       Binding binding;
       binding.program = t;
-      if (c.gpus > 1) binding.comms = {{0, g}};
+      for (const std::uint32_t key : keys) {
+        const std::uint32_t comm = c.traces.size() == 1 ? groups.families[key].comm[g] : key;
+        binding.comms.push_back({comm, groups.member(comm, g)});
+      }
       binding.peers = peers;
       set.bindings[g] = std::move(binding);
     }

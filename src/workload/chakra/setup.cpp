@@ -1,12 +1,13 @@
 // `workload: chakra`'s plug-in (workload/plugin.hpp): GPU g (trace g) is
 // fabric node g; `auto` algorithms are the fabric's own (mapping/) where
-// valid for every size the traces use, else the first valid of ring, direct
-// and binomial-tree.
+// valid for every size and group size the traces use, else the first valid
+// of ring, direct and binomial-tree.
 #include "sipsim/workload/chakra/setup.hpp"
 
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -18,6 +19,8 @@
 namespace sipsim::workload::chakra {
 
 namespace {
+
+using Shape = std::pair<std::uint32_t, bool>;  // Groups::shape
 
 class ChakraPlugin final : public Plugin {
  public:
@@ -34,7 +37,7 @@ class ChakraPlugin final : public Plugin {
     fabric::Service service;
     service.concurrent_collectives = true;
     fabric.serve(service);
-    if (c.gpus > 1) resolve_algorithms(w, ctx);
+    resolve_algorithms(w, ctx);
     try {
       const auto device = compute::make_device(c.accelerator);
       make_programs(c, *device, fabric.nodes());
@@ -64,42 +67,65 @@ class ChakraPlugin final : public Plugin {
     // The first trace, and the last when there are several.
     out += describe(config_.traces.front(), "  ");
     if (config_.traces.size() > 1) out += describe(config_.traces.back(), "  ");
+    out += "  communicators:\n" + config_.groups.describe("    ");
     return out;
   }
 
  private:
-  // The largest size of each op the traces run.
-  std::vector<std::uint64_t> largest() const {
-    std::vector<std::uint64_t> out(config_.algorithms.size(), 0);
-    for (const Trace& t : config_.traces) {
+  // The largest size of each op the traces run, by the shape of its groups.
+  std::vector<std::map<Shape, std::uint64_t>> largest() const {
+    const Config& c = config_;
+    std::vector<std::map<Shape, std::uint64_t>> out(c.algorithms.size());
+    for (const Trace& t : c.traces) {
       for (const Node& n : t.nodes) {
         if (n.type != NodeType::kCommColl || n.cpu_op) continue;
-        std::uint64_t& m = out[static_cast<std::size_t>(collective_op(n.comm_type))];
-        m = std::max(m, spec_bytes(n, config_.gpus));
+        const Groups::Family& f = c.groups.families[c.groups.family_of(t, n)];
+        if (f.size < 2) continue;  // a no-op
+        std::uint64_t& m =
+            out[static_cast<std::size_t>(collective_op(n.comm_type))][{f.size, f.consecutive}];
+        m = std::max(m, spec_bytes(n, f.size));
       }
     }
     return out;
   }
 
+  // Per op: the algorithm (auto: the fabric's own for its groups where valid,
+  // else ring, direct, binomial-tree), valid for every group size it runs on.
   void resolve_algorithms(base::MapReader& w, const Context& ctx) {
     Config& c = config_;
     const std::unique_ptr<mapping::Mapper> mapper = mapping::make_mapper(*ctx.fabric);
-    c.params = mapper->group_params(c.gpus, true);
-    std::optional<collective::Algorithm> own;
-    try {
-      if (const auto placed = mapper->place_group(c.gpus, c.params)) own = placed->algorithm;
-    } catch (const std::invalid_argument&) {
+    std::vector<collective::Algorithm> own;
+    for (const std::vector<std::uint32_t>& m : c.groups.members) {
+      const Shape shape = Groups::shape(m);
+      if (c.params.contains(shape)) continue;
+      const collective::AlgorithmParams& params = c.params[shape] =
+          mapper->group_params(shape.first, shape.second);
+      try {
+        if (const auto placed = mapper->place_group(shape.first, params)) {
+          if (!collective::traits(placed->algorithm).fabric_placement &&
+              std::find(own.begin(), own.end(), placed->algorithm) == own.end())
+            own.push_back(placed->algorithm);
+        }
+      } catch (const std::invalid_argument&) {
+      }
     }
-    const std::vector<std::uint64_t> sizes = largest();
+    const std::vector<std::map<Shape, std::uint64_t>> sizes = largest();
     for (std::size_t k = 0; k < sizes.size(); ++k) {
-      if (sizes[k] == 0) continue;
+      if (sizes[k].empty()) continue;
       const auto op = static_cast<collective::Op>(k);
       auto why = [&](collective::Algorithm a) {
-        return collective::why_invalid(collective::make_spec(op, a, c.gpus, sizes[k], 0, c.params));
+        for (const auto& [shape, bytes] : sizes[k]) {
+          std::string e = collective::why_invalid(
+              collective::make_spec(op, a, shape.first, bytes, 0, c.params.at(shape)));
+          if (!e.empty()) {
+            return sizes[k].size() == 1 ? e
+                                        : fmt::format("on groups of {} GPUs: {}", shape.first, e);
+          }
+        }
+        return std::string();
       };
       if (c.auto_algorithm[k]) {
-        std::vector<collective::Algorithm> candidates;
-        if (own && !collective::traits(*own).fabric_placement) candidates.push_back(*own);
+        std::vector<collective::Algorithm> candidates = own;
         for (const char* name : {"ring", "direct", "binomial-tree"}) {
           candidates.push_back(collective::algorithm(name));
         }

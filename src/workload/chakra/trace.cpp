@@ -245,13 +245,30 @@ class Reader {
       } else if (k == "tensor_size") {
         n.tensor_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(integer(), 0));
       } else if (k == "involved_dim") {
-        // Read but not used: every collective runs on all GPUs (docs/models.md).
+        read_involved_dim(n, a);
       } else {
         ++trace_.unknown_attributes[k];
       }
     }
     if (n.type == NodeType::kCommColl && !n.cpu_op && n.comm_size == 0) {
       fail_node(n, "attr comm_size", "missing on a COMM_COLL_NODE");
+    }
+  }
+
+  // A bool list, kept as a bit mask (docs/models.md: the collective's group).
+  void read_involved_dim(Node& n, const et::Attribute& a) const {
+    if (a.value_case() != et::Attribute::kBoolList) {
+      fail_node(n, "attr involved_dim", "not a bool list");
+    }
+    const auto& values = a.bool_list().values();
+    if (values.size() > static_cast<int>(kMaxDims)) {
+      fail_node(n, "attr involved_dim",
+                fmt::format("{} dimensions: at most {}", values.size(), kMaxDims));
+    }
+    n.involved_dim = 0;
+    n.involved_dims = static_cast<std::uint8_t>(values.size());
+    for (int i = 0; i < values.size(); ++i) {
+      if (values[i]) n.involved_dim |= std::uint32_t{1} << i;
     }
   }
 

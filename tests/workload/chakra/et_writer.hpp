@@ -46,6 +46,18 @@ inline void set_int(et::Node& n, const std::string& name, std::int64_t v) {
   a->set_int64_val(v);
 }
 
+inline void set_string(et::Node& n, const std::string& name, const std::string& v) {
+  et::Attribute* a = n.add_attr();
+  a->set_name(name);
+  a->set_string_val(v);
+}
+
+inline void set_bools(et::Node& n, const std::string& name, const std::vector<bool>& v) {
+  et::Attribute* a = n.add_attr();
+  a->set_name(name);
+  for (const bool b : v) a->mutable_bool_list()->add_values(b);
+}
+
 inline et::Node comp(std::uint64_t id, std::uint64_t micros, std::vector<std::uint64_t> deps = {}) {
   et::Node n;
   n.set_id(id);

@@ -244,7 +244,7 @@ std::vector<Seed> generated_seeds() {
     for (int t = 0; t < kCommTypes; ++t) {
       et::Node n = testing::coll(static_cast<std::uint64_t>(t + 1), t, 4096 << t);
       if (t > 0) n.add_data_deps(static_cast<std::uint64_t>(t));
-      testing::set_int(n, "involved_dim", 1);
+      testing::set_bools(n, "involved_dim", {true, t % 2 == 0});
       w.add(n);
     }
     seeds.push_back({"collectives", w.bytes()});

@@ -200,6 +200,41 @@ TEST(ChakraTrace, DamagedNodes) {
   }
 }
 
+// involved_dim as a bit mask and its length; more than 32 dimensions, or a
+// value that is not a bool list, is refused at the node.
+TEST(ChakraTrace, InvolvedDimStoredAsMask) {
+  EtWriter w;
+  testing::et::Node n = testing::coll(1, 0, 64);
+  testing::set_bools(n, "involved_dim", {true, false, true});
+  testing::set_string(n, "pg_name", "tp");
+  w.add(n);
+  w.add(testing::coll(2, 0, 64, {1}));
+  const fs::path p = temp_path("involved");
+  w.save(p);
+  const Trace t = read_trace(p);
+  fs::remove(p);
+  EXPECT_EQ(t.nodes[0].involved_dim, 0b101u);
+  EXPECT_EQ(t.nodes[0].involved_dims, 3u);
+  EXPECT_EQ(t.names[t.nodes[0].pg_name], "tp");
+  EXPECT_EQ(t.nodes[1].involved_dims, 0u);
+  EXPECT_EQ(t.nodes[1].pg_name, 0u);
+
+  EtWriter many;
+  testing::et::Node m = testing::coll(3, 0, 64);
+  testing::set_bools(m, "involved_dim", std::vector<bool>(33, true));
+  many.add(m);
+  EXPECT_NE(error_of(many, "dims33")
+                .find("node 3 ('coll_3'): attr involved_dim: 33 dimensions: at most 32"),
+            std::string::npos);
+  EtWriter integer;
+  testing::et::Node k = testing::coll(4, 0, 64);
+  testing::set_int(k, "involved_dim", 1);
+  integer.add(k);
+  EXPECT_NE(
+      error_of(integer, "dimsint").find("node 4 ('coll_4'): attr involved_dim: not a bool list"),
+      std::string::npos);
+}
+
 // Control dependencies closing a cycle (as PyTorch conversions leave them)
 // are dropped and counted; the order follows the rest.
 TEST(ChakraTrace, ControlCyclesBroken) {

@@ -1,11 +1,14 @@
 #pragma once
 // `workload: chakra` (docs/models.md, "Chakra traces"): one Chakra execution
 // trace per GPU (or one replicated), each run as one program: compute nodes
-// for their recorded durations, collectives on the executor over all GPUs,
-// sends and receives between GPUs. ChakraResults reports each iteration.
+// for their recorded durations, collectives on the executor over their
+// process groups, sends and receives between GPUs. ChakraResults reports each iteration.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sipsim/base/yaml_reader.hpp"
@@ -30,6 +33,49 @@ collective::Op collective_op(CommType t);
 // gather's p-part buffer is `group` times it; the others take it as it is.
 std::uint64_t spec_bytes(const Node& n, std::uint32_t group);
 
+// A `process_groups` entry: listed GPU ranks (one communicator), or the
+// partition into groups of `size` GPUs `stride` apart.
+struct ProcessGroup {
+  std::vector<std::uint32_t> ranks;  // ascending; empty: the partition
+  std::uint32_t size = 0, stride = 1;
+};
+
+// The communicators the collectives run on (docs/models.md, "Chakra traces").
+// A family is what selects a collective's group (a listed pg_name, an
+// involved_dim, all GPUs) and partitions the GPUs (a listed group is one
+// part); a communicator is one distinct group of two or more GPUs, shared by
+// the families that have it.
+struct Groups {
+  static constexpr std::uint32_t kNone = ~0u;
+  struct Family {
+    std::string label;                // "pg 'tp'", "dims [1, 0]", "all GPUs"
+    std::uint32_t size = 0;           // GPUs per group
+    std::uint32_t groups = 0;         // how many
+    bool consecutive = true;          // each group's GPUs consecutive
+    std::vector<std::uint32_t> comm;  // per GPU: its communicator, kNone (none, or alone)
+  };
+  std::vector<Family> families;
+  std::vector<std::vector<std::uint32_t>> members;  // per communicator: GPUs, ascending
+  std::vector<std::string> names;                   // per communicator
+  std::map<std::string, std::uint32_t> by_pg;       // listed pg_name -> family
+  std::map<std::uint64_t, std::uint32_t> by_dims;   // length << 32 | mask -> family
+  std::uint32_t all = kNone;                        // the family of all GPUs
+  std::vector<std::string> unlisted;                // pg_names run on all GPUs
+
+  // The family of a GPU collective node (after build_groups).
+  std::uint32_t family_of(const Trace& t, const Node& n) const;
+  // gpu's member index in communicator `comm`.
+  std::uint32_t member(std::uint32_t comm, std::uint32_t gpu) const;
+  // A group's size and whether its GPUs are consecutive (the mapper's
+  // group_params for it).
+  static std::pair<std::uint32_t, bool> shape(const std::vector<std::uint32_t>& members) {
+    const auto size = static_cast<std::uint32_t>(members.size());
+    return {size, size < 2 || members.back() - members.front() + 1 == size};
+  }
+  // What `sipsim info` prints: a line per family.
+  std::string describe(std::string_view indent) const;
+};
+
 struct Config {
   std::string trace_path;          // as written in the scenario, resolved
   std::vector<std::string> files;  // one per trace read
@@ -40,7 +86,12 @@ struct Config {
   // Per collective::Op (its integer value): the algorithm, or auto.
   std::vector<collective::Algorithm> algorithms;
   std::vector<bool> auto_algorithm;
-  collective::AlgorithmParams params;  // the all-GPU communicator's shape
+  std::map<std::string, ProcessGroup> process_groups;  // by pg_name
+  std::vector<std::uint32_t> dimensions;               // npus per dimension, or none
+  Groups groups;
+  // The communicators' algorithm parameters by their Groups::shape
+  // (setup.cpp, from the fabric's mapper).
+  std::map<std::pair<std::uint32_t, bool>, collective::AlgorithmParams> params;
   compute::Accelerator accelerator;
 
   const Trace& trace_of(std::uint32_t gpu) const {
@@ -52,12 +103,18 @@ struct Config {
 // (collectives matching across GPUs) here, errors located at `trace`.
 Config read_chakra_workload(base::MapReader& section, const std::string& scenario_path);
 
-// Checks that every GPU's collectives match GPU 0's (count, kind, size, order)
-// and that sends and receives pair up; returns "" or the error.
+// Resolves every GPU collective's group (process_groups, then involved_dim
+// with dimensions, then all GPUs) into config.groups; returns "" or the
+// error, naming the file and node.
+std::string build_groups(Config& config);
+
+// Checks that the collectives of every communicator's members match its
+// first member's (count, kind, size, order) and that sends and receives
+// pair up; returns "" or the error.
 std::string check_matching(const Config& config);
 
-// The programs (one per trace), the all-GPU communicator and the bindings:
-// GPU g on fabric node g.
+// The programs (one per trace), the communicators and the bindings: GPU g
+// on fabric node g.
 ProgramSet make_programs(const Config& config, const compute::Device& device,
                          std::uint32_t fabric_nodes);
 

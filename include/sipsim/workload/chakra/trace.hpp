@@ -49,6 +49,8 @@ std::string_view to_string(CommType t);
 
 // A comm_size above this is refused as absurd (256 TiB).
 inline constexpr std::uint64_t kMaxCommBytes = std::uint64_t{1} << 48;
+// involved_dim lists of more dimensions are refused.
+inline constexpr std::uint32_t kMaxDims = 32;
 
 struct Node {
   std::uint64_t id = 0;
@@ -63,6 +65,8 @@ struct Node {
   std::uint32_t ctrl_count = 0;  // the first ctrl_count deps are ctrl_deps
   std::int32_t comm_src = -1, comm_dst = -1;
   std::int64_t comm_tag = 0;
+  std::uint32_t involved_dim = 0;  // attribute involved_dim: bit i set = dimension i involved
+  std::uint8_t involved_dims = 0;  // its length (0: absent)
   NodeType type = NodeType::kComp;
   CommType comm_type = CommType::kAllReduce;
   bool has_comm_type = false;
