@@ -188,13 +188,21 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
     throw std::invalid_argument(
         fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus, fabric_nodes));
   }
+  for (const std::uint32_t node : c.nodes) {
+    if (node >= fabric_nodes) {
+      throw std::invalid_argument(
+          fmt::format("a GPU placed on node {}, but the fabric has {} nodes", node, fabric_nodes));
+    }
+  }
   ProgramSet set;
   set.iterations = c.iterations;
   const Groups& groups = c.groups;
   for (std::uint32_t i = 0; i < groups.members.size(); ++i) {
     const auto params = c.params.find(Groups::shape(groups.members[i]));
+    std::vector<std::uint32_t> members;
+    for (const std::uint32_t g : groups.members[i]) members.push_back(c.node_of(g));
     set.comms.push_back(
-        {groups.names[i], groups.members[i],
+        {groups.names[i], std::move(members),
          params == c.params.end() ? collective::AlgorithmParams{} : params->second});
   }
   set.bindings.resize(fabric_nodes);
@@ -212,8 +220,8 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
         const std::uint32_t comm = c.traces.size() == 1 ? groups.families[key].comm[g] : key;
         binding.comms.push_back({comm, groups.member(comm, g)});
       }
-      binding.peers = peers;
-      set.bindings[g] = std::move(binding);
+      for (const std::uint32_t peer : peers) binding.peers.push_back(c.node_of(peer));
+      set.bindings[c.node_of(g)] = std::move(binding);
     }
   }
   return set;

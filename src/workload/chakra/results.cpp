@@ -31,7 +31,7 @@ TrainingShape shape_of(const Config& c) {
           flops,
           "the traces' num_ops attributes of GPU COMP_NODEs, summed over the GPUs (0 where the "
           "traces have none), over period_ps (docs/models.md, Chakra traces)",
-          {},
+          c.nodes,
           collective::Replay::kNone,
           c.accelerator.busy_w,
           c.accelerator.idle_w,
@@ -62,6 +62,23 @@ void ChakraResults::print_header(std::ostream& out) const {
       c.traces.size() == 1 && c.gpus > 1 ? "one trace replicated" : "one trace each",
       c.traces[0].nodes.size(), colls, base::format_bytes(bytes),
       c.cpu_ops == CpuOps::kTime ? "timed" : "ignored", network().describe());
+  // The algorithm of each collective kind the traces run, and where the GPUs are.
+  std::string algorithms;
+  for (int k = 0; k < kCommTypes; ++k) {
+    if (s.collectives[k] == 0) continue;
+    const collective::Op op = collective_op(static_cast<CommType>(k));
+    const std::string item =
+        fmt::format("{} {}", collective::to_string(op),
+                    collective::to_string(c.algorithms[static_cast<std::size_t>(op)]));
+    if (algorithms.find(item) == std::string::npos) {
+      algorithms += (algorithms.empty() ? "" : ", ") + item;
+    }
+  }
+  out << fmt::format("# algorithms: {}; {}\n", algorithms.empty() ? "none" : algorithms,
+                     c.nodes.empty() ? "GPU g on fabric node g"
+                                     : fmt::format("placed by the fabric: GPU 0 on node {}, GPU "
+                                                   "{} on node {}",
+                                                   c.nodes.front(), c.gpus - 1, c.nodes.back()));
 }
 
 Simulation make_chakra(const Config& config, std::unique_ptr<fabric::Network> network) {

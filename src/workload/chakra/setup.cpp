@@ -1,7 +1,8 @@
-// `workload: chakra`'s plug-in (workload/plugin.hpp): GPU g (trace g) is
-// fabric node g; `auto` algorithms are the fabric's own (mapping/) where
-// valid for every size and group size the traces use, else the first valid
-// of ring, direct and binomial-tree.
+// `workload: chakra`'s plug-in (workload/plugin.hpp): the GPUs (trace g is
+// GPU g) on the nodes the fabric's mapper places the job on; `auto`
+// algorithms are the fabric's own (mapping/) where valid for every size and
+// group size the traces use, else the first valid of ring, direct and
+// binomial-tree.
 #include "sipsim/workload/chakra/setup.hpp"
 
 #include <spdlog/fmt/fmt.h>
@@ -34,10 +35,18 @@ class ChakraPlugin final : public Plugin {
       (w.has("replicate") ? w.required("replicate") : w.required("trace"))
           .fail(fmt::format("{} GPUs, but the fabric has {} nodes", c.gpus, fabric.nodes()));
     }
-    fabric::Service service;
+    c.fabric_nodes = fabric.nodes();
+    const std::unique_ptr<mapping::Mapper> mapper = mapping::make_mapper(fabric);
+    fabric::Service service = place(*mapper);
+    resolve_algorithms(w, ctx, *mapper);
+    // The placed job's service (RAMP's extra transceiver groups for its
+    // sub-box) only where its collectives run the fabric's own algorithm.
+    if (!placed_algorithm_ || std::find(c.algorithms.begin(), c.algorithms.end(),
+                                        *placed_algorithm_) == c.algorithms.end()) {
+      service = {};
+    }
     service.concurrent_collectives = true;
     fabric.serve(service);
-    resolve_algorithms(w, ctx);
     try {
       const auto device = compute::make_device(c.accelerator);
       make_programs(c, *device, fabric.nodes());
@@ -53,7 +62,7 @@ class ChakraPlugin final : public Plugin {
   }
   std::string closed_form(const fabric::Network*, const Estimators&) const override {
     const auto device = compute::make_device(config_.accelerator);
-    const ProgramSet set = make_programs(config_, *device, config_.gpus);
+    const ProgramSet set = make_programs(config_, *device, config_.fabric_nodes);
     pdes::Time busiest = 0;
     for (const Program& p : set.programs) busiest = std::max(busiest, p.compute_time());
     return fmt::format(
@@ -91,17 +100,36 @@ class ChakraPlugin final : public Plugin {
 
   // Per op: the algorithm (auto: the fabric's own for its groups where valid,
   // else ring, direct, binomial-tree), valid for every group size it runs on.
-  void resolve_algorithms(base::MapReader& w, const Context& ctx) {
+  // The job of all GPUs as the fabric's mapper places it (on RAMP the
+  // sub-box of RAMP §6.3; elsewhere GPU g on node g): its nodes, and the
+  // fabric's own algorithm with its parameters for the communicator of all
+  // GPUs (sub-groups take the mapper's group parameters).
+  fabric::Service place(const mapping::Mapper& mapper) {
     Config& c = config_;
-    const std::unique_ptr<mapping::Mapper> mapper = mapping::make_mapper(*ctx.fabric);
+    if (c.gpus < 2) return {};
+    std::optional<mapping::GroupPlacement> placed;
+    try {
+      placed = mapper.place_group(c.gpus, mapper.group_params(c.gpus, true));
+    } catch (const std::invalid_argument&) {
+    }
+    if (!placed) return {};
+    c.nodes = placed->nodes;
+    c.params[Shape{c.gpus, true}] = placed->params;
+    placed_algorithm_ = placed->algorithm;
+    return placed->service;
+  }
+
+  void resolve_algorithms(base::MapReader& w, const Context& ctx, const mapping::Mapper& mapper) {
+    Config& c = config_;
     std::vector<collective::Algorithm> own;
+    if (placed_algorithm_) own.push_back(*placed_algorithm_);
     for (const std::vector<std::uint32_t>& m : c.groups.members) {
       const Shape shape = Groups::shape(m);
       if (c.params.contains(shape)) continue;
       const collective::AlgorithmParams& params = c.params[shape] =
-          mapper->group_params(shape.first, shape.second);
+          mapper.group_params(shape.first, shape.second);
       try {
-        if (const auto placed = mapper->place_group(shape.first, params)) {
+        if (const auto placed = mapper.place_group(shape.first, params)) {
           if (!collective::traits(placed->algorithm).fabric_placement &&
               std::find(own.begin(), own.end(), placed->algorithm) == own.end())
             own.push_back(placed->algorithm);
@@ -144,6 +172,7 @@ class ChakraPlugin final : public Plugin {
   }
 
   Config config_;
+  std::optional<collective::Algorithm> placed_algorithm_;  // the fabric's own, for all GPUs
 };
 
 }  // namespace

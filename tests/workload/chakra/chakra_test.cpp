@@ -10,13 +10,18 @@
 #include <boost/mpi/communicator.hpp>
 #include <cmath>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "et_writer.hpp"
+#include "sipsim/analytical/collective_estimate.hpp"
 #include "sipsim/base/yaml_reader.hpp"
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/compute/accelerator.hpp"
 #include "sipsim/compute/roofline.hpp"
+#include "sipsim/fabric/ramp/geometry.hpp"
+#include "sipsim/fabric/ramp/transport.hpp"
 #include "sipsim/pdes/engine.hpp"
 #include "sipsim/setup/setup.hpp"
 #include "sipsim/workload/training_results.hpp"
@@ -159,6 +164,47 @@ TEST(ChakraWorkload, PyTorchStepOnRampAndSuperPod) {
     EXPECT_GT(total[static_cast<std::size_t>(Category::kCompute)], 0) << name;
     EXPECT_GT(r.training->iteration_time(0), 0) << name;
   }
+}
+
+// On a RAMP larger than the job the GPUs go where the fabric places them
+// (RAMP §6.3's sub-box) and run RAMP-x there: one all-reduce of 1 MiB on 8
+// GPUs of a 16-node RAMP takes what the critical-path estimator, exact for
+// RAMP-x on an idle RAMP (Collectives.RampXEqualsTheEstimatorOnRamp), gives
+// on that sub-box; the run's header names the algorithm and the placement.
+TEST(ChakraWorkload, PlacedOnRampRunsRampXOnItsSubBox) {
+  std::vector<EtWriter> t(1);
+  t[0].add(testing::coll(1, 0, 1 << 20));
+  const std::string trace = write_traces("placed", std::move(t)) + ".0.et";
+  const Ran r = run_setup(setup::read(base::Document::load_string(
+      "fabric: {type: ramp, x: 2, J: 2, Lambda: 4}\ncompute: {preset: a100}\n"
+      "workload: {type: chakra, trace: " +
+          trace + ", replicate: 8}\n",
+      "placed.yaml")));
+  ASSERT_EQ(r.unfinished, "");
+  const fabric::ramp::RampShape shape = fabric::ramp::shape_for(2, 2, 2, 8);
+  collective::CollectiveSpec spec;
+  spec.op = collective::Op::kAllReduce;
+  spec.algorithm = collective::algorithm("ramp-x");
+  spec.p = 8;
+  spec.bytes = 1 << 20;
+  collective::ramp_x::set_spec(spec, shape);
+  fabric::RampSpec ramp;
+  ramp.x = 2;
+  ramp.J = 2;
+  ramp.Lambda = 4;
+  ramp.job = shape;
+  const auto net = fabric::make_ramp(ramp);
+  const auto device = compute::make_device(compute::preset("a100"));
+  const pdes::Time expected =
+      analytical::estimate_collective(spec, fabric::ramp::job_nodes(shape), *net, *device).total;
+  EXPECT_EQ(r.training->iteration_time(0), expected);
+  std::ostringstream out;
+  r.results->print(out);
+  EXPECT_NE(out.str().find("# algorithms: all-reduce ramp-x; placed by the fabric"),
+            std::string::npos)
+      << out.str();
+  // The breakdown is per GPU wherever it runs: all 8 took part.
+  EXPECT_GT(r.training->total_breakdown()[static_cast<std::size_t>(Category::kCollective)], 0);
 }
 
 TEST(ChakraWorkload, ReaderErrorsAreLocatedAtTrace) {

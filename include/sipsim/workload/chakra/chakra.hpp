@@ -92,7 +92,13 @@ struct Config {
   // The communicators' algorithm parameters by their Groups::shape
   // (setup.cpp, from the fabric's mapper).
   std::map<std::pair<std::uint32_t, bool>, collective::AlgorithmParams> params;
+  // GPU g's fabric node: nodes[g], as the fabric's mapper placed the job
+  // (setup.cpp); empty: node g. fabric_nodes: the fabric's size.
+  std::vector<std::uint32_t> nodes;
+  std::uint32_t fabric_nodes = 0;
   compute::Accelerator accelerator;
+
+  std::uint32_t node_of(std::uint32_t gpu) const { return nodes.empty() ? gpu : nodes[gpu]; }
 
   const Trace& trace_of(std::uint32_t gpu) const {
     return traces.size() == 1 ? traces[0] : traces[gpu];
