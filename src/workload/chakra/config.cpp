@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -205,7 +206,16 @@ std::string check_matching(const Config& c) {
       if (!e.empty()) return e + on_comm;
     }
   }
-  // Sends from g to h and receives on h from g, in order: sizes and tags agree.
+  return "";
+}
+
+// MPI's matching: a receive on h from g takes the first of g's sends to h with
+// its tag not yet taken (messages of one tag do not overtake each other;
+// messages of different tags may). Sizes must agree; a receive without a send,
+// and a send never received, are errors at their nodes.
+std::string match_messages(Config& c) {
+  if (c.traces.size() < 2) return "";
+  // Per (g, h): g's sends to h in g's order, h's receives from g in h's order.
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::uint32_t>> sends, recvs;
   for (std::uint32_t g = 0; g < c.traces.size(); ++g) {
     const Trace& t = c.traces[g];
@@ -224,39 +234,55 @@ std::string check_matching(const Config& c) {
                            peer < 0 ? std::string("missing") : std::to_string(peer),
                            c.traces.size());
       }
-      if (n.type == NodeType::kCommSend)
-        sends[{g, static_cast<std::uint32_t>(n.comm_dst)}].push_back(i);
-      if (n.type == NodeType::kCommRecv)
-        recvs[{static_cast<std::uint32_t>(n.comm_src), g}].push_back(i);
+      const auto q = static_cast<std::uint32_t>(peer);
+      (send ? sends[{g, q}] : recvs[{q, g}]).push_back(i);
+    }
+  }
+  c.messages.assign(c.traces.size(), {});
+  for (const auto& [pair, r] : recvs) {
+    const auto [g, h] = pair;
+    const Trace& ts = c.traces[g];
+    const Trace& tr = c.traces[h];
+    const std::vector<std::uint32_t>& s = sends[pair];
+    std::map<std::int64_t, std::deque<std::uint32_t>> by_tag;  // tag -> positions in s
+    for (std::uint32_t k = 0; k < s.size(); ++k) by_tag[ts.nodes[s[k]].comm_tag].push_back(k);
+    std::vector<std::uint64_t>& inbox = c.messages[h].inbox[g];
+    for (const std::uint32_t i : s) inbox.push_back(ts.nodes[i].comm_size);
+    for (const std::uint32_t i : r) {
+      const Node& b = tr.nodes[i];
+      std::deque<std::uint32_t>& q = by_tag[b.comm_tag];
+      if (q.empty()) {
+        return fmt::format(
+            "{} receives tag {} from GPU {}, which sends GPU {} no {}message with it", tr.where(b),
+            b.comm_tag, g, h, s.empty() ? "" : "further ");
+      }
+      const Node& a = ts.nodes[s[q.front()]];
+      if (a.comm_size != b.comm_size) {
+        return fmt::format("tag {} from GPU {} to GPU {}: {} sends {} bytes, {} receives {} bytes",
+                           b.comm_tag, g, h, ts.where(a), a.comm_size, tr.where(b), b.comm_size);
+      }
+      c.messages[h].position[i] = q.front();
+      q.pop_front();
     }
   }
   for (const auto& [pair, s] : sends) {
     const Trace& ts = c.traces[pair.first];
-    const auto it = recvs.find(pair);
-    const std::size_t received = it == recvs.end() ? 0 : it->second.size();
-    if (received != s.size()) {
-      return fmt::format(
-          "GPU {} sends {} messages to GPU {}, which receives {} from it ({}, first send {})",
-          pair.first, s.size(), pair.second, received, ts.path, ts.nodes[s[0]].id);
-    }
-    const Trace& tr = c.traces[pair.second];
-    for (std::size_t k = 0; k < s.size(); ++k) {
-      const Node& a = ts.nodes[s[k]];
-      const Node& b = tr.nodes[it->second[k]];
-      if (a.comm_tag != b.comm_tag || a.comm_size != b.comm_size) {
-        return fmt::format(
-            "message {} from GPU {} to GPU {}: {} sends tag {} ({} bytes), {} receives tag {} ({} "
-            "bytes)",
-            k, pair.first, pair.second, ts.where(a), a.comm_tag, a.comm_size, tr.where(b),
-            b.comm_tag, b.comm_size);
+    const auto r = recvs.find(pair);
+    const std::size_t received = r == recvs.end() ? 0 : r->second.size();
+    if (received < s.size()) {
+      // The first send no receive took.
+      std::vector<bool> taken(s.size(), false);
+      if (r != recvs.end()) {
+        for (const std::uint32_t i : r->second)
+          taken[c.messages[pair.second].position.at(i)] = true;
       }
-    }
-  }
-  for (const auto& [pair, r] : recvs) {
-    if (!sends.contains(pair)) {
-      const Trace& tr = c.traces[pair.second];
-      return fmt::format("{} receives from GPU {}, which sends nothing to GPU {}",
-                         tr.where(tr.nodes[r[0]]), pair.first, pair.second);
+      const auto k =
+          static_cast<std::size_t>(std::find(taken.begin(), taken.end(), false) - taken.begin());
+      const Node& a = ts.nodes[s[k]];
+      return fmt::format(
+          "{} sends tag {} to GPU {}, which never receives it ({} of {} messages "
+          "received)",
+          ts.where(a), a.comm_tag, pair.second, received, s.size());
     }
   }
   return "";
@@ -315,6 +341,7 @@ Config read_chakra_workload(base::MapReader& w, const std::string& scenario_path
   if (auto v = w.optional("dimensions")) c.dimensions = read_dimensions(*v, c.gpus);
   if (const std::string why = build_groups(c); !why.empty()) tv.fail(why);
   if (const std::string why = check_matching(c); !why.empty()) tv.fail(why);
+  if (const std::string why = match_messages(c); !why.empty()) tv.fail(why);
   return c;
 }
 

@@ -24,6 +24,7 @@ class Builder {
 
   Program build() {
     Program p(fmt::format("trace-{}", gpu_));
+    post_receives(p);
     for (const std::uint32_t i : t_.order) add(p, i);
     if (p.size() == 0) p.wait({});
     name_ops(p);
@@ -63,6 +64,32 @@ class Builder {
     for (std::uint32_t i = 0; i < index_.size(); ++i) {
       if (index_[i] != ~0u && p.op(index_[i]).kind != OpKind::kWait) {
         p.name_op(index_[i], t_.nodes[i].name);
+      }
+    }
+    // A posted receive after the receive node it serves.
+    for (const auto& [op, node] : served_) p.name_op(op, t_.nodes[node].name);
+  }
+
+  // A per-GPU trace's receives (match_messages): one recv op per message
+  // its peers send it, posted when the iteration starts, in each peer's send
+  // order, so that a message of any tag is taken as it arrives (MPI's
+  // unexpected messages); the trace's receive node is then a join of its
+  // dependencies and its message's op.
+  void post_receives(Program& p) {
+    if (c_.messages.empty()) return;
+    for (const auto& [peer, bytes] : c_.messages[gpu_].inbox) {
+      const auto fresh = static_cast<std::uint32_t>(slots_.size());
+      const std::uint32_t slot = slots_.emplace(peer, fresh).first->second;
+      std::vector<std::uint32_t>& ops = posted_[peer];
+      for (const std::uint64_t b : bytes) {
+        Op op;
+        op.kind = OpKind::kRecv;
+        op.category = Category::kCollective;
+        op.slot = slot;
+        op.bytes = b;
+        std::vector<std::uint32_t> deps;
+        if (!ops.empty()) deps.push_back(ops.back());
+        ops.push_back(p.add(op, deps));
       }
     }
   }
@@ -113,18 +140,24 @@ class Builder {
     } else if (n.type == NodeType::kCommColl && comm_slot(n) != Groups::kNone) {
       index_[i] = add_collective(p, n, std::move(deps));
       return;
-    } else if (n.type == NodeType::kCommSend || n.type == NodeType::kCommRecv) {
-      const bool send = n.type == NodeType::kCommSend;
-      op.kind = send ? OpKind::kSend : OpKind::kRecv;
+    } else if (n.type == NodeType::kCommSend) {
+      op.kind = OpKind::kSend;
       op.category = Category::kCollective;
-      op.slot = peer_slot(n, send ? n.comm_dst : n.comm_src, send ? "comm_dst" : "comm_src");
+      op.slot = peer_slot(n, n.comm_dst, "comm_dst");
       op.bytes = n.comm_size;
-      auto& last = send ? last_send_ : last_recv_;
-      if (auto it = last.find(op.slot); it != last.end()) deps.push_back(it->second);
+      // A GPU's sends to one peer leave in trace order.
+      if (auto it = last_send_.find(op.slot); it != last_send_.end()) deps.push_back(it->second);
       std::sort(deps.begin(), deps.end());
       deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-      index_[i] = last[op.slot] = p.add(op, deps);
+      index_[i] = last_send_[op.slot] = p.add(op, deps);
       return;
+    } else if (n.type == NodeType::kCommRecv) {
+      peer_slot(n, n.comm_src, "comm_src");
+      const std::uint32_t posted =
+          posted_.at(static_cast<std::uint32_t>(n.comm_src))[c_.messages[gpu_].position.at(i)];
+      deps.push_back(posted);
+      served_.emplace(posted, i);
+      op.category = Category::kCollective;
     }
     // Everything else (metadata, ignored CPU ops, a collective on one GPU)
     // is a join: it keeps the dependencies through it.
@@ -172,11 +205,13 @@ class Builder {
   const Trace& t_;
   const compute::Device& device_;
   const std::uint32_t gpu_;
-  std::vector<std::uint32_t> index_;                              // node -> op
-  std::map<std::uint32_t, std::uint32_t> slots_;                  // peer GPU -> slot
-  std::map<std::uint32_t, std::uint32_t> comm_slots_;             // comm_keys() inverted
-  std::map<std::uint32_t, std::uint32_t> last_send_, last_recv_;  // slot -> op
-  std::vector<std::uint32_t> last_collective_;                    // per communicator slot
+  std::vector<std::uint32_t> index_;                            // node -> op
+  std::map<std::uint32_t, std::uint32_t> slots_;                // peer GPU -> slot
+  std::map<std::uint32_t, std::uint32_t> comm_slots_;           // comm_keys() inverted
+  std::map<std::uint32_t, std::uint32_t> last_send_;            // slot -> op
+  std::map<std::uint32_t, std::vector<std::uint32_t>> posted_;  // peer GPU -> recv ops
+  std::map<std::uint32_t, std::uint32_t> served_;               // recv op -> its node
+  std::vector<std::uint32_t> last_collective_;                  // per communicator slot
   std::uint64_t untimed_ = 0;
 };
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -96,6 +97,14 @@ struct Config {
   // (setup.cpp); empty: node g. fabric_nodes: the fabric's size.
   std::vector<std::uint32_t> nodes;
   std::uint32_t fabric_nodes = 0;
+  // Point-to-point messages (per-GPU traces; match_messages): per GPU, the
+  // bytes of each peer's sends to it in the peer's order, and each receive
+  // node's position among them.
+  struct Messages {
+    std::map<std::uint32_t, std::vector<std::uint64_t>> inbox;  // peer -> bytes
+    std::unordered_map<std::uint32_t, std::uint32_t> position;  // recv node -> index
+  };
+  std::vector<Messages> messages;
   compute::Accelerator accelerator;
 
   std::uint32_t node_of(std::uint32_t gpu) const { return nodes.empty() ? gpu : nodes[gpu]; }
@@ -115,12 +124,17 @@ Config read_chakra_workload(base::MapReader& section, const std::string& scenari
 std::string build_groups(Config& config);
 
 // Checks that the collectives of every communicator's members match its
-// first member's (count, kind, size, order) and that sends and receives
-// pair up; returns "" or the error.
+// first member's (count, kind, size, order); returns "" or the error.
 std::string check_matching(const Config& config);
 
+// Pairs every receive with a send by tag (MPI's rule: the first send of
+// that tag from that peer not yet taken) into config.messages; returns ""
+// or the error (a receive without a send, a send never received, sizes that
+// differ), naming the nodes.
+std::string match_messages(Config& config);
+
 // The programs (one per trace), the communicators and the bindings: GPU g
-// on fabric node g.
+// on fabric node config.node_of(g).
 ProgramSet make_programs(const Config& config, const compute::Device& device,
                          std::uint32_t fabric_nodes);
 
