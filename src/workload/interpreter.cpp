@@ -52,6 +52,10 @@ struct Interpreter::Node {
   };
   std::uint32_t lo = 0;
   base::FlatMap<std::uint32_t, Live> live;
+  // The ops started and not done (the lookahead floor's; refresh_floor):
+  // few, where `live` can hold thousands done out of order above `lo` (a
+  // trace's long collective beside its kernels).
+  std::vector<std::uint32_t> started;
   Live& live_op(std::uint32_t i) {
     if (Live* l = live.find(i)) return *l;
     Live& l = live[i];
@@ -297,6 +301,7 @@ void Interpreter::start_iteration(Node& node, pdes::Context& ctx) {
   node.done = 0;
   node.lo = 0;
   node.live.clear();
+  node.started.clear();
   for (const std::uint32_t i : p.roots()) make_ready(node, i);
   drain(node, ctx);
 }
@@ -373,6 +378,7 @@ void Interpreter::start(Node& node, std::uint32_t i, pdes::Context& ctx) {
   Node::Live& l = node.live_op(i);
   l.state = OpState::kStarted;
   l.started = ctx.now();
+  node.started.push_back(i);
   const auto category = static_cast<std::size_t>(op.category);
   switch (op.kind) {
     case OpKind::kCompute:
@@ -451,6 +457,10 @@ void Interpreter::complete(Node& node, std::uint32_t i, pdes::Context& ctx,
                            const collective::CollectiveTiming* timing) {
   Node::Live& l = node.live_op(i);
   l.state = OpState::kDone;
+  if (auto it = std::find(node.started.begin(), node.started.end(), i); it != node.started.end()) {
+    *it = node.started.back();
+    node.started.pop_back();
+  }
   const pdes::Time started = l.started;
   ++node.done;
   ++ops_done_;
@@ -549,8 +559,7 @@ void Interpreter::refresh_floor(std::uint32_t li) {
   if (node->iteration < set_.iterations) {
     const QuietTime& q = f.tables[f.table[li]];
     const Program& p = *node->program;
-    node->live.for_each([&](std::uint32_t i, const Node::Live& l) {
-      if (l.state != OpState::kStarted) return;
+    for (const std::uint32_t i : node->started) {
       const Op& op = p.op(i);
       const pdes::Time after = q.after[i];
       if (op.kind == OpKind::kCompute) {
@@ -570,7 +579,7 @@ void Interpreter::refresh_floor(std::uint32_t li) {
       } else {
         floor.relative = std::min(floor.relative, after);
       }
-    });
+    }
     if (!node->ready.empty()) floor.relative = 0;  // not between events; kept safe
   }
   f.floor[li] = floor;
