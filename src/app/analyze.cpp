@@ -1,4 +1,4 @@
-// `sipsim analyze`: closed-form estimates of a scenario (DESIGN.md §7).
+// `sipsim analyze`: closed-form estimates of a scenario (docs/user-guide.md).
 #include <spdlog/fmt/fmt.h>
 
 #include <array>

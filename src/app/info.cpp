@@ -1,4 +1,4 @@
-// `sipsim info`: fabric facts (DESIGN.md §7).
+// `sipsim info`: fabric facts (docs/user-guide.md).
 #include <fstream>
 #include <iostream>
 #include <memory>

@@ -1,4 +1,4 @@
-// `sipsim run`: simulate a scenario and write its run file (DESIGN.md §6-7).
+// `sipsim run`: simulate a scenario and write its run file (docs/output.md, docs/user-guide.md).
 #include <mpi.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
@@ -238,7 +238,7 @@ void print_summary(const setup::Setup& setup, const pdes::RunResult& r, const Me
 }
 
 // /fabric: the fabric's type, description and named counters combined over
-// ranks (DESIGN.md §6); returns the combined counters by name.
+// ranks (docs/output.md); returns the combined counters by name.
 std::map<std::string, std::uint64_t> write_fabric(output::RunFile& file,
                                                   const fabric::Plugin& fabric,
                                                   const fabric::Report& report) {

@@ -1,5 +1,5 @@
 // `sipsim validate`: every check `run` makes before its engine starts
-// (DESIGN.md §7, docs/user-guide.md), without running or writing anything.
+// (docs/user-guide.md, docs/user-guide.md), without running or writing anything.
 #include <iostream>
 #include <new>
 #include <stdexcept>

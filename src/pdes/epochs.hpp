@@ -1,5 +1,5 @@
 #pragma once
-// The model's epochs (DESIGN.md §2): where the next one is, and running it.
+// The model's epochs (docs/architecture.md): where the next one is, and running it.
 // Both engines run them at the same times; only how the ranks' counters are
 // summed differs (an allreduce, or this rank's own).
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Rank 0's progress line (DESIGN.md §2): simulated time, events, events per
+// Rank 0's progress line (docs/architecture.md): simulated time, events, events per
 // second, an ETA and the ranks' imbalance, at most once per interval of wall
 // time, never per event.
 #include <cstdint>

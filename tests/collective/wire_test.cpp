@@ -11,7 +11,7 @@
 
 namespace sipsim::collective {
 
-// RAMP-x reads the RAMP geometry of fabric/ramp/ (DESIGN.md §1).
+// RAMP-x reads the RAMP geometry of fabric/ramp/ (docs/architecture.md).
 namespace ramp = fabric::ramp;
 using fabric::ramp::RampShape;
 namespace {

@@ -414,7 +414,7 @@ TEST(Engine, ZeroLookaheadCannotRunWindowed) {
 }
 
 // ---------------------------------------------------------------------------
-// Epochs (DESIGN.md §2)
+// Epochs (docs/architecture.md)
 
 // Every LP sends to a random LP every lookahead + U[0, 3 lookahead); epochs
 // every `period`. It checks the kernel's promise at each event: the last plan

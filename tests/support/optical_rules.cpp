@@ -121,7 +121,7 @@ std::string check_invariants(const CollectiveSpec& s, const std::vector<Transfer
       if (ramp::step_of_pair(ca, cb, sh) != r ||
           ramp::transceiver_for_pair(ca, cb, sh) != f.trx(r, a, b) ||
           ramp::transceiver(r, ca, cb, sh) != f.trx(r, a, b) || tg.first != f.trx(r, a, b)) {
-        return "ramp::transceiver_for_pair disagrees with MODELS.md";
+        return "ramp::transceiver_for_pair disagrees with docs/models.md";
       }
       if (tg.count < 1 || tg.count > 1 + eq3(sh.x, sh.active[r - 1]) ||
           (tg.count > 1 && tg.stride != sh.active[r - 1])) {

@@ -1,10 +1,10 @@
 #pragma once
-// The optical-rule checker of the RAMP-x tests (MODELS.md §1). The table of subgroups, digits
-// and transceivers is restated here from MODELS.md, independently of fabric/ramp/geometry.hpp,
-// and the schedules are checked against it: invariants (1) subgroups partition the nodes with
-// sizes = radix, (2) members of a step-k subgroup share the digits of steps 1..k-1, (3) the
-// final state (the executor, schedule_oracle.hpp), (4) optical rules (a)-(c) for every
-// concurrent transmission, (5) at most 4 steps (8 for the two-stage ops).
+// The optical-rule checker of the RAMP-x tests (docs/models.md, "RAMP-x collectives"). The table of
+// subgroups, digits and transceivers is restated here from docs/models.md, independently of
+// fabric/ramp/geometry.hpp, and the schedules are checked against it: invariants (1) subgroups
+// partition the nodes with sizes = radix, (2) members of a step-k subgroup share the digits of
+// steps 1..k-1, (3) the final state (the executor, schedule_oracle.hpp), (4) optical rules (a)-(c)
+// for every concurrent transmission, (5) at most 4 steps (8 for the two-stage ops).
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -37,7 +37,7 @@ struct Fabric {
     return static_cast<std::uint32_t>(((v % m) + m) % m);
   }
   std::uint32_t radix(int row) const { return row <= 2 ? x : (row == 3 ? J : D); }
-  // MODELS.md table, "members" column.
+  // docs/models.md table, "members" column.
   std::vector<Node> subgroup(int row, const Node& a) const {
     std::vector<Node> out;
     const std::int64_t g = a.g, j = a.j, d = a.d;
@@ -105,11 +105,11 @@ struct Fabric {
 // RAMP §6.2.2 eq. 3, restated: additional transceiver groups for a subgroup of d devices.
 std::uint32_t eq3(std::uint32_t x, std::uint32_t d);
 
-// Optical rules (a)-(c) (MODELS.md §1) over one step's concurrent transmissions (src, dst,
-// row), each on the transceiver groups trx(row) + i*stride mod x, i < groups (RAMP §6.2.2
-// eq. 3-4); returns "" or the first violation. Rule (b) is checked as the transport does: a
-// receiving transceiver serves one transmitter (a second one in the same subnet would share
-// its wavelength, rule (c)).
+// Optical rules (a)-(c) (docs/models.md, "RAMP-x collectives") over one step's concurrent
+// transmissions (src, dst, row), each on the transceiver groups trx(row) + i*stride mod x, i <
+// groups (RAMP §6.2.2 eq. 3-4); returns "" or the first violation. Rule (b) is checked as the
+// transport does: a receiving transceiver serves one transmitter (a second one in the same subnet
+// would share its wavelength, rule (c)).
 struct Tx {
   Node src, dst;
   int row = 0;

@@ -1,8 +1,8 @@
 #pragma once
-// The data-level schedule oracle, shared by the collective tests (DESIGN.md §1): an abstract
-// executor runs every member's schedule concurrently on contributor sets and checks message
-// matching, byte accounting, the local operation rule, deadlock freedom and the final state of
-// each operation. Also the operations, algorithms and specs the tests share.
+// The data-level schedule oracle, shared by the collective tests (docs/architecture.md): an
+// abstract executor runs every member's schedule concurrently on contributor sets and checks
+// message matching, byte accounting, the local operation rule, deadlock freedom and the final state
+// of each operation. Also the operations, algorithms and specs the tests share.
 #include <cstdint>
 #include <functional>
 #include <iterator>

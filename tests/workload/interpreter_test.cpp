@@ -1,5 +1,5 @@
 // The program interpreter on elect-flat, with times computed by hand from the
-// fabric's rules (DESIGN.md §3: a message holds the sender's transmit port for
+// fabric's rules (docs/architecture.md: a message holds the sender's transmit port for
 // bytes/B from when it starts, reaches the receiver's port `latency` after it
 // starts, holds that port for bytes/B and is delivered when its last byte is
 // in) and a device whose local operations cost fixed times. Runs at 1 and 3

@@ -1,5 +1,5 @@
 #pragma once
-// Collective algorithms as one table (DESIGN.md §1, §4). Every algorithm is a
+// Collective algorithms as one table (docs/architecture.md). Every algorithm is a
 // row: its name, the operations it implements, its chunking, its validity
 // checks, its schedule builder and its traits. Code outside the table never
 // asks which algorithm it has, only what the algorithm's traits say, so adding

@@ -1,5 +1,5 @@
 #pragma once
-// Communicators, collective calls and the message tag (DESIGN.md §4).
+// Communicators, collective calls and the message tag (docs/models.md, "Collectives").
 //
 // A communicator is a group of fabric nodes that run collectives together: a
 // tensor-, pipeline-, data- or expert-parallel group of a training job, or the

@@ -1,5 +1,5 @@
 #pragma once
-// The collective executor (DESIGN.md §4): the one piece of code that runs a
+// The collective executor (docs/models.md, "Collectives"): the one piece of code that runs a
 // collective on a node. A workload's node LPs share one Executor per rank; it
 // keeps, per local node, any number of collectives in flight on any of the
 // node's communicators, each a state machine over the member's schedule:

@@ -1,5 +1,5 @@
 #pragma once
-// RAMP-x's face outside its own file (RAMP §6; ../shared/docs/MODELS.md §1): the
+// RAMP-x's face outside its own file (RAMP §6; docs/models.md, "RAMP-x collectives"): the
 // parameters it carries in the generic AlgorithmParams and CollectiveSpec (their
 // payload, payload.hpp), and the formulas code outside the algorithm needs. The
 // RAMP geometry they read (coordinates, transceivers, job placement, the multicast

@@ -1,5 +1,5 @@
 #pragma once
-// Collective operations as per-member step schedules (DESIGN.md §4).
+// Collective operations as per-member step schedules (docs/models.md, "Collectives").
 //
 // A collective on a group of p members (indices 0..p-1 within the group; the
 // mapping to fabric nodes is the caller's) with an algorithm becomes, for each
@@ -181,7 +181,7 @@ struct CollectiveSpec {
   AlgorithmPayload payload;  // the algorithm's family fills and reads it
 };
 
-// What a communicator offers the algorithms that run on it (DESIGN.md §4):
+// What a communicator offers the algorithms that run on it (docs/models.md, "Collectives"):
 // the shapes of the hierarchy its members sit in, derived from the fabric or
 // given by the scenario, and the parameters an algorithm family defines for
 // itself (the job a fabric placed for it, e.g. RAMP-x's: ramp_x.hpp). Each

@@ -1,5 +1,5 @@
 #pragma once
-// What one step of a collective costs (DESIGN.md §4), written once: the
+// What one step of a collective costs (docs/models.md, "Collectives"), written once: the
 // executor that simulates a collective and the estimators that predict it
 // (analytical/) use these same rules.
 //

@@ -1,7 +1,7 @@
 #pragma once
-// What work costs on an accelerator (DESIGN.md §5): the interface every device
+// What work costs on an accelerator (docs/architecture.md): the interface every device
 // model implements. The collective executor prices a step's local operation
-// through it (DESIGN.md §4), so a collective's compute follows the device the
+// through it (docs/models.md, "Collectives"), so a collective's compute follows the device the
 // scenario describes; the training workloads price their ops through op_ps.
 // Costs are integer picoseconds, identical on every rank.
 #include <cstdint>

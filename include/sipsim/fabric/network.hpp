@@ -1,5 +1,5 @@
 #pragma once
-// The PDES side of a fabric (DESIGN.md §3): which LPs exist (nodes first, then
+// The PDES side of a fabric (docs/architecture.md): which LPs exist (nodes first, then
 // switches), where they run (partition), the lookahead between partitions, and
 // how a message of `bytes` from node a reaches node b.
 //

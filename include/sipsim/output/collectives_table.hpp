@@ -1,5 +1,5 @@
 #pragma once
-// /collectives: one row per collective instance (DESIGN.md §6; docs/output.md).
+// /collectives: one row per collective instance (docs/output.md; docs/output.md).
 #include <cstdint>
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The run file of DESIGN.md §6 (schema: docs/output.md; life cycle:
+// The run file of docs/output.md (schema: docs/output.md; life cycle:
 // docs/user-guide.md). Written collectively by all ranks to a partial file of
 // the run's own, FILE.<host>.<pid>.<run id>.partial, and renamed to FILE only
 // when complete, so a crash never leaves a file that looks finished and two
@@ -40,7 +40,7 @@ struct RunMetadata {
   std::uint64_t lookahead_ps = 0;   // window width (2^64-1: sequential engine)
   std::uint64_t windows = 0;
   std::uint64_t remote_events = 0;
-  std::uint64_t epochs = 0;  // global controller epochs run (DESIGN.md §2)
+  std::uint64_t epochs = 0;  // global controller epochs run (docs/architecture.md)
   std::string engine;
   std::uint64_t peak_rss_bytes = 0;  // sum over ranks of each rank's peak resident memory
   // What predicting scaling needs (docs/scaling.md, docs/output.md).

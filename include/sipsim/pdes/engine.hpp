@@ -1,5 +1,5 @@
 #pragma once
-// The sequential engine and the conservative windowed MPI engine (DESIGN.md §2).
+// The sequential engine and the conservative windowed MPI engine (docs/architecture.md).
 #include <boost/mpi/communicator.hpp>
 #include <cstdint>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #pragma once
-// The event: a 64-byte POD that crosses ranks as raw bytes (DESIGN.md §2).
+// The event: a 64-byte POD that crosses ranks as raw bytes (docs/architecture.md).
 // (Aligning it to a cache line was tried: PHOLD 5-20% slower, RAMP no faster.)
 #include <array>
 #include <cstdint>
@@ -38,7 +38,7 @@ struct Event {
 static_assert(sizeof(Event) == 64, "events are one cache line");
 static_assert(std::is_trivially_copyable_v<Event>);
 
-// The total order of DESIGN.md §2: (time, destination, source, source sequence).
+// The total order of docs/architecture.md: (time, destination, source, source sequence).
 // Every LP sees its events in the same order at any rank count because the key
 // does not depend on where an event was created or how it travelled.
 inline bool event_before(const Event& a, const Event& b) {

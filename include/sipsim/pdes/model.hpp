@@ -95,7 +95,7 @@ class Model {
   virtual std::uint64_t progress_total() const { return 0; }
   virtual std::uint64_t progress_done() const { return 0; }
 
-  // Epochs (DESIGN.md §2), for a global controller such as a wavelength
+  // Epochs (docs/architecture.md), for a global controller such as a wavelength
   // planner, a circuit allocator or a fault schedule. At an epoch every event
   // before it has run on every rank and none at or after it; each rank then
   // contributes counters, the engine sums them exactly over the ranks, and

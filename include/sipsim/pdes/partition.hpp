@@ -1,5 +1,5 @@
 #pragma once
-// Which rank runs which LP (DESIGN.md §2). Chosen by the model, which knows the
+// Which rank runs which LP (docs/architecture.md). Chosen by the model, which knows the
 // locality of its links, through the partitioners in pdes/partitioners/ (the
 // default is partitioners::blocks); every partitioner builds it with from_owners.
 #include <cstdint>

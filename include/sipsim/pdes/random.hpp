@@ -1,5 +1,5 @@
 #pragma once
-// Counter-based random streams (DESIGN.md §2): Philox4x32-10 (Salmon et al.,
+// Counter-based random streams (docs/architecture.md): Philox4x32-10 (Salmon et al.,
 // "Parallel random numbers: as easy as 1, 2, 3", SC'11). A draw is a pure
 // function of (seed, LP id, stream, counter), so an LP's numbers do not depend
 // on which rank runs it or in which order other LPs run.

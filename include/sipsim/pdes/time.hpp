@@ -1,5 +1,5 @@
 #pragma once
-// Simulated time is an integer count of picoseconds (DESIGN.md §2): no floating
+// Simulated time is an integer count of picoseconds (docs/architecture.md): no floating
 // point in the kernel, which is what makes runs reproducible. 2^64 ps ≈ 213 days.
 #include <cstdint>
 #include <limits>

@@ -1,5 +1,5 @@
 #pragma once
-// A scenario file's top level (DESIGN.md §1): name, seed, simulation settings,
+// A scenario file's top level (docs/architecture.md): name, seed, simulation settings,
 // and the fabric, compute and workload sections, which their modules read
 // (setup/ dispatches each to its registry entry). scenario/ only parses: no
 // placement, no estimates, no model building. docs/scenarios.md is the

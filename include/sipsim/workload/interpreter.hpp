@@ -1,5 +1,5 @@
 #pragma once
-// The program interpreter (DESIGN.md §5): the pdes::Model every workload that
+// The program interpreter (docs/architecture.md): the pdes::Model every workload that
 // runs programs on a fabric uses. Each node LP with a Binding runs its program
 // `iterations` times back to back (iteration i + 1 starts when all of
 // iteration i's ops are done on that node):

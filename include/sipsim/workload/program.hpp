@@ -1,5 +1,5 @@
 #pragma once
-// Programs (DESIGN.md §5): what a node does, as an immutable list of ops with
+// Programs (docs/architecture.md): what a node does, as an immutable list of ops with
 // dependency indices. A program is shared by every node of the same role (a
 // pipeline stage, a benchmark member), so memory does not grow with nodes x
 // ops; what differs between the nodes of a role — which communicators they use

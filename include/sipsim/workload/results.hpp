@@ -1,5 +1,5 @@
 #pragma once
-// What a workload gives back (DESIGN.md §5): a simulation model to run and a
+// What a workload gives back (docs/architecture.md): a simulation model to run and a
 // Results object that reports on the run. The app talks to every workload
 // through these two and to every fabric through its named counters
 // (fabric::Report::counters), never through a concrete type.

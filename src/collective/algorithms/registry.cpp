@@ -1,4 +1,4 @@
-// The algorithm table (algorithm.hpp; DESIGN.md §1, §4): one line per algorithm, in the
+// The algorithm table (algorithm.hpp; docs/architecture.md): one line per algorithm, in the
 // order users see (algorithm_names(), error messages); an Algorithm is a row's index.
 //
 // Adding an algorithm: write src/collective/algorithms/<family>.cpp with its stage builder

@@ -1,9 +1,10 @@
 #pragma once
-// RAMP-x [RAMP §5-§6; MODELS.md §1]. A job of p = s1*s2*s3*s4 members (RampShape::active, see
-// fabric/ramp/geometry.hpp for the member <-> node map) runs up to four steps; step k is a direct
-// exchange inside the step-k subgroups (members differing only in their offset c_k, RAMP §6.1.1
-// Tables 5-6 as corrected by MODELS.md). Steps whose size is 1 are skipped (RAMP §6.3).
-// Reduce-scatter runs steps 1, 2, 3, 4 (largest radix first, RAMP Table 8: m/s1, m/(s1 s2),
+// RAMP-x [RAMP §5-§6; docs/models.md]. A job of p = s1*s2*s3*s4 members
+// (RampShape::active, see fabric/ramp/geometry.hpp for the member <-> node map) runs up to four
+// steps; step k is a direct exchange inside the step-k subgroups (members differing only in their
+// offset c_k, RAMP §6.1.1 Tables 5-6 as corrected by docs/models.md). Steps whose size is 1 are
+// skipped (RAMP §6.3). Reduce-scatter runs steps 1, 2, 3, 4 (largest radix first, RAMP Table 8:
+// m/s1, m/(s1 s2),
 // ...); all-gather runs them in reverse.
 //
 // What a member holds is always a "box": the chunks of the members whose offsets equal its
@@ -23,8 +24,8 @@
 // This header: the boxes and their chunk sets, shared by RAMP-x's step builders (ramp_x.cpp).
 //
 // References:
-//  [RAMP]  RAMP paper (shared/papers/001), §5-§6 (RAMP-x collectives), with the subgroups,
-//          digits and transceivers of shared/docs/MODELS.md §1.
+//  [RAMP]  RAMP paper, §5-§6 (RAMP-x collectives), with the subgroups,
+//          digits and transceivers of docs/models.md, "RAMP-x collectives".
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -34,7 +35,7 @@
 
 namespace sipsim::collective::detail {
 
-// RAMP-x reads the RAMP geometry of fabric/ramp/ (DESIGN.md §1).
+// RAMP-x reads the RAMP geometry of fabric/ramp/ (docs/architecture.md).
 namespace ramp = fabric::ramp;
 using fabric::ramp::RampShape;
 

@@ -1,12 +1,12 @@
-// RAMP-x [RAMP §5-§6; MODELS.md §1]: ramp-x, the four-step collectives of a RAMP job (the
-// steps and the boxes they move: boxes.hpp), RAMP §6.1's pipelined tree broadcast with optical
-// multicast, the closed-form all-to-all wire step (RAMP Table 8), its validity checks, and its
-// parameters: the payloads it fills, reads and compares (JobParams on a communicator, SpecParams
-// in a spec, with eq. 1's stages: collective/ramp_x.hpp).
+// RAMP-x [RAMP §5-§6; docs/models.md]: ramp-x, the four-step collectives of a
+// RAMP job (the steps and the boxes they move: boxes.hpp), RAMP §6.1's pipelined tree broadcast
+// with optical multicast, the closed-form all-to-all wire step (RAMP Table 8), its validity checks,
+// and its parameters: the payloads it fills, reads and compares (JobParams on a communicator,
+// SpecParams in a spec, with eq. 1's stages: collective/ramp_x.hpp).
 //
 // References:
-//  [RAMP]  RAMP paper (shared/papers/001), §5-§6 (RAMP-x collectives), with the subgroups,
-//          digits and transceivers of shared/docs/MODELS.md §1.
+//  [RAMP]  RAMP paper, §5-§6 (RAMP-x collectives), with the subgroups,
+//          digits and transceivers of docs/models.md, "RAMP-x collectives".
 #include "sipsim/collective/ramp_x.hpp"
 
 #include <algorithm>

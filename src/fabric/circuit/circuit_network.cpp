@@ -1,5 +1,5 @@
 // Reconfigurable circuit fabrics: chunks on direct circuits between GPUs,
-// relayed along the plan's circuits, re-planned at epochs (DESIGN.md §2).
+// relayed along the plan's circuits, re-planned at epochs (docs/architecture.md).
 #include "sipsim/fabric/circuit/circuit_network.hpp"
 
 #include <spdlog/fmt/fmt.h>
@@ -47,7 +47,7 @@ class CircuitNetwork final : public Network {
     if (spec_.gpus < 2) throw std::invalid_argument(spec_.name + ": at least 2 GPUs");
     if (spec_.unit_rate_bps == 0) throw std::invalid_argument(spec_.name + ": rate must be > 0");
     if (spec_.latency == 0) {
-      // The latency is the lookahead between ranks (DESIGN.md §2).
+      // The latency is the lookahead between ranks (docs/architecture.md).
       throw std::invalid_argument(spec_.name + ": latency must be > 0");
     }
     if (spec_.units_per_gpu == 0) throw std::invalid_argument(spec_.name + ": no circuits per GPU");
@@ -188,7 +188,7 @@ class CircuitNetwork final : public Network {
   // Demand of a pair in the last period: its bytes offered since the run
   // began minus those delivered by the previous epoch, i.e. what was left
   // then plus what came since. The source adds the first, the destination
-  // subtracts the second (the sum is taken modulo 2^64, DESIGN.md §2).
+  // subtracts the second (the sum is taken modulo 2^64, docs/architecture.md).
   void epoch_contribute(pdes::Time, std::span<std::uint64_t> counters) override {
     for (std::size_t k = 0; k < pairs_.size(); ++k) {
       if (index_of_[pairs_[k].first] != kNotLocal) counters[k] += offered_[k];

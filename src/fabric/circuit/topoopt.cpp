@@ -1,5 +1,5 @@
 // TopoOpt direct-connect fabric (Wang et al., NSDI'23; the optical-circuit
-// baseline of RAMP §7.5, ../shared/papers/001_74a61473e9cb46d7.txt): the
+// baseline of RAMP §7.5, the RAMP paper): the
 // circuits form m rings with offsets coprime with N (TotientPerms), i.e. a
 // circulant graph C_N(s_1..s_m). Being vertex-transitive, one BFS from node 0
 // gives shortest paths between every pair by relative distance.

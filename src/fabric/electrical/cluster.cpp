@@ -1,6 +1,6 @@
 // Cluster fabric: servers on an intra-server switch (NVSwitch) joined by a
 // folded-Clos fat-tree; the electrical baseline of RAMP §7.5 (DGX-A100
-// SuperPod scaled to 4 tiers, ../shared/papers/001_74a61473e9cb46d7.txt) and
+// SuperPod scaled to 4 tiers, the RAMP paper) and
 // SiP-ML's Elect-Cluster. The tree is a k-ary n-tree with per-tier arities
 // (Leiserson 1985; Al-Fares et al., SIGCOMM'08): see the header for wiring.
 #include "sipsim/fabric/electrical/cluster.hpp"

@@ -1,5 +1,5 @@
 // 2D torus with dimension-order routing (RAMP §7.5 compares a 2D torus of
-// 128 x 512 nodes, ../shared/papers/001_74a61473e9cb46d7.txt). Nodes relay;
+// 128 x 512 nodes, the RAMP paper). Nodes relay;
 // no switches.
 #include "sipsim/fabric/electrical/torus2d.hpp"
 

@@ -8,7 +8,7 @@
 namespace sipsim::fabric::ramp {
 
 RampConfig read_ramp(base::MapReader& f) {
-  // Defaults: the 65,536-node reference point (RAMP §4.2, MODELS.md §1).
+  // Defaults: the 65,536-node reference point (RAMP §4.2, docs/models.md, "RAMP-x collectives").
   RampConfig r;
   RampSpec& s = r.spec;
   s.x = f.get_u32("x", s.x, 1, 256);

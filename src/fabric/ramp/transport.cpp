@@ -135,7 +135,7 @@ class RampNetwork final : public Network {
   std::uint32_t nodes() const override { return nodes_; }
   std::uint32_t lp_count() const override { return nodes_; }
   // Node ids are group-major: contiguous blocks keep communication groups and
-  // racks together (DESIGN.md §2: RAMP partitions by group and rack).
+  // racks together (docs/architecture.md: RAMP partitions by group and rack).
   pdes::Partition partition(int ranks) const override {
     return pdes::partitioners::blocks(nodes_, ranks);
   }
@@ -397,7 +397,7 @@ class RampNetwork final : public Network {
             {"fabric state per node", state_fact()}};
   }
 
-  // Optical-rule counters (RAMP §4.1, MODELS.md §1) after the common ones.
+  // Optical-rule counters (RAMP §4.1, docs/models.md, "RAMP-x collectives") after the common ones.
   std::vector<Counter> counters() const override {
     std::vector<Counter> out = Report::counters();
     out.push_back({"transfers", ramp_.transfers, false});

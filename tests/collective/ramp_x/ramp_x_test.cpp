@@ -1,5 +1,5 @@
-// Tests of RAMP-x (src/collective/ramp_x/, MODELS.md §1) and the RAMP geometry it reads,
-// against the optical-rule checker of tests/support/optical_rules.hpp.
+// Tests of RAMP-x (src/collective/ramp_x/, docs/models.md, "RAMP-x collectives") and the RAMP
+// geometry it reads, against the optical-rule checker of tests/support/optical_rules.hpp.
 #include "sipsim/collective/ramp_x.hpp"
 
 #include <gtest/gtest.h>
@@ -21,7 +21,7 @@
 
 namespace sipsim::collective {
 
-// RAMP-x reads the RAMP geometry of fabric/ramp/ (DESIGN.md §1).
+// RAMP-x reads the RAMP geometry of fabric/ramp/ (docs/architecture.md).
 namespace ramp = fabric::ramp;
 using fabric::ramp::RampShape;
 namespace {
@@ -624,7 +624,7 @@ TEST(RampX, ChecksCatchBrokenSchedules) {
                                         {rampt::Node{0, 1, 0, 0}, rampt::Node{1, 1, 0, 0}, 3}};
   const std::string v = rampt::check_optical(f, clash);
   EXPECT_FALSE(v.empty());
-  // The paper's step-3 transceiver (eq. 2) makes receivers collide for even x (MODELS.md).
+  // The paper's step-3 transceiver (eq. 2) makes receivers collide for even x (docs/models.md).
   const rampt::Fabric f4{4, 4, 1};
   std::vector<rampt::Tx> eq2;
   for (std::uint32_t n = 0; n < f4.nodes(); ++n) {

@@ -1,5 +1,5 @@
 #pragma once
-// Reconfigurable circuit fabrics (DESIGN.md §1 fabric/circuit/, §2 epochs):
+// Reconfigurable circuit fabrics (docs/architecture.md fabric/circuit/, §2 epochs):
 // GPUs joined by direct optical circuits that a global controller plans for
 // the job (SiP-OCS, SiP-ML App. A.2) or re-plans every period from the
 // traffic it observed (SiP-Ring, App. A.1; SiP-OCS's dynamic mode, §4.3).
@@ -48,7 +48,7 @@ struct PlanRecord {
 };
 
 // The global controller: the same object, inputs and draws on every rank, so
-// every rank holds the same plan (DESIGN.md §2).
+// every rank holds the same plan (docs/architecture.md).
 class CircuitController {
  public:
   virtual ~CircuitController() = default;
@@ -98,7 +98,7 @@ struct CircuitFabricSpec {
 CircuitFabricSpec read_circuit_transport(base::MapReader& section, std::uint64_t default_chunk);
 
 // Most re-planning periods one chunk may span on one circuit: each period is
-// an epoch of the whole run (DESIGN.md §2), so a rate at which a chunk takes
+// an epoch of the whole run (docs/architecture.md), so a rate at which a chunk takes
 // thousands of periods makes a run of billions of epochs that never ends.
 inline constexpr std::uint64_t kMaxPeriodsPerChunk = 10'000;
 // Why one chunk taking more than kMaxPeriodsPerChunk periods on a circuit of

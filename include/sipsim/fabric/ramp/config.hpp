@@ -23,9 +23,9 @@ struct RampConfig {
                                      // extra transceiver groups (RampSpec::job)
 };
 
-// Defaults: the 65,536-node reference point (RAMP §4.2, MODELS.md §1). Refuses
-// a geometry that fails the optical power budget (RAMP §4.2) unless
-// ignore_power_budget is set; errors are base::ScenarioErrors at the key.
+// Defaults: the 65,536-node reference point (RAMP §4.2, docs/models.md, "RAMP-x collectives").
+// Refuses a geometry that fails the optical power budget (RAMP §4.2) unless ignore_power_budget is
+// set; errors are base::ScenarioErrors at the key.
 RampConfig read_ramp(base::MapReader& section);
 
 }  // namespace sipsim::fabric::ramp

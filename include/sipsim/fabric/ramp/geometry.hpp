@@ -1,13 +1,14 @@
 #pragma once
 // RAMP coordinates, job placement and the network transcoder's transceiver choice
-// (RAMP §3.1, §6.1.1, §6.2.2, §6.3; ../shared/docs/MODELS.md §1, "A construction that
+// (RAMP §3.1, §6.1.1, §6.2.2, §6.3; docs/models.md, "RAMP-x collectives", "A construction that
 // satisfies invariants 1-5").
 //
 // Fabric nodes. A RAMP fabric (x, J, D) has x communication groups of J racks of
 // Lambda = D*x nodes; node (g, j, lambda) has the fabric id n = (g*J + j)*Lambda + lambda and
 // lambda = delta*x + p (delta < D is the device group, p < x the position in it).
 //
-// Steps. The four RAMP-x steps ("rows" of MODELS.md's table) move a node along one direction:
+// Steps. The four RAMP-x steps ("rows" of docs/models.md's RAMP-x table) move a node along one
+// direction:
 //   step 1: (g + c, j, delta, p)                     radix x
 //   step 2: (g + c, j, delta, p + c)                 radix x
 //   step 3: (g + c, j + c, delta, p)                 radix J   (= (g - j + j', j', delta, p))
@@ -34,12 +35,11 @@
 
 namespace sipsim::fabric::ramp {
 
-// RAMP geometry for RAMP-x jobs (MODELS.md §1): x communication groups, J racks
-// per group, Lambda = D*x nodes per rack (D <= x). Member m of a full job is
-// the node (g, j, lambda) with m = (g*J + j)*Lambda + lambda and lambda = delta*x + p.
-// `active` gives the subgroup size actually used by each of the four steps
-// (s1 <= x, s2 <= x, s3 <= J, s4 <= D; their product = the group size p); a
-// full job has {x, x, J, D}. Steps whose size is 1 are skipped (RAMP §6.3).
+// RAMP geometry for RAMP-x jobs (docs/models.md, "RAMP-x collectives"): x communication groups, J
+// racks per group, Lambda = D*x nodes per rack (D <= x). Member m of a full job is the node (g, j,
+// lambda) with m = (g*J + j)*Lambda + lambda and lambda = delta*x + p. `active` gives the subgroup
+// size actually used by each of the four steps (s1 <= x, s2 <= x, s3 <= J, s4 <= D; their product =
+// the group size p); a full job has {x, x, J, D}. Steps whose size is 1 are skipped (RAMP §6.3).
 struct RampShape {
   std::uint32_t x = 0, J = 0, D = 0;
   std::uint32_t active[4] = {0, 0, 0, 0};
@@ -113,7 +113,7 @@ inline std::vector<std::uint32_t> job_nodes(const RampShape& s) {
   return out;
 }
 
-// MODELS.md §1 digits of a node of a full fabric (d1..d4 at index 0..3).
+// docs/models.md, "RAMP-x collectives" digits of a node of a full fabric (d1..d4 at index 0..3).
 inline std::array<std::uint32_t, 4> digits(const Coord& c, const RampShape& s) {
   const std::uint32_t x = s.x, gjd = (c.g + 2 * x - c.j % x - c.delta % x) % x;
   return {(gjd + x - c.p) % x, gjd, c.j, c.delta};
@@ -137,7 +137,7 @@ inline std::uint32_t sub_mod(std::uint32_t a, std::uint32_t b, std::uint32_t x) 
 }
 
 // Coordinates are reduced below: g, p < x, j < J <= x, delta < D <= x.
-// Transceiver group used by src -> dst in step 1..4 (MODELS.md §1 table):
+// Transceiver group used by src -> dst in step 1..4 (docs/models.md, "RAMP-x collectives" table):
 //   steps 1, 2: (g_src + g_dst + j_src) mod x      (RAMP eq. 2)
 //   step 3:     (g_src + j_dst) mod x
 //   step 4:     (j_src + delta_dst - delta_src) mod x

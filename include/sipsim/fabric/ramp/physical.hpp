@@ -1,11 +1,10 @@
 #pragma once
-// Physical models of the RAMP optical network (../shared/papers/001_…, docs: MODELS.md §1):
-// geometry and derived counts (RAMP §3.1, Table 2), the optical power budget along
-// the worst path (RAMP §4.2, Fig. 6), network cost (RAMP §4.3, Table 3) and power
-// consumption (RAMP §4.3, Table 4). Every figure is computed from per-component
-// inputs; the paper's totals are never stored, only used by the tests as targets.
-// Where the paper's tables are garbled or inconsistent, deviations() lists what
-// this model does instead and why.
+// Physical models of the RAMP optical network (the RAMP paper; docs/models.md, "RAMP physical
+// models"): geometry and derived counts (RAMP §3.1, Table 2), the optical power budget along the
+// worst path (RAMP §4.2, Fig. 6), network cost (RAMP §4.3, Table 3) and power consumption (RAMP
+// §4.3, Table 4). Every figure is computed from per-component inputs; the paper's totals are never
+// stored, only used by the tests as targets. Where the paper's tables are garbled or inconsistent,
+// deviations() lists what this model does instead and why.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -79,8 +78,8 @@ LinkCounts link_counts(const RampGeometry& g);
 // parameter's name. Empty = valid.
 std::vector<std::string> validate(const RampGeometry& g,
                                   std::uint32_t max_wavelengths = kMaxWavelengthChannels);
-// validate() plus the RAMP-x collective construction (MODELS.md §1): Λ = D·x with
-// D <= x.
+// validate() plus the RAMP-x collective construction (docs/models.md, "RAMP-x collectives"): Λ =
+// D·x with D <= x.
 std::vector<std::string> validate_for_ramp_x(
     const RampGeometry& g, std::uint32_t max_wavelengths = kMaxWavelengthChannels);
 

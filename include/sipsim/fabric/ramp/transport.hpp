@@ -1,5 +1,5 @@
 #pragma once
-// RAMP (paper 001, §3, §4.1, §6.2, §7.5; MODELS.md §1) as a circuit fabric.
+// RAMP (RAMP §3, §4.1, §6.2, §7.5; docs/models.md) as a circuit fabric.
 //
 // Node (g, j, lambda) = (g*J + j)*Lambda + lambda has x transceiver groups of b
 // transceivers at line rate B. A transfer from a to b uses the transceiver
@@ -15,7 +15,7 @@
 // `io_latency` after the node asks (memory to transceiver, §7.5) and arrives
 // `propagation` later (1.3 us, §7.5).
 //
-// Optical rules (MODELS.md §1), per transfer:
+// Optical rules (docs/models.md, "RAMP-x collectives"), per transfer:
 //  (a) a transmitter (node, t) sends one transfer at a time: its FIFO;
 //  (b) a receiver (node, t) listens to one subnet port at a time: checked at
 //      the receiver;

@@ -1,5 +1,5 @@
 #pragma once
-// The routed packet fabric over a Topology (DESIGN.md §3).
+// The routed packet fabric over a Topology (docs/architecture.md).
 #include <cstdint>
 #include <memory>
 
@@ -18,7 +18,7 @@ enum class Forwarding : std::uint8_t { kStoreAndForward, kCutThrough };
 
 // A packet fabric over `topology`: messages are cut into chunks of at most
 // `chunk_bytes` that cross the topology's vertices (each an LP) with FIFO
-// reservation of every output link (DESIGN.md §3), passed on as `forwarding`
+// reservation of every output link (docs/architecture.md), passed on as `forwarding`
 // says. A message's chunks may leave the node `io_latency` after the send
 // (the node's in-out latency, 100 ns for every architecture in RAMP §7.5).
 std::unique_ptr<Network> make_routed(std::unique_ptr<Topology> topology, std::uint64_t chunk_bytes,

@@ -1,5 +1,5 @@
 #pragma once
-// Graph topologies of the routed fabrics (DESIGN.md §3): vertices are the
+// Graph topologies of the routed fabrics (docs/architecture.md): vertices are the
 // accelerators ("nodes", ids [0, nodes)) followed by switches (ids
 // [nodes, nodes + switches)); directed links carry a rate and a latency.
 // Forwarding is hop by hop: next_link(at, dst, flow) is a pure function, so

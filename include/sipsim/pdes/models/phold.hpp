@@ -9,7 +9,7 @@
 // depend on the partition, or results would change with the rank count.
 //
 // With `epoch` set (PholdEpochModel), PHOLD is also the test model of the
-// kernel's epochs (DESIGN.md §2, docs/models.md): every `epoch` the LPs report
+// kernel's epochs (docs/architecture.md, docs/models.md): every `epoch` the LPs report
 // how many events they handled, and a planner derives from those counts and
 // its random stream a plan for the next period: a remote fraction per bucket
 // of LPs (busy ones send more events away, idle ones keep more) and a

@@ -1,5 +1,5 @@
 #pragma once
-// The default partition (DESIGN.md §2): LP ids in contiguous balanced blocks.
+// The default partition (docs/architecture.md): LP ids in contiguous balanced blocks.
 #include <cstdint>
 #include <span>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Locality groups in contiguous, weight-balanced blocks of ranks (DESIGN.md §2):
+// Locality groups in contiguous, weight-balanced blocks of ranks (docs/architecture.md):
 // the partition of fabrics whose LPs fall into groups (a server and its leaf
 // switch, a torus row) that must not straddle two ranks.
 #include <cstdint>

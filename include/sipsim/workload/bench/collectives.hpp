@@ -1,9 +1,9 @@
 #pragma once
-// `workload: collectives` — an nccl-tests-like benchmark (DESIGN.md §4): one
+// `workload: collectives` — an nccl-tests-like benchmark (docs/models.md, "Collectives"): one
 // collective operation with one algorithm on a group of nodes, swept over
 // message sizes, each size run `warmup` + `iterations` times back to back.
 //
-// It is a program like any other (DESIGN.md §5): every group member runs the
+// It is a program like any other (docs/architecture.md): every group member runs the
 // same op list, one collective op per instance, each depending on the one
 // before, on one communicator ("group"); the program interpreter and the
 // collective executor do the rest. Members start the next instance as soon as

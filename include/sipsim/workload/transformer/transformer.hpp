@@ -1,5 +1,5 @@
 #pragma once
-// `workload: transformer` (DESIGN.md §5; docs/models.md, "Transformer
+// `workload: transformer` (docs/architecture.md; docs/models.md, "Transformer
 // training"): a GPT-style decoder trained with Megatron-LM's tensor (TP),
 // pipeline (PP) and data (DP) parallelism (Shoeybi et al. 2019; Narayanan et
 // al. 2021; RAMP §7.2-7.3). The generator builds one immutable program per
