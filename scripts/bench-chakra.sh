@@ -21,12 +21,7 @@ for case in "ramp 1" "ramp 2" "superpod 1" "superpod 2"; do
     mpirun -n "$2" "$sipsim" run "scenarios/chakra/pytorch-1024-$1.yaml" \
       --set "workload.trace=$trace" --set workload.iterations=1 -o "$tmp/out.h5" --force -q \
       > "$tmp/log"
-    awk '/committed events/ {print $3}' "$tmp/log" > "$tmp/events"
-    awk '/wall time/ {print $3}' "$tmp/log" >> "$tmp/wall"
-    awk '/^  peak memory/ {print $3}' "$tmp/log" >> "$tmp/mem"
-    awk '/^  engine/ {sub(/^  engine +/, ""); print}' "$tmp/log" |
-      sed -E 's/windowed, ([0-9]+) windows.*mean ([^)]+)\)/\1 (mean \2)/; s/windowed, ([0-9]+) windows of (.*)/\1 (\2)/' > "$tmp/windows"
-    awk '$1 == "0" && NF >= 7 {print $2}' "$tmp/log" | head -1 > "$tmp/iter"
+    run_figures "$tmp/log"
   done
   printf '%-9s %5d %12s %9.3f %9.1f %-30s %16s\n' "$1" "$2" "$(cat "$tmp/events")" \
     "$(median < "$tmp/wall")" "$(median < "$tmp/mem")" "$(cat "$tmp/windows")" "$(cat "$tmp/iter")"

@@ -22,12 +22,7 @@ for case in "simulate 1" "simulate 2" "replay 1" "replay 2" "replay-shapes 1"; d
   for ((i = 0; i < runs; i++)); do
     mpirun -n "$2" "$sipsim" run "$scenario" --set "workload.collectives=$1" \
       -o "$tmp/out.h5" --force -q > "$tmp/log"
-    awk '/committed events/ {print $3}' "$tmp/log" > "$tmp/events"
-    awk '/wall time/ {print $3}' "$tmp/log" >> "$tmp/wall"
-    awk '/^  peak memory/ {print $3}' "$tmp/log" >> "$tmp/mem"
-    awk '/^  engine/ {sub(/^  engine +/, ""); print}' "$tmp/log" |
-      sed -E 's/windowed, ([0-9]+) windows.*mean ([^)]+)\)/\1 (mean \2)/; s/windowed, ([0-9]+) windows of (.*)/\1 (\2)/' > "$tmp/windows"
-    awk '$1 == "0" && NF >= 7 {print $2}' "$tmp/log" | head -1 > "$tmp/iter"
+    run_figures "$tmp/log"
     awk -v e="$(cat "$tmp/events")" '/critical path [0-9]+ events/ {
       for (i = 1; i <= NF; i++) if ($i == "path" && $(i + 2) == "events") print $(i + 1) / e }' \
       "$tmp/log" > "$tmp/critical"

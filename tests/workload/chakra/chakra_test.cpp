@@ -5,7 +5,6 @@
 // lacks: a send and receive between GPUs against latency + bytes / bandwidth,
 // and traces that disagree across GPUs. Runs at 1 and 3 ranks (ctest).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <boost/mpi/communicator.hpp>
 #include <cmath>
@@ -62,29 +61,7 @@ Ran run_scenario(const fs::path& path) {
 
 using testing::EtWriter;
 
-// Writes one trace per GPU as <dir>/<name>.<g>.et (a folder per process:
-// every MPI rank reads the scenario itself) and returns <dir>/<name>, the
-// scenario's `trace`.
-const fs::path& trace_dir() {
-  // Removed at exit.
-  static const struct Dir {
-    fs::path path =
-        fs::temp_directory_path() / ("sipsim_chakra_workload_" + std::to_string(::getpid()));
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  } dir;
-  return dir.path;
-}
-
-std::string write_traces(const std::string& name, std::vector<EtWriter> traces) {
-  const fs::path& dir = trace_dir();
-  fs::create_directories(dir);
-  for (std::size_t g = 0; g < traces.size(); ++g)
-    traces[g].save((dir / (name + "." + std::to_string(g) + ".et")).string());
-  return (dir / name).string();
-}
+using testing::write_traces;
 
 std::string scenario(const std::string& trace, std::uint32_t gpus) {
   return "fabric: {type: elect-flat, nodes: " + std::to_string(gpus) +
@@ -174,7 +151,7 @@ TEST(ChakraWorkload, PyTorchStepOnRampAndSuperPod) {
 TEST(ChakraWorkload, PlacedOnRampRunsRampXOnItsSubBox) {
   std::vector<EtWriter> t(1);
   t[0].add(testing::coll(1, 0, 1 << 20));
-  const std::string trace = write_traces("placed", std::move(t)) + ".0.et";
+  const std::string trace = write_traces("placed", std::move(t));
   const Ran r = run_setup(setup::read(base::Document::load_string(
       "fabric: {type: ramp, x: 2, J: 2, Lambda: 4}\ncompute: {preset: a100}\n"
       "workload: {type: chakra, trace: " +

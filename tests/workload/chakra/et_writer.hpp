@@ -4,8 +4,10 @@
 // bytes to damage them.
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -110,6 +112,35 @@ inline EtWriter large_trace(std::uint64_t nodes) {
     }
   }
   return w;
+}
+
+// A folder per process (every MPI rank reads the scenario itself, so ranks
+// must not share files), removed at exit.
+inline const std::filesystem::path& trace_dir() {
+  static const struct Dir {
+    std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                 ("sipsim_chakra_test_" + std::to_string(::getpid()));
+    ~Dir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } dir;
+  return dir.path;
+}
+
+// Several traces: <dir>/<name>.<g>.et, returning the prefix <dir>/<name>; one
+// trace: <dir>/<name>.et, returning that file. Either is a scenario's `trace`.
+inline std::string write_traces(const std::string& name, std::vector<EtWriter> traces) {
+  const std::filesystem::path& dir = trace_dir();
+  std::filesystem::create_directories(dir);
+  if (traces.size() == 1) {
+    const std::string file = (dir / (name + ".et")).string();
+    traces[0].save(file);
+    return file;
+  }
+  for (std::size_t g = 0; g < traces.size(); ++g)
+    traces[g].save((dir / (name + "." + std::to_string(g) + ".et")).string());
+  return (dir / name).string();
 }
 
 }  // namespace sipsim::workload::chakra::testing

@@ -5,7 +5,6 @@
 // per-GPU and replicated traces alike; every error is located. Runs at 1 and
 // 2 ranks (ctest): the same times at both.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <boost/mpi/communicator.hpp>
 #include <cmath>
@@ -44,31 +43,7 @@ double run_time(const std::string& yaml) {
   return static_cast<double>(training->iteration_time(0));
 }
 
-// A folder per process (every MPI rank reads the scenario itself), removed at exit.
-const fs::path& trace_dir() {
-  static const struct Dir {
-    fs::path path =
-        fs::temp_directory_path() / ("sipsim_chakra_groups_" + std::to_string(::getpid()));
-    ~Dir() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
-  } dir;
-  return dir.path;
-}
-
-// <dir>/<name>.<g>.et, one per trace (one: <dir>/<name>.et); returns the `trace`.
-std::string write_traces(const std::string& name, std::vector<EtWriter> traces) {
-  const fs::path& dir = trace_dir();
-  fs::create_directories(dir);
-  if (traces.size() == 1) {
-    traces[0].save((dir / (name + ".et")).string());
-    return (dir / (name + ".et")).string();
-  }
-  for (std::size_t g = 0; g < traces.size(); ++g)
-    traces[g].save((dir / (name + "." + std::to_string(g) + ".et")).string());
-  return (dir / name).string();
-}
+using testing::write_traces;
 
 // An all-reduce of `bytes` on pg_name `pg` (none: "") with an involved_dim
 // (none: {}).
