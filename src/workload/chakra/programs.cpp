@@ -232,13 +232,18 @@ ProgramSet make_programs(const Config& c, const compute::Device& device,
   ProgramSet set;
   set.iterations = c.iterations;
   const Groups& groups = c.groups;
+  // A communicator's parameters: those of the first family that has it.
+  std::vector<std::uint32_t> family_of(groups.members.size(), Groups::kNone);
+  for (auto f = static_cast<std::uint32_t>(groups.families.size()); f-- > 0;) {
+    for (const std::uint32_t comm : groups.families[f].comm)
+      if (comm != Groups::kNone) family_of[comm] = f;
+  }
   for (std::uint32_t i = 0; i < groups.members.size(); ++i) {
-    const auto params = c.params.find(Groups::shape(groups.members[i]));
     std::vector<std::uint32_t> members;
     for (const std::uint32_t g : groups.members[i]) members.push_back(c.node_of(g));
-    set.comms.push_back(
-        {groups.names[i], std::move(members),
-         params == c.params.end() ? collective::AlgorithmParams{} : params->second});
+    set.comms.push_back({groups.names[i], std::move(members),
+                         family_of[i] < c.family_params.size() ? c.family_params[family_of[i]]
+                                                               : collective::AlgorithmParams{}});
   }
   set.bindings.resize(fabric_nodes);
   for (std::uint32_t t = 0; t < c.traces.size(); ++t) {

@@ -8,11 +8,13 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <optional>
 #include <stdexcept>
 
 #include "sipsim/base/units.hpp"
+#include "sipsim/collective/ramp_x.hpp"
 #include "sipsim/compute/roofline.hpp"
 #include "sipsim/workload/chakra/chakra.hpp"
 #include "sipsim/workload/mapping/mapper.hpp"
@@ -20,8 +22,6 @@
 namespace sipsim::workload::chakra {
 
 namespace {
-
-using Shape = std::pair<std::uint32_t, bool>;  // Groups::shape
 
 class ChakraPlugin final : public Plugin {
  public:
@@ -81,55 +81,79 @@ class ChakraPlugin final : public Plugin {
   }
 
  private:
-  // The largest size of each op the traces run, by the shape of its groups.
-  std::vector<std::map<Shape, std::uint64_t>> largest() const {
+  // The largest size of each op the traces run, per family of groups.
+  std::vector<std::map<std::uint32_t, std::uint64_t>> largest() const {
     const Config& c = config_;
-    std::vector<std::map<Shape, std::uint64_t>> out(c.algorithms.size());
+    std::vector<std::map<std::uint32_t, std::uint64_t>> out(c.algorithms.size());
     for (const Trace& t : c.traces) {
       for (const Node& n : t.nodes) {
         if (n.type != NodeType::kCommColl || n.cpu_op) continue;
-        const Groups::Family& f = c.groups.families[c.groups.family_of(t, n)];
+        const std::uint32_t family = c.groups.family_of(t, n);
+        const Groups::Family& f = c.groups.families[family];
         if (f.size < 2) continue;  // a no-op
-        std::uint64_t& m =
-            out[static_cast<std::size_t>(collective_op(n.comm_type))][{f.size, f.consecutive}];
+        std::uint64_t& m = out[static_cast<std::size_t>(collective_op(n.comm_type))][family];
         m = std::max(m, spec_bytes(n, f.size));
       }
     }
     return out;
   }
 
-  // Per op: the algorithm (auto: the fabric's own for its groups where valid,
-  // else ring, direct, binomial-tree), valid for every group size it runs on.
-  // The job of all GPUs as the fabric's mapper places it (on RAMP the
-  // sub-box of RAMP §6.3; elsewhere GPU g on node g): its nodes, and the
-  // fabric's own algorithm with its parameters for the communicator of all
-  // GPUs (sub-groups take the mapper's group parameters).
+  // The job as the fabric's mapper places it, and each family's algorithm
+  // parameters. With `dimensions` of two or more, the dimensions are the
+  // job's axes (map_axes: on RAMP each axis a factor of RAMP §6.3's sub-box,
+  // its groups RAMP-x jobs of their own; on SiP-Ring folded), a family of
+  // one involved dimension takes that axis's parameters; else the job of all
+  // GPUs is one group (place_group: RAMP's sub-box). The family of all GPUs
+  // takes the placed job's; any other the mapper's group parameters.
+  // Returns what the fabric serves the placed job.
   fabric::Service place(const mapping::Mapper& mapper) {
     Config& c = config_;
+    Groups& g = c.groups;
+    c.family_params.assign(g.families.size(), {});
+    for (std::uint32_t f = 0; f < g.families.size(); ++f) {
+      c.family_params[f] = mapper.group_params(g.families[f].size, g.families[f].consecutive);
+    }
     if (c.gpus < 2) return {};
-    std::optional<mapping::GroupPlacement> placed;
+    fabric::Service service;
     try {
-      placed = mapper.place_group(c.gpus, mapper.group_params(c.gpus, true));
+      if (c.dimensions.size() >= 2) {
+        const mapping::AxesMapping m = mapper.map_axes(c.dimensions);
+        c.nodes = m.nodes;
+        placed_algorithm_ = m.algorithm;
+        service = m.service;
+        const auto dims = static_cast<std::uint32_t>(c.dimensions.size());
+        for (const auto& [key, f] : g.by_dims) {
+          const auto mask = static_cast<std::uint32_t>(key);
+          if ((key >> 32) == dims && std::has_single_bit(mask)) {
+            c.family_params[f] = m.params[static_cast<std::size_t>(std::countr_zero(mask))];
+          }
+        }
+        if (g.all != Groups::kNone && m.service.job) {
+          collective::ramp_x::set_job(c.family_params[g.all], *m.service.job);
+        }
+      } else if (const auto placed =
+                     mapper.place_group(c.gpus, mapper.group_params(c.gpus, true))) {
+        c.nodes = placed->nodes;
+        placed_algorithm_ = placed->algorithm;
+        service = placed->service;
+        if (g.all != Groups::kNone) c.family_params[g.all] = placed->params;
+      }
     } catch (const std::invalid_argument&) {
     }
-    if (!placed) return {};
-    c.nodes = placed->nodes;
-    c.params[Shape{c.gpus, true}] = placed->params;
-    placed_algorithm_ = placed->algorithm;
-    return placed->service;
+    return service;
   }
 
+  // Per op: the algorithm (auto: the fabric's own where valid, else ring,
+  // direct, binomial-tree), valid for every family of groups it runs on.
   void resolve_algorithms(base::MapReader& w, const Context& ctx, const mapping::Mapper& mapper) {
     Config& c = config_;
     std::vector<collective::Algorithm> own;
     if (placed_algorithm_) own.push_back(*placed_algorithm_);
-    for (const std::vector<std::uint32_t>& m : c.groups.members) {
-      const Shape shape = Groups::shape(m);
-      if (c.params.contains(shape)) continue;
-      const collective::AlgorithmParams& params = c.params[shape] =
-          mapper.group_params(shape.first, shape.second);
+    for (std::uint32_t f = 0; f < c.groups.families.size(); ++f) {
       try {
-        if (const auto placed = mapper.place_group(shape.first, params)) {
+        const Groups::Family& family = c.groups.families[f];
+        if (family.size < 2) continue;
+        if (const auto placed = mapper.place_group(family.size, c.family_params[f])) {
           if (!collective::traits(placed->algorithm).fabric_placement &&
               std::find(own.begin(), own.end(), placed->algorithm) == own.end())
             own.push_back(placed->algorithm);
@@ -137,17 +161,17 @@ class ChakraPlugin final : public Plugin {
       } catch (const std::invalid_argument&) {
       }
     }
-    const std::vector<std::map<Shape, std::uint64_t>> sizes = largest();
+    const std::vector<std::map<std::uint32_t, std::uint64_t>> sizes = largest();
     for (std::size_t k = 0; k < sizes.size(); ++k) {
       if (sizes[k].empty()) continue;
       const auto op = static_cast<collective::Op>(k);
       auto why = [&](collective::Algorithm a) {
-        for (const auto& [shape, bytes] : sizes[k]) {
+        for (const auto& [f, bytes] : sizes[k]) {
+          const Groups::Family& family = c.groups.families[f];
           std::string e = collective::why_invalid(
-              collective::make_spec(op, a, shape.first, bytes, 0, c.params.at(shape)));
+              collective::make_spec(op, a, family.size, bytes, 0, c.family_params[f]));
           if (!e.empty()) {
-            return sizes[k].size() == 1 ? e
-                                        : fmt::format("on groups of {} GPUs: {}", shape.first, e);
+            return sizes[k].size() == 1 ? e : fmt::format("on {}: {}", family.label, e);
           }
         }
         return std::string();

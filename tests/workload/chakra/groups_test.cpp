@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,46 @@ TEST(ChakraGroups, InvolvedDimWithDimensions) {
                            "pg 'default_pg': not in process_groups, on all GPUs"}) {
     EXPECT_NE(info.find(line), std::string::npos) << line << " in\n" << info;
   }
+}
+
+// On RAMP, `dimensions` are the job's axes as the fabric places them (RAMP
+// §6.3: each axis a factor of the sub-box): the axis groups, and the job of
+// all GPUs, run RAMP-x under `auto`. Without `dimensions` a sub-group has
+// only the mapper's plain parameters, so the all-reduces fall back to ring.
+TEST(ChakraGroups, DimensionsAreTheJobsAxesOnRamp) {
+  std::vector<EtWriter> t(1);
+  t[0].add(all_reduce(1, kTpBytes, "", {true, false}));
+  t[0].add(all_reduce(2, kDpBytes, "", {false, true}, {1}));
+  t[0].add(all_reduce(3, kTpBytes, "", {true, true}, {2}));
+  const std::string trace = write_traces("ramp_axes", std::move(t));
+  std::vector<EtWriter> u(1);
+  u[0].add(all_reduce(1, kTpBytes, "tp"));
+  u[0].add(all_reduce(2, kTpBytes, "", {}, {1}));
+  const std::string pg_trace = write_traces("ramp_pg", std::move(u));
+  const auto header = [&](const std::string& file, const std::string& keys) {
+    const std::string yaml =
+        "fabric: {type: ramp, x: 2, J: 2, Lambda: 2}\ncompute: {preset: a100}\n"
+        "workload: {type: chakra, trace: " +
+        file + ", replicate: 8, " + keys + "}\n";
+    Simulation sim = setup::build(setup::read(base::Document::load_string(yaml, "axes.yaml")));
+    auto* training = dynamic_cast<TrainingResults*>(sim.results.get());
+    if (training == nullptr) return std::string("no training results");
+    const boost::mpi::communicator world;
+    pdes::EngineOptions o;
+    o.progress_interval_s = 0;
+    pdes::run(*sim.model, sim.model->partition(world.size()), world, o);
+    EXPECT_EQ(training->unfinished(world), "") << keys;
+    training->collect(world);
+    EXPECT_GT(training->iteration_time(0), 0) << keys;
+    std::ostringstream out;
+    training->print(out);
+    return out.str();
+  };
+  const std::string axes = header(trace, "dimensions: [2, 4]");
+  EXPECT_NE(axes.find("# algorithms: all-reduce ramp-x; placed by the fabric"), std::string::npos)
+      << axes;
+  const std::string groups = header(pg_trace, "process_groups: {tp: {size: 2}}");
+  EXPECT_NE(groups.find("# algorithms: all-reduce ring;"), std::string::npos) << groups;
 }
 
 struct Failure {

@@ -90,9 +90,9 @@ struct Config {
   std::map<std::string, ProcessGroup> process_groups;  // by pg_name
   std::vector<std::uint32_t> dimensions;               // npus per dimension, or none
   Groups groups;
-  // The communicators' algorithm parameters by their Groups::shape
-  // (setup.cpp, from the fabric's mapper).
-  std::map<std::pair<std::uint32_t, bool>, collective::AlgorithmParams> params;
+  // Each family's algorithm parameters, by Groups::families index (setup.cpp,
+  // from the fabric's mapper); a communicator takes its first family's.
+  std::vector<collective::AlgorithmParams> family_params;
   // GPU g's fabric node: nodes[g], as the fabric's mapper placed the job
   // (setup.cpp); empty: node g. fabric_nodes: the fabric's size.
   std::vector<std::uint32_t> nodes;
