@@ -78,7 +78,10 @@ std::vector<collective::CollectiveSpec> estimate_tasks(const setup::CollectiveJo
   for (std::uint64_t bytes : workload::sweep_sizes(c)) {
     for (const collective::Algorithm algorithm : collective::all_algorithms()) {
       if (!job.auto_algorithm && algorithm != c.algorithm) continue;
-      if (job.auto_algorithm && !workload::auto_may_choose(c, algorithm)) continue;
+      if (job.auto_algorithm && (!workload::auto_may_choose(c, algorithm) ||
+                                 !collective::auto_candidate(collective::traits(algorithm), false,
+                                                             !c.auto_among.empty())))
+        continue;
       const collective::CollectiveSpec spec = workload::make_spec(c, p, bytes, algorithm);
       if (collective::why_invalid(spec).empty()) tasks.push_back(spec);
     }

@@ -39,12 +39,16 @@ struct AlgorithmTraits {
   // direct exchange): `auto` passes over it on fabrics that refuse that
   // (fabric::CostModel::refuses_incast).
   bool incast = false;
+  // It runs where a scenario names it (ring-relay: ASTRA-sim's timings, never
+  // faster than ring's relay and p(p-1)/2 steps to estimate): `auto` passes
+  // over it unless the scenario lists it among auto's choices.
+  bool named_only = false;
 };
 
 // Whether `auto` may choose `a` on a fabric that does (or does not) refuse an
-// unscheduled incast.
-inline bool auto_candidate(const AlgorithmTraits& a, bool refuses_incast) {
-  return !(a.incast && refuses_incast);
+// unscheduled incast; `listed`: the scenario lists auto's choices itself.
+inline bool auto_candidate(const AlgorithmTraits& a, bool refuses_incast, bool listed = false) {
+  return (listed || !a.named_only) && !(a.incast && refuses_incast);
 }
 
 // The algorithm named `name` (algorithm_names()), or nullopt.

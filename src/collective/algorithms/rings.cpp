@@ -288,7 +288,7 @@ extern constinit const AlgorithmRow kRingRow = {
 
 extern constinit const AlgorithmRow kRingRelayRow = {
     "ring-relay",
-    {},
+    {.named_only = true},
     [](Op op) { return op == Op::kAllToAll; },
     per_member,
     // p(p-1)/2 steps: beyond 65,536 members they pass 2^31.

@@ -135,7 +135,8 @@ class CollectivesPlugin final : public Plugin {
     for (const collective::Algorithm algorithm : collective::all_algorithms()) {
       if (!job_.auto_algorithm && algorithm != c.algorithm) continue;
       if (job_.auto_algorithm &&
-          (!collective::auto_candidate(collective::traits(algorithm), refuses_incast) ||
+          (!collective::auto_candidate(collective::traits(algorithm), refuses_incast,
+                                       !c.auto_among.empty()) ||
            !auto_may_choose(c, algorithm))) {
         continue;
       }
