@@ -46,6 +46,10 @@ TEST(Rings, RingRelayStepCounts) {
   EXPECT_EQ(why_invalid(make_spec(Op::kAllToAll, algorithm("ring-relay"), 65'536)), "");
   EXPECT_NE(why_invalid(make_spec(Op::kAllToAll, algorithm("ring-relay"), 65'537)), "");
   EXPECT_NE(why_invalid(make_spec(Op::kAllReduce, algorithm("ring-relay"), 8)), "");
+  // Only where named: `auto` passes over it unless the scenario lists it.
+  EXPECT_FALSE(auto_candidate(traits(algorithm("ring-relay")), false));
+  EXPECT_TRUE(auto_candidate(traits(algorithm("ring-relay")), false, true));
+  EXPECT_TRUE(auto_candidate(traits(algorithm("ring")), false));
 }
 
 }  // namespace
