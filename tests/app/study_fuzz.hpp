@@ -11,16 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "support/fuzz.hpp"
+
 namespace sipsim::app::fuzz {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kSlowdown = 4;  // AddressSanitizer and UBSan: the CI's asan preset
-#else
-constexpr double kSlowdown = 1;
-#endif
+using ::sipsim::fuzz::kSlowdown;
 // One command call (a sweep of a few small runs, a collect of one run file,
 // an export) takes milliseconds; the bound leaves room for a machine whose
 // two cores run the rest of ctest at the same time.
@@ -29,26 +27,10 @@ constexpr double kCaseLimitSeconds = 3.0 * kSlowdown;
 // case and exits, rather than waiting for ctest's timeout.
 constexpr double kHangSeconds = 60.0 * kSlowdown;
 
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : engine_(seed) {}
-  // Uniform enough in [0, n); the same sequence on every platform (no
-  // std::uniform_int_distribution, whose algorithm is unspecified).
-  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(engine_() % n); }
-  bool chance(unsigned percent) { return below(100) < percent; }
-  template <class T>
-  const T& pick(const std::vector<T>& items) {
-    return items[below(items.size())];
-  }
+using ::sipsim::fuzz::Rng;
 
- private:
-  std::mt19937_64 engine_;
-};
-
-// The seed (SIPSIM_FUZZ_SEED, else `fixed`) and the multiple of the cases
-// (SIPSIM_FUZZ_SCALE, else 1), for longer runs by hand.
-std::uint64_t fuzz_seed(std::uint64_t fixed);
-int fuzz_scale();
+using ::sipsim::fuzz::fuzz_scale;
+using ::sipsim::fuzz::fuzz_seed;
 
 // A fresh directory under the system's temporary directory, removed with
 // everything in it when destroyed.

@@ -137,16 +137,6 @@ class Capture {
 
 }  // namespace
 
-std::uint64_t fuzz_seed(std::uint64_t fixed) {
-  const char* env = std::getenv("SIPSIM_FUZZ_SEED");
-  return env != nullptr ? std::stoull(env) : fixed;
-}
-
-int fuzz_scale() {
-  const char* env = std::getenv("SIPSIM_FUZZ_SCALE");
-  return env != nullptr ? std::max(1, std::stoi(env)) : 1;
-}
-
 TempDir::TempDir(const std::string& tag) {
   std::string pattern = (fs::temp_directory_path() / ("sipsim-study-fuzz-" + tag + "-XXXXXX"));
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp " + pattern);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "sipsim/setup/setup.hpp"
+#include "support/fuzz.hpp"
 
 namespace sipsim::setup {
 namespace {
@@ -31,11 +32,8 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kSlowdown = 4;  // AddressSanitizer and UBSan: the CI's asan preset
-#else
-constexpr double kSlowdown = 1;
-#endif
+using fuzz::kSlowdown;
+using fuzz::Rng;
 // Per case and per scenario: guards against a validation gone pathological
 // (docs/scenarios.md: validate takes well under a second), with room for a
 // machine whose two cores run the rest of ctest at the same time (all
@@ -65,22 +63,6 @@ struct Case {
   std::string text;
   std::vector<std::string> overrides;
   std::string what;  // the mutations, for the failure message
-};
-
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : engine_(seed) {}
-  // Uniform enough in [0, n); the same sequence on every platform (no
-  // std::uniform_int_distribution, whose algorithm is unspecified).
-  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(engine_() % n); }
-  bool chance(unsigned percent) { return below(100) < percent; }
-  template <class T>
-  const T& pick(const std::vector<T>& items) {
-    return items[below(items.size())];
-  }
-
- private:
-  std::mt19937_64 engine_;
 };
 
 const std::vector<std::string>& values() {
@@ -563,8 +545,7 @@ std::string shown(const Case& c) {
 // own stream of cases: seeded by the seed and the scenario's name, so a case
 // reproduces whatever else runs or is filtered out.
 std::uint64_t seed_for(const std::string& name) {
-  const char* seed_env = std::getenv("SIPSIM_FUZZ_SEED");
-  std::uint64_t h = seed_env != nullptr ? std::stoull(seed_env) : kSeed;
+  std::uint64_t h = fuzz::fuzz_seed(kSeed);
   for (const char ch : name) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3ULL;  // FNV-1a
   return h;
 }
@@ -589,8 +570,7 @@ TEST_P(LoaderFuzz, EveryMutationEndsInALocatedErrorOrSuccess) {
   Base base = GetParam();
   // SIPSIM_FUZZ_SEED and SIPSIM_FUZZ_SCALE (a multiple of the cases) for
   // longer runs by hand; the bounds then scale too.
-  const char* scale_env = std::getenv("SIPSIM_FUZZ_SCALE");
-  const int scale = scale_env != nullptr ? std::max(1, std::stoi(scale_env)) : 1;
+  const int scale = fuzz::fuzz_scale();
   const auto start = Clock::now();
   Rng rng(seed_for(base.name));
   int cases = 0, accepted = 0;

@@ -47,7 +47,6 @@ class Builder {
     for (const auto& [peer, s] : slots_) out[s] = peer;
     return out;
   }
-  std::uint64_t untimed() const { return untimed_; }
 
  private:
   std::vector<std::uint32_t> deps_of(const Node& n) const {
@@ -99,15 +98,15 @@ class Builder {
   }
 
   // A compute node's time: its recorded duration, else the device's price of
-  // its num_ops and tensor_size attributes, else 0 (counted).
-  pdes::Time compute_ps(const Node& n) {
+  // its num_ops and tensor bytes (tensor_size, or its inputs' and outputs'),
+  // else 0 (TraceStats::untimed counts those).
+  pdes::Time compute_ps(const Node& n) const {
     if (n.has_duration) return micros(n.duration_us);
     if (n.num_ops > 0 || n.tensor_bytes > 0) {
       return device_.op_ps(
           {n.num_ops, n.tensor_bytes, compute::Precision::kFp16,
            n.num_ops > 0 ? compute::OpKind::kMatmul : compute::OpKind::kElementwise, 1});
     }
-    ++untimed_;
     return 0;
   }
 
@@ -212,7 +211,6 @@ class Builder {
   std::map<std::uint32_t, std::vector<std::uint32_t>> posted_;  // peer GPU -> recv ops
   std::map<std::uint32_t, std::uint32_t> served_;               // recv op -> its node
   std::vector<std::uint32_t> last_collective_;                  // per communicator slot
-  std::uint64_t untimed_ = 0;
 };
 
 }  // namespace

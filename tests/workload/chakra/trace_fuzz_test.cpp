@@ -30,6 +30,7 @@
 
 #include "et_writer.hpp"
 #include "sipsim/workload/chakra/trace.hpp"
+#include "support/fuzz.hpp"
 
 namespace sipsim::workload::chakra {
 namespace {
@@ -41,38 +42,13 @@ namespace et = testing::et;
 
 const fs::path kData = SIPSIM_CHAKRA_DATA;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kSlowdown = 4;  // AddressSanitizer and UBSan: the CI's asan preset
-#else
-constexpr double kSlowdown = 1;
-#endif
+using fuzz::kSlowdown;
+using fuzz::Rng;
 // Per case: a small trace reads in well under a millisecond and the 2.9 MB
 // PyTorch step in about 0.1 s; the bound catches a reader gone quadratic or
 // looping, with room for a machine busy with the rest of ctest.
 constexpr double kCaseLimitSeconds = 2.0 * kSlowdown;
 constexpr std::uint64_t kSeed = 20261130;
-
-// SIPSIM_FUZZ_SEED and SIPSIM_FUZZ_SCALE (a multiple of the cases), as the
-// other fuzz tests, for longer runs by hand.
-std::uint64_t fuzz_seed() {
-  const char* env = std::getenv("SIPSIM_FUZZ_SEED");
-  return env != nullptr ? std::stoull(env) : kSeed;
-}
-int fuzz_scale() {
-  const char* env = std::getenv("SIPSIM_FUZZ_SCALE");
-  return env != nullptr ? std::max(1, std::stoi(env)) : 1;
-}
-
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : engine_(seed) {}
-  // The same sequence on every platform (no std::uniform_int_distribution,
-  // whose algorithm is unspecified).
-  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(engine_() % n); }
-
- private:
-  std::mt19937_64 engine_;
-};
 
 struct Seed {
   std::string name;
@@ -366,8 +342,8 @@ Outcome fuzz(const Seed& seed, int cases, std::uint64_t salt) {
   // Strings of invalid UTF-8 make protobuf log an error line per case
   // before the parse fails (the reader's error follows).
   const google::protobuf::LogSilencer quiet;
-  Rng rng(fuzz_seed() ^ salt);
-  cases *= fuzz_scale();
+  Rng rng(fuzz::fuzz_seed(kSeed) ^ salt);
+  cases *= fuzz::fuzz_scale();
   const fs::path path = temp_path(seed.name);
   for (int c = 0; c < cases; ++c) {
     std::string what;
